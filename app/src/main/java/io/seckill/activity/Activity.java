@@ -1,0 +1,22 @@
+package io.seckill.activity;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.List;
+
+/** A sale: its window, deadlines and SKUs, as stored in PostgreSQL. */
+public record Activity(long activityId, String name, String status, Instant startsAt, Instant endsAt,
+        int businessDeadlineSeconds, int paymentTimeoutSeconds, List<Sku> skus) {
+
+    public record Sku(long skuId, BigDecimal price, int buckets, int initialStock) {
+    }
+
+    public Sku sku(long skuId) {
+        for (Sku s : skus) {
+            if (s.skuId() == skuId) {
+                return s;
+            }
+        }
+        return null;
+    }
+}

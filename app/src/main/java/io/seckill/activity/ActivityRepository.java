@@ -1,0 +1,63 @@
+package io.seckill.activity;
+
+import java.sql.Timestamp;
+import java.util.List;
+import java.util.Optional;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
+
+/** The SQL of the {@code activity} table. */
+@Repository
+class ActivityRepository {
+
+    private static final String INSERT = """
+            INSERT INTO activity (activity_id, name, starts_at, ends_at, business_deadline_seconds, payment_timeout_seconds)
+            VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (activity_id) DO NOTHING
+            """;
+    private static final String FIND = """
+            SELECT activity_id, name, status, starts_at, ends_at, business_deadline_seconds, payment_timeout_seconds
+            FROM activity WHERE activity_id = ?
+            """;
+    private static final String TRANSITION = """
+            UPDATE activity
+            SET status = ?, version = version + 1, updated_at = clock_timestamp()
+            WHERE activity_id = ? AND status = ANY (?::text[])
+            """;
+
+    private static final String LIVE_IDS = """
+            SELECT activity_id FROM activity WHERE status IN ('OPEN', 'CLOSED') ORDER BY activity_id
+            """;
+
+    private final JdbcTemplate jdbc;
+
+    ActivityRepository(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    boolean insert(Activity a) {
+        return jdbc.update(INSERT, a.activityId(), a.name(), Timestamp.from(a.startsAt()), Timestamp.from(a.endsAt()),
+                a.businessDeadlineSeconds(), a.paymentTimeoutSeconds()) == 1;
+    }
+
+    Optional<Activity> find(long activityId, List<Activity.Sku> skus) {
+        return jdbc.query(FIND, (rs, i) -> new Activity(rs.getLong(1), rs.getString(2), rs.getString(3),
+                rs.getTimestamp(4).toInstant(), rs.getTimestamp(5).toInstant(), rs.getInt(6), rs.getInt(7), skus),
+                activityId).stream().findFirst();
+    }
+
+    /** Sales that are open or have been: their Redis slots may hold reservations to recover. */
+    List<Long> liveIds() {
+        return jdbc.queryForList(LIVE_IDS, Long.class);
+    }
+
+    /** Guarded state change: true when this call moved the activity from one of {@code from} to {@code to}. */
+    boolean transition(long activityId, String to, String... from) {
+        int n = jdbc.update(TRANSITION, to, activityId, from);
+        if (n > 1) {
+            throw new IllegalStateException("activity " + activityId + " transition touched " + n + " rows");
+        }
+        return n == 1;
+    }
+}

@@ -1,0 +1,259 @@
+package io.seckill.activity;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.seckill.api.ApiException;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+
+/**
+ * Creating, warming, opening and closing sales. PostgreSQL holds the decision (guarded status
+ * changes); Redis is warmed from it and refuses admission unless its own meta says OPEN.
+ */
+@Service
+public class ActivityService {
+
+    private static final Logger log = LoggerFactory.getLogger(ActivityService.class);
+    private static final LuaScript WARM = LuaScript.load("warm");
+    private static final LuaScript SET_STATUS = LuaScript.load("set_sale_status");
+
+    private final ActivityRepository activities;
+    private final InventoryRepository inventory;
+    private final SaleRegistry registry;
+    private final TransactionTemplate tx;
+    private final StatefulRedisConnection<String, String> redis;
+
+    ActivityService(ActivityRepository activities, InventoryRepository inventory, SaleRegistry registry,
+            TransactionTemplate tx, StatefulRedisConnection<String, String> redis) {
+        this.activities = activities;
+        this.inventory = inventory;
+        this.registry = registry;
+        this.tx = tx;
+        this.redis = redis;
+    }
+
+    public record NewSku(Long skuId, BigDecimal price, Integer stock, Integer buckets) {
+    }
+
+    public record NewActivity(Long activityId, String name, Instant startsAt, Instant endsAt,
+            Integer businessDeadlineSeconds, Integer paymentTimeoutSeconds, List<NewSku> skus) {
+    }
+
+    public Activity create(NewActivity in) {
+        Activity a = validate(in);
+        tx.executeWithoutResult(s -> {
+            if (!activities.insert(a)) {
+                throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_EXISTS", "activity " + a.activityId() + " already exists");
+            }
+            for (Activity.Sku sku : a.skus()) {
+                inventory.insert(a.activityId(), sku.skuId(), sku.price(), sku.buckets(), sku.initialStock());
+            }
+        });
+        registry.forget(a.activityId());
+        log.info("activity.created activity_id={} skus={}", a.activityId(), a.skus().size());
+        return a;
+    }
+
+    /** Copies PostgreSQL stock into every Redis slot of the sale. Refused while the sale is open. */
+    public void warm(long activityId) {
+        Activity a = registry.load(activityId).orElseThrow(() -> notFound(activityId));
+        if (!activities.transition(activityId, "WARMED", "DRAFT", "WARMED")) {
+            throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_WARMABLE",
+                    "activity " + activityId + " is " + a.status() + "; only a DRAFT or WARMED sale can be warmed");
+        }
+        for (SkuInventory inv : inventory.forActivity(activityId)) {
+            int committed = inv.occupied() + inv.sold();
+            for (int b = 0; b < inv.buckets(); b++) {
+                SkuSlot slot = new SkuSlot(activityId, inv.skuId(), b, inv.buckets());
+                List<Object> r = WARM.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
+                        Integer.toString(share(inv.available(), b, inv.buckets())),
+                        Integer.toString(share(committed, b, inv.buckets())),
+                        Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()));
+                if (LuaScript.code(r) != 1) {
+                    throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_WARMABLE",
+                            "sku " + inv.skuId() + " bucket " + b + ": " + LuaScript.text(r, 1));
+                }
+            }
+        }
+        log.info("activity.warmed activity_id={}", activityId);
+    }
+
+    /** Opens the sale only when every SKU's Redis counters equal PostgreSQL. */
+    public void open(long activityId) {
+        registry.load(activityId).orElseThrow(() -> notFound(activityId));
+        for (InventoryView v : inventoryView(activityId)) {
+            SkuInventory pg = v.pg();
+            RedisCounters r = v.redis();
+            boolean equal = r.warmedBuckets() == pg.buckets() && r.initial() == pg.initial() && r.stock() == pg.available()
+                    && r.openReserved() == 0 && r.committed() == pg.occupied() + pg.sold();
+            if (!equal) {
+                throw new ApiException(HttpStatus.CONFLICT, "REDIS_NOT_WARMED",
+                        "sku " + pg.skuId() + ": Redis " + r + " does not match PostgreSQL " + pg, "sku_id",
+                        Map.of("sku_id", pg.skuId()));
+            }
+        }
+        if (!activities.transition(activityId, "OPEN", "WARMED", "CLOSED", "OPEN")) {
+            throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_WARMED", "activity " + activityId + " is not warmed");
+        }
+        setStatus(activityId, "OPEN");
+        log.info("activity.opened activity_id={}", activityId);
+    }
+
+    public void close(long activityId) {
+        registry.load(activityId).orElseThrow(() -> notFound(activityId));
+        if (!activities.transition(activityId, "CLOSED", "OPEN", "CLOSED")) {
+            throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_OPEN", "activity " + activityId + " is not open");
+        }
+        setStatus(activityId, "CLOSED");
+        log.info("activity.closed activity_id={}", activityId);
+    }
+
+    private void setStatus(long activityId, String status) {
+        for (SkuInventory inv : inventory.forActivity(activityId)) {
+            for (int b = 0; b < inv.buckets(); b++) {
+                SkuSlot slot = new SkuSlot(activityId, inv.skuId(), b, inv.buckets());
+                List<Object> r = SET_STATUS.run(redis, new String[] {slot.meta()}, status);
+                if (LuaScript.code(r) != 1) {
+                    throw new ApiException(HttpStatus.CONFLICT, "REDIS_NOT_WARMED",
+                            "sku " + inv.skuId() + " bucket " + b + " is not warmed");
+                }
+            }
+        }
+    }
+
+    public record RedisCounters(int warmedBuckets, long initial, long stock, long openReserved, long committed) {
+        public long invariantDelta() {
+            return initial - stock - openReserved - committed;
+        }
+    }
+
+    public record InventoryView(SkuInventory pg, RedisCounters redis) {
+        /** Redis committed - (PG occupied + sold): zero once the pipeline is quiet. */
+        public long crossSystemDelta() {
+            return redis.committed() - (pg.occupied() + pg.sold());
+        }
+    }
+
+    /** PostgreSQL columns beside the summed Redis counters, per SKU. */
+    public List<InventoryView> inventoryView(long activityId) {
+        List<InventoryView> out = new ArrayList<>();
+        for (SkuInventory inv : inventory.forActivity(activityId)) {
+            out.add(new InventoryView(inv, redisCounters(inv)));
+        }
+        return out;
+    }
+
+    public RedisCounters redisCounters(SkuInventory inv) {
+        int warmed = 0;
+        long initial = 0;
+        long stock = 0;
+        long open = 0;
+        long committed = 0;
+        for (int b = 0; b < inv.buckets(); b++) {
+            SkuSlot slot = new SkuSlot(inv.activityId(), inv.skuId(), b, inv.buckets());
+            Map<String, String> c = redis.sync().hgetall(slot.counter());
+            String s = redis.sync().get(slot.stock());
+            if (!c.isEmpty() && s != null) {
+                warmed++;
+            }
+            initial += parse(c.get("initial"));
+            open += parse(c.get("open_reserved"));
+            committed += parse(c.get("committed"));
+            stock += parse(s);
+        }
+        return new RedisCounters(warmed, initial, stock, open, committed);
+    }
+
+    private static long parse(String v) {
+        return v == null ? 0 : Long.parseLong(v);
+    }
+
+    /** Bucket {@code b}'s share of {@code total} units split over {@code n} buckets. */
+    static int share(int total, int b, int n) {
+        return total / n + (b < total % n ? 1 : 0);
+    }
+
+    private static ApiException notFound(long activityId) {
+        return new ApiException(HttpStatus.NOT_FOUND, "ACTIVITY_NOT_FOUND", "no activity " + activityId, "activity_id", Map.of());
+    }
+
+    static Activity validate(NewActivity in) {
+        if (in == null) {
+            throw ApiException.invalid("body", "is required");
+        }
+        if (in.activityId() == null || in.activityId() <= 0) {
+            throw ApiException.invalid("activity_id", "must be a positive integer");
+        }
+        if (in.name() == null || in.name().isBlank() || in.name().length() > 200) {
+            throw ApiException.invalid("name", "must be 1..200 characters");
+        }
+        if (in.startsAt() == null) {
+            throw ApiException.invalid("starts_at", "is required (ISO-8601 instant)");
+        }
+        if (in.endsAt() == null || !in.endsAt().isAfter(in.startsAt())) {
+            throw ApiException.invalid("ends_at", "is required and must be after starts_at");
+        }
+        if (in.businessDeadlineSeconds() == null || in.businessDeadlineSeconds() <= 0) {
+            throw ApiException.invalid("business_deadline_seconds", "must be a positive number of seconds");
+        }
+        if (in.paymentTimeoutSeconds() == null || in.paymentTimeoutSeconds() <= 0) {
+            throw ApiException.invalid("payment_timeout_seconds", "must be a positive number of seconds");
+        }
+        if (in.skus() == null || in.skus().isEmpty()) {
+            throw ApiException.invalid("skus", "at least one SKU is required");
+        }
+        List<Activity.Sku> skus = new ArrayList<>();
+        Set<Long> seen = new HashSet<>();
+        for (int i = 0; i < in.skus().size(); i++) {
+            NewSku s = in.skus().get(i);
+            String f = "skus[" + i + "].";
+            if (s == null || s.skuId() == null || s.skuId() <= 0) {
+                throw ApiException.invalid(f + "sku_id", "must be a positive integer");
+            }
+            if (!seen.add(s.skuId())) {
+                throw ApiException.invalid(f + "sku_id", "duplicate sku " + s.skuId());
+            }
+            if (s.price() == null || s.price().signum() < 0 || s.price().scale() > 2) {
+                throw ApiException.invalid(f + "price", "must be a non-negative amount with at most 2 decimals");
+            }
+            if (s.stock() == null || s.stock() < 0) {
+                throw ApiException.invalid(f + "stock", "must be a non-negative integer");
+            }
+            int buckets = s.buckets() == null ? 1 : s.buckets();
+            if (buckets < 1 || buckets > 1024) {
+                throw ApiException.invalid(f + "buckets", "must be 1..1024");
+            }
+            skus.add(new Activity.Sku(s.skuId(), s.price(), buckets, s.stock()));
+        }
+        return new Activity(in.activityId(), in.name(), "DRAFT", in.startsAt(), in.endsAt(),
+                in.businessDeadlineSeconds(), in.paymentTimeoutSeconds(), List.copyOf(skus));
+    }
+
+    static Map<String, Object> describe(InventoryView v) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        SkuInventory pg = v.pg();
+        m.put("sku_id", pg.skuId());
+        m.put("pg", Map.of("initial", pg.initial(), "available", pg.available(), "occupied", pg.occupied(), "sold", pg.sold()));
+        RedisCounters r = v.redis();
+        m.put("redis", Map.of("initial", r.initial(), "stock", r.stock(), "open_reserved", r.openReserved(),
+                "committed", r.committed(), "warmed_buckets", r.warmedBuckets()));
+        m.put("pg_invariant_delta", pg.invariantDelta());
+        m.put("redis_invariant_delta", r.invariantDelta());
+        m.put("cross_system_delta", v.crossSystemDelta());
+        return m;
+    }
+}

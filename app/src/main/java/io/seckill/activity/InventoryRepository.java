@@ -1,0 +1,85 @@
+package io.seckill.activity;
+
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Optional;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The SQL of {@code sku_inventory}. Stock moves only through guarded UPDATEs whose WHERE clause
+ * carries the condition (design 9.3); the row count is the answer.
+ */
+@Repository
+public class InventoryRepository {
+
+    private static final String INSERT = """
+            INSERT INTO sku_inventory (activity_id, sku_id, price, redis_buckets, initial_stock, available_stock)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """;
+    private static final String SELECT = """
+            SELECT activity_id, sku_id, price, redis_buckets, initial_stock, available_stock, occupied_stock, sold_stock
+            FROM sku_inventory
+            """;
+    /** Takes {@code n} units at once; refused (0 rows) unless all {@code n} are available. */
+    private static final String OCCUPY = """
+            UPDATE sku_inventory
+            SET available_stock = available_stock - ?,
+                occupied_stock  = occupied_stock + ?,
+                version         = version + 1,
+                updated_at      = clock_timestamp()
+            WHERE activity_id = ? AND sku_id = ? AND available_stock >= ?
+            """;
+    /** Gives back units occupied in the same transaction (the user already had an order). */
+    private static final String RESTORE = """
+            UPDATE sku_inventory
+            SET available_stock = available_stock + ?,
+                occupied_stock  = occupied_stock - ?,
+                version         = version + 1,
+                updated_at      = clock_timestamp()
+            WHERE activity_id = ? AND sku_id = ? AND occupied_stock >= ?
+            """;
+
+    private static final RowMapper<SkuInventory> ROW = (rs, i) -> new SkuInventory(rs.getLong(1), rs.getLong(2),
+            rs.getBigDecimal(3), rs.getInt(4), rs.getInt(5), rs.getInt(6), rs.getInt(7), rs.getInt(8));
+
+    private final JdbcTemplate jdbc;
+
+    InventoryRepository(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    void insert(long activityId, long skuId, BigDecimal price, int buckets, int stock) {
+        jdbc.update(INSERT, activityId, skuId, price, buckets, stock, stock);
+    }
+
+    public List<SkuInventory> forActivity(long activityId) {
+        return jdbc.query(SELECT + " WHERE activity_id = ? ORDER BY sku_id", ROW, activityId);
+    }
+
+    public Optional<SkuInventory> find(long activityId, long skuId) {
+        return jdbc.query(SELECT + " WHERE activity_id = ? AND sku_id = ?", ROW, activityId, skuId).stream().findFirst();
+    }
+
+    public List<SkuInventory> all() {
+        return jdbc.query(SELECT + " ORDER BY activity_id, sku_id", ROW);
+    }
+
+    /** @return true when all {@code n} units were taken */
+    public boolean occupy(long activityId, long skuId, int n) {
+        return single(jdbc.update(OCCUPY, n, n, activityId, skuId, n), activityId, skuId);
+    }
+
+    public boolean restore(long activityId, long skuId, int n) {
+        return single(jdbc.update(RESTORE, n, n, activityId, skuId, n), activityId, skuId);
+    }
+
+    private static boolean single(int rows, long activityId, long skuId) {
+        if (rows > 1) {
+            throw new IllegalStateException("sku_inventory " + activityId + "/" + skuId + " update touched " + rows + " rows");
+        }
+        return rows == 1;
+    }
+}

@@ -1,0 +1,43 @@
+package io.seckill.cli;
+
+import java.util.concurrent.Callable;
+
+import org.springframework.boot.SpringApplication;
+
+import io.seckill.SeckillApplication;
+import io.seckill.demo.DemoCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The one executable: {@code seckill <subcommand>}. */
+@Command(name = "seckill", mixinStandardHelpOptions = true, version = "seckill 0.1.0",
+        description = "Flash-sale order engine: Redis admission, RocketMQ, PostgreSQL orders.",
+        subcommands = {SeckillCli.Serve.class, DemoCommand.class})
+public final class SeckillCli implements Callable<Integer> {
+
+    public static void main(String[] args) {
+        int code = new CommandLine(new SeckillCli()).execute(args);
+        if (code != 0 || !"serve".equals(args.length > 0 ? args[0] : "")) {
+            System.exit(code);
+        }
+    }
+
+    @Override
+    public Integer call() {
+        CommandLine.usage(this, System.out);
+        return 2;
+    }
+
+    @Command(name = "serve", description = "Run the application (roles from seckill.roles) against configured servers.")
+    static final class Serve implements Callable<Integer> {
+
+        @CommandLine.Unmatched
+        String[] springArgs = new String[0];
+
+        @Override
+        public Integer call() {
+            SpringApplication.run(SeckillApplication.class, springArgs);
+            return 0;
+        }
+    }
+}

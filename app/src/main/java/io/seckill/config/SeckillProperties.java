@@ -1,0 +1,128 @@
+package io.seckill.config;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * All of the engine's own settings, checked when bound: a nonsensical value fails start-up with
+ * a message naming the property.
+ */
+@ConfigurationProperties("seckill")
+public record SeckillProperties(
+        @DefaultValue({"api", "send-due-scanner", "order-consumer", "outbox-relay", "projection"}) Set<String> roles,
+        @DefaultValue("redis://127.0.0.1:6379") String redisUri,
+        Ids ids,
+        Jwt jwt,
+        @DefaultValue Mq mq,
+        @DefaultValue Reservation reservation,
+        @DefaultValue OrderConsumer orderConsumer,
+        @DefaultValue Outbox outbox) {
+
+    public static final Set<String> KNOWN_ROLES = Set.of("api", "send-due-scanner", "order-consumer", "outbox-relay",
+            "projection");
+
+    public SeckillProperties {
+        for (String role : roles) {
+            require(KNOWN_ROLES.contains(role), "seckill.roles", "unknown role '" + role + "', known: " + KNOWN_ROLES);
+        }
+        require(ids != null, "seckill.ids.keys", "at least one id key is required");
+        require(jwt != null, "seckill.jwt", "user-secret and admin-secret are required");
+        require(redisUri != null && redisUri.startsWith("redis"), "seckill.redis-uri", "must be a redis:// URI");
+    }
+
+    public boolean hasRole(String role) {
+        return roles.contains(role);
+    }
+
+    /** HMAC keys for stable business ids (design 9.1), by version; the highest version is current. */
+    public record Ids(Map<Integer, String> keys) {
+        public Ids {
+            require(keys != null && !keys.isEmpty(), "seckill.ids.keys", "at least one id key is required");
+            keys = new TreeMap<>(keys);
+            for (var e : keys.entrySet()) {
+                require(e.getKey() > 0 && e.getKey() < 1000, "seckill.ids.keys", "version must be 1..999, got " + e.getKey());
+                require(e.getValue() != null && e.getValue().length() >= 32, "seckill.ids.keys[" + e.getKey() + "]",
+                        "secret must be at least 32 characters");
+            }
+        }
+    }
+
+    /** HS256 secrets: one for buyers' tokens, a separate one for the admin credential. */
+    public record Jwt(String userSecret, String adminSecret) {
+        public Jwt {
+            require(userSecret != null && userSecret.length() >= 32, "seckill.jwt.user-secret", "must be at least 32 characters");
+            require(adminSecret != null && adminSecret.length() >= 32, "seckill.jwt.admin-secret", "must be at least 32 characters");
+            require(!userSecret.equals(adminSecret), "seckill.jwt.admin-secret", "must differ from the user secret");
+        }
+    }
+
+    public record Mq(
+            @DefaultValue("127.0.0.1:9876") String namesrv,
+            @DefaultValue("SECKILL_ORDER_REQUEST") String orderRequestTopic,
+            @DefaultValue("SECKILL_ORDER_EVENT") String orderEventTopic,
+            @DefaultValue("seckill-order-consumer") String orderConsumerGroup,
+            @DefaultValue("seckill-projection") String projectionGroup,
+            @DefaultValue("16") int maxReconsumeTimes,
+            @DefaultValue("3s") Duration sendTimeout) {
+        public Mq {
+            require(namesrv != null && !namesrv.isBlank(), "seckill.mq.namesrv", "is required");
+            require(maxReconsumeTimes >= 1 && maxReconsumeTimes <= 32, "seckill.mq.max-reconsume-times", "must be 1..32");
+            require(sendTimeout.toMillis() >= 100, "seckill.mq.send-timeout", "must be at least 100ms");
+        }
+    }
+
+    public record Reservation(
+            @DefaultValue("5s") Duration sendGrace,
+            @DefaultValue("2000") int maxInFlightSends,
+            @DefaultValue("24h") Duration requestMapTtl,
+            @DefaultValue("2s") Duration projectionStaleAfter,
+            @DefaultValue("10s") Duration scanLease,
+            @DefaultValue("200") int scanBatch,
+            @DefaultValue("200ms") Duration scanInterval) {
+        public Reservation {
+            require(sendGrace.toMillis() >= 100, "seckill.reservation.send-grace", "must be at least 100ms");
+            require(maxInFlightSends >= 1, "seckill.reservation.max-in-flight-sends", "must be positive");
+            require(requestMapTtl.toMinutes() >= 1, "seckill.reservation.request-map-ttl", "must be at least 1m");
+            require(scanLease.toMillis() >= 500, "seckill.reservation.scan-lease", "must be at least 500ms");
+            require(scanBatch >= 1 && scanBatch <= 5000, "seckill.reservation.scan-batch", "must be 1..5000");
+        }
+    }
+
+    /** Batch size 1 is the per-message mode (one transaction per order). */
+    public record OrderConsumer(
+            @DefaultValue("50") int batchSize,
+            @DefaultValue("4") int threads) {
+        public OrderConsumer {
+            require(batchSize >= 1 && batchSize <= 1024, "seckill.order-consumer.batch-size", "must be 1..1024");
+            require(threads >= 1 && threads <= 64, "seckill.order-consumer.threads", "must be 1..64");
+        }
+    }
+
+    public record Outbox(
+            @DefaultValue("200") int batchSize,
+            @DefaultValue("30s") Duration lease,
+            @DefaultValue("10") int maxAttempts,
+            @DefaultValue("500ms") Duration baseBackoff,
+            @DefaultValue("60s") Duration maxBackoff,
+            @DefaultValue("24h") Duration retention,
+            @DefaultValue("50ms") Duration idlePoll) {
+        public Outbox {
+            require(batchSize >= 1 && batchSize <= 5000, "seckill.outbox.batch-size", "must be 1..5000");
+            require(lease.toSeconds() >= 1, "seckill.outbox.lease", "must be at least 1s");
+            require(maxAttempts >= 1, "seckill.outbox.max-attempts", "must be positive");
+            require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.outbox.base-backoff",
+                    "must be between 0 and max-backoff");
+        }
+    }
+
+    static void require(boolean ok, String property, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(property + ": " + message);
+        }
+    }
+}

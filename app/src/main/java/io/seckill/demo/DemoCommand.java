@@ -1,0 +1,76 @@
+package io.seckill.demo;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import io.seckill.SeckillApplication;
+import io.seckill.engines.EmbeddedEngines;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code seckill demo}: real PostgreSQL, Redis and RocketMQ embedded, the application on top, a
+ * sale driven over HTTP by simulated buyers, then a report with every invariant as PASS/FAIL.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Start embedded engines and the app, run a flash sale, print a report (exit 1 if an invariant fails).")
+public final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--users", description = "simulated buyers (default ${DEFAULT-VALUE})")
+    int users = 20_000;
+
+    @Option(names = "--skus", description = "SKUs in the sale (default ${DEFAULT-VALUE})")
+    int skus = 2;
+
+    @Option(names = "--stock", description = "units per SKU (default ${DEFAULT-VALUE})")
+    int stock = 250;
+
+    @Option(names = "--concurrency", description = "concurrent HTTP clients (default ${DEFAULT-VALUE})")
+    int concurrency = 64;
+
+    @Option(names = "--port", description = "HTTP port of the app (default ${DEFAULT-VALUE}; 0 = any)")
+    int port = 8080;
+
+    @Option(names = "--serve", description = "keep the engines and the API running on localhost after the report")
+    boolean serve;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = System.out;
+        out.println("seckill demo: starting PostgreSQL 17, Redis 7 and RocketMQ 5.3.3 (embedded, loopback)...");
+        try (EmbeddedEngines engines = EmbeddedEngines.start(true)) {
+            Map<String, Object> props = new HashMap<>(engines.springProperties());
+            String userSecret = "demo-user-" + UUID.randomUUID() + UUID.randomUUID();
+            String adminSecret = "demo-admin-" + UUID.randomUUID() + UUID.randomUUID();
+            props.put("seckill.jwt.user-secret", userSecret);
+            props.put("seckill.jwt.admin-secret", adminSecret);
+            props.put("seckill.ids.keys.1", "demo-ids-" + UUID.randomUUID() + UUID.randomUUID());
+            props.put("server.port", Integer.toString(port));
+            props.put("server.address", "127.0.0.1");
+            try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
+                    .properties(props).run()) {
+                int actualPort = ((WebServerApplicationContext) app).getWebServer().getPort();
+                SaleScenario scenario = new SaleScenario(app, "http://127.0.0.1:" + actualPort, userSecret, adminSecret);
+                SaleScenario.Report report = scenario.run(1001, skus, stock, users, concurrency, Duration.ofSeconds(120));
+                report.print(out);
+                if (serve) {
+                    out.printf("%nAPI serving on http://127.0.0.1:%d (admin and user tokens are printed above); Ctrl-C to stop.%n",
+                            actualPort);
+                    out.println("admin token: " + io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
+                    out.println("user 1 token: " + io.seckill.api.Tokens.user(userSecret, 1, Duration.ofHours(12)));
+                    new CountDownLatch(1).await();
+                }
+                return report.allPass() ? 0 : 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package io.seckill.demo;
+
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.HdrHistogram.ConcurrentHistogram;
+import org.springframework.context.ApplicationContext;
+
+import io.seckill.activity.ActivityService;
+import io.seckill.api.Tokens;
+import io.seckill.invariants.InvariantChecker;
+import io.seckill.order.OrderRepository;
+import io.seckill.reservation.ReservationRepository;
+
+/**
+ * One flash sale driven over HTTP: create, warm and open an activity, let simulated buyers race
+ * for the units (some resend the same request, some try again with a new request id), wait for
+ * the pipeline to drain, and check every invariant.
+ */
+public final class SaleScenario {
+
+    private final ApplicationContext app;
+    private final SaleClient client;
+    private final String userSecret;
+    private final String adminToken;
+
+    public SaleScenario(ApplicationContext app, String baseUrl, String userSecret, String adminSecret) {
+        this.app = app;
+        this.client = new SaleClient(baseUrl);
+        this.userSecret = userSecret;
+        this.adminToken = Tokens.admin(adminSecret, "demo", Duration.ofHours(1));
+    }
+
+    public record Report(long activityId, int skus, int unitsPerSku, int users, Map<String, Long> firstAttempts,
+            Map<String, Long> replays, Map<String, Long> retries, long replayMismatches, int queued, long terminal,
+            Map<String, Long> reservationStates, Map<String, Long> orderStates, double seconds, long requests,
+            long p50Micros, long p99Micros, long maxMicros, double drainSeconds, List<InvariantChecker.Check> checks) {
+
+        public boolean allPass() {
+            return checks.stream().allMatch(InvariantChecker.Check::pass);
+        }
+
+        public void print(PrintStream out) {
+            out.println();
+            out.println("=== seckill sale report: activity " + activityId + " ===");
+            out.printf("sale: %d SKUs x %d units, %d buyers%n", skus, unitsPerSku, users);
+            out.println("first attempts by outcome:   " + firstAttempts);
+            out.println("same request resent:         " + replays + (replayMismatches == 0 ? "" : "  MISMATCHES=" + replayMismatches));
+            out.println("new request by same buyer:   " + retries);
+            out.printf("requests: %d in %.2f s = %.0f req/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms%n", requests,
+                    seconds, requests / seconds, p50Micros / 1000.0, p99Micros / 1000.0, maxMicros / 1000.0);
+            out.printf("pipeline drained %.2f s after the last request%n", drainSeconds);
+            out.println("reservations (PostgreSQL):   " + reservationStates);
+            out.println("orders (PostgreSQL):         " + orderStates);
+            out.printf("QUEUED answered: %d, terminal now: %d%n", queued, terminal);
+            out.println("invariants:");
+            for (InvariantChecker.Check c : checks) {
+                out.printf("  [%s] %s  (%s)%n", c.pass() ? "PASS" : "FAIL", c.name(), c.detail());
+            }
+            out.println(allPass() ? "RESULT: PASS" : "RESULT: FAIL");
+        }
+    }
+
+    public Report run(long activityId, int skuCount, int unitsPerSku, int users, int concurrency, Duration drainTimeout)
+            throws Exception {
+        setUp(activityId, skuCount, unitsPerSku);
+        Map<String, AtomicLong> first = new ConcurrentHashMap<>();
+        Map<String, AtomicLong> replay = new ConcurrentHashMap<>();
+        Map<String, AtomicLong> retry = new ConcurrentHashMap<>();
+        Set<String> queued = ConcurrentHashMap.newKeySet();
+        AtomicLong mismatches = new AtomicLong();
+        AtomicLong requests = new AtomicLong();
+        ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(5), 3);
+
+        long t0 = System.nanoTime();
+        try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
+            List<Future<?>> all = new ArrayList<>(users);
+            for (int u = 1; u <= users; u++) {
+                long userId = u;
+                all.add(pool.submit(() -> {
+                    buyer(activityId, skuCount, userId, first, replay, retry, queued, mismatches, requests, latency);
+                    return null;
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get();
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+
+        long drainStart = System.nanoTime();
+        InvariantChecker checker = app.getBean(InvariantChecker.class);
+        ActivityService activities = app.getBean(ActivityService.class);
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        long terminal;
+        while (true) {
+            terminal = checker.terminal(queued);
+            boolean projected = activities.inventoryView(activityId).stream().allMatch(v -> v.redis().openReserved() == 0);
+            if ((terminal == queued.size() && projected) || System.nanoTime() > deadline) {
+                break;
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
+
+        List<InvariantChecker.Check> checks = new ArrayList<>(checker.check(activityId, true));
+        checks.add(new InvariantChecker.Check("every QUEUED reservation reached a terminal state", terminal == queued.size(),
+                terminal + " of " + queued.size()));
+        checks.add(new InvariantChecker.Check("a resent request returns the same reservation", mismatches.get() == 0,
+                mismatches.get() + " mismatches"));
+        return new Report(activityId, skuCount, unitsPerSku, users, snapshot(first), snapshot(replay), snapshot(retry),
+                mismatches.get(), queued.size(), terminal,
+                app.getBean(ReservationRepository.class).countByStatus(activityId),
+                app.getBean(OrderRepository.class).countByStatus(activityId), seconds, requests.get(),
+                latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getMaxValue(), drainSeconds,
+                checks);
+    }
+
+    private void setUp(long activityId, int skuCount, int unitsPerSku) throws Exception {
+        List<Map<String, Object>> skus = new ArrayList<>();
+        for (int s = 0; s < skuCount; s++) {
+            skus.add(Map.of("sku_id", skuId(s), "price", new BigDecimal("99.00"), "stock", unitsPerSku));
+        }
+        Instant now = Instant.now();
+        expect(client.post("/api/v1/admin/activities", adminToken, Map.of("activity_id", activityId, "name", "demo sale",
+                "starts_at", now.minusSeconds(1).toString(), "ends_at", now.plusSeconds(3600).toString(),
+                "business_deadline_seconds", 300, "payment_timeout_seconds", 900, "skus", skus)), 201);
+        expect(client.post("/api/v1/admin/activities/" + activityId + "/warm", adminToken, null), 200);
+        expect(client.post("/api/v1/admin/activities/" + activityId + "/open", adminToken, null), 200);
+    }
+
+    private static long skuId(int index) {
+        return 90_001 + index;
+    }
+
+    private void buyer(long activityId, int skuCount, long userId, Map<String, AtomicLong> first,
+            Map<String, AtomicLong> replay, Map<String, AtomicLong> retry, Set<String> queued, AtomicLong mismatches,
+            AtomicLong requests, ConcurrentHistogram latency) throws Exception {
+        String token = Tokens.user(userSecret, userId, Duration.ofHours(1));
+        long sku = skuId((int) (userId % skuCount));
+        String requestId = UUID.randomUUID().toString();
+        SaleClient.Response r = timed(() -> client.reserve(token, activityId, sku, requestId), requests, latency);
+        first.computeIfAbsent(r.code(), k -> new AtomicLong()).incrementAndGet();
+        Object rid = r.body().get("reservation_id");
+        if (r.status() == 202) {
+            queued.add(rid.toString());
+        }
+        if (userId % 10 == 0) {
+            SaleClient.Response again = timed(() -> client.reserve(token, activityId, sku, requestId), requests, latency);
+            replay.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
+            if (r.status() == 202 && !rid.equals(again.body().get("reservation_id"))) {
+                mismatches.incrementAndGet();
+            }
+        } else if (userId % 10 == 1) {
+            String other = UUID.randomUUID().toString();
+            SaleClient.Response again = timed(() -> client.reserve(token, activityId, sku, other), requests, latency);
+            retry.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
+            if (again.status() == 202) {
+                queued.add(again.body().get("reservation_id").toString());
+            }
+        }
+    }
+
+    interface Call {
+        SaleClient.Response call() throws Exception;
+    }
+
+    private static SaleClient.Response timed(Call call, AtomicLong requests, ConcurrentHistogram latency) throws Exception {
+        long t = System.nanoTime();
+        SaleClient.Response r = call.call();
+        latency.recordValue(Math.max(1, (System.nanoTime() - t) / 1000));
+        requests.incrementAndGet();
+        return r;
+    }
+
+    private static void expect(SaleClient.Response r, int status) {
+        if (r.status() != status) {
+            throw new IllegalStateException("admin call answered " + r.status() + " " + r.body());
+        }
+    }
+
+    private static Map<String, Long> snapshot(Map<String, AtomicLong> m) {
+        Map<String, Long> out = new TreeMap<>();
+        m.forEach((k, v) -> out.put(k, v.get()));
+        return out;
+    }
+}

@@ -1,0 +1,173 @@
+package io.seckill.engines;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real RocketMQ NameServer + Broker running in a child JVM with its own classpath (the broker
+ * module's jars, on Netty 4.1). Ports and store survive {@link #kill()} and {@link #start()}, so a
+ * test can crash the broker with SIGKILL and bring it back on the same store.
+ */
+public final class BrokerProcess implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(BrokerProcess.class);
+    /** Eighteen 1-second delay levels: redelivery after a failed consume comes within about a second. */
+    public static final String SHORT_DELAY_LEVELS = String.join(" ", java.util.Collections.nCopies(18, "1s"));
+
+    private final Path home;
+    private final Path brokerHome;
+    private final int namesrvPort;
+    private final int brokerPort;
+    private final String delayLevels;
+    private Process process;
+    private CompletableFuture<String> ready;
+
+    public BrokerProcess(Path home, Path brokerHome, String delayLevels) throws IOException {
+        this.home = home;
+        this.brokerHome = brokerHome;
+        this.delayLevels = delayLevels;
+        this.namesrvPort = freePort(false);
+        this.brokerPort = freePort(true);
+    }
+
+    public String namesrvAddress() {
+        return "127.0.0.1:" + namesrvPort;
+    }
+
+    /** Starts the child JVM and waits until the NameServer lists the broker. */
+    public synchronized void start() throws IOException {
+        startAsync();
+        awaitStarted();
+    }
+
+    /** Starts the child JVM; {@link #awaitStarted()} waits for it, so other engines can start meanwhile. */
+    public synchronized void startAsync() throws IOException {
+        if (process != null && process.isAlive()) {
+            return;
+        }
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC",
+                "-Duser.home=" + home,
+                "-Drmq.logback.configurationFile=" + brokerHome.resolve("classes/rmq.logback.xml"),
+                "-cp", brokerHome.resolve("seckill-broker.jar") + File.pathSeparator + brokerHome.resolve("lib") + File.separator + "*",
+                "io.seckill.broker.EmbeddedBrokerMain",
+                home.resolve("store").toString(), Integer.toString(namesrvPort), Integer.toString(brokerPort), delayLevels));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(home.resolve("broker-stderr.log").toFile());
+        Process started = pb.start();
+        process = started;
+        ready = CompletableFuture.supplyAsync(() -> awaitReady(started));
+    }
+
+    public void awaitStarted() throws IOException {
+        CompletableFuture<String> pending;
+        Process p;
+        synchronized (this) {
+            pending = ready;
+            p = process;
+        }
+        try {
+            String line = pending.get(90, TimeUnit.SECONDS);
+            log.info("RocketMQ broker up: {} (pid {})", line, p.pid());
+        } catch (Exception e) {
+            p.destroyForcibly();
+            throw new IOException("embedded RocketMQ did not start; see " + home.resolve("broker-stderr.log"), e);
+        }
+    }
+
+    private static String awaitReady(Process p) {
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.startsWith("READY ")) {
+                    Thread drain = new Thread(() -> drain(out), "broker-stdout");
+                    drain.setDaemon(true);
+                    drain.start();
+                    return line;
+                }
+            }
+            throw new IllegalStateException("broker exited with " + p.waitFor() + " before READY");
+        } catch (IOException e) {
+            throw new IllegalStateException("reading broker output", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static void drain(BufferedReader out) {
+        try {
+            while (out.readLine() != null) {
+                // the broker logs to its own files; stdout carries only the READY line
+            }
+        } catch (IOException e) {
+            log.debug("broker stdout closed: {}", e.toString());
+        }
+    }
+
+    /** A real crash: SIGKILL, no shutdown hooks, the store left as it was. */
+    public synchronized void kill() throws InterruptedException {
+        if (process != null) {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    public synchronized boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    @Override
+    public synchronized void close() throws InterruptedException {
+        kill();
+    }
+
+    /** A free loopback port; for the broker also {@code port - 2}, which it binds for its VIP channel. */
+    private static int freePort(boolean alsoMinusTwo) throws IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port;
+            try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            }
+            if (!alsoMinusTwo || portFree(port - 2)) {
+                return port;
+            }
+        }
+        throw new IOException("no free port pair found");
+    }
+
+    private static boolean portFree(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort() == port;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Where the broker module's build output lives: {@code -Dseckill.broker.home}, else next to the working dir. */
+    public static Path locateBrokerHome() {
+        String configured = System.getProperty("seckill.broker.home");
+        List<Path> candidates = configured != null ? List.of(Path.of(configured))
+                : List.of(Path.of("broker/target"), Path.of("../broker/target"));
+        for (Path p : candidates) {
+            if (Files.isRegularFile(p.resolve("seckill-broker.jar")) && Files.isDirectory(p.resolve("lib"))) {
+                return p.toAbsolutePath().normalize();
+            }
+        }
+        throw new IllegalStateException("embedded RocketMQ not built: no seckill-broker.jar and lib/ in " + candidates
+                + " (run ./seckill build, or set -Dseckill.broker.home)");
+    }
+}

@@ -1,0 +1,131 @@
+package io.seckill.engines;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import redis.embedded.RedisServer;
+
+/**
+ * Real PostgreSQL (zonky, PG 17), real Redis 7 (org.signal) and a real RocketMQ NameServer +
+ * Broker (child JVM) on loopback. Started once per JVM by the tests, and by {@code demo}/{@code bench}.
+ */
+public final class EmbeddedEngines implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedEngines.class);
+
+    private final Path home;
+    private final EmbeddedPostgres postgres;
+    private final RedisServer redis;
+    private final int redisPort;
+    private final BrokerProcess broker;
+
+    private EmbeddedEngines(Path home, EmbeddedPostgres postgres, RedisServer redis, int redisPort, BrokerProcess broker) {
+        this.home = home;
+        this.postgres = postgres;
+        this.redis = redis;
+        this.redisPort = redisPort;
+        this.broker = broker;
+    }
+
+    /**
+     * @param durable fsync and synchronous_commit on (demo and benchmarks); off for tests
+     */
+    public static EmbeddedEngines start(boolean durable) throws IOException {
+        Path home = Files.createTempDirectory("seckill-engines-");
+        long t0 = System.nanoTime();
+        BrokerProcess broker = new BrokerProcess(home.resolve("rocketmq"), BrokerProcess.locateBrokerHome(),
+                BrokerProcess.SHORT_DELAY_LEVELS);
+        Files.createDirectories(home.resolve("rocketmq"));
+        broker.startAsync();
+        EmbeddedPostgres.Builder pg = EmbeddedPostgres.builder()
+                .setDataDirectory(home.resolve("pgdata"))
+                .setCleanDataDirectory(true)
+                .setPGStartupWait(Duration.ofSeconds(60))
+                .setServerConfig("max_connections", "300")
+                .setServerConfig("shared_buffers", "256MB");
+        if (durable) {
+            pg.setServerConfig("fsync", "on").setServerConfig("synchronous_commit", "on");
+        }
+        EmbeddedPostgres postgres = pg.start();
+        int redisPort = freePort();
+        RedisServer redis = RedisServer.builder()
+                .port(redisPort)
+                .bind("127.0.0.1")
+                .setting("save \"\"")
+                .setting("appendonly no")
+                .setting("maxmemory 1gb")
+                .build();
+        redis.start();
+        broker.awaitStarted();
+        log.info("engines up in {} ms: postgres :{}, redis :{}, rocketmq {}", (System.nanoTime() - t0) / 1_000_000,
+                postgres.getPort(), redisPort, broker.namesrvAddress());
+        return new EmbeddedEngines(home, postgres, redis, redisPort, broker);
+    }
+
+    public String jdbcUrl() {
+        return postgres.getJdbcUrl("postgres", "postgres");
+    }
+
+    public String redisUri() {
+        return "redis://127.0.0.1:" + redisPort;
+    }
+
+    public int redisPort() {
+        return redisPort;
+    }
+
+    public int postgresPort() {
+        return postgres.getPort();
+    }
+
+    public String namesrvAddress() {
+        return broker.namesrvAddress();
+    }
+
+    public BrokerProcess broker() {
+        return broker;
+    }
+
+    public Path home() {
+        return home;
+    }
+
+    /** Spring properties that point the application at these engines. */
+    public Map<String, String> springProperties() {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("spring.datasource.url", jdbcUrl());
+        p.put("spring.datasource.username", "postgres");
+        p.put("spring.datasource.password", "postgres");
+        p.put("seckill.redis-uri", redisUri());
+        p.put("seckill.mq.namesrv", namesrvAddress());
+        return p;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            broker.close();
+        } finally {
+            try {
+                redis.stop();
+            } finally {
+                postgres.close();
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.seckill.inbox;
+
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.HashMap;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The SQL of {@code consumer_inbox} (design 9.2): the insert comes first in the consuming
+ * transaction, and the unique (consumer_group, message_id) key decides who owns a message.
+ */
+@Repository
+public class InboxRepository {
+
+    private static final String CLAIM = """
+            INSERT INTO consumer_inbox (consumer_group, message_id, topic, event_type, reservation_id, request_id,
+                                        payload_hash, result_code)
+            SELECT ?, m, ?, ?, r, q, decode(h, 'hex'), 'PROCESSING'
+            FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[]) AS t(m, r, q, h)
+            ON CONFLICT (consumer_group, message_id) DO NOTHING
+            RETURNING message_id
+            """;
+    private static final String FIND = """
+            SELECT message_id, payload_hash, result_code, order_id
+            FROM consumer_inbox
+            WHERE consumer_group = ? AND message_id = ANY (?::uuid[])
+            """;
+    private static final String FINISH = """
+            UPDATE consumer_inbox i
+            SET result_code = t.c, order_id = t.o, processed_at = clock_timestamp()
+            FROM unnest(?::uuid[], ?::text[], ?::uuid[]) AS t(m, c, o)
+            WHERE i.consumer_group = ? AND i.message_id = t.m AND i.result_code = 'PROCESSING'
+            """;
+
+    private final JdbcTemplate jdbc;
+
+    InboxRepository(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    public record Claim(UUID messageId, UUID reservationId, UUID requestId, byte[] payloadHash) {
+    }
+
+    public record Entry(UUID messageId, byte[] payloadHash, String resultCode, UUID orderId) {
+    }
+
+    /** Inserts PROCESSING rows; returns the message ids this transaction now owns. */
+    public List<UUID> claim(String group, String topic, String eventType, List<Claim> claims) {
+        int n = claims.size();
+        String[] m = new String[n], r = new String[n], q = new String[n], h = new String[n];
+        for (int i = 0; i < n; i++) {
+            Claim c = claims.get(i);
+            m[i] = c.messageId().toString();
+            r[i] = c.reservationId().toString();
+            q[i] = c.requestId().toString();
+            h[i] = HexFormat.of().formatHex(c.payloadHash());
+        }
+        return jdbc.queryForList(CLAIM, UUID.class, group, topic, eventType, m, r, q, h);
+    }
+
+    public Map<UUID, Entry> find(String group, List<UUID> messageIds) {
+        Map<UUID, Entry> out = new HashMap<>();
+        jdbc.query(FIND, rs -> {
+            UUID id = rs.getObject(1, UUID.class);
+            out.put(id, new Entry(id, rs.getBytes(2), rs.getString(3), rs.getObject(4, UUID.class)));
+        }, group, messageIds.stream().map(UUID::toString).toArray(String[]::new));
+        return out;
+    }
+
+    /** Records the outcome of each owned message; returns how many rows moved out of PROCESSING. */
+    public int finish(String group, Map<UUID, String> codes, Map<UUID, UUID> orders) {
+        int n = codes.size();
+        String[] m = new String[n], c = new String[n], o = new String[n];
+        int i = 0;
+        for (var e : codes.entrySet()) {
+            m[i] = e.getKey().toString();
+            c[i] = e.getValue();
+            UUID order = orders.get(e.getKey());
+            o[i++] = order == null ? null : order.toString();
+        }
+        return jdbc.update(FINISH, m, c, o, group);
+    }
+}

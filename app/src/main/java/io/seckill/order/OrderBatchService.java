@@ -1,0 +1,411 @@
+package io.seckill.order;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.Activity;
+import io.seckill.activity.InventoryRepository;
+import io.seckill.activity.LedgerRepository;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.config.SeckillProperties;
+import io.seckill.inbox.InboxRepository;
+import io.seckill.inbox.QuarantineRepository;
+import io.seckill.mq.Json;
+import io.seckill.outbox.OutboxEvent;
+import io.seckill.outbox.OutboxRepository;
+import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.reservation.ReservationIds;
+import io.seckill.reservation.ReservationRepository;
+
+/**
+ * The order transaction of design 9.2-9.4, batched: inbox first, reservation upsert and lock,
+ * one aggregated final-stock decrement per SKU guarded by {@code available_stock >= n}, orders
+ * with the one-per-user constraint, ledger, reservation CAS, outbox - in ONE transaction for the
+ * whole batch, one inbox row and one outcome per message.
+ *
+ * <p>If the batch cannot be satisfied whole, or anything in it fails, the transaction rolls back
+ * and the messages are processed one at a time (where a missing unit becomes a rejection), so a
+ * poison message is isolated. A commit whose outcome is unknown is resolved per message_id on a
+ * new connection (design 9.8): never compensated, never blindly redone.
+ */
+@Service
+public class OrderBatchService {
+
+    private static final Logger log = LoggerFactory.getLogger(OrderBatchService.class);
+    static final String REASON_SOLD_OUT = "DB_STOCK_EXHAUSTED";
+    static final String REASON_DUPLICATE_USER = "DUPLICATE_USER_ORDER";
+
+    private final TransactionTemplate tx;
+    private final InboxRepository inbox;
+    private final QuarantineRepository quarantine;
+    private final ReservationRepository reservations;
+    private final InventoryRepository inventory;
+    private final OrderRepository orders;
+    private final LedgerRepository ledger;
+    private final OutboxRepository outbox;
+    private final CompensationTaskRepository compensations;
+    private final SaleRegistry registry;
+    private final String group;
+    private final String topic;
+    private final MeterRegistry meters;
+    private final Counter duplicates;
+    private final Counter payloadConflicts;
+    private final Counter stockRejects;
+    private final Counter userConflicts;
+    private final Counter commitUnknown;
+    private final Counter fallbacks;
+
+    OrderBatchService(TransactionTemplate tx, InboxRepository inbox, QuarantineRepository quarantine,
+            ReservationRepository reservations, InventoryRepository inventory, OrderRepository orders,
+            LedgerRepository ledger, OutboxRepository outbox, CompensationTaskRepository compensations,
+            SaleRegistry registry, SeckillProperties props, MeterRegistry meters) {
+        this.tx = tx;
+        this.inbox = inbox;
+        this.quarantine = quarantine;
+        this.reservations = reservations;
+        this.inventory = inventory;
+        this.orders = orders;
+        this.ledger = ledger;
+        this.outbox = outbox;
+        this.compensations = compensations;
+        this.registry = registry;
+        this.group = props.mq().orderConsumerGroup();
+        this.topic = props.mq().orderRequestTopic();
+        this.meters = meters;
+        this.duplicates = meters.counter("inbox.duplicate");
+        this.payloadConflicts = meters.counter("inbox.payload.conflict");
+        this.stockRejects = meters.counter("db.final.stock.reject");
+        this.userConflicts = meters.counter("order.user.unique.conflict");
+        this.commitUnknown = meters.counter("db.commit.unknown");
+        this.fallbacks = meters.counter("order.batch.fallback");
+    }
+
+    /** Processes a batch; every message gets an outcome (RETRY when it could not be settled now). */
+    public Map<InboundOrder, Outcome> process(List<InboundOrder> batch) {
+        Map<InboundOrder, Outcome> out = new IdentityHashMap<>();
+        if (batch.isEmpty()) {
+            return out;
+        }
+        if (batch.size() > 1) {
+            try {
+                out.putAll(transact(batch, false));
+                count(out);
+                return out;
+            } catch (BatchUnsatisfiable e) {
+                log.debug("order.batch_unsatisfiable size={} {}", batch.size(), e.getMessage());
+            } catch (RuntimeException e) {
+                log.warn("order.batch_failed size={} error_class={}: {}; processing one by one", batch.size(),
+                        e.getClass().getName(), e.getMessage());
+            }
+            fallbacks.increment();
+        }
+        for (InboundOrder m : batch) {
+            try {
+                out.putAll(transact(List.of(m), true));
+            } catch (RuntimeException e) {
+                OrderCreateRequested x = m.msg();
+                log.error("order.consume_failed message_id={} reservation_id={} activity_id={} sku_id={} user_id={} "
+                        + "consumer_group={} error_class={}", x.messageId(), x.reservationId(), x.activityId(), x.skuId(),
+                        x.userId(), group, e.getClass().getName(), e);
+                out.put(m, Outcome.RETRY);
+            }
+        }
+        count(out);
+        return out;
+    }
+
+    private void count(Map<InboundOrder, Outcome> out) {
+        for (Outcome o : out.values()) {
+            meters.counter("order.consume", "result", o.name().toLowerCase()).increment();
+        }
+    }
+
+    /** Thrown inside the batch transaction to roll it back when stock cannot cover the batch whole. */
+    static final class BatchUnsatisfiable extends RuntimeException {
+        BatchUnsatisfiable(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private Map<InboundOrder, Outcome> transact(List<InboundOrder> batch, boolean single) {
+        AtomicBoolean bodyDone = new AtomicBoolean();
+        try {
+            Map<InboundOrder, Outcome> result = tx.execute(s -> {
+                Map<InboundOrder, Outcome> r = body(batch, single);
+                bodyDone.set(true);
+                return r;
+            });
+            for (var e : result.entrySet()) {
+                if (e.getValue() == Outcome.CREATED) {
+                    OrderCreateRequested x = e.getKey().msg();
+                    log.debug("order.transaction_committed message_id={} reservation_id={} user_id={}", x.messageId(),
+                            x.reservationId(), x.userId());
+                }
+            }
+            return result;
+        } catch (RuntimeException e) {
+            if (!bodyDone.get()) {
+                throw e;
+            }
+            commitUnknown.increment();
+            log.warn("order.commit_unknown batch={} consumer_group={} error_class={}: {}", batch.size(), group,
+                    e.getClass().getName(), e.getMessage());
+            return resolveCommitOutcome(batch);
+        }
+    }
+
+    /**
+     * Design 9.8: after a commit error, look the messages up by message_id on a new connection.
+     * Present with the same hash - committed, acknowledge. Absent - rolled back, redeliver. The
+     * database unreachable - unknown: redeliver later, never compensate.
+     */
+    Map<InboundOrder, Outcome> resolveCommitOutcome(List<InboundOrder> batch) {
+        Map<InboundOrder, Outcome> out = new IdentityHashMap<>();
+        Map<UUID, InboxRepository.Entry> found;
+        try {
+            found = inbox.find(group, batch.stream().map(m -> m.msg().messageId()).toList());
+        } catch (RuntimeException e) {
+            log.warn("order.commit_unknown_unresolved batch={} error_class={}: {}", batch.size(), e.getClass().getName(),
+                    e.getMessage());
+            batch.forEach(m -> out.put(m, Outcome.RETRY));
+            return out;
+        }
+        for (InboundOrder m : batch) {
+            InboxRepository.Entry e = found.get(m.msg().messageId());
+            if (e == null || "PROCESSING".equals(e.resultCode())) {
+                out.put(m, Outcome.RETRY);
+            } else if (!Arrays.equals(e.payloadHash(), m.hash())) {
+                log.error("order.commit_unknown_hash_mismatch message_id={} reservation_id={}", m.msg().messageId(),
+                        m.msg().reservationId());
+                out.put(m, Outcome.RETRY);
+            } else {
+                out.put(m, Outcome.fromInboxCode(e.resultCode()));
+            }
+        }
+        return out;
+    }
+
+    private Map<InboundOrder, Outcome> body(List<InboundOrder> batch, boolean single) {
+        Map<InboundOrder, Outcome> out = new IdentityHashMap<>();
+        // 1. one claim per message id; repeats inside the batch are judged against the first
+        Map<UUID, InboundOrder> firstById = new TreeMap<>();
+        List<InboundOrder> repeats = new ArrayList<>();
+        for (InboundOrder m : batch) {
+            if (firstById.putIfAbsent(m.msg().messageId(), m) != null) {
+                repeats.add(m);
+            }
+        }
+        List<InboxRepository.Claim> claims = firstById.values().stream()
+                .map(m -> new InboxRepository.Claim(m.msg().messageId(), m.msg().reservationId(), m.msg().requestId(), m.hash()))
+                .toList();
+        List<UUID> owned = inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE, claims);
+
+        // 2. messages this group already has: same payload = duplicate, different = quarantine
+        List<UUID> known = firstById.keySet().stream().filter(id -> !owned.contains(id)).toList();
+        if (!known.isEmpty()) {
+            Map<UUID, InboxRepository.Entry> existing = inbox.find(group, known);
+            for (UUID id : known) {
+                InboxRepository.Entry e = existing.get(id);
+                InboundOrder m = firstById.get(id);
+                if (e == null) {
+                    throw new IllegalStateException("inbox row for " + id + " vanished after conflict");
+                }
+                out.put(m, duplicateOrConflict(m, e.payloadHash()));
+            }
+        }
+        for (InboundOrder m : repeats) {
+            out.put(m, duplicateOrConflict(m, firstById.get(m.msg().messageId()).hash()));
+        }
+
+        // 3. reservation rows: insert if new, lock, classify
+        List<InboundOrder> mine = owned.stream().map(firstById::get).toList();
+        if (mine.isEmpty()) {
+            return out;
+        }
+        reservations.upsert(mine.stream().map(InboundOrder::msg).toList());
+        Map<UUID, ReservationRepository.Row> rows = new HashMap<>();
+        for (ReservationRepository.Row r : reservations.lock(mine.stream().map(m -> m.msg().reservationId()).toList())) {
+            rows.put(r.reservationId(), r);
+        }
+        Map<UUID, String> inboxCodes = new LinkedHashMap<>();
+        Map<UUID, UUID> inboxOrders = new HashMap<>();
+        Map<List<Long>, List<InboundOrder>> candidatesBySku = new TreeMap<>(Comparator.<List<Long>, Long>comparing(k -> k.get(0))
+                .thenComparing(k -> k.get(1)));
+        for (InboundOrder m : mine) {
+            ReservationRepository.Row row = rows.get(m.msg().reservationId());
+            if (row == null) {
+                throw new IllegalStateException("reservation " + m.msg().reservationId() + " missing after upsert");
+            }
+            if (!row.messageId().equals(m.msg().messageId())) {
+                throw new IllegalStateException("message " + m.msg().messageId() + " names reservation "
+                        + row.reservationId() + " whose message is " + row.messageId());
+            }
+            switch (row.status()) {
+                case "RESERVED" -> candidatesBySku.computeIfAbsent(List.of(m.msg().activityId(), m.msg().skuId()),
+                        k -> new ArrayList<>()).add(m);
+                case "ORDER_CREATED" -> settle(out, inboxCodes, inboxOrders, m, Outcome.CREATED, row.orderId());
+                default -> settle(out, inboxCodes, inboxOrders, m, Outcome.LATE_REJECTED, null);
+            }
+        }
+
+        // 4. final stock: one guarded decrement per SKU, in a fixed order
+        List<InboundOrder> soldOut = new ArrayList<>();
+        List<OrderRepository.NewOrder> newOrders = new ArrayList<>();
+        Map<UUID, InboundOrder> byReservation = new HashMap<>();
+        for (var e : candidatesBySku.entrySet()) {
+            long activityId = e.getKey().get(0);
+            long skuId = e.getKey().get(1);
+            List<InboundOrder> group = e.getValue();
+            if (!inventory.occupy(activityId, skuId, group.size())) {
+                if (!single) {
+                    throw new BatchUnsatisfiable("sku " + activityId + "/" + skuId + " cannot cover " + group.size());
+                }
+                soldOut.addAll(group);
+                continue;
+            }
+            Activity activity = registry.find(activityId)
+                    .orElseThrow(() -> new IllegalStateException("order message for unknown activity " + activityId));
+            Activity.Sku sku = activity.sku(skuId);
+            if (sku == null) {
+                throw new IllegalStateException("order message for unknown sku " + activityId + "/" + skuId);
+            }
+            for (InboundOrder m : group) {
+                OrderCreateRequested x = m.msg();
+                newOrders.add(new OrderRepository.NewOrder(ReservationIds.derived("ORDER", x.reservationId()), activityId,
+                        skuId, x.userId(), x.requestId(), x.reservationId(), sku.price(), activity.paymentTimeoutSeconds()));
+                byReservation.put(x.reservationId(), m);
+            }
+        }
+
+        // 5. orders; a user who already has one gets the unit back in this same transaction
+        Map<UUID, UUID> created = newOrders.isEmpty() ? Map.of() : orders.insert(newOrders);
+        List<InboundOrder> duplicateUsers = new ArrayList<>();
+        Map<List<Long>, Integer> restore = new TreeMap<>(Comparator.<List<Long>, Long>comparing(k -> k.get(0))
+                .thenComparing(k -> k.get(1)));
+        List<LedgerRepository.Movement> movements = new ArrayList<>();
+        List<OutboxEvent> createdEvents = new ArrayList<>();
+        for (OrderRepository.NewOrder o : newOrders) {
+            InboundOrder m = byReservation.get(o.reservationId());
+            UUID orderId = created.get(o.reservationId());
+            if (orderId == null) {
+                duplicateUsers.add(m);
+                restore.merge(List.of(o.activityId(), o.skuId()), 1, Integer::sum);
+                continue;
+            }
+            movements.add(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), orderId));
+            createdEvents.add(orderCreatedEvent(o, orderId));
+            settle(out, inboxCodes, inboxOrders, m, Outcome.CREATED, orderId);
+        }
+        for (var e : restore.entrySet()) {
+            if (!inventory.restore(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
+                throw new IllegalStateException("could not restore " + e.getValue() + " units of " + e.getKey());
+            }
+        }
+        ledger.occupy(movements);
+        if (!movements.isEmpty()) {
+            Map<UUID, UUID> moved = new LinkedHashMap<>();
+            movements.forEach(mv -> moved.put(mv.reservationId(), mv.orderId()));
+            expect(reservations.markOrderCreated(moved), moved.size(), "RESERVED -> ORDER_CREATED");
+        }
+        outbox.insert("ORDER", OutboxEvent.ORDER_CREATED, createdEvents);
+
+        // 6. rejections: durable decision + compensation task + event, in this transaction
+        reject(soldOut, REASON_SOLD_OUT, Outcome.REJECTED_SOLD_OUT, out, inboxCodes, inboxOrders);
+        stockRejects.increment(soldOut.size());
+        reject(duplicateUsers, REASON_DUPLICATE_USER, Outcome.REJECTED_DUPLICATE_USER, out, inboxCodes, inboxOrders);
+        userConflicts.increment(duplicateUsers.size());
+
+        // 7. one outcome per owned message
+        expect(inbox.finish(group, inboxCodes, inboxOrders), owned.size(), "inbox PROCESSING -> result");
+        return out;
+    }
+
+    private void reject(List<InboundOrder> rejected, String reason, Outcome outcome, Map<InboundOrder, Outcome> out,
+            Map<UUID, String> inboxCodes, Map<UUID, UUID> inboxOrders) {
+        if (rejected.isEmpty()) {
+            return;
+        }
+        List<UUID> ids = rejected.stream().map(m -> m.msg().reservationId()).toList();
+        expect(reservations.markRejected(ids, reason), ids.size(), "RESERVED -> ORDER_REJECTED");
+        compensations.insertRelease(ids);
+        List<OutboxEvent> events = new ArrayList<>();
+        for (InboundOrder m : rejected) {
+            OrderCreateRequested x = m.msg();
+            Map<String, Object> p = new LinkedHashMap<>();
+            p.put("event_type", OutboxEvent.RESERVATION_COMPENSATE_REQUIRED);
+            p.put("reservation_id", x.reservationId().toString());
+            p.put("activity_id", x.activityId());
+            p.put("sku_id", x.skuId());
+            p.put("user_id", x.userId());
+            p.put("reason", reason);
+            p.put("compensation_task_id", CompensationTaskRepository.taskId(x.reservationId()).toString());
+            events.add(new OutboxEvent(ReservationIds.derived(OutboxEvent.RESERVATION_COMPENSATE_REQUIRED, x.reservationId()),
+                    "RESERVATION", x.reservationId(), OutboxEvent.RESERVATION_COMPENSATE_REQUIRED, Json.text(p)));
+            log.info("order.rejected message_id={} reservation_id={} activity_id={} sku_id={} user_id={} reason={}",
+                    x.messageId(), x.reservationId(), x.activityId(), x.skuId(), x.userId(), reason);
+            settle(out, inboxCodes, inboxOrders, m, outcome, null);
+        }
+        outbox.insert("RESERVATION", OutboxEvent.RESERVATION_COMPENSATE_REQUIRED, events);
+    }
+
+    private static OutboxEvent orderCreatedEvent(OrderRepository.NewOrder o, UUID orderId) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("event_type", OutboxEvent.ORDER_CREATED);
+        p.put("order_id", orderId.toString());
+        p.put("reservation_id", o.reservationId().toString());
+        p.put("activity_id", o.activityId());
+        p.put("sku_id", o.skuId());
+        p.put("user_id", o.userId());
+        p.put("amount", o.amount().toPlainString());
+        p.put("order_status", "CREATED");
+        return new OutboxEvent(ReservationIds.derived(OutboxEvent.ORDER_CREATED, orderId), "ORDER", orderId,
+                OutboxEvent.ORDER_CREATED, Json.text(p));
+    }
+
+    private static void settle(Map<InboundOrder, Outcome> out, Map<UUID, String> inboxCodes, Map<UUID, UUID> inboxOrders,
+            InboundOrder m, Outcome outcome, UUID orderId) {
+        out.put(m, outcome);
+        inboxCodes.put(m.msg().messageId(), outcome.inboxCode());
+        if (orderId != null) {
+            inboxOrders.put(m.msg().messageId(), orderId);
+        }
+    }
+
+    private Outcome duplicateOrConflict(InboundOrder m, byte[] knownHash) {
+        if (Arrays.equals(knownHash, m.hash())) {
+            duplicates.increment();
+            log.debug("order.consumer_duplicate message_id={} reservation_id={} consumer_group={}", m.msg().messageId(),
+                    m.msg().reservationId(), group);
+            return Outcome.DUPLICATE;
+        }
+        payloadConflicts.increment();
+        log.error("order.payload_conflict message_id={} reservation_id={} consumer_group={}: same message_id, different "
+                + "payload; quarantined", m.msg().messageId(), m.msg().reservationId(), group);
+        quarantine.quarantine(group, topic, m.msg().messageId().toString(), m.brokerMsgId(), "PAYLOAD_CONFLICT", m.body(),
+                m.hash(), knownHash);
+        return Outcome.QUARANTINED;
+    }
+
+    private static void expect(int actual, int expected, String what) {
+        if (actual != expected) {
+            throw new IllegalStateException(what + ": expected " + expected + " rows, got " + actual);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.seckill.order;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.seckill.config.SeckillProperties;
+import io.seckill.inbox.QuarantineRepository;
+import io.seckill.mq.Json;
+import io.seckill.mq.MqClients;
+import io.seckill.reservation.OrderCreateRequested;
+
+/**
+ * The order consumer role: RocketMQ push consumer, batches of up to
+ * {@code seckill.order-consumer.batch-size}, consumer threads capped at what PostgreSQL takes
+ * ({@code seckill.order-consumer.threads}), not at what the broker could deliver (design 11.3).
+ * The broker is acknowledged only after the commit; a message that could not be settled goes back
+ * for redelivery on its own, the others of its batch are acknowledged.
+ */
+@Component
+class OrderConsumer implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(OrderConsumer.class);
+
+    private final SeckillProperties props;
+    private final OrderBatchService service;
+    private final QuarantineRepository quarantine;
+    private final TransactionTemplate tx;
+    private DefaultMQPushConsumer consumer;
+    private volatile boolean running;
+
+    OrderConsumer(SeckillProperties props, OrderBatchService service, QuarantineRepository quarantine, TransactionTemplate tx) {
+        this.props = props;
+        this.service = service;
+        this.quarantine = quarantine;
+        this.tx = tx;
+    }
+
+    @Override
+    public void start() {
+        if (!props.hasRole("order-consumer")) {
+            return;
+        }
+        var cfg = props.orderConsumer();
+        consumer = MqClients.pushConsumer(props, props.mq().orderConsumerGroup(), "order-consumer");
+        consumer.setConsumeMessageBatchMaxSize(cfg.batchSize());
+        consumer.setPullBatchSize(Math.max(32, cfg.batchSize()));
+        consumer.setConsumeThreadMin(cfg.threads());
+        consumer.setConsumeThreadMax(cfg.threads());
+        try {
+            consumer.subscribe(props.mq().orderRequestTopic(), "*");
+            consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
+            consumer.start();
+        } catch (MQClientException e) {
+            throw new IllegalStateException("cannot start order consumer", e);
+        }
+        running = true;
+        log.info("order consumer started: group={} topic={} batch={} threads={}", props.mq().orderConsumerGroup(),
+                props.mq().orderRequestTopic(), cfg.batchSize(), cfg.threads());
+    }
+
+    ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
+        List<InboundOrder> parsed = new ArrayList<>(msgs.size());
+        Map<InboundOrder, MessageExt> source = new IdentityHashMap<>();
+        List<MessageExt> retry = new ArrayList<>();
+        for (MessageExt m : msgs) {
+            InboundOrder in = parse(m);
+            if (in != null) {
+                parsed.add(in);
+                source.put(in, m);
+            } else if (!quarantineUnreadable(m)) {
+                retry.add(m);
+            }
+        }
+        Map<InboundOrder, Outcome> outcomes = service.process(parsed);
+        for (InboundOrder in : parsed) {
+            if (outcomes.getOrDefault(in, Outcome.RETRY) == Outcome.RETRY) {
+                retry.add(source.get(in));
+            }
+        }
+        if (retry.isEmpty()) {
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        }
+        if (retry.size() == msgs.size()) {
+            return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+        }
+        try {
+            for (MessageExt m : retry) {
+                consumer.sendMessageBack(m, 0, m.getBrokerName());
+            }
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        } catch (Exception e) {
+            // The whole batch comes back; the inbox makes the settled ones harmless duplicates.
+            log.warn("order.send_back_failed batch={} retry={} error_class={}: {}", msgs.size(), retry.size(),
+                    e.getClass().getName(), e.getMessage());
+            return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+        }
+    }
+
+    /** The body, checked field by field; null when it cannot be an order message. */
+    static InboundOrder parse(MessageExt m) {
+        try {
+            OrderCreateRequested x = Json.read(m.getBody(), OrderCreateRequested.class);
+            String problem = problem(x);
+            if (problem != null) {
+                log.error("order.message_invalid broker_msg_id={} keys={} field={}", m.getMsgId(), m.getKeys(), problem);
+                return null;
+            }
+            return InboundOrder.of(x, m.getBody(), m.getMsgId());
+        } catch (RuntimeException e) {
+            log.error("order.message_unreadable broker_msg_id={} keys={} error_class={}: {}", m.getMsgId(), m.getKeys(),
+                    e.getClass().getName(), e.getMessage());
+            return null;
+        }
+    }
+
+    static String problem(OrderCreateRequested x) {
+        if (x.schemaVersion() != 1) {
+            return "schema_version";
+        }
+        if (!OrderCreateRequested.EVENT_TYPE.equals(x.eventType())) {
+            return "event_type";
+        }
+        if (x.messageId() == null) {
+            return "message_id";
+        }
+        if (x.reservationId() == null) {
+            return "reservation_id";
+        }
+        if (x.requestId() == null) {
+            return "request_id";
+        }
+        if (x.activityId() <= 0) {
+            return "activity_id";
+        }
+        if (x.skuId() <= 0) {
+            return "sku_id";
+        }
+        if (x.userId() <= 0) {
+            return "user_id";
+        }
+        try {
+            x.reservedAtInstant();
+        } catch (RuntimeException e) {
+            return "reserved_at";
+        }
+        try {
+            x.businessDeadlineInstant();
+        } catch (RuntimeException e) {
+            return "business_deadline";
+        }
+        return null;
+    }
+
+    /** An unreadable message is kept for a human and acknowledged; false if even that failed (then it is retried). */
+    private boolean quarantineUnreadable(MessageExt m) {
+        try {
+            tx.executeWithoutResult(s -> quarantine.quarantine(props.mq().orderConsumerGroup(), m.getTopic(),
+                    m.getUserProperty("message_id") == null ? m.getMsgId() : m.getUserProperty("message_id"), m.getMsgId(),
+                    "UNREADABLE", m.getBody(), InboundOrder.sha256(m.getBody()), null));
+            return true;
+        } catch (RuntimeException e) {
+            log.error("order.quarantine_failed broker_msg_id={} error_class={}", m.getMsgId(), e.getClass().getName(), e);
+            return false;
+        }
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (consumer != null) {
+            consumer.shutdown();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100;
+    }
+}

@@ -1,0 +1,201 @@
+package io.seckill.outbox;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendCallback;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.message.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.MqClients;
+
+/**
+ * The outbox relay (design 9.5, 10.4): claim due rows with a lease (one short statement, SKIP
+ * LOCKED), send them outside any transaction - all of a claim asynchronously at once - then mark
+ * SENT or RETRY only where this relay still owns the lease. Sent rows are purged after the
+ * retention period. The loop never dies: a failed pass is logged, counted and backed off.
+ */
+@Component
+class OutboxRelay implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+
+    private final OutboxRepository outbox;
+    private final DefaultMQProducer producer;
+    private final SeckillProperties props;
+    private final SeckillProperties.Outbox cfg;
+    private final MeterRegistry meters;
+    private final String owner = MqClients.instanceName("outbox-relay");
+    private final AtomicLong pending = new AtomicLong();
+    private final AtomicLong oldestAgeMs = new AtomicLong();
+    private volatile boolean running;
+    private Thread worker;
+
+    OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, SeckillProperties props, MeterRegistry meters) {
+        this.outbox = outbox;
+        this.producer = producer;
+        this.props = props;
+        this.cfg = props.outbox();
+        this.meters = meters;
+        Gauge.builder("outbox.pending", pending, AtomicLong::get).register(meters);
+        Gauge.builder("outbox.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
+    }
+
+    @Override
+    public void start() {
+        if (!props.hasRole("outbox-relay")) {
+            return;
+        }
+        running = true;
+        worker = Thread.ofPlatform().name("outbox-relay").daemon().start(this::loop);
+    }
+
+    private void loop() {
+        long failures = 0;
+        long lastHousekeeping = 0;
+        while (running) {
+            try {
+                if (System.nanoTime() - lastHousekeeping > TimeUnit.SECONDS.toNanos(1)) {
+                    housekeeping();
+                    lastHousekeeping = System.nanoTime();
+                }
+                int n = relayOnce();
+                failures = 0;
+                if (n == 0) {
+                    TimeUnit.MILLISECONDS.sleep(cfg.idlePoll().toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                failures++;
+                meters.counter("outbox.relay.errors").increment();
+                log.warn("outbox.relay_pass_failed owner={} failures={} error_class={}: {}", owner, failures,
+                        e.getClass().getName(), e.getMessage());
+                try {
+                    TimeUnit.MILLISECONDS.sleep(Math.min(5_000, 100L << Math.min(failures, 6)));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** One claim-send-settle pass; returns how many rows were claimed. */
+    int relayOnce() {
+        List<OutboxRepository.Claimed> claimed = outbox.claimDue(cfg.batchSize(), owner, cfg.lease());
+        if (claimed.isEmpty()) {
+            return 0;
+        }
+        List<CompletableFuture<Void>> sends = new ArrayList<>(claimed.size());
+        List<UUID> sent = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (OutboxRepository.Claimed c : claimed) {
+            log.debug("outbox.claimed outbox_event_id={} event_type={} attempt_count={}", c.eventId(), c.eventType(), c.attempt());
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            sends.add(f);
+            send(c, f, sent);
+        }
+        CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).orTimeout(
+                props.mq().sendTimeout().toMillis() * 3, TimeUnit.MILLISECONDS).exceptionally(e -> null).join();
+        if (!sent.isEmpty()) {
+            List<UUID> ids;
+            synchronized (sent) {
+                ids = List.copyOf(sent);
+            }
+            int settled = outbox.markSent(ids, owner);
+            if (settled != ids.size()) {
+                log.warn("outbox.lease_lost owner={} sent={} settled={}: the rest will be sent again (receivers dedupe by "
+                        + "event_id)", owner, ids.size(), settled);
+            }
+        }
+        for (int i = 0; i < claimed.size(); i++) {
+            CompletableFuture<Void> f = sends.get(i);
+            if (!f.isDone() || f.isCompletedExceptionally()) {
+                OutboxRepository.Claimed c = claimed.get(i);
+                String error = f.isDone() ? f.handle((v, e) -> e == null ? "" : e.toString()).join() : "send timed out";
+                meters.counter("outbox.send", "result", "retry").increment();
+                log.warn("outbox.send_unknown outbox_event_id={} event_type={} attempt_count={}: {}", c.eventId(),
+                        c.eventType(), c.attempt(), error);
+                if (!outbox.markRetry(c.eventId(), owner, cfg.maxAttempts(), cfg.baseBackoff(), cfg.maxBackoff(), error)) {
+                    log.warn("outbox.lease_lost owner={} outbox_event_id={}", owner, c.eventId());
+                }
+            }
+        }
+        return claimed.size();
+    }
+
+    private void send(OutboxRepository.Claimed c, CompletableFuture<Void> done, List<UUID> sent) {
+        Message m = new Message(props.mq().orderEventTopic(), c.eventType(), c.aggregateId().toString(),
+                c.payload().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        m.putUserProperty("event_id", c.eventId().toString());
+        m.putUserProperty("event_type", c.eventType());
+        try {
+            producer.send(m, new SendCallback() {
+                @Override
+                public void onSuccess(SendResult r) {
+                    if (r.getSendStatus() == SendStatus.SEND_OK) {
+                        meters.counter("outbox.send", "result", "ok").increment();
+                        sent.add(c.eventId());
+                        done.complete(null);
+                    } else {
+                        done.completeExceptionally(new IllegalStateException("send status " + r.getSendStatus()));
+                    }
+                }
+
+                @Override
+                public void onException(Throwable e) {
+                    done.completeExceptionally(e);
+                }
+            }, props.mq().sendTimeout().toMillis());
+        } catch (Exception e) {
+            done.completeExceptionally(e);
+        }
+    }
+
+    private void housekeeping() {
+        OutboxRepository.Backlog b = outbox.backlog();
+        pending.set(b.pending());
+        oldestAgeMs.set((long) (b.oldestAgeSeconds() * 1000));
+        int purged = outbox.purgeSent(cfg.retention(), 1000);
+        if (purged > 0) {
+            log.debug("outbox.purged rows={}", purged);
+        }
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (worker != null) {
+            worker.interrupt();
+            try {
+                worker.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100;
+    }
+}

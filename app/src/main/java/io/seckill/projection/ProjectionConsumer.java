@@ -1,0 +1,132 @@
+package io.seckill.projection;
+
+import java.util.List;
+import java.util.Map;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.Json;
+import io.seckill.mq.MqClients;
+import io.seckill.outbox.OutboxEvent;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+
+/**
+ * The Redis projection role (design 7.1, 11.5): order events from the outbox become reservation
+ * status and counter moves in Redis, each through an idempotent Lua call, so a redelivered event
+ * changes nothing. A reservation missing from Redis is never "repaired" here by a blind counter
+ * move: it is counted and left to reconciliation.
+ */
+@Component
+class ProjectionConsumer implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(ProjectionConsumer.class);
+    private static final LuaScript PROJECT_ORDER_CREATED = LuaScript.load("project_order_created");
+
+    private final SeckillProperties props;
+    private final SaleRegistry registry;
+    private final StatefulRedisConnection<String, String> redis;
+    private final MeterRegistry meters;
+    private DefaultMQPushConsumer consumer;
+    private volatile boolean running;
+
+    ProjectionConsumer(SeckillProperties props, SaleRegistry registry, StatefulRedisConnection<String, String> redis,
+            MeterRegistry meters) {
+        this.props = props;
+        this.registry = registry;
+        this.redis = redis;
+        this.meters = meters;
+    }
+
+    @Override
+    public void start() {
+        if (!props.hasRole("projection")) {
+            return;
+        }
+        consumer = MqClients.pushConsumer(props, props.mq().projectionGroup(), "projection");
+        consumer.setConsumeMessageBatchMaxSize(1);
+        consumer.setConsumeThreadMin(2);
+        consumer.setConsumeThreadMax(2);
+        try {
+            consumer.subscribe(props.mq().orderEventTopic(), OutboxEvent.ORDER_CREATED);
+            consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
+            consumer.start();
+        } catch (MQClientException e) {
+            throw new IllegalStateException("cannot start projection consumer", e);
+        }
+        running = true;
+    }
+
+    private ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
+        for (MessageExt m : msgs) {
+            try {
+                project(m);
+            } catch (RuntimeException e) {
+                meters.counter("projection.apply", "result", "retry").increment();
+                log.warn("projection.failed outbox_event_id={} keys={} error_class={}: {}", m.getUserProperty("event_id"),
+                        m.getKeys(), e.getClass().getName(), e.getMessage());
+                return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+            }
+        }
+        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+    }
+
+    private void project(MessageExt m) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> e = Json.read(m.getBody(), Map.class);
+        if (!OutboxEvent.ORDER_CREATED.equals(e.get("event_type"))) {
+            return;
+        }
+        long activityId = ((Number) e.get("activity_id")).longValue();
+        long skuId = ((Number) e.get("sku_id")).longValue();
+        long userId = ((Number) e.get("user_id")).longValue();
+        String reservationId = (String) e.get("reservation_id");
+        String orderId = (String) e.get("order_id");
+        Activity a = registry.find(activityId).orElseThrow(() -> new IllegalStateException("unknown activity " + activityId));
+        Activity.Sku sku = a.sku(skuId);
+        if (sku == null) {
+            throw new IllegalStateException("unknown sku " + activityId + "/" + skuId);
+        }
+        SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
+        List<Object> r = PROJECT_ORDER_CREATED.run(redis, new String[] {slot.reservation(reservationId), slot.counter()},
+                reservationId, orderId);
+        long code = LuaScript.code(r);
+        String word = LuaScript.text(r, 1);
+        meters.counter("projection.apply", "result", word.toLowerCase().replaceAll("[^a-z_]", "_")).increment();
+        if (code < 0) {
+            log.error("projection.refused reservation_id={} order_id={} activity_id={} sku_id={} user_id={} result={}",
+                    reservationId, orderId, activityId, skuId, userId, word);
+        }
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (consumer != null) {
+            consumer.shutdown();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100;
+    }
+}

@@ -1,0 +1,73 @@
+package io.seckill.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * One Lua file under {@code lua/}, loaded once and called with EVALSHA; reloaded if Redis lost
+ * its script cache (a restart or failover). Every script returns a list whose first element is a
+ * numeric code.
+ */
+public final class LuaScript {
+
+    private final String name;
+    private final String source;
+    private volatile String sha;
+
+    private LuaScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+    }
+
+    public static LuaScript load(String name) {
+        try (InputStream in = LuaScript.class.getResourceAsStream("/lua/" + name + ".lua")) {
+            if (in == null) {
+                throw new IllegalStateException("missing script lua/" + name + ".lua");
+            }
+            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String source() {
+        return source;
+    }
+
+    /** Runs the script; Redis errors propagate (callers fail closed). */
+    public List<Object> run(StatefulRedisConnection<String, String> conn, String[] keys, String... args) {
+        String current = sha;
+        if (current == null) {
+            current = sha = conn.sync().scriptLoad(source);
+        }
+        try {
+            return conn.sync().evalsha(current, ScriptOutputType.MULTI, keys, args);
+        } catch (RedisNoScriptException e) {
+            sha = conn.sync().scriptLoad(source);
+            return conn.sync().evalsha(sha, ScriptOutputType.MULTI, keys, args);
+        }
+    }
+
+    public static long code(List<Object> reply) {
+        return ((Number) reply.get(0)).longValue();
+    }
+
+    public static String text(List<Object> reply, int index) {
+        if (reply.size() <= index || reply.get(index) == null) {
+            return null;
+        }
+        Object v = reply.get(index);
+        return v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString();
+    }
+}

@@ -1,0 +1,67 @@
+package io.seckill.redis;
+
+/**
+ * The Redis home of one SKU (or one bucket of a hot SKU split into buckets, design 8.2): every key
+ * carries the same hash tag, so one Lua script can touch them all on Redis Cluster. A user always
+ * lands in the same bucket (hash of the user id).
+ */
+public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
+
+    public SkuSlot {
+        if (buckets < 1 || bucket < 0 || bucket >= buckets) {
+            throw new IllegalArgumentException("bucket " + bucket + " of " + buckets);
+        }
+    }
+
+    public static SkuSlot forUser(long activityId, long skuId, int buckets, long userId) {
+        return new SkuSlot(activityId, skuId, bucketOf(userId, buckets), buckets);
+    }
+
+    static int bucketOf(long userId, int buckets) {
+        if (buckets == 1) {
+            return 0;
+        }
+        long h = userId * 0x9E3779B97F4A7C15L;
+        return (int) Math.floorMod(h ^ (h >>> 32), (long) buckets);
+    }
+
+    public String tag() {
+        return buckets == 1 ? "{" + activityId + ":" + skuId + "}" : "{" + activityId + ":" + skuId + ":" + bucket + "}";
+    }
+
+    private String prefix() {
+        return "seckill:" + tag() + ":";
+    }
+
+    public String stock() {
+        return prefix() + "stock";
+    }
+
+    public String counter() {
+        return prefix() + "counter";
+    }
+
+    public String meta() {
+        return prefix() + "meta";
+    }
+
+    public String sendDue() {
+        return prefix() + "send_due";
+    }
+
+    public String reservation(String reservationId) {
+        return prefix() + "reservation:" + reservationId;
+    }
+
+    public String request(long userId, String requestId) {
+        return prefix() + "request:" + userId + ":" + requestId;
+    }
+
+    public String user(long userId) {
+        return prefix() + "user:" + userId;
+    }
+
+    public String compensationMarker(String reservationId) {
+        return prefix() + "comp:" + reservationId;
+    }
+}

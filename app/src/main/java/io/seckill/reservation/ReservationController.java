@@ -1,0 +1,95 @@
+package io.seckill.reservation;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.seckill.api.ApiException;
+import io.seckill.api.TokenVerifier;
+
+/** The buyer's API: reserve (answers QUEUED, never "order created") and query a reservation. */
+@RestController
+class ReservationController {
+
+    private final ReservationService service;
+    private final ReservationQuery query;
+    private final TokenVerifier tokens;
+
+    ReservationController(ReservationService service, ReservationQuery query, TokenVerifier tokens) {
+        this.service = service;
+        this.query = query;
+        this.tokens = tokens;
+    }
+
+    record ReserveRequest(String requestId) {
+    }
+
+    @PostMapping("/api/v1/activities/{activityId}/skus/{skuId}/reservations")
+    ResponseEntity<Map<String, Object>> reserve(@RequestHeader(value = "Authorization", required = false) String auth,
+            @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) ReserveRequest body) {
+        long userId = tokens.user(auth);
+        if (body == null) {
+            throw ApiException.invalid("body", "is required");
+        }
+        UUID requestId = parseRequestId(body.requestId());
+        ReserveResult result = service.reserve(userId, activityId, skuId, requestId);
+        Map<String, Object> out = new LinkedHashMap<>();
+        return switch (result) {
+            case ReserveResult.Queued q -> {
+                out.put("code", "QUEUED");
+                out.put("reservation_id", q.reservationId().toString());
+                yield ResponseEntity.status(HttpStatus.ACCEPTED).body(out);
+            }
+            case ReserveResult.Replayed r -> {
+                out.put("code", "QUEUED");
+                out.put("reservation_id", r.reservationId().toString());
+                out.put("replayed", true);
+                out.put("state", ReservationQuery.redisState(r.status()));
+                yield ResponseEntity.status(HttpStatus.ACCEPTED).body(out);
+            }
+            case ReserveResult.SoldOut s -> throw new ApiException(HttpStatus.CONFLICT, "SOLD_OUT", "sold out");
+            case ReserveResult.AlreadyReserved a -> throw new ApiException(HttpStatus.CONFLICT, "ALREADY_RESERVED",
+                    "this user already holds reservation " + a.reservationId(), null,
+                    Map.of("reservation_id", a.reservationId().toString(), "state", ReservationQuery.redisState(a.status())));
+            case ReserveResult.NotOpen n -> throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_OPEN",
+                    "the sale is not open (" + n.saleStatus() + ")");
+        };
+    }
+
+    @GetMapping("/api/v1/reservations/{reservationId}")
+    Map<String, Object> get(@RequestHeader(value = "Authorization", required = false) String auth,
+            @PathVariable String reservationId) {
+        long userId = tokens.user(auth);
+        UUID id;
+        try {
+            id = UUID.fromString(reservationId);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid("reservation_id", "must be a UUID");
+        }
+        return query.find(userId, id).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND, "RESERVATION_NOT_FOUND",
+                "no reservation " + id + " for this user"));
+    }
+
+    static UUID parseRequestId(String raw) {
+        if (raw == null || raw.isBlank()) {
+            throw ApiException.invalid("request_id", "is required");
+        }
+        if (raw.length() != 36) {
+            throw ApiException.invalid("request_id", "must be a UUID");
+        }
+        try {
+            return UUID.fromString(raw);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid("request_id", "must be a UUID");
+        }
+    }
+}

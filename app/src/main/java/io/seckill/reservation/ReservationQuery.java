@@ -1,0 +1,132 @@
+package io.seckill.reservation;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.redis.SkuSlot;
+
+/**
+ * A buyer's view of one reservation: from the Redis projection, falling back to PostgreSQL when
+ * the projection is missing, unreachable, or still says RESERVED after it should have moved.
+ */
+@Component
+class ReservationQuery {
+
+    private static final Logger log = LoggerFactory.getLogger(ReservationQuery.class);
+
+    private final SaleRegistry registry;
+    private final StatefulRedisConnection<String, String> redis;
+    private final ReservationRepository reservations;
+    private final long staleAfterMs;
+
+    ReservationQuery(SaleRegistry registry, StatefulRedisConnection<String, String> redis, ReservationRepository reservations,
+            SeckillProperties props) {
+        this.registry = registry;
+        this.redis = redis;
+        this.reservations = reservations;
+        this.staleAfterMs = props.reservation().projectionStaleAfter().toMillis();
+    }
+
+    /** Empty when the reservation does not exist or belongs to someone else. */
+    Optional<Map<String, Object>> find(long userId, UUID reservationId) {
+        Map<String, String> projected = fromRedis(userId, reservationId);
+        if (!projected.isEmpty()) {
+            if (!Long.toString(userId).equals(projected.get("user_id"))) {
+                return Optional.empty();
+            }
+            boolean settled = !"RESERVED".equals(projected.get("status"));
+            long age = System.currentTimeMillis() - Long.parseLong(projected.getOrDefault("reserved_at_ms", "0"));
+            if (settled || age < staleAfterMs) {
+                return Optional.of(view(reservationId, redisState(projected.get("status")), projected.get("order_id"),
+                        orderStatus(projected.get("status")), null, "redis"));
+            }
+        }
+        Optional<ReservationRepository.View> row = reservations.view(reservationId);
+        if (row.isPresent()) {
+            ReservationRepository.View v = row.get();
+            if (v.userId() != userId) {
+                return Optional.empty();
+            }
+            return Optional.of(view(reservationId, pgState(v.status()), v.orderId() == null ? null : v.orderId().toString(),
+                    v.orderStatus(), v.reasonCode(), "postgres"));
+        }
+        if (!projected.isEmpty()) {
+            return Optional.of(view(reservationId, "QUEUED", null, null, null, "redis"));
+        }
+        return Optional.empty();
+    }
+
+    private Map<String, String> fromRedis(long userId, UUID reservationId) {
+        try {
+            for (Activity a : registry.cached()) {
+                for (Activity.Sku sku : a.skus()) {
+                    SkuSlot slot = SkuSlot.forUser(a.activityId(), sku.skuId(), sku.buckets(), userId);
+                    Map<String, String> h = redis.sync().hgetall(slot.reservation(reservationId.toString()));
+                    if (!h.isEmpty()) {
+                        return h;
+                    }
+                }
+            }
+        } catch (RedisException e) {
+            log.warn("reservation.query_redis_failed reservation_id={} error_class={}", reservationId, e.getClass().getName());
+        }
+        return Map.of();
+    }
+
+    static String redisState(String status) {
+        return switch (status) {
+            case "RESERVED" -> "QUEUED";
+            case "ORDER_CREATED", "PAID", "CANCEL_PENDING" -> "ORDER_CREATED";
+            case "CANCELLED" -> "CANCELLED";
+            case "MANUAL_REVIEW" -> "UNDER_REVIEW";
+            default -> "REJECTED";
+        };
+    }
+
+    private static String orderStatus(String redisStatus) {
+        return switch (redisStatus) {
+            case "ORDER_CREATED" -> "CREATED";
+            case "PAID", "CANCEL_PENDING", "CANCELLED" -> redisStatus;
+            default -> null;
+        };
+    }
+
+    static String pgState(String status) {
+        return switch (status) {
+            case "RESERVED" -> "QUEUED";
+            case "ORDER_CREATED" -> "ORDER_CREATED";
+            case "CANCELLED" -> "CANCELLED";
+            case "MANUAL_REVIEW" -> "UNDER_REVIEW";
+            default -> "REJECTED";
+        };
+    }
+
+    private static Map<String, Object> view(UUID id, String state, String orderId, String orderStatus, String reason,
+            String source) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("reservation_id", id.toString());
+        m.put("state", state);
+        if (orderId != null) {
+            m.put("order_id", orderId);
+        }
+        if (orderStatus != null) {
+            m.put("order_status", orderStatus);
+        }
+        if (reason != null) {
+            m.put("reason", reason);
+        }
+        m.put("source", source);
+        return m;
+    }
+}

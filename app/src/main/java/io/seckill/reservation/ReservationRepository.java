@@ -1,0 +1,123 @@
+package io.seckill.reservation;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
+
+/** The SQL of {@code inventory_reservation}: the durable reservation state machine (design 8.1). */
+@Repository
+public class ReservationRepository {
+
+    /** Inserts the rows PostgreSQL has not seen yet (design 9.3 upsert); existing rows are left alone. */
+    private static final String UPSERT = """
+            INSERT INTO inventory_reservation (reservation_id, request_id, activity_id, sku_id, user_id, message_id,
+                                               status, reserved_at, business_deadline)
+            SELECT r, q, a, s, u, m, 'RESERVED', ra, bd
+            FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::bigint[], ?::bigint[], ?::uuid[],
+                        ?::timestamptz[], ?::timestamptz[]) AS t(r, q, a, s, u, m, ra, bd)
+            ON CONFLICT (reservation_id) DO NOTHING
+            """;
+    /** Locks the rows in a fixed order (no deadlock between batches) and returns their state. */
+    private static final String LOCK = """
+            SELECT reservation_id, status, order_id, message_id
+            FROM inventory_reservation
+            WHERE reservation_id = ANY (?::uuid[])
+            ORDER BY reservation_id
+            FOR UPDATE
+            """;
+    private static final String MARK_ORDER_CREATED = """
+            UPDATE inventory_reservation r
+            SET status = 'ORDER_CREATED', order_id = t.o, version = r.version + 1, updated_at = clock_timestamp()
+            FROM unnest(?::uuid[], ?::uuid[]) AS t(r, o)
+            WHERE r.reservation_id = t.r AND r.status = 'RESERVED'
+            """;
+    private static final String MARK_REJECTED = """
+            UPDATE inventory_reservation r
+            SET status = 'ORDER_REJECTED', reason_code = ?, version = r.version + 1, updated_at = clock_timestamp()
+            WHERE r.reservation_id = ANY (?::uuid[]) AND r.status = 'RESERVED'
+            """;
+    private static final String FIND_VIEW = """
+            SELECT r.reservation_id, r.user_id, r.status, r.reason_code, r.order_id, o.status AS order_status
+            FROM inventory_reservation r
+            LEFT JOIN orders o ON o.order_id = r.order_id
+            WHERE r.reservation_id = ?
+            """;
+    private static final String COUNT_BY_STATUS = """
+            SELECT status, count(*) FROM inventory_reservation WHERE activity_id = ? GROUP BY status
+            """;
+
+    private final JdbcTemplate jdbc;
+
+    ReservationRepository(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    public record Row(UUID reservationId, String status, UUID orderId, UUID messageId) {
+    }
+
+    public record View(UUID reservationId, long userId, String status, String reasonCode, UUID orderId, String orderStatus) {
+    }
+
+    public void upsert(List<OrderCreateRequested> msgs) {
+        int n = msgs.size();
+        String[] r = new String[n], q = new String[n], m = new String[n];
+        Long[] a = new Long[n], s = new Long[n], u = new Long[n];
+        String[] ra = new String[n], bd = new String[n];
+        for (int i = 0; i < n; i++) {
+            OrderCreateRequested x = msgs.get(i);
+            r[i] = x.reservationId().toString();
+            q[i] = x.requestId().toString();
+            m[i] = x.messageId().toString();
+            a[i] = x.activityId();
+            s[i] = x.skuId();
+            u[i] = x.userId();
+            ra[i] = x.reservedAtInstant().toString();
+            bd[i] = x.businessDeadlineInstant().toString();
+        }
+        jdbc.update(UPSERT, r, q, a, s, u, m, ra, bd);
+    }
+
+    public List<Row> lock(List<UUID> reservationIds) {
+        return jdbc.query(LOCK, (rs, i) -> new Row(rs.getObject(1, UUID.class), rs.getString(2), rs.getObject(3, UUID.class),
+                rs.getObject(4, UUID.class)),
+                (Object) strings(reservationIds));
+    }
+
+    /** RESERVED -> ORDER_CREATED for each pair; returns how many moved. */
+    public int markOrderCreated(Map<UUID, UUID> orderByReservation) {
+        String[] r = new String[orderByReservation.size()];
+        String[] o = new String[r.length];
+        int i = 0;
+        for (var e : orderByReservation.entrySet()) {
+            r[i] = e.getKey().toString();
+            o[i++] = e.getValue().toString();
+        }
+        return jdbc.update(MARK_ORDER_CREATED, r, o);
+    }
+
+    /** RESERVED -> ORDER_REJECTED with a reason; returns how many moved. */
+    public int markRejected(List<UUID> reservationIds, String reason) {
+        return jdbc.update(MARK_REJECTED, reason, strings(reservationIds));
+    }
+
+    public Optional<View> view(UUID reservationId) {
+        return jdbc.query(FIND_VIEW, (rs, i) -> new View(rs.getObject(1, UUID.class), rs.getLong(2), rs.getString(3),
+                rs.getString(4), rs.getObject(5, UUID.class), rs.getString(6)), reservationId).stream().findFirst();
+    }
+
+    public Map<String, Long> countByStatus(long activityId) {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        jdbc.query(COUNT_BY_STATUS, rs -> {
+            out.put(rs.getString(1), rs.getLong(2));
+        }, activityId);
+        return out;
+    }
+
+    static String[] strings(List<UUID> ids) {
+        return ids.stream().map(UUID::toString).toArray(String[]::new);
+    }
+}

@@ -1,0 +1,105 @@
+package io.seckill.reservation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Service;
+
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.api.ApiException;
+import io.seckill.config.SeckillProperties;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+
+/**
+ * Admission (design 7.2, 9.1): one Lua call reserves stock, writes the reservation with every
+ * recovery field, the send_due entry, the request map and the user mark; then the order message
+ * is sent without holding up the answer. Redis errors refuse the sale (fail closed).
+ */
+@Service
+public class ReservationService {
+
+    private static final Logger log = LoggerFactory.getLogger(ReservationService.class);
+    private static final LuaScript RESERVE = LuaScript.load("reserve");
+
+    private final SaleRegistry registry;
+    private final ReservationIds ids;
+    private final StatefulRedisConnection<String, String> redis;
+    private final OrderRequestSender sender;
+    private final SeckillProperties.Reservation config;
+    private final Counter created;
+
+    ReservationService(SaleRegistry registry, ReservationIds ids, StatefulRedisConnection<String, String> redis,
+            OrderRequestSender sender, SeckillProperties props, MeterRegistry meters) {
+        this.registry = registry;
+        this.ids = ids;
+        this.redis = redis;
+        this.sender = sender;
+        this.config = props.reservation();
+        this.created = meters.counter("reservation.created");
+    }
+
+    public ReserveResult reserve(long userId, long activityId, long skuId, UUID requestId) {
+        Activity activity = registry.find(activityId).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND,
+                "ACTIVITY_NOT_FOUND", "no activity " + activityId, "activity_id", Map.of()));
+        Activity.Sku sku = activity.sku(skuId);
+        if (sku == null) {
+            throw new ApiException(HttpStatus.NOT_FOUND, "ACTIVITY_NOT_FOUND",
+                    "activity " + activityId + " has no sku " + skuId, "sku_id", Map.of());
+        }
+        SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
+        int version = ids.currentVersion();
+        UUID reservationId = ids.reservationId(version, activityId, skuId, userId, requestId);
+        UUID messageId = ids.messageId(version, reservationId);
+
+        List<String> keys = new ArrayList<>(List.of(slot.stock(), slot.counter(), slot.meta(),
+                slot.request(userId, requestId.toString()), slot.user(userId), slot.sendDue(),
+                slot.reservation(reservationId.toString())));
+        for (int older : ids.versions()) {
+            if (older != version) {
+                keys.add(slot.reservation(ids.reservationId(older, activityId, skuId, userId, requestId).toString()));
+            }
+        }
+        List<Object> reply;
+        try {
+            reply = RESERVE.run(redis, keys.toArray(String[]::new), reservationId.toString(), messageId.toString(),
+                    requestId.toString(), Long.toString(userId), Long.toString(activityId), Long.toString(skuId),
+                    Integer.toString(version), Long.toString(config.sendGrace().toMillis()),
+                    Long.toString(activity.businessDeadlineSeconds() * 1000L), Long.toString(config.requestMapTtl().toMillis()));
+        } catch (RedisException e) {
+            log.warn("reservation.redis_failed activity_id={} sku_id={} user_id={} request_id={} error_class={}",
+                    activityId, skuId, userId, requestId, e.getClass().getName(), e);
+            throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "ADMISSION_PAUSED", "admission is unavailable; retry later");
+        }
+        long code = LuaScript.code(reply);
+        String rid = LuaScript.text(reply, 2);
+        String status = LuaScript.text(reply, 3);
+        return switch ((int) code) {
+            case 1 -> {
+                created.increment();
+                long nowMs = ((Number) reply.get(4)).longValue();
+                OrderCreateRequested msg = OrderCreateRequested.of(messageId, requestId, reservationId, activityId, skuId,
+                        userId, nowMs, nowMs + activity.businessDeadlineSeconds() * 1000L);
+                log.debug("reservation.created activity_id={} sku_id={} user_id={} request_id={} reservation_id={} message_id={}",
+                        activityId, skuId, userId, requestId, reservationId, messageId);
+                sender.send(msg, slot);
+                yield new ReserveResult.Queued(reservationId);
+            }
+            case 2 -> new ReserveResult.Replayed(UUID.fromString(rid), status);
+            case -1 -> new ReserveResult.SoldOut();
+            case -2 -> new ReserveResult.AlreadyReserved(UUID.fromString(rid), status);
+            case -3, -4 -> new ReserveResult.NotOpen(status == null || status.isEmpty() ? "NOT_WARMED" : status);
+            default -> throw new IllegalStateException("reserve.lua returned unknown code " + code + " " + reply);
+        };
+    }
+}

@@ -1,0 +1,183 @@
+package io.seckill.reservation;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.MqClients;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+
+/**
+ * The send-due rescan (design 7.2, 10.2): every slot's due entries are claimed with a lease in
+ * Lua, re-sent with the ORIGINAL message_id and body (rebuilt from the recovery fields), and
+ * settled only while the lease is still this scanner's. A scanner that dies simply lets its
+ * leases expire; any instance picks the entries up again.
+ */
+@Component
+class SendDueScanner implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(SendDueScanner.class);
+    private static final LuaScript CLAIM_DUE = LuaScript.load("claim_due");
+    private static final LuaScript MARK_PUBLISHED = LuaScript.load("mark_published");
+    private static final LuaScript MARK_UNKNOWN = LuaScript.load("mark_send_unknown");
+    private static final int FIELDS = 10;
+
+    private final SeckillProperties props;
+    private final SaleRegistry registry;
+    private final StatefulRedisConnection<String, String> redis;
+    private final DefaultMQProducer producer;
+    private final MeterRegistry meters;
+    private final String owner = MqClients.instanceName("send-due") + "-" + UUID.randomUUID();
+    private volatile boolean running;
+    private Thread worker;
+
+    SendDueScanner(SeckillProperties props, SaleRegistry registry, StatefulRedisConnection<String, String> redis,
+            DefaultMQProducer producer, MeterRegistry meters) {
+        this.props = props;
+        this.registry = registry;
+        this.redis = redis;
+        this.producer = producer;
+        this.meters = meters;
+    }
+
+    @Override
+    public void start() {
+        if (!props.hasRole("send-due-scanner")) {
+            return;
+        }
+        running = true;
+        worker = Thread.ofPlatform().name("send-due-scanner").daemon().start(this::loop);
+    }
+
+    private void loop() {
+        long failures = 0;
+        while (running) {
+            try {
+                int n = scanOnce();
+                failures = 0;
+                if (n == 0) {
+                    TimeUnit.MILLISECONDS.sleep(props.reservation().scanInterval().toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                failures++;
+                meters.counter("reservation.scan.errors").increment();
+                log.warn("reservation.scan_failed owner={} failures={} error_class={}: {}", owner, failures,
+                        e.getClass().getName(), e.getMessage());
+                try {
+                    TimeUnit.MILLISECONDS.sleep(Math.min(5_000, 100L << Math.min(failures, 6)));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** One pass over every slot of every live sale; returns how many entries were claimed. */
+    int scanOnce() {
+        int claimed = 0;
+        for (Activity a : registry.live()) {
+            for (Activity.Sku sku : a.skus()) {
+                for (int b = 0; b < sku.buckets(); b++) {
+                    claimed += scanSlot(new SkuSlot(a.activityId(), sku.skuId(), b, sku.buckets()));
+                }
+            }
+        }
+        return claimed;
+    }
+
+    private int scanSlot(SkuSlot slot) {
+        var cfg = props.reservation();
+        List<Object> r = CLAIM_DUE.run(redis, new String[] {slot.sendDue()}, Integer.toString(cfg.scanBatch()),
+                Long.toString(cfg.scanLease().toMillis()), owner);
+        int n = r.size() / FIELDS;
+        for (int i = 0; i < n; i++) {
+            String rid = LuaScript.text(r, i * FIELDS);
+            String status = LuaScript.text(r, i * FIELDS + 1);
+            if ("MISSING".equals(status)) {
+                meters.counter("reservation.send.missing").increment();
+                log.error("reservation.send_due_orphan reservation_id={} slot={}: reservation hash missing, left to "
+                        + "reconciliation", rid, slot.tag());
+                continue;
+            }
+            OrderCreateRequested body = OrderCreateRequested.of(UUID.fromString(LuaScript.text(r, i * FIELDS + 2)),
+                    UUID.fromString(LuaScript.text(r, i * FIELDS + 3)), UUID.fromString(rid),
+                    Long.parseLong(LuaScript.text(r, i * FIELDS + 5)), Long.parseLong(LuaScript.text(r, i * FIELDS + 6)),
+                    Long.parseLong(LuaScript.text(r, i * FIELDS + 4)), Long.parseLong(LuaScript.text(r, i * FIELDS + 7)),
+                    Long.parseLong(LuaScript.text(r, i * FIELDS + 8)));
+            int attempts = Integer.parseInt(LuaScript.text(r, i * FIELDS + 9));
+            resend(slot, body, attempts);
+        }
+        return n;
+    }
+
+    private void resend(SkuSlot slot, OrderCreateRequested body, int attempts) {
+        String rid = body.reservationId().toString();
+        String[] keys = {slot.reservation(rid), slot.sendDue()};
+        meters.counter("reservation.resend").increment();
+        meters.summary("reservation.send.attempts").record(attempts);
+        log.info("reservation.mq_resend_claimed reservation_id={} message_id={} attempt_count={}", rid, body.messageId(),
+                attempts);
+        try {
+            SendResult sr = producer.send(OrderRequestSender.message(props.mq().orderRequestTopic(), body, attempts - 1),
+                    props.mq().sendTimeout().toMillis());
+            if (sr.getSendStatus() == SendStatus.SEND_OK) {
+                List<Object> m = MARK_PUBLISHED.run(redis, keys, rid, owner);
+                if (LuaScript.code(m) < 0) {
+                    log.warn("reservation.mark_published_refused reservation_id={} result={}", rid, LuaScript.text(m, 1));
+                }
+                return;
+            }
+            unknown(keys, rid, attempts, "send status " + sr.getSendStatus());
+        } catch (Exception e) {
+            unknown(keys, rid, attempts, e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    private void unknown(String[] keys, String rid, int attempts, String error) {
+        meters.counter("reservation.send.unknown").increment();
+        long backoff = Math.min(30_000, 500L << Math.min(attempts, 6));
+        log.warn("reservation.mq_send_unknown reservation_id={} attempt_count={} backoff_ms={}: {}", rid, attempts, backoff,
+                error);
+        List<Object> m = MARK_UNKNOWN.run(redis, keys, rid, owner, Long.toString(backoff),
+                error.length() > 300 ? error.substring(0, 300) : error);
+        if (LuaScript.code(m) < 0) {
+            log.warn("reservation.mark_unknown_refused reservation_id={} result={}", rid, LuaScript.text(m, 1));
+        }
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (worker != null) {
+            worker.interrupt();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100;
+    }
+}

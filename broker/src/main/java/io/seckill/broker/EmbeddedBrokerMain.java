@@ -1,0 +1,114 @@
+package io.seckill.broker;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.rocketmq.broker.BrokerController;
+import org.apache.rocketmq.common.BrokerConfig;
+import org.apache.rocketmq.common.MQVersion;
+import org.apache.rocketmq.common.namesrv.NamesrvConfig;
+import org.apache.rocketmq.namesrv.NamesrvController;
+import org.apache.rocketmq.remoting.netty.NettyClientConfig;
+import org.apache.rocketmq.remoting.netty.NettyServerConfig;
+import org.apache.rocketmq.store.config.FlushDiskType;
+import org.apache.rocketmq.store.config.MessageStoreConfig;
+
+/**
+ * A real RocketMQ NameServer and Broker on loopback, in a JVM of their own.
+ *
+ * <p>Usage: {@code EmbeddedBrokerMain <storeDir> <namesrvPort> <brokerPort> <delayLevels>}.
+ * Prints {@code READY <namesrvAddr>} once the NameServer lists the broker. The process exits
+ * when its standard input closes, so it never outlives the JVM that started it; killing it
+ * with SIGKILL and starting it again on the same store is a real broker crash and recovery.
+ */
+public final class EmbeddedBrokerMain {
+
+    private static final int MB = 1024 * 1024;
+
+    private EmbeddedBrokerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 4) {
+            System.err.println("usage: EmbeddedBrokerMain <storeDir> <namesrvPort> <brokerPort> <delayLevels>");
+            System.exit(2);
+        }
+        File store = new File(args[0]);
+        int namesrvPort = Integer.parseInt(args[1]);
+        int brokerPort = Integer.parseInt(args[2]);
+        String delayLevels = args[3];
+        // A NameServer in a JVM without a client ignores broker topics unless this is set.
+        System.setProperty("rocketmq.remoting.version", Integer.toString(MQVersion.CURRENT_VERSION));
+
+        NettyServerConfig namesrvNetty = new NettyServerConfig();
+        namesrvNetty.setBindAddress("127.0.0.1");
+        namesrvNetty.setListenPort(namesrvPort);
+        NamesrvConfig namesrvConfig = new NamesrvConfig();
+        namesrvConfig.setRocketmqHome(store.getAbsolutePath());
+        namesrvConfig.setKvConfigPath(new File(store, "namesrv/kvConfig.json").getAbsolutePath());
+        namesrvConfig.setConfigStorePath(new File(store, "namesrv/namesrv.properties").getAbsolutePath());
+        NamesrvController namesrv = new NamesrvController(namesrvConfig, namesrvNetty, new NettyClientConfig());
+        if (!namesrv.initialize()) {
+            throw new IllegalStateException("NameServer failed to initialize");
+        }
+        namesrv.start();
+        String namesrvAddr = "127.0.0.1:" + namesrvPort;
+
+        BrokerConfig brokerConfig = new BrokerConfig();
+        brokerConfig.setBrokerName("seckill-broker-a");
+        brokerConfig.setBrokerClusterName("seckill");
+        brokerConfig.setBrokerIP1("127.0.0.1");
+        brokerConfig.setNamesrvAddr(namesrvAddr);
+        brokerConfig.setAutoCreateTopicEnable(true);
+        brokerConfig.setRocketmqHome(store.getAbsolutePath());
+        // loopback on a shared 2-core box: tolerate longer queueing before refusing sends as "busy"
+        brokerConfig.setWaitTimeMillsInSendQueue(3_000);
+        brokerConfig.setSendMessageThreadPoolNums(2);
+        NettyServerConfig brokerNetty = new NettyServerConfig();
+        brokerNetty.setBindAddress("127.0.0.1");
+        brokerNetty.setListenPort(brokerPort);
+        MessageStoreConfig storeConfig = new MessageStoreConfig();
+        storeConfig.setStorePathRootDir(new File(store, "store").getAbsolutePath());
+        storeConfig.setStorePathCommitLog(new File(store, "store/commitlog").getAbsolutePath());
+        storeConfig.setMappedFileSizeCommitLog(32 * MB);
+        storeConfig.setMappedFileSizeConsumeQueue(30_000 * 20);
+        storeConfig.setMaxHashSlotNum(100_000);
+        storeConfig.setMaxIndexNum(400_000);
+        storeConfig.setMappedFileSizeTimerLog(8 * MB);
+        storeConfig.setHaListenPort(0);
+        storeConfig.setFlushDiskType(FlushDiskType.ASYNC_FLUSH);
+        storeConfig.setOsPageCacheBusyTimeOutMills(3_000);
+        storeConfig.setMessageDelayLevel(delayLevels);
+        BrokerController broker = new BrokerController(brokerConfig, brokerNetty, new NettyClientConfig(), storeConfig);
+        if (!broker.initialize()) {
+            throw new IllegalStateException("Broker failed to initialize (store " + store + ")");
+        }
+        broker.start();
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (namesrv.getRouteInfoManager().getAllClusterInfo().getBrokerAddrTable().isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Broker did not register with the NameServer within 60 s");
+            }
+            broker.registerBrokerAll(true, false, true);
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        System.out.println("READY " + namesrvAddr);
+        System.out.flush();
+
+        waitForParentToGo(System.in);
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void waitForParentToGo(InputStream in) {
+        try {
+            while (in.read() >= 0) {
+                // the parent writes nothing; EOF means it is gone
+            }
+        } catch (IOException e) {
+            System.err.println("stdin closed: " + e);
+        }
+    }
+}
