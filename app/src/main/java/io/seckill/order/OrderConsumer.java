@@ -71,6 +71,15 @@ class OrderConsumer implements SmartLifecycle {
                 props.mq().orderRequestTopic(), cfg.batchSize(), cfg.threads());
     }
 
+    /** Stops pulling (messages accumulate in the broker) until {@link #resume()}. */
+    void suspend() {
+        consumer.suspend();
+    }
+
+    void resume() {
+        consumer.resume();
+    }
+
     ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
         List<InboundOrder> parsed = new ArrayList<>(msgs.size());
         Map<InboundOrder, MessageExt> source = new IdentityHashMap<>();

@@ -46,7 +46,10 @@ public class ReservationService {
         this.redis = redis;
         this.sender = sender;
         this.config = props.reservation();
-        this.created = meters.counter("reservation.created");
+        // Exported as reservation_created_count_total: the Prometheus client reserves the "_created"
+        // suffix (OpenMetrics counter timestamps), so the design's reservation_created_total cannot exist.
+        this.created = Counter.builder("reservation.created.count")
+                .description("Reservations admitted by Redis (design 12.2 reservation_created_total)").register(meters);
     }
 
     public ReserveResult reserve(long userId, long activityId, long skuId, UUID requestId) {

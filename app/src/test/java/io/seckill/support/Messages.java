@@ -1,0 +1,31 @@
+package io.seckill.support;
+
+import java.util.Map;
+import java.util.UUID;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.seckill.mq.Json;
+import io.seckill.order.InboundOrder;
+import io.seckill.reservation.OrderCreateRequested;
+
+/** Order messages rebuilt from a real reservation's recovery fields in Redis (as the rescan does). */
+public final class Messages {
+
+    private Messages() {
+    }
+
+    public static OrderCreateRequested forReservation(StatefulRedisConnection<String, String> redis, long activityId,
+            long skuId, String reservationId) {
+        Map<String, String> h = redis.sync().hgetall("seckill:{" + activityId + ":" + skuId + "}:reservation:" + reservationId);
+        if (h.isEmpty()) {
+            throw new IllegalStateException("no reservation " + reservationId + " in Redis");
+        }
+        return OrderCreateRequested.of(UUID.fromString(h.get("message_id")), UUID.fromString(h.get("request_id")),
+                UUID.fromString(reservationId), activityId, skuId, Long.parseLong(h.get("user_id")),
+                Long.parseLong(h.get("reserved_at_ms")), Long.parseLong(h.get("business_deadline_ms")));
+    }
+
+    public static InboundOrder inbound(OrderCreateRequested msg) {
+        return InboundOrder.of(msg, Json.bytes(msg), "test-" + UUID.randomUUID());
+    }
+}
