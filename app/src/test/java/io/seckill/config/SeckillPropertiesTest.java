@@ -1,0 +1,33 @@
+package io.seckill.config;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class SeckillPropertiesTest {
+
+    @Test
+    @DisplayName("nonsense configuration is refused with a message naming the property")
+    void namesTheProperty() {
+        assertThatThrownBy(() -> new SeckillProperties.Jwt("short", "x".repeat(40)))
+                .hasMessageStartingWith("seckill.jwt.user-secret");
+        String s = "s".repeat(40);
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s)).hasMessageStartingWith("seckill.jwt.admin-secret");
+        assertThatThrownBy(() -> new SeckillProperties.Ids(Map.of(1, "too-short")))
+                .hasMessageStartingWith("seckill.ids.keys[1]");
+        assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(0, 4))
+                .hasMessageStartingWith("seckill.order-consumer.batch-size");
+        assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(50, 0))
+                .hasMessageStartingWith("seckill.order-consumer.threads");
+        assertThatThrownBy(() -> new SeckillProperties.Outbox(0, Duration.ofSeconds(30), 10, Duration.ofMillis(500),
+                Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))
+                .hasMessageStartingWith("seckill.outbox.batch-size");
+        assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", new SeckillProperties.Ids(
+                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x"), null, null, null, null))
+                .hasMessageStartingWith("seckill.roles");
+    }
+}

@@ -1,0 +1,83 @@
+package io.seckill.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import io.seckill.support.IntegrationTest;
+
+/** Design 9.5: leases on the database clock, fenced settlement, backoff, MANUAL, purge. */
+class OutboxRelayIT extends IntegrationTest {
+
+    private static final String INSERT = """
+            INSERT INTO event_outbox (event_id, aggregate_type, aggregate_id, event_type, schema_version, message_key, payload,
+                                      status, attempt_count, lease_owner, lease_until, sent_at)
+            VALUES (?, 'TEST', ?, 'TEST_EVENT', 1, 'k', '{}'::jsonb, ?, ?, ?, clock_timestamp() + ?::interval,
+                    clock_timestamp() + ?::interval)
+            """;
+
+    @Autowired
+    OutboxRepository outbox;
+
+    @Test
+    @DisplayName("a relay whose lease expired finds its writes refused; another relay re-claims and sends the event")
+    void staleLeaseHolderIsFenced() {
+        UUID id = UUID.randomUUID();
+        jdbc.update(INSERT, id, id, "SENDING", 1, "stale-relay", "-1 second", "0 seconds");
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(status(id)));
+        assertThat(outbox.markSent(List.of(id), "stale-relay")).isZero();
+        assertThat(outbox.markRetry(id, "stale-relay", 10, Duration.ofSeconds(1), Duration.ofSeconds(5), "late")).isFalse();
+        Map<String, Object> row = jdbc.queryForMap("SELECT status, attempt_count, lease_owner FROM event_outbox WHERE event_id = ?", id);
+        assertThat(row.get("status")).isEqualTo("SENT");
+        assertThat(row.get("attempt_count")).isEqualTo(2);
+        assertThat(row.get("lease_owner")).isNull();
+    }
+
+    @Test
+    @DisplayName("a failed send backs off exponentially while the owner holds the lease; the last attempt goes MANUAL")
+    void backoffThenManual() {
+        UUID retry = UUID.randomUUID();
+        jdbc.update(INSERT, retry, retry, "SENDING", 3, "relay-a", "1 hour", "0 seconds");
+        assertThat(outbox.markRetry(retry, "relay-b", 10, Duration.ofHours(1), Duration.ofHours(10), "x")).isFalse();
+        assertThat(outbox.markRetry(retry, "relay-a", 10, Duration.ofHours(1), Duration.ofHours(10), "broker down")).isTrue();
+        Map<String, Object> row = jdbc.queryForMap("""
+                SELECT status, last_error, lease_owner,
+                       extract(epoch FROM next_retry_at - clock_timestamp()) AS wait
+                FROM event_outbox WHERE event_id = ?""", retry);
+        assertThat(row.get("status")).isEqualTo("RETRY");
+        assertThat(row.get("last_error")).isEqualTo("broker down");
+        assertThat(row.get("lease_owner")).isNull();
+        // attempt 3: base * 2^(3-1) = 4 hours, capped at 10 hours
+        assertThat(((Number) row.get("wait")).doubleValue()).isBetween(4 * 3600 - 60.0, 4 * 3600 + 1.0);
+
+        UUID manual = UUID.randomUUID();
+        jdbc.update(INSERT, manual, manual, "SENDING", 10, "relay-a", "1 hour", "0 seconds");
+        assertThat(outbox.markRetry(manual, "relay-a", 10, Duration.ofMillis(1), Duration.ofMillis(10), "gave up")).isTrue();
+        assertThat(status(manual)).isEqualTo("MANUAL");
+        jdbc.update("DELETE FROM event_outbox WHERE event_id IN (?, ?)", retry, manual);
+    }
+
+    @Test
+    @DisplayName("sent rows are purged after the retention period, recent ones are kept")
+    void purge() {
+        UUID old = UUID.randomUUID();
+        UUID recent = UUID.randomUUID();
+        jdbc.update(INSERT, old, old, "SENT", 1, null, "0 seconds", "-2 days");
+        jdbc.update(INSERT, recent, recent, "SENT", 1, null, "0 seconds", "-1 minute");
+        outbox.purgeSent(Duration.ofHours(24), 1000);
+        assertThat(status(old)).isNull();
+        assertThat(status(recent)).isEqualTo("SENT");
+    }
+
+    private String status(UUID id) {
+        return jdbc.query("SELECT status FROM event_outbox WHERE event_id = ?", rs -> rs.next() ? rs.getString(1) : null, id);
+    }
+}
