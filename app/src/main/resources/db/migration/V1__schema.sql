@@ -60,8 +60,6 @@ CREATE TABLE inventory_reservation (
 
 CREATE INDEX idx_inventory_reservation_reconcile
     ON inventory_reservation (status, updated_at, reservation_id);
-CREATE INDEX idx_inventory_reservation_sku
-    ON inventory_reservation (activity_id, sku_id, status);
 
 CREATE TABLE orders (
     order_id       uuid          PRIMARY KEY,

@@ -20,7 +20,8 @@ public class ApiException extends RuntimeException {
     }
 
     public ApiException(HttpStatus status, String code, String detail, String field, Map<String, Object> extra) {
-        super(detail);
+        // An expected refusal (most requests of a sale end SOLD_OUT): no stack trace to fill.
+        super(detail, null, false, false);
         this.status = status;
         this.code = code;
         this.field = field;

@@ -55,6 +55,10 @@ public final class EmbeddedEngines implements AutoCloseable {
         if (durable) {
             pg.setServerConfig("fsync", "on").setServerConfig("synchronous_commit", "on");
         }
+        String slowMs = System.getenv("SECKILL_PG_LOG_SLOWER_THAN_MS");
+        if (slowMs != null) {
+            pg.setServerConfig("log_min_duration_statement", slowMs);
+        }
         EmbeddedPostgres postgres = pg.start();
         int redisPort = freePort();
         RedisServer redis = RedisServer.builder()

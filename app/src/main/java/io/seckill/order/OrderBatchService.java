@@ -36,9 +36,11 @@ import io.seckill.reservation.ReservationRepository;
 
 /**
  * The order transaction of design 9.2-9.4, batched: inbox first, reservation upsert and lock,
- * one aggregated final-stock decrement per SKU guarded by {@code available_stock >= n}, orders
- * with the one-per-user constraint, ledger, reservation CAS, outbox - in ONE transaction for the
- * whole batch, one inbox row and one outcome per message.
+ * orders with the one-per-user constraint, ledger, reservation CAS, outbox, and one aggregated
+ * final-stock decrement per SKU guarded by {@code available_stock >= n} - in ONE transaction for
+ * the whole batch, one inbox row and one outcome per message. The decrement comes last, so the hot
+ * SKU row is locked only from that UPDATE to the commit; a message processed alone keeps the
+ * design's order exactly (decrement, order insert, in-transaction restore for a duplicate user).
  *
  * <p>If the batch cannot be satisfied whole, or anything in it fails, the transaction rolls back
  * and the messages are processed one at a time (where a missing unit becomes a rejection), so a
@@ -51,6 +53,9 @@ public class OrderBatchService {
     private static final Logger log = LoggerFactory.getLogger(OrderBatchService.class);
     static final String REASON_SOLD_OUT = "DB_STOCK_EXHAUSTED";
     static final String REASON_DUPLICATE_USER = "DUPLICATE_USER_ORDER";
+    /** (activity, sku) keys in one fixed order, so concurrent batches lock hot rows without deadlock. */
+    private static final Comparator<List<Long>> SKU_ORDER = Comparator.<List<Long>, Long>comparing(k -> k.get(0))
+            .thenComparing(k -> k.get(1));
 
     private final TransactionTemplate tx;
     private final InboxRepository inbox;
@@ -234,24 +239,24 @@ public class OrderBatchService {
             out.put(m, duplicateOrConflict(m, firstById.get(m.msg().messageId()).hash()));
         }
 
-        // 3. reservation rows: insert if new, lock, classify
+        // 3. reservation rows: lock those PostgreSQL has (a tombstone, an earlier outcome); the others are
+        //    new and are inserted once, in their decided state, in step 6 (design 9.3 "upsert and lock")
         List<InboundOrder> mine = owned.stream().map(firstById::get).toList();
         if (mine.isEmpty()) {
             return out;
         }
-        reservations.upsert(mine.stream().map(InboundOrder::msg).toList());
         Map<UUID, ReservationRepository.Row> rows = new HashMap<>();
         for (ReservationRepository.Row r : reservations.lock(mine.stream().map(m -> m.msg().reservationId()).toList())) {
             rows.put(r.reservationId(), r);
         }
         Map<UUID, String> inboxCodes = new LinkedHashMap<>();
         Map<UUID, UUID> inboxOrders = new HashMap<>();
-        Map<List<Long>, List<InboundOrder>> candidatesBySku = new TreeMap<>(Comparator.<List<Long>, Long>comparing(k -> k.get(0))
-                .thenComparing(k -> k.get(1)));
+        Map<List<Long>, List<InboundOrder>> candidatesBySku = new TreeMap<>(SKU_ORDER);
         for (InboundOrder m : mine) {
             ReservationRepository.Row row = rows.get(m.msg().reservationId());
             if (row == null) {
-                throw new IllegalStateException("reservation " + m.msg().reservationId() + " missing after upsert");
+                candidatesBySku.computeIfAbsent(List.of(m.msg().activityId(), m.msg().skuId()), k -> new ArrayList<>()).add(m);
+                continue;
             }
             if (!row.messageId().equals(m.msg().messageId())) {
                 throw new IllegalStateException("message " + m.msg().messageId() + " names reservation "
@@ -265,7 +270,9 @@ public class OrderBatchService {
             }
         }
 
-        // 4. final stock: one guarded decrement per SKU, in a fixed order
+        // 4. final stock. One message alone (design 9.3 order): the guarded decrement first, a missing
+        //    unit is a rejection. A batch: the decrement runs LAST (step 8), so the hot row is locked
+        //    only from that UPDATE to the commit instead of for the whole transaction.
         List<InboundOrder> soldOut = new ArrayList<>();
         List<OrderRepository.NewOrder> newOrders = new ArrayList<>();
         Map<UUID, InboundOrder> byReservation = new HashMap<>();
@@ -273,10 +280,7 @@ public class OrderBatchService {
             long activityId = e.getKey().get(0);
             long skuId = e.getKey().get(1);
             List<InboundOrder> group = e.getValue();
-            if (!inventory.occupy(activityId, skuId, group.size())) {
-                if (!single) {
-                    throw new BatchUnsatisfiable("sku " + activityId + "/" + skuId + " cannot cover " + group.size());
-                }
+            if (single && !inventory.occupy(activityId, skuId, group.size())) {
                 soldOut.addAll(group);
                 continue;
             }
@@ -294,56 +298,83 @@ public class OrderBatchService {
             }
         }
 
-        // 5. orders; a user who already has one gets the unit back in this same transaction
+        // 5. orders: the unique (activity, sku, user) constraint skips a user who already has one
         Map<UUID, UUID> created = newOrders.isEmpty() ? Map.of() : orders.insert(newOrders);
         List<InboundOrder> duplicateUsers = new ArrayList<>();
-        Map<List<Long>, Integer> restore = new TreeMap<>(Comparator.<List<Long>, Long>comparing(k -> k.get(0))
-                .thenComparing(k -> k.get(1)));
+        Map<List<Long>, Integer> duplicatesBySku = new TreeMap<>(SKU_ORDER);
+        Map<List<Long>, Integer> createdBySku = new TreeMap<>(SKU_ORDER);
         List<LedgerRepository.Movement> movements = new ArrayList<>();
         List<OutboxEvent> createdEvents = new ArrayList<>();
         for (OrderRepository.NewOrder o : newOrders) {
             InboundOrder m = byReservation.get(o.reservationId());
             UUID orderId = created.get(o.reservationId());
+            List<Long> sku = List.of(o.activityId(), o.skuId());
             if (orderId == null) {
                 duplicateUsers.add(m);
-                restore.merge(List.of(o.activityId(), o.skuId()), 1, Integer::sum);
+                duplicatesBySku.merge(sku, 1, Integer::sum);
                 continue;
             }
+            createdBySku.merge(sku, 1, Integer::sum);
             movements.add(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), orderId));
             createdEvents.add(orderCreatedEvent(o, orderId));
             settle(out, inboxCodes, inboxOrders, m, Outcome.CREATED, orderId);
         }
-        for (var e : restore.entrySet()) {
-            if (!inventory.restore(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
-                throw new IllegalStateException("could not restore " + e.getValue() + " units of " + e.getKey());
+        if (single) {
+            // the unit taken in step 4 goes back in this same transaction (design 9.3)
+            for (var e : duplicatesBySku.entrySet()) {
+                if (!inventory.restore(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
+                    throw new IllegalStateException("could not restore " + e.getValue() + " units of " + e.getKey());
+                }
             }
         }
         ledger.occupy(movements);
         if (!movements.isEmpty()) {
             Map<UUID, UUID> moved = new LinkedHashMap<>();
-            movements.forEach(mv -> moved.put(mv.reservationId(), mv.orderId()));
-            expect(reservations.markOrderCreated(moved), moved.size(), "RESERVED -> ORDER_CREATED");
+            Map<UUID, UUID> fresh = new HashMap<>();
+            for (LedgerRepository.Movement mv : movements) {
+                (rows.containsKey(mv.reservationId()) ? moved : fresh).put(mv.reservationId(), mv.orderId());
+            }
+            if (!moved.isEmpty()) {
+                expect(reservations.markOrderCreated(moved), moved.size(), "RESERVED -> ORDER_CREATED");
+            }
+            reservations.insertSettled(mine.stream().map(InboundOrder::msg).filter(x -> fresh.containsKey(x.reservationId()))
+                    .toList(), "ORDER_CREATED", null, fresh);
         }
         outbox.insert("ORDER", OutboxEvent.ORDER_CREATED, createdEvents);
 
         // 6. rejections: durable decision + compensation task + event, in this transaction
-        reject(soldOut, REASON_SOLD_OUT, Outcome.REJECTED_SOLD_OUT, out, inboxCodes, inboxOrders);
+        reject(soldOut, REASON_SOLD_OUT, Outcome.REJECTED_SOLD_OUT, rows, out, inboxCodes, inboxOrders);
         stockRejects.increment(soldOut.size());
-        reject(duplicateUsers, REASON_DUPLICATE_USER, Outcome.REJECTED_DUPLICATE_USER, out, inboxCodes, inboxOrders);
+        reject(duplicateUsers, REASON_DUPLICATE_USER, Outcome.REJECTED_DUPLICATE_USER, rows, out, inboxCodes, inboxOrders);
         userConflicts.increment(duplicateUsers.size());
 
         // 7. one outcome per owned message
         expect(inbox.finish(group, inboxCodes, inboxOrders), owned.size(), "inbox PROCESSING -> result");
+
+        // 8. a batch takes its units last: one guarded decrement per SKU (available_stock >= n), in a fixed
+        //    order; if any SKU cannot cover its orders whole, the whole batch rolls back and goes one by one
+        if (!single) {
+            for (var e : createdBySku.entrySet()) {
+                if (!inventory.occupy(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
+                    throw new BatchUnsatisfiable("sku " + e.getKey() + " cannot cover " + e.getValue());
+                }
+            }
+        }
         return out;
     }
 
-    private void reject(List<InboundOrder> rejected, String reason, Outcome outcome, Map<InboundOrder, Outcome> out,
-            Map<UUID, String> inboxCodes, Map<UUID, UUID> inboxOrders) {
+    private void reject(List<InboundOrder> rejected, String reason, Outcome outcome, Map<UUID, ReservationRepository.Row> rows,
+            Map<InboundOrder, Outcome> out, Map<UUID, String> inboxCodes, Map<UUID, UUID> inboxOrders) {
         if (rejected.isEmpty()) {
             return;
         }
         List<UUID> ids = rejected.stream().map(m -> m.msg().reservationId()).toList();
-        expect(reservations.markRejected(ids, reason), ids.size(), "RESERVED -> ORDER_REJECTED");
+        List<UUID> known = ids.stream().filter(rows::containsKey).toList();
+        if (!known.isEmpty()) {
+            expect(reservations.markRejected(known, reason), known.size(), "RESERVED -> ORDER_REJECTED");
+        }
+        reservations.insertSettled(rejected.stream().map(InboundOrder::msg).filter(x -> !rows.containsKey(x.reservationId()))
+                .toList(), "ORDER_REJECTED", reason, Map.of());
         compensations.insertRelease(ids);
         List<OutboxEvent> events = new ArrayList<>();
         for (InboundOrder m : rejected) {

@@ -56,7 +56,7 @@ class OrderConsumer implements SmartLifecycle {
         var cfg = props.orderConsumer();
         consumer = MqClients.pushConsumer(props, props.mq().orderConsumerGroup(), "order-consumer");
         consumer.setConsumeMessageBatchMaxSize(cfg.batchSize());
-        consumer.setPullBatchSize(Math.max(32, cfg.batchSize()));
+        consumer.setPullBatchSize(Math.max(32, 2 * cfg.batchSize()));
         consumer.setConsumeThreadMin(cfg.threads());
         consumer.setConsumeThreadMax(cfg.threads());
         try {

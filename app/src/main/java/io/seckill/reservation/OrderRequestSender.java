@@ -16,6 +16,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.metrics.LogThrottle;
 import io.seckill.mq.Json;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
@@ -40,6 +41,7 @@ public class OrderRequestSender {
     private final Counter sendOk;
     private final Counter sendFailed;
     private final Counter deferred;
+    private final LogThrottle failureLog = new LogThrottle(java.time.Duration.ofSeconds(1));
 
     OrderRequestSender(DefaultMQProducer producer, StatefulRedisConnection<String, String> redis, SeckillProperties props,
             MeterRegistry meters) {
@@ -75,25 +77,29 @@ public class OrderRequestSender {
                         sendOk.increment();
                         markPublished(body, slot);
                     } else {
-                        sendFailed.increment();
-                        log.warn("reservation.mq_send_unknown reservation_id={} message_id={} send_status={}",
-                                body.reservationId(), body.messageId(), result.getSendStatus());
+                        failed(body, "send status " + result.getSendStatus());
                     }
                 }
 
                 @Override
                 public void onException(Throwable e) {
                     inFlight.release();
-                    sendFailed.increment();
-                    log.warn("reservation.mq_send_unknown reservation_id={} message_id={} error_class={}: {}",
-                            body.reservationId(), body.messageId(), e.getClass().getName(), e.getMessage());
+                    failed(body, e.getClass().getName() + ": " + e.getMessage());
                 }
             });
         } catch (Exception e) {
             inFlight.release();
-            sendFailed.increment();
-            log.warn("reservation.mq_send_failed reservation_id={} message_id={} error_class={}: {}",
-                    body.reservationId(), body.messageId(), e.getClass().getName(), e.getMessage());
+            failed(body, e.getClass().getName() + ": " + e.getMessage());
+        }
+    }
+
+    /** Unknown, not failed (design 2.3 rule 2): the send_due entry stays and the rescan re-sends the same id. */
+    private void failed(OrderCreateRequested body, String error) {
+        sendFailed.increment();
+        long suppressed = failureLog.tryAcquire();
+        if (suppressed >= 0) {
+            log.warn("reservation.mq_send_unknown reservation_id={} message_id={} suppressed_since_last={}: {}",
+                    body.reservationId(), body.messageId(), suppressed, error);
         }
     }
 

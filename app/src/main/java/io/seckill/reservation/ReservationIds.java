@@ -25,6 +25,13 @@ public final class ReservationIds {
     public static final int SCHEMA_VERSION = 1;
 
     private final NavigableMap<Integer, SecretKeySpec> keys;
+    private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(() -> {
+        try {
+            return Mac.getInstance("HmacSHA256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("HmacSHA256 unavailable", e);
+        }
+    });
 
     public ReservationIds(Map<Integer, String> secrets) {
         if (secrets.isEmpty()) {
@@ -58,15 +65,15 @@ public final class ReservationIds {
             throw new IllegalArgumentException("unknown id key version " + version);
         }
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
+            Mac mac = macs.get();
             mac.init(key);
             byte[] d = mac.doFinal(input.getBytes(StandardCharsets.UTF_8));
             d[6] = (byte) ((d[6] & 0x0f) | 0x80); // version 8
             d[8] = (byte) ((d[8] & 0x3f) | 0x80); // RFC 9562 variant
             ByteBuffer b = ByteBuffer.wrap(d, 0, 16);
             return new UUID(b.getLong(), b.getLong());
-        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
+        } catch (InvalidKeyException e) {
+            throw new IllegalStateException("invalid id key version " + version, e);
         }
     }
 

@@ -12,16 +12,19 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class ReservationRepository {
 
-    /** Inserts the rows PostgreSQL has not seen yet (design 9.3 upsert); existing rows are left alone. */
-    private static final String UPSERT = """
+    /**
+     * A reservation PostgreSQL had not seen, written directly in the state this transaction decided
+     * (one write instead of insert-then-update). A concurrent writer of the same id (a deadline
+     * tombstone) makes this fail on the primary key, never overwrites it.
+     */
+    private static final String INSERT_SETTLED = """
             INSERT INTO inventory_reservation (reservation_id, request_id, activity_id, sku_id, user_id, message_id,
-                                               status, reserved_at, business_deadline)
-            SELECT r, q, a, s, u, m, 'RESERVED', ra, bd
-            FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::bigint[], ?::bigint[], ?::uuid[],
-                        ?::timestamptz[], ?::timestamptz[]) AS t(r, q, a, s, u, m, ra, bd)
-            ON CONFLICT (reservation_id) DO NOTHING
+                                               order_id, status, reason_code, version, reserved_at, business_deadline)
+            SELECT r, q, a, s, u, m, o, ?, ?, 1, ra, bd
+            FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[],
+                        ?::timestamptz[], ?::timestamptz[]) AS t(r, q, a, s, u, m, o, ra, bd)
             """;
-    /** Locks the rows in a fixed order (no deadlock between batches) and returns their state. */
+    /** Locks the rows that exist, in a fixed order (no deadlock between batches), and returns their state. */
     private static final String LOCK = """
             SELECT reservation_id, status, order_id, message_id
             FROM inventory_reservation
@@ -62,9 +65,13 @@ public class ReservationRepository {
     public record View(UUID reservationId, long userId, String status, String reasonCode, UUID orderId, String orderStatus) {
     }
 
-    public void upsert(List<OrderCreateRequested> msgs) {
+    /** Inserts rows for reservations PostgreSQL has not seen, in their decided state; order ids may be null. */
+    public void insertSettled(List<OrderCreateRequested> msgs, String status, String reason, Map<UUID, UUID> orderIds) {
+        if (msgs.isEmpty()) {
+            return;
+        }
         int n = msgs.size();
-        String[] r = new String[n], q = new String[n], m = new String[n];
+        String[] r = new String[n], q = new String[n], m = new String[n], o = new String[n];
         Long[] a = new Long[n], s = new Long[n], u = new Long[n];
         String[] ra = new String[n], bd = new String[n];
         for (int i = 0; i < n; i++) {
@@ -72,13 +79,15 @@ public class ReservationRepository {
             r[i] = x.reservationId().toString();
             q[i] = x.requestId().toString();
             m[i] = x.messageId().toString();
+            UUID order = orderIds.get(x.reservationId());
+            o[i] = order == null ? null : order.toString();
             a[i] = x.activityId();
             s[i] = x.skuId();
             u[i] = x.userId();
             ra[i] = x.reservedAtInstant().toString();
             bd[i] = x.businessDeadlineInstant().toString();
         }
-        jdbc.update(UPSERT, r, q, a, s, u, m, ra, bd);
+        jdbc.update(INSERT_SETTLED, status, reason, r, q, a, s, u, m, o, ra, bd);
     }
 
     public List<Row> lock(List<UUID> reservationIds) {

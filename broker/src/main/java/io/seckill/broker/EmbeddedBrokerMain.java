@@ -80,6 +80,8 @@ public final class EmbeddedBrokerMain {
         storeConfig.setHaListenPort(0);
         storeConfig.setFlushDiskType(FlushDiskType.ASYNC_FLUSH);
         storeConfig.setOsPageCacheBusyTimeOutMills(3_000);
+        // let one pull carry a whole consumer batch (the default caps a pull at 32 messages)
+        storeConfig.setMaxTransferCountOnMessageInMemory(256);
         storeConfig.setMessageDelayLevel(delayLevels);
         BrokerController broker = new BrokerController(brokerConfig, brokerNetty, new NettyClientConfig(), storeConfig);
         if (!broker.initialize()) {
