@@ -38,14 +38,18 @@ class OrderConsumer implements SmartLifecycle {
     private final OrderBatchService service;
     private final QuarantineRepository quarantine;
     private final TransactionTemplate tx;
+    private final io.micrometer.core.instrument.DistributionSummary batchSizes;
     private DefaultMQPushConsumer consumer;
     private volatile boolean running;
 
-    OrderConsumer(SeckillProperties props, OrderBatchService service, QuarantineRepository quarantine, TransactionTemplate tx) {
+    OrderConsumer(SeckillProperties props, OrderBatchService service, QuarantineRepository quarantine, TransactionTemplate tx,
+            io.micrometer.core.instrument.MeterRegistry meters) {
         this.props = props;
         this.service = service;
         this.quarantine = quarantine;
         this.tx = tx;
+        this.batchSizes = io.micrometer.core.instrument.DistributionSummary.builder("order.consume.batch.size")
+                .description("messages per consumer delivery").register(meters);
     }
 
     @Override
@@ -81,6 +85,7 @@ class OrderConsumer implements SmartLifecycle {
     }
 
     ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
+        batchSizes.record(msgs.size());
         List<InboundOrder> parsed = new ArrayList<>(msgs.size());
         Map<InboundOrder, MessageExt> source = new IdentityHashMap<>();
         List<MessageExt> retry = new ArrayList<>();
