@@ -88,4 +88,21 @@ class HappyPathIT extends IntegrationTest {
                 "outbox_oldest_age_seconds", "outbox_send_total{", "inbox_duplicate_total", "inbox_payload_conflict_total",
                 "db_final_stock_reject_total", "order_user_unique_conflict_total");
     }
+
+    @Test
+    @DisplayName("fault #9: the status query falls back to PostgreSQL when the Redis projection is missing")
+    void statusFallsBackToPostgres() throws Exception {
+        long activityId = openSale(3);
+        String rid = (String) reserve(301, activityId, 1).body().get("reservation_id");
+        awaitSettled(activityId, 1);
+        redis.sync().del("seckill:{" + activityId + ":1}:reservation:" + rid);
+
+        SaleClient.Response s = client().get("/api/v1/reservations/" + rid, userToken(301));
+        assertThat(s.status()).isEqualTo(200);
+        assertThat(s.body()).containsEntry("state", "ORDER_CREATED").containsEntry("source", "postgres")
+                .containsEntry("order_status", "CREATED").containsKey("order_id");
+        assertThat(client().get("/api/v1/reservations/" + rid, userToken(302)).status()).isEqualTo(404);
+        assertThat(client().get("/api/v1/reservations/not-a-uuid", userToken(301)).body())
+                .containsEntry("code", "INVALID_REQUEST").containsEntry("field", "reservation_id");
+    }
 }
