@@ -24,6 +24,57 @@ public class CompensationTaskRepository {
             ON CONFLICT (idempotency_key) DO NOTHING
             """;
 
+    /** Design 9.7 claim, for a batch: due tasks, or tasks whose lease expired, with a lease on the database clock. */
+    private static final String CLAIM_DUE = """
+            WITH candidates AS (
+                SELECT task_id
+                FROM compensation_task
+                WHERE (status IN ('PENDING', 'RETRY') OR (status = 'CLAIMED' AND lease_until < clock_timestamp()))
+                  AND next_retry_at <= clock_timestamp()
+                ORDER BY next_retry_at, created_at
+                FOR UPDATE SKIP LOCKED
+                LIMIT ?
+            )
+            UPDATE compensation_task AS t
+            SET status = 'CLAIMED', lease_owner = ?, lease_until = clock_timestamp() + ?::interval,
+                attempt_count = t.attempt_count + 1, updated_at = clock_timestamp()
+            FROM candidates AS c
+            WHERE t.task_id = c.task_id
+            RETURNING t.task_id, t.reservation_id, t.attempt_count
+            """;
+    /** Design 9.7 claim of one task. */
+    private static final String CLAIM = """
+            UPDATE compensation_task
+            SET status = 'CLAIMED', lease_owner = ?, lease_until = clock_timestamp() + ?::interval,
+                attempt_count = attempt_count + 1, updated_at = clock_timestamp()
+            WHERE task_id = ?
+              AND (status IN ('PENDING', 'RETRY') OR (status = 'CLAIMED' AND lease_until < clock_timestamp()))
+            RETURNING task_id, reservation_id, attempt_count
+            """;
+    private static final String MARK_APPLIED = """
+            UPDATE compensation_task
+            SET status = 'APPLIED', lease_owner = NULL, lease_until = NULL, last_result = ?, last_error = NULL,
+                updated_at = clock_timestamp()
+            WHERE task_id = ? AND status = 'CLAIMED' AND lease_owner = ?
+            """;
+    private static final String MARK_RETRY = """
+            UPDATE compensation_task
+            SET status        = CASE WHEN attempt_count >= ? THEN 'MANUAL' ELSE 'RETRY' END,
+                next_retry_at = clock_timestamp() + least(?::interval * power(2, greatest(attempt_count - 1, 0)), ?::interval),
+                lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = clock_timestamp()
+            WHERE task_id = ? AND status = 'CLAIMED' AND lease_owner = ?
+            """;
+    private static final String MARK_MANUAL = """
+            UPDATE compensation_task
+            SET status = 'MANUAL', lease_owner = NULL, lease_until = NULL, last_result = ?, last_error = ?,
+                updated_at = clock_timestamp()
+            WHERE task_id = ? AND status = 'CLAIMED' AND lease_owner = ?
+            """;
+    private static final String BACKLOG = """
+            SELECT count(*), coalesce(extract(epoch FROM clock_timestamp() - min(created_at)), 0)
+            FROM compensation_task WHERE status IN ('PENDING', 'RETRY', 'CLAIMED')
+            """;
+
     private final JdbcTemplate jdbc;
 
     CompensationTaskRepository(JdbcTemplate jdbc) {
@@ -42,5 +93,40 @@ public class CompensationTaskRepository {
         String[] t = reservationIds.stream().map(r -> taskId(r).toString()).toArray(String[]::new);
         String[] r = reservationIds.stream().map(UUID::toString).toArray(String[]::new);
         jdbc.update(INSERT, t, r);
+    }
+
+    public record Claimed(UUID taskId, UUID reservationId, int attempt) {
+    }
+
+    public record Backlog(long pending, double oldestAgeSeconds) {
+    }
+
+    public List<Claimed> claimDue(int limit, String owner, java.time.Duration lease) {
+        return jdbc.query(CLAIM_DUE, (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
+                rs.getInt(3)), limit, owner, lease.toMillis() + " milliseconds");
+    }
+
+    public java.util.Optional<Claimed> claim(UUID taskId, String owner, java.time.Duration lease) {
+        return jdbc.query(CLAIM, (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
+                rs.getInt(3)), owner, lease.toMillis() + " milliseconds", taskId).stream().findFirst();
+    }
+
+    /** @return false when this owner no longer holds the lease (a newer owner decides) */
+    public boolean markApplied(UUID taskId, String owner, String result) {
+        return jdbc.update(MARK_APPLIED, result, taskId, owner) == 1;
+    }
+
+    public boolean markRetry(UUID taskId, String owner, int maxAttempts, java.time.Duration base, java.time.Duration max,
+            String error) {
+        return jdbc.update(MARK_RETRY, maxAttempts, base.toMillis() + " milliseconds", max.toMillis() + " milliseconds",
+                error, taskId, owner) == 1;
+    }
+
+    public boolean markManual(UUID taskId, String owner, String result, String error) {
+        return jdbc.update(MARK_MANUAL, result, error, taskId, owner) == 1;
+    }
+
+    public Backlog backlog() {
+        return jdbc.queryForObject(BACKLOG, (rs, i) -> new Backlog(rs.getLong(1), rs.getDouble(2)));
     }
 }

@@ -14,7 +14,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("seckill")
 public record SeckillProperties(
-        @DefaultValue({"api", "send-due-scanner", "order-consumer", "outbox-relay", "projection"}) Set<String> roles,
+        @DefaultValue({"api", "send-due-scanner", "order-consumer", "outbox-relay", "projection", "compensation"})
+        Set<String> roles,
         @DefaultValue("redis://127.0.0.1:6379") String redisUri,
         Ids ids,
         Jwt jwt,
@@ -24,7 +25,7 @@ public record SeckillProperties(
         @DefaultValue Outbox outbox) {
 
     public static final Set<String> KNOWN_ROLES = Set.of("api", "send-due-scanner", "order-consumer", "outbox-relay",
-            "projection");
+            "projection", "compensation");
 
     public SeckillProperties {
         for (String role : roles) {

@@ -63,6 +63,7 @@ public final class SaleScenario {
             out.println("new request by same buyer:   " + retries);
             out.printf("requests: %d in %.2f s = %.0f req/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms%n", requests,
                     seconds, requests / seconds, p50Micros / 1000.0, p99Micros / 1000.0, maxMicros / 1000.0);
+            out.println("  (buyers are JVM HTTP clients sharing the cores with the engines; ./seckill bench measures the server)");
             out.printf("pipeline drained %.2f s after the last request%n", drainSeconds);
             out.println("reservations (PostgreSQL):   " + reservationStates);
             out.println("orders (PostgreSQL):         " + orderStates);

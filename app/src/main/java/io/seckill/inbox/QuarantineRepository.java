@@ -3,6 +3,8 @@ package io.seckill.inbox;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.reconcile.AnomalyRepository;
+
 /**
  * The SQL of {@code message_quarantine} and the anomaly it raises: a message whose id is known
  * with a different payload, or that cannot be read at all, is kept here for a human - never
@@ -16,23 +18,25 @@ public class QuarantineRepository {
                                             payload_hash, existing_hash)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """;
-    private static final String ANOMALY = """
-            INSERT INTO reconcile_anomaly (anomaly_type, object_type, object_id, evidence)
-            VALUES (?, 'MESSAGE', ?, jsonb_build_object('consumer_group', ?::text, 'topic', ?::text,
-                    'broker_msg_id', ?::text, 'reason', ?::text))
-            """;
     private static final String COUNT = "SELECT count(*) FROM message_quarantine WHERE message_id = ?";
 
     private final JdbcTemplate jdbc;
+    private final AnomalyRepository anomalies;
 
-    QuarantineRepository(JdbcTemplate jdbc) {
+    QuarantineRepository(JdbcTemplate jdbc, AnomalyRepository anomalies) {
         this.jdbc = jdbc;
+        this.anomalies = anomalies;
     }
 
     public void quarantine(String group, String topic, String messageId, String brokerMsgId, String reason, byte[] payload,
             byte[] payloadHash, byte[] existingHash) {
         jdbc.update(INSERT, group, topic, messageId, brokerMsgId, reason, payload, payloadHash, existingHash);
-        jdbc.update(ANOMALY, "INBOX_" + reason, messageId, group, topic, brokerMsgId, reason);
+        java.util.Map<String, Object> evidence = new java.util.LinkedHashMap<>();
+        evidence.put("consumer_group", group);
+        evidence.put("topic", topic);
+        evidence.put("broker_msg_id", brokerMsgId);
+        evidence.put("reason", reason);
+        anomalies.record("INBOX_" + reason, "MESSAGE", messageId, null, null, evidence);
     }
 
     public long count(String messageId) {

@@ -43,6 +43,20 @@ public class ReservationRepository {
             SET status = 'ORDER_REJECTED', reason_code = ?, version = r.version + 1, updated_at = clock_timestamp()
             WHERE r.reservation_id = ANY (?::uuid[]) AND r.status = 'RESERVED'
             """;
+    /** Design 9.7: the durable decision to compensate; only a rejected reservation may enter it. */
+    private static final String MARK_COMPENSATING = """
+            UPDATE inventory_reservation
+            SET status = 'COMPENSATING', version = version + 1, updated_at = clock_timestamp()
+            WHERE reservation_id = ? AND status = 'ORDER_REJECTED'
+            """;
+    private static final String MARK_COMPENSATED = """
+            UPDATE inventory_reservation
+            SET status = 'COMPENSATED', version = version + 1, updated_at = clock_timestamp()
+            WHERE reservation_id = ? AND status = 'COMPENSATING'
+            """;
+    private static final String FIND_TARGET = """
+            SELECT reservation_id, activity_id, sku_id, user_id, status FROM inventory_reservation WHERE reservation_id = ?
+            """;
     private static final String FIND_VIEW = """
             SELECT r.reservation_id, r.user_id, r.status, r.reason_code, r.order_id, o.status AS order_status
             FROM inventory_reservation r
@@ -60,6 +74,10 @@ public class ReservationRepository {
     }
 
     public record Row(UUID reservationId, String status, UUID orderId, UUID messageId) {
+    }
+
+    /** Where a reservation lives and what state it is in. */
+    public record Target(UUID reservationId, long activityId, long skuId, long userId, String status) {
     }
 
     public record View(UUID reservationId, long userId, String status, String reasonCode, UUID orderId, String orderStatus) {
@@ -111,6 +129,28 @@ public class ReservationRepository {
     /** RESERVED -> ORDER_REJECTED with a reason; returns how many moved. */
     public int markRejected(List<UUID> reservationIds, String reason) {
         return jdbc.update(MARK_REJECTED, reason, strings(reservationIds));
+    }
+
+    public Optional<Target> target(UUID reservationId) {
+        return jdbc.query(FIND_TARGET, (rs, i) -> new Target(rs.getObject(1, UUID.class), rs.getLong(2), rs.getLong(3),
+                rs.getLong(4), rs.getString(5)), reservationId).stream().findFirst();
+    }
+
+    /** ORDER_REJECTED -> COMPENSATING; false when the reservation is in any other state. */
+    public boolean markCompensating(UUID reservationId) {
+        return single(jdbc.update(MARK_COMPENSATING, reservationId), reservationId);
+    }
+
+    /** COMPENSATING -> COMPENSATED; false when the reservation is in any other state. */
+    public boolean markCompensated(UUID reservationId) {
+        return single(jdbc.update(MARK_COMPENSATED, reservationId), reservationId);
+    }
+
+    private static boolean single(int rows, UUID reservationId) {
+        if (rows > 1) {
+            throw new IllegalStateException("reservation " + reservationId + " update touched " + rows + " rows");
+        }
+        return rows == 1;
     }
 
     public Optional<View> view(UUID reservationId) {

@@ -46,6 +46,8 @@ public abstract class IntegrationTest {
         registry.add("seckill.ids.keys.1", () -> "test-id-key-v1-0123456789abcdef0123456789");
         registry.add("seckill.reservation.send-grace", () -> "2s");
         registry.add("seckill.outbox.base-backoff", () -> "100ms");
+        // the compensation worker is driven explicitly by the tests, so interleavings are chosen, not raced
+        registry.add("seckill.roles", () -> "api,send-due-scanner,order-consumer,outbox-relay,projection");
     }
 
     @LocalServerPort

@@ -1,0 +1,239 @@
+package io.seckill.compensation;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.MqClients;
+import io.seckill.reconcile.AnomalyRepository;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.ReservationRepository;
+
+/**
+ * The compensation worker (design 7.5, 9.6, 9.7, 16.10-16.11): a rejected reservation's unit goes
+ * back to Redis exactly once. The task is claimed with a lease; PostgreSQL moves the reservation
+ * ORDER_REJECTED -> COMPENSATING (a worker that takes over an expired lease resumes one already
+ * COMPENSATING); compensate.lua restores stock at most once (marker + status); the reservation
+ * becomes COMPENSATED and the task APPLIED only while this worker still owns the lease. Anything the
+ * Lua refuses (reservation missing in Redis, order exists, id conflict) goes to MANUAL with an
+ * anomaly - never a blind increment. Redis or database errors retry with backoff, then MANUAL.
+ */
+@Component
+public class CompensationWorker implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(CompensationWorker.class);
+    private static final LuaScript COMPENSATE = LuaScript.load("compensate");
+    static final Duration TERMINAL_TTL = Duration.ofDays(7);
+
+    private final CompensationTaskRepository tasks;
+    private final ReservationRepository reservations;
+    private final AnomalyRepository anomalies;
+    private final SaleRegistry registry;
+    private final StatefulRedisConnection<String, String> redis;
+    private final TransactionTemplate tx;
+    private final SeckillProperties props;
+    private final MeterRegistry meters;
+    private final String owner = MqClients.instanceName("compensation") + "-" + UUID.randomUUID();
+    private final AtomicLong pending = new AtomicLong();
+    private final AtomicLong oldestAgeMs = new AtomicLong();
+    private volatile boolean running;
+    private Thread worker;
+
+    CompensationWorker(CompensationTaskRepository tasks, ReservationRepository reservations, AnomalyRepository anomalies,
+            SaleRegistry registry, StatefulRedisConnection<String, String> redis, TransactionTemplate tx,
+            SeckillProperties props, MeterRegistry meters) {
+        this.tasks = tasks;
+        this.reservations = reservations;
+        this.anomalies = anomalies;
+        this.registry = registry;
+        this.redis = redis;
+        this.tx = tx;
+        this.props = props;
+        this.meters = meters;
+        Gauge.builder("compensation.pending", pending, AtomicLong::get).register(meters);
+        Gauge.builder("compensation.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    @Override
+    public void start() {
+        if (!props.hasRole("compensation")) {
+            return;
+        }
+        running = true;
+        worker = Thread.ofPlatform().name("compensation-worker").daemon().start(this::loop);
+    }
+
+    private void loop() {
+        long failures = 0;
+        while (running) {
+            try {
+                CompensationTaskRepository.Backlog b = tasks.backlog();
+                pending.set(b.pending());
+                oldestAgeMs.set((long) (b.oldestAgeSeconds() * 1000));
+                int n = runOnce(owner);
+                failures = 0;
+                if (n == 0) {
+                    TimeUnit.MILLISECONDS.sleep(200);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                failures++;
+                meters.counter("compensation.worker.errors").increment();
+                log.warn("compensation.pass_failed owner={} failures={} error_class={}: {}", owner, failures,
+                        e.getClass().getName(), e.getMessage());
+                try {
+                    TimeUnit.MILLISECONDS.sleep(Math.min(5_000, 100L << Math.min(failures, 6)));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** One claim-and-apply pass as {@code leaseOwner}; returns how many tasks were claimed. */
+    public int runOnce(String leaseOwner) {
+        List<CompensationTaskRepository.Claimed> claimed = tasks.claimDue(100, leaseOwner, Duration.ofSeconds(30));
+        for (CompensationTaskRepository.Claimed task : claimed) {
+            try {
+                apply(task, leaseOwner);
+            } catch (RuntimeException e) {
+                meters.counter("compensation", "result", "retry").increment();
+                log.warn("compensation.retry compensation_id={} reservation_id={} attempt_count={} error_class={}: {}",
+                        task.taskId(), task.reservationId(), task.attempt(), e.getClass().getName(), e.getMessage());
+                tasks.markRetry(task.taskId(), leaseOwner, 10, Duration.ofMillis(500), Duration.ofMinutes(5),
+                        e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+        return claimed.size();
+    }
+
+    /** Applies one claimed task (public so tests can drive it with a chosen owner and interleaving). */
+    public void apply(CompensationTaskRepository.Claimed task, String leaseOwner) {
+        UUID rid = task.reservationId();
+        if (reservations.target(rid).isEmpty()) {
+            throw new IllegalStateException("compensation task for unknown reservation " + rid);
+        }
+        boolean authorized = reservations.markCompensating(rid);
+        // read after the CAS: on zero rows this classifies the state that made it fail
+        ReservationRepository.Target target = reservations.target(rid).orElseThrow();
+        if (!authorized) {
+            switch (target.status()) {
+                case "COMPENSATING" -> log.info("compensation.resumed compensation_id={} reservation_id={}", task.taskId(), rid);
+                case "COMPENSATED" -> {
+                    finish(task, leaseOwner, "ALREADY_COMPENSATED");
+                    return;
+                }
+                default -> {
+                    manual(task, leaseOwner, target, "STATE_CONFLICT", "reservation is " + target.status());
+                    return;
+                }
+            }
+        } else {
+            log.info("compensation.authorized compensation_id={} reservation_id={}", task.taskId(), rid);
+        }
+        Activity activity = registry.find(target.activityId())
+                .orElseThrow(() -> new IllegalStateException("unknown activity " + target.activityId()));
+        Activity.Sku sku = activity.sku(target.skuId());
+        if (sku == null) {
+            throw new IllegalStateException("unknown sku " + target.activityId() + "/" + target.skuId());
+        }
+        SkuSlot slot = SkuSlot.forUser(target.activityId(), target.skuId(), sku.buckets(), target.userId());
+        String r = rid.toString();
+        List<Object> reply = COMPENSATE.run(redis, new String[] {slot.reservation(r), slot.stock(),
+                slot.compensationMarker(r), slot.counter()}, r, task.taskId().toString(),
+                Long.toString(System.currentTimeMillis()), Long.toString(TERMINAL_TTL.toMillis()));
+        long code = LuaScript.code(reply);
+        String word = LuaScript.text(reply, 1);
+        if (code == 1 || code == 2) {
+            log.info("compensation.{} compensation_id={} reservation_id={} activity_id={} sku_id={} user_id={}",
+                    code == 1 ? "redis_applied" : "already_applied", task.taskId(), rid, target.activityId(),
+                    target.skuId(), target.userId());
+            finish(task, leaseOwner, word);
+            return;
+        }
+        if (code == -1) {
+            meters.counter("compensation.redis.missing").increment();
+        } else {
+            meters.counter("compensation.state.conflict").increment();
+        }
+        manual(task, leaseOwner, target, word, "compensate.lua refused: " + word);
+    }
+
+    private void finish(CompensationTaskRepository.Claimed task, String leaseOwner, String result) {
+        Boolean done = tx.execute(s -> {
+            if (!tasks.markApplied(task.taskId(), leaseOwner, result)) {
+                s.setRollbackOnly();
+                return false;
+            }
+            reservations.markCompensated(task.reservationId());
+            return true;
+        });
+        if (Boolean.TRUE.equals(done)) {
+            meters.counter("compensation", "result", result.toLowerCase()).increment();
+        } else {
+            meters.counter("compensation", "result", "lease_lost").increment();
+            log.debug("compensation.lease_lost compensation_id={} reservation_id={} owner={}: the current owner finishes it",
+                    task.taskId(), task.reservationId(), leaseOwner);
+        }
+    }
+
+    private void manual(CompensationTaskRepository.Claimed task, String leaseOwner, ReservationRepository.Target target,
+            String result, String error) {
+        meters.counter("compensation", "result", "manual").increment();
+        log.error("compensation.manual compensation_id={} reservation_id={} activity_id={} sku_id={} user_id={} result={}",
+                task.taskId(), target.reservationId(), target.activityId(), target.skuId(), target.userId(), result);
+        tx.executeWithoutResult(s -> {
+            if (tasks.markManual(task.taskId(), leaseOwner, result, error)) {
+                Map<String, Object> evidence = new LinkedHashMap<>();
+                evidence.put("compensation_id", task.taskId().toString());
+                evidence.put("reservation_status", target.status());
+                evidence.put("result", result);
+                evidence.put("error", error);
+                anomalies.record("COMPENSATION_" + result.replaceAll("[^A-Z_]", "_"), "RESERVATION",
+                        target.reservationId().toString(), target.activityId(), target.skuId(), evidence);
+            }
+        });
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (worker != null) {
+            worker.interrupt();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100;
+    }
+}

@@ -1,0 +1,203 @@
+package io.seckill.compensation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import io.seckill.redis.LuaScript;
+import io.seckill.support.IntegrationTest;
+
+/** Design 7.5, 9.6, 9.7, 13.1, 13.2: a rejected reservation's unit returns to Redis exactly once. */
+class CompensationIT extends IntegrationTest {
+
+    private static final LuaScript COMPENSATE = LuaScript.load("compensate");
+
+    @Autowired
+    CompensationWorker worker;
+    @Autowired
+    CompensationTaskRepository tasks;
+
+    record Rejected(long activityId, UUID reservationId, UUID taskId, String slot) {
+    }
+
+    /** Stock 1 in PostgreSQL, 2 in Redis: two buyers are admitted, PostgreSQL rejects one. */
+    private Rejected rejectedReservation() throws Exception {
+        long activityId = openSale(1);
+        String slot = "seckill:{" + activityId + ":1}:";
+        redis.sync().set(slot + "stock", "2");
+        redis.sync().hset(slot + "counter", "initial", "2");
+        assertThat(reserve(1, activityId, 1).status()).isEqualTo(202);
+        assertThat(reserve(2, activityId, 1).status()).isEqualTo(202);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
+                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'", activityId) == 2);
+        UUID rid = jdbc.queryForObject("SELECT reservation_id FROM inventory_reservation WHERE activity_id = ? "
+                + "AND status = 'ORDER_REJECTED'", UUID.class, activityId);
+        UUID task = jdbc.queryForObject("SELECT task_id FROM compensation_task WHERE reservation_id = ?", UUID.class, rid);
+        assertThat(redis.sync().get(slot + "stock")).isEqualTo("0");
+        return new Rejected(activityId, rid, task, slot);
+    }
+
+    @Test
+    @DisplayName("fault #11: the same compensation run 10,000 times concurrently: Redis stock +1 exactly once, one marker, task APPLIED")
+    void tenThousandConcurrentRuns() throws Exception {
+        Rejected r = rejectedReservation();
+        CompensationTaskRepository.Claimed claimed = tasks.claim(r.taskId(), "owner-x", Duration.ofMinutes(5)).orElseThrow();
+        try (ExecutorService pool = Executors.newFixedThreadPool(32)) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int i = 0; i < 10_000; i++) {
+                fs.add(pool.submit(() -> worker.apply(claimed, "owner-x")));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        }
+        assertCompensatedOnce(r);
+    }
+
+    @Test
+    @DisplayName("fault #12: a stale lease holder that wakes after the new owner finished has its writes refused")
+    void staleHolderAfterTakeover() throws Exception {
+        Rejected r = rejectedReservation();
+        CompensationTaskRepository.Claimed stale = tasks.claim(r.taskId(), "owner-a", Duration.ofMinutes(5)).orElseThrow();
+        jdbc.update("UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
+                r.taskId());
+        CompensationTaskRepository.Claimed fresh = tasks.claim(r.taskId(), "owner-b", Duration.ofMinutes(5)).orElseThrow();
+        worker.apply(fresh, "owner-b");
+        worker.apply(stale, "owner-a");
+        assertCompensatedOnce(r);
+        assertThat(tasks.markRetry(r.taskId(), "owner-a", 10, Duration.ofSeconds(1), Duration.ofSeconds(1), "late")).isFalse();
+        assertThat(tasks.markManual(r.taskId(), "owner-a", "X", "late")).isFalse();
+    }
+
+    @Test
+    @DisplayName("fault #12: a stale holder racing the new owner mid-step (its CAS and Lua run first) still restores once")
+    void staleHolderRunsFirst() throws Exception {
+        Rejected r = rejectedReservation();
+        CompensationTaskRepository.Claimed stale = tasks.claim(r.taskId(), "owner-a", Duration.ofMinutes(5)).orElseThrow();
+        jdbc.update("UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
+                r.taskId());
+        CompensationTaskRepository.Claimed fresh = tasks.claim(r.taskId(), "owner-b", Duration.ofMinutes(5)).orElseThrow();
+        worker.apply(stale, "owner-a");
+        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class, r.taskId()))
+                .as("the stale holder cannot settle the task").isEqualTo("CLAIMED");
+        worker.apply(fresh, "owner-b");
+        assertCompensatedOnce(r);
+    }
+
+    @Test
+    @DisplayName("fault #12: crash after the PostgreSQL CAS, before the Lua: the next owner resumes COMPENSATING")
+    void resumeAfterCrashBetweenCasAndLua() throws Exception {
+        Rejected r = rejectedReservation();
+        tasks.claim(r.taskId(), "owner-dead", Duration.ofMinutes(5)).orElseThrow();
+        jdbc.update("UPDATE inventory_reservation SET status = 'COMPENSATING' WHERE reservation_id = ?", r.reservationId());
+        jdbc.update("UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
+                r.taskId());
+        worker.runOnce("owner-next");
+        assertCompensatedOnce(r);
+    }
+
+    @Test
+    @DisplayName("fault #8 end to end: the worker compensates every rejected reservation; conservation holds in both systems")
+    void workerDrainsRejections() throws Exception {
+        Rejected r = rejectedReservation();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            worker.runOnce("owner-loop");
+            assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
+                    r.reservationId())).isEqualTo("COMPENSATED");
+        });
+        assertCompensatedOnce(r);
+        awaitSettled(r.activityId(), 2);
+        assertInvariants(r.activityId(), true);
+    }
+
+    @Test
+    @DisplayName("design 13.1: compensate.lua, one row per initial state")
+    void luaTable() {
+        String p = "seckill:{lua-" + UUID.randomUUID() + "}:";
+        String[] keys = {p + "reservation:r1", p + "stock", p + "comp:r1", p + "counter"};
+        redis.sync().set(p + "stock", "5");
+        redis.sync().hset(p + "counter", Map.of("initial", "6", "open_reserved", "1", "committed", "0"));
+
+        assertThat(run(keys, "r1", "c1")).containsExactly(-1L, "RESERVATION_MISSING");
+        assertThat(redis.sync().get(p + "stock")).isEqualTo("5");
+
+        redis.sync().hset(keys[0], Map.of("reservation_id", "r1", "status", "RESERVED"));
+        assertThat(run(keys, "other", "c1")).containsExactly(-2L, "RESERVATION_ID_MISMATCH");
+        assertThat(run(keys, "r1", "c1")).containsExactly(1L, "COMPENSATED");
+        assertThat(redis.sync().get(p + "stock")).isEqualTo("6");
+        assertThat(redis.sync().hget(p + "counter", "open_reserved")).isEqualTo("0");
+        assertThat(run(keys, "r1", "c1")).containsExactly(2L, "ALREADY_COMPENSATED");
+        assertThat(run(keys, "r1", "c2")).containsExactly(-5L, "COMPENSATION_ID_CONFLICT");
+        assertThat(redis.sync().get(p + "stock")).isEqualTo("6");
+
+        for (String status : new String[] {"ORDER_CREATED", "PAID", "CANCEL_PENDING"}) {
+            String k = p + "reservation:" + status;
+            redis.sync().hset(k, Map.of("reservation_id", status, "status", status));
+            assertThat(run(new String[] {k, p + "stock", p + "comp:" + status, p + "counter"}, status, "c"))
+                    .containsExactly(-3L, "ORDER_ALREADY_EXISTS");
+        }
+        String cancelled = p + "reservation:x";
+        redis.sync().hset(cancelled, Map.of("reservation_id", "x", "status", "CANCELLED"));
+        assertThat(run(new String[] {cancelled, p + "stock", p + "comp:x", p + "counter"}, "x", "c"))
+                .containsExactly(-4L, "INVALID_STATUS:CANCELLED");
+        String compensating = p + "reservation:y";
+        redis.sync().hset(compensating, Map.of("reservation_id", "y", "status", "COMPENSATING"));
+        assertThat(run(new String[] {compensating, p + "stock", p + "comp:y", p + "counter"}, "y", "cy"))
+                .containsExactly(1L, "COMPENSATED");
+        assertThat(redis.sync().get(p + "stock")).isEqualTo("7");
+    }
+
+    @Test
+    @DisplayName("design 13.2: compensate.lua 10,000 times concurrently with the same id: stock +1 exactly once")
+    void luaConcurrent() throws Exception {
+        String p = "seckill:{lua-" + UUID.randomUUID() + "}:";
+        String[] keys = {p + "reservation:r", p + "stock", p + "comp:r", p + "counter"};
+        redis.sync().set(p + "stock", "0");
+        redis.sync().hset(p + "counter", Map.of("initial", "1", "open_reserved", "1", "committed", "0"));
+        redis.sync().hset(keys[0], Map.of("reservation_id", "r", "status", "ORDER_REJECTED"));
+        try (ExecutorService pool = Executors.newFixedThreadPool(32)) {
+            List<Future<List<Object>>> fs = new ArrayList<>();
+            for (int i = 0; i < 10_000; i++) {
+                fs.add(pool.submit(() -> COMPENSATE.run(redis, keys, "r", "comp-1", "0", "600000")));
+            }
+            long applied = 0;
+            for (Future<List<Object>> f : fs) {
+                long code = LuaScript.code(f.get());
+                assertThat(code).isIn(1L, 2L);
+                applied += code == 1 ? 1 : 0;
+            }
+            assertThat(applied).isEqualTo(1);
+        }
+        assertThat(redis.sync().get(p + "stock")).isEqualTo("1");
+        assertThat(redis.sync().get(p + "comp:r")).isEqualTo("comp-1");
+    }
+
+    private List<Object> run(String[] keys, String rid, String compensationId) {
+        List<Object> r = COMPENSATE.run(redis, keys, rid, compensationId, "0", "600000");
+        return List.of(LuaScript.code(r), LuaScript.text(r, 1));
+    }
+
+    private void assertCompensatedOnce(Rejected r) {
+        assertThat(redis.sync().get(r.slot() + "stock")).isEqualTo("1");
+        assertThat(redis.sync().hget(r.slot() + "counter", "open_reserved")).isIn("0", "1");
+        assertThat(redis.sync().get(r.slot() + "comp:" + r.reservationId())).isEqualTo(r.taskId().toString());
+        assertThat(redis.sync().hget(r.slot() + "reservation:" + r.reservationId(), "status")).isEqualTo("COMPENSATED");
+        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class, r.taskId()))
+                .isEqualTo("APPLIED");
+        assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
+                r.reservationId())).isEqualTo("COMPENSATED");
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", r.activityId())).isEqualTo(1);
+    }
+}
