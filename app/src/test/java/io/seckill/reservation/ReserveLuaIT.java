@@ -1,0 +1,92 @@
+package io.seckill.reservation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+import io.seckill.support.IntegrationTest;
+
+/** reserve.lua against real Redis: key rotation, the Redis clock window, every recovery field. */
+class ReserveLuaIT extends IntegrationTest {
+
+    private static final LuaScript RESERVE = LuaScript.load("reserve");
+    private final ReservationIds ids = new ReservationIds(Map.of(1, "key-one-0123456789abcdef0123456789abcdef",
+            2, "key-two-0123456789abcdef0123456789abcdef"));
+
+    private List<Object> reserve(SkuSlot slot, long user, UUID request, int version, int... olderVersions) {
+        UUID rid = ids.reservationId(version, slot.activityId(), slot.skuId(), user, request);
+        List<String> keys = new java.util.ArrayList<>(List.of(slot.stock(), slot.counter(), slot.meta(),
+                slot.request(user, request.toString()), slot.user(user), slot.sendDue(), slot.reservation(rid.toString())));
+        for (int v : olderVersions) {
+            keys.add(slot.reservation(ids.reservationId(v, slot.activityId(), slot.skuId(), user, request).toString()));
+        }
+        return RESERVE.run(redis, keys.toArray(String[]::new), rid.toString(), ids.messageId(version, rid).toString(),
+                request.toString(), Long.toString(user), Long.toString(slot.activityId()), Long.toString(slot.skuId()),
+                Integer.toString(version), "5000", "300000", "60000");
+    }
+
+    private SkuSlot openSlot(long startOffsetMs, long endOffsetMs) {
+        SkuSlot slot = new SkuSlot(newActivityId(), 1, 0, 1);
+        long now = System.currentTimeMillis();
+        redis.sync().set(slot.stock(), "10");
+        redis.sync().hset(slot.counter(), Map.of("initial", "10", "open_reserved", "0", "committed", "0"));
+        redis.sync().hset(slot.meta(), Map.of("status", "OPEN", "start_ms", Long.toString(now + startOffsetMs),
+                "end_ms", Long.toString(now + endOffsetMs)));
+        return slot;
+    }
+
+    @Test
+    @DisplayName("design 9.1: after a key rotation, a replay whose request map is gone still finds the reservation made under the old key")
+    void replayAcrossKeyRotation() {
+        SkuSlot slot = openSlot(-1_000, 60_000);
+        UUID request = UUID.randomUUID();
+        List<Object> first = reserve(slot, 5, request, 1);
+        assertThat(LuaScript.code(first)).isEqualTo(1);
+        redis.sync().del(slot.request(5, request.toString()));
+
+        List<Object> replay = reserve(slot, 5, request, 2, 1);
+        assertThat(LuaScript.code(replay)).isEqualTo(2);
+        assertThat(LuaScript.text(replay, 2)).isEqualTo(LuaScript.text(first, 2));
+        assertThat(redis.sync().get(slot.stock())).isEqualTo("9");
+        assertThat(redis.sync().get(slot.request(5, request.toString()))).isEqualTo(LuaScript.text(first, 2));
+    }
+
+    @Test
+    @DisplayName("one Lua call writes stock, counters, every recovery field, send_due, request map and user mark")
+    void reservationFields() {
+        SkuSlot slot = openSlot(-1_000, 60_000);
+        UUID request = UUID.randomUUID();
+        List<Object> r = reserve(slot, 6, request, 1);
+        String rid = LuaScript.text(r, 2);
+        Map<String, String> h = redis.sync().hgetall(slot.reservation(rid));
+        assertThat(h).containsEntry("status", "RESERVED").containsEntry("mq_state", "PENDING")
+                .containsEntry("user_id", "6").containsEntry("request_id", request.toString())
+                .containsEntry("reservation_id", rid).containsEntry("key_version", "1").containsEntry("schema_version", "1")
+                .containsKeys("message_id", "reserved_at_ms", "business_deadline_ms", "send_attempts");
+        long reservedAt = Long.parseLong(h.get("reserved_at_ms"));
+        assertThat(Long.parseLong(h.get("business_deadline_ms")) - reservedAt).isEqualTo(300_000);
+        assertThat(redis.sync().zscore(slot.sendDue(), rid)).isEqualTo(reservedAt + 5000.0);
+        assertThat(redis.sync().get(slot.user(6))).isEqualTo(rid);
+        assertThat(redis.sync().hget(slot.counter(), "open_reserved")).isEqualTo("1");
+        assertThat(redis.sync().pttl(slot.request(6, request.toString()))).isBetween(1L, 60_000L);
+    }
+
+    @Test
+    @DisplayName("the sale window is judged on the Redis clock: before start and after end refuse, writing nothing")
+    void saleWindow() {
+        SkuSlot early = openSlot(60_000, 120_000);
+        assertThat(LuaScript.code(reserve(early, 7, UUID.randomUUID(), 1))).isEqualTo(-3);
+        SkuSlot late = openSlot(-120_000, -60_000);
+        assertThat(LuaScript.code(reserve(late, 7, UUID.randomUUID(), 1))).isEqualTo(-3);
+        assertThat(redis.sync().get(early.stock())).isEqualTo("10");
+        assertThat(redis.sync().get(late.stock())).isEqualTo("10");
+        assertThat(redis.sync().zcard(late.sendDue())).isZero();
+    }
+}
