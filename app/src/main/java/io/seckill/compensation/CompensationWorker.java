@@ -20,6 +20,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.reconcile.AnomalyRepository;
 import io.seckill.redis.LuaScript;
@@ -169,6 +170,7 @@ public class CompensationWorker implements SmartLifecycle {
         long code = LuaScript.code(reply);
         String word = LuaScript.text(reply, 1);
         if (code == 1 || code == 2) {
+            Failpoints.hit(Failpoints.AFTER_COMPENSATION_LUA);
             log.info("compensation.{} compensation_id={} reservation_id={} activity_id={} sku_id={} user_id={}",
                     code == 1 ? "redis_applied" : "already_applied", task.taskId(), rid, target.activityId(),
                     target.skuId(), target.userId());

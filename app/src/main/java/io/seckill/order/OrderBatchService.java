@@ -25,6 +25,7 @@ import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.InboxRepository;
 import io.seckill.inbox.QuarantineRepository;
 import io.seckill.mq.Json;
@@ -157,6 +158,7 @@ public class OrderBatchService {
                 bodyDone.set(true);
                 return r;
             });
+            Failpoints.hit(Failpoints.DURING_COMMIT_RESPONSE);
             for (var e : result.entrySet()) {
                 if (e.getValue() == Outcome.CREATED) {
                     OrderCreateRequested x = e.getKey().msg();
@@ -221,6 +223,7 @@ public class OrderBatchService {
                 .map(m -> new InboxRepository.Claim(m.msg().messageId(), m.msg().reservationId(), m.msg().requestId(), m.hash()))
                 .toList();
         List<UUID> owned = inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE, claims);
+        Failpoints.hit(Failpoints.AFTER_INBOX_INSERT);
 
         // 2. messages this group already has: same payload = duplicate, different = quarantine
         List<UUID> known = firstById.keySet().stream().filter(id -> !owned.contains(id)).toList();
@@ -280,9 +283,12 @@ public class OrderBatchService {
             long activityId = e.getKey().get(0);
             long skuId = e.getKey().get(1);
             List<InboundOrder> group = e.getValue();
-            if (single && !inventory.occupy(activityId, skuId, group.size())) {
-                soldOut.addAll(group);
-                continue;
+            if (single) {
+                if (!inventory.occupy(activityId, skuId, group.size())) {
+                    soldOut.addAll(group);
+                    continue;
+                }
+                Failpoints.hit(Failpoints.AFTER_PG_STOCK_DECREMENT);
             }
             Activity activity = registry.find(activityId)
                     .orElseThrow(() -> new IllegalStateException("order message for unknown activity " + activityId));
@@ -300,6 +306,7 @@ public class OrderBatchService {
 
         // 5. orders: the unique (activity, sku, user) constraint skips a user who already has one
         Map<UUID, UUID> created = newOrders.isEmpty() ? Map.of() : orders.insert(newOrders);
+        Failpoints.hit(Failpoints.AFTER_ORDER_INSERT);
         List<InboundOrder> duplicateUsers = new ArrayList<>();
         Map<List<Long>, Integer> duplicatesBySku = new TreeMap<>(SKU_ORDER);
         Map<List<Long>, Integer> createdBySku = new TreeMap<>(SKU_ORDER);
@@ -358,6 +365,7 @@ public class OrderBatchService {
                 if (!inventory.occupy(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
                     throw new BatchUnsatisfiable("sku " + e.getKey() + " cannot cover " + e.getValue());
                 }
+                Failpoints.hit(Failpoints.AFTER_PG_STOCK_DECREMENT);
             }
         }
         return out;

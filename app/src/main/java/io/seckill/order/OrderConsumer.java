@@ -17,6 +17,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.QuarantineRepository;
 import io.seckill.mq.Json;
 import io.seckill.mq.MqClients;
@@ -99,6 +100,7 @@ class OrderConsumer implements SmartLifecycle {
             }
         }
         Map<InboundOrder, Outcome> outcomes = service.process(parsed);
+        Failpoints.hit(Failpoints.AFTER_PG_COMMIT_BEFORE_ACK);
         for (InboundOrder in : parsed) {
             if (outcomes.getOrDefault(in, Outcome.RETRY) == Outcome.RETRY) {
                 retry.add(source.get(in));

@@ -16,6 +16,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
 import io.seckill.metrics.LogThrottle;
 import io.seckill.mq.Json;
 import io.seckill.redis.LuaScript;
@@ -106,6 +107,7 @@ public class OrderRequestSender {
     private void markPublished(OrderCreateRequested body, SkuSlot slot) {
         String rid = body.reservationId().toString();
         try {
+            Failpoints.hit(Failpoints.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
             List<Object> r = MARK_PUBLISHED.run(redis, new String[] {slot.reservation(rid), slot.sendDue()}, rid, "");
             if (LuaScript.code(r) < 0) {
                 log.warn("reservation.mark_published_refused reservation_id={} message_id={} result={}", rid,

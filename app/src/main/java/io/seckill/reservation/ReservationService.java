@@ -18,6 +18,7 @@ import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.api.ApiException;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 
@@ -95,6 +96,7 @@ public class ReservationService {
                         userId, nowMs, nowMs + activity.businessDeadlineSeconds() * 1000L);
                 log.debug("reservation.created activity_id={} sku_id={} user_id={} request_id={} reservation_id={} message_id={}",
                         activityId, skuId, userId, requestId, reservationId, messageId);
+                Failpoints.hit(Failpoints.AFTER_REDIS_RESERVE);
                 sender.send(msg, slot);
                 yield new ReserveResult.Queued(reservationId);
             }

@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
@@ -139,6 +140,7 @@ class SendDueScanner implements SmartLifecycle {
             SendResult sr = producer.send(OrderRequestSender.message(props.mq().orderRequestTopic(), body, attempts - 1),
                     props.mq().sendTimeout().toMillis());
             if (sr.getSendStatus() == SendStatus.SEND_OK) {
+                Failpoints.hit(Failpoints.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
                 List<Object> m = MARK_PUBLISHED.run(redis, keys, rid, owner);
                 if (LuaScript.code(m) < 0) {
                     log.warn("reservation.mark_published_refused reservation_id={} result={}", rid, LuaScript.text(m, 1));

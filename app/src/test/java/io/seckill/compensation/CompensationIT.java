@@ -109,6 +109,25 @@ class CompensationIT extends IntegrationTest {
     }
 
     @Test
+    @DisplayName("fault #12: the worker dies after the Lua restored the unit, before PostgreSQL -> the retry finds the marker, restores nothing twice")
+    void crashAfterCompensationLua() throws Exception {
+        Rejected r = rejectedReservation();
+        io.seckill.failpoint.Failpoints.arm(io.seckill.failpoint.Failpoints.AFTER_COMPENSATION_LUA, "throw*1");
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                worker.runOnce("owner-crashy");
+                assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class,
+                        r.taskId())).isEqualTo("APPLIED");
+            });
+        } finally {
+            io.seckill.failpoint.Failpoints.disarmAll();
+        }
+        assertThat(jdbc.queryForObject("SELECT last_result FROM compensation_task WHERE task_id = ?", String.class,
+                r.taskId())).isEqualTo("ALREADY_COMPENSATED");
+        assertCompensatedOnce(r);
+    }
+
+    @Test
     @DisplayName("fault #8 end to end: the worker compensates every rejected reservation; conservation holds in both systems")
     void workerDrainsRejections() throws Exception {
         Rejected r = rejectedReservation();
