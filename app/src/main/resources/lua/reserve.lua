@@ -2,15 +2,16 @@
 -- KEYS[1] stock (the available count)        KEYS[2] counter hash (initial/open_reserved/committed)
 -- KEYS[3] sale meta hash (status/start_ms/end_ms)
 -- KEYS[4] request map  KEYS[5] user mark     KEYS[6] send_due ZSET
--- KEYS[7] reservation hash for the current id-key version
--- KEYS[8..] reservation hashes for the same request under every retained older key version
+-- KEYS[7] deadline ZSET (score = business deadline; the sweeper's index of undecided reservations)
+-- KEYS[8] reservation hash for the current id-key version
+-- KEYS[9..] reservation hashes for the same request under every retained older key version
 -- ARGV[1] reservation_id  ARGV[2] message_id  ARGV[3] request_id  ARGV[4] user_id
 -- ARGV[5] activity_id     ARGV[6] sku_id      ARGV[7] key_version ARGV[8] send grace ms
 -- ARGV[9] business deadline ms (relative)     ARGV[10] request map TTL ms
 -- Returns {code, word, reservation_id, status, now_ms}:
 --   1 QUEUED | 2 DUPLICATE_REQUEST | -1 SOLD_OUT | -2 ALREADY_RESERVED | -3 NOT_OPEN | -4 NOT_WARMED
 local stockKey, counterKey, metaKey = KEYS[1], KEYS[2], KEYS[3]
-local requestKey, userKey, sendDueKey, reservationKey = KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local requestKey, userKey, sendDueKey, deadlineKey, reservationKey = KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local reservationId, messageId, requestId, userId = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local activityId, skuId, keyVersion = ARGV[5], ARGV[6], ARGV[7]
 local graceMs, deadlineMs, requestTtlMs = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
@@ -21,15 +22,15 @@ local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 -- 1. the same request again: answer the reservation it already made
 local mapped = redis.call('GET', requestKey)
 if mapped then
-    local mappedStatus = redis.call('HGET', KEYS[7], 'status')
-    for i = 8, #KEYS do
+    local mappedStatus = redis.call('HGET', KEYS[8], 'status')
+    for i = 9, #KEYS do
         if mappedStatus then break end
         mappedStatus = redis.call('HGET', KEYS[i], 'status')
     end
     return {2, 'DUPLICATE_REQUEST', mapped, mappedStatus or 'UNKNOWN', nowMs}
 end
 -- the request map may be gone while the reservation is not: check every derived id
-for i = 7, #KEYS do
+for i = 8, #KEYS do
     local existing = redis.call('HMGET', KEYS[i], 'reservation_id', 'status')
     if existing[1] then
         redis.call('SET', requestKey, existing[1], 'PX', requestTtlMs)
@@ -80,6 +81,7 @@ redis.call('HSET', reservationKey,
     'send_attempts', '0',
     'last_error', '')
 redis.call('ZADD', sendDueKey, nowMs + graceMs, reservationId)
+redis.call('ZADD', deadlineKey, nowMs + deadlineMs, reservationId)
 redis.call('SET', requestKey, reservationId, 'PX', requestTtlMs)
 redis.call('SET', userKey, reservationId)
 return {1, 'QUEUED', reservationId, 'RESERVED', nowMs}

@@ -341,7 +341,7 @@ public final class BenchCommand implements Callable<Integer> {
                             SkuSlot slot = SkuSlot.forUser(activityId, 1, 1, user);
                             conn.sync().evalsha(sha, ScriptOutputType.MULTI, new String[] {slot.stock(), slot.counter(),
                                     slot.meta(), slot.request(user, request.toString()), slot.user(user), slot.sendDue(),
-                                    slot.reservation(rid.toString())}, rid.toString(), ids.messageId(1, rid).toString(),
+                                    slot.deadlines(), slot.reservation(rid.toString())}, rid.toString(), ids.messageId(1, rid).toString(),
                                     request.toString(), Long.toString(user), Long.toString(activityId), "1", "1", "5000",
                                     "600000", "86400000");
                             done.incrementAndGet();

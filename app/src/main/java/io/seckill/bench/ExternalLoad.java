@@ -36,9 +36,9 @@ final class ExternalLoad {
             throws IOException, InterruptedException {
         String tag = "seckill:{" + activityId + ":1}:";
         List<String> cmd = List.of(tool.toString(), "-p", Integer.toString(port), "-c", Integer.toString(clients), "-n",
-                Integer.toString(requests), "-r", "100000000", "-q", "evalsha", sha, "7", tag + "stock", tag + "counter",
+                Integer.toString(requests), "-r", "100000000", "-q", "evalsha", sha, "8", tag + "stock", tag + "counter",
                 tag + "meta", tag + "request:__rand_int__:q", tag + "user:__rand_int__", tag + "send_due",
-                tag + "reservation:r__rand_int__", "r__rand_int__", "m__rand_int__", "q__rand_int__", "__rand_int__",
+                tag + "deadline", tag + "reservation:r__rand_int__", "r__rand_int__", "m__rand_int__", "q__rand_int__", "__rand_int__",
                 Long.toString(activityId), "1", "1", "5000", "600000", "86400000");
         String out = run(cmd);
         Matcher m = Pattern.compile("([0-9.]+) requests per second").matcher(out);

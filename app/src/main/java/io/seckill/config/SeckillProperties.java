@@ -14,7 +14,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("seckill")
 public record SeckillProperties(
-        @DefaultValue({"api", "send-due-scanner", "order-consumer", "outbox-relay", "projection", "compensation"})
+        @DefaultValue({"api", "send-due-scanner", "order-consumer", "outbox-relay", "projection", "compensation",
+                "deadline-sweeper"})
         Set<String> roles,
         @DefaultValue("redis://127.0.0.1:6379") String redisUri,
         Ids ids,
@@ -25,7 +26,7 @@ public record SeckillProperties(
         @DefaultValue Outbox outbox) {
 
     public static final Set<String> KNOWN_ROLES = Set.of("api", "send-due-scanner", "order-consumer", "outbox-relay",
-            "projection", "compensation");
+            "projection", "compensation", "deadline-sweeper");
 
     public SeckillProperties {
         for (String role : roles) {

@@ -387,16 +387,8 @@ public class OrderBatchService {
         List<OutboxEvent> events = new ArrayList<>();
         for (InboundOrder m : rejected) {
             OrderCreateRequested x = m.msg();
-            Map<String, Object> p = new LinkedHashMap<>();
-            p.put("event_type", OutboxEvent.RESERVATION_COMPENSATE_REQUIRED);
-            p.put("reservation_id", x.reservationId().toString());
-            p.put("activity_id", x.activityId());
-            p.put("sku_id", x.skuId());
-            p.put("user_id", x.userId());
-            p.put("reason", reason);
-            p.put("compensation_task_id", CompensationTaskRepository.taskId(x.reservationId()).toString());
-            events.add(new OutboxEvent(ReservationIds.derived(OutboxEvent.RESERVATION_COMPENSATE_REQUIRED, x.reservationId()),
-                    "RESERVATION", x.reservationId(), OutboxEvent.RESERVATION_COMPENSATE_REQUIRED, Json.text(p)));
+            events.add(OutboxEvent.compensateRequired(x.reservationId(), x.activityId(), x.skuId(), x.userId(), reason,
+                    CompensationTaskRepository.taskId(x.reservationId())));
             log.info("order.rejected message_id={} reservation_id={} activity_id={} sku_id={} user_id={} reason={}",
                     x.messageId(), x.reservationId(), x.activityId(), x.skuId(), x.userId(), reason);
             settle(out, inboxCodes, inboxOrders, m, outcome, null);

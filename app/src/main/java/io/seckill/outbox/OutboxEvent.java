@@ -7,4 +7,19 @@ public record OutboxEvent(UUID eventId, String aggregateType, UUID aggregateId, 
 
     public static final String ORDER_CREATED = "ORDER_CREATED";
     public static final String RESERVATION_COMPENSATE_REQUIRED = "RESERVATION_COMPENSATE_REQUIRED";
+
+    /** The event that goes with a durable decision to give a reservation's unit back. */
+    public static OutboxEvent compensateRequired(UUID reservationId, long activityId, long skuId, long userId, String reason,
+            UUID compensationTaskId) {
+        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
+        p.put("event_type", RESERVATION_COMPENSATE_REQUIRED);
+        p.put("reservation_id", reservationId.toString());
+        p.put("activity_id", activityId);
+        p.put("sku_id", skuId);
+        p.put("user_id", userId);
+        p.put("reason", reason);
+        p.put("compensation_task_id", compensationTaskId.toString());
+        return new OutboxEvent(io.seckill.reservation.ReservationIds.derived(RESERVATION_COMPENSATE_REQUIRED, reservationId),
+                "RESERVATION", reservationId, RESERVATION_COMPENSATE_REQUIRED, io.seckill.mq.Json.text(p));
+    }
 }

@@ -49,6 +49,11 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
         return prefix() + "send_due";
     }
 
+    /** Undecided reservations by business deadline (the deadline sweeper's index). */
+    public String deadlines() {
+        return prefix() + "deadline";
+    }
+
     public String reservation(String reservationId) {
         return prefix() + "reservation:" + reservationId;
     }

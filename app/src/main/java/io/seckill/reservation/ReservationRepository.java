@@ -24,6 +24,16 @@ public class ReservationRepository {
             FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[],
                         ?::timestamptz[], ?::timestamptz[]) AS t(r, q, a, s, u, m, o, ra, bd)
             """;
+    /** A durable rejection for a reservation PostgreSQL may never have seen (design 11.2 tombstone). */
+    private static final String INSERT_TOMBSTONE = """
+            INSERT INTO inventory_reservation (reservation_id, request_id, activity_id, sku_id, user_id, message_id,
+                                               status, reason_code, version, reserved_at, business_deadline)
+            VALUES (?, ?, ?, ?, ?, ?, 'ORDER_REJECTED', ?, 1, ?::timestamptz, ?::timestamptz)
+            ON CONFLICT (reservation_id) DO NOTHING
+            """;
+    private static final String STATES = """
+            SELECT reservation_id, status FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[])
+            """;
     /** Locks the rows that exist, in a fixed order (no deadlock between batches), and returns their state. */
     private static final String LOCK = """
             SELECT reservation_id, status, order_id, message_id
@@ -106,6 +116,20 @@ public class ReservationRepository {
             bd[i] = x.businessDeadlineInstant().toString();
         }
         jdbc.update(INSERT_SETTLED, status, reason, r, q, a, s, u, m, o, ra, bd);
+    }
+
+    /** @return true when this call wrote the tombstone (false: PostgreSQL already had the reservation) */
+    public boolean insertTombstone(OrderCreateRequested x, String reason) {
+        return jdbc.update(INSERT_TOMBSTONE, x.reservationId(), x.requestId(), x.activityId(), x.skuId(), x.userId(),
+                x.messageId(), reason, x.reservedAt(), x.businessDeadline()) == 1;
+    }
+
+    public Map<UUID, String> states(List<UUID> reservationIds) {
+        Map<UUID, String> out = new java.util.HashMap<>();
+        jdbc.query(STATES, rs -> {
+            out.put(rs.getObject(1, UUID.class), rs.getString(2));
+        }, (Object) strings(reservationIds));
+        return out;
     }
 
     public List<Row> lock(List<UUID> reservationIds) {

@@ -67,7 +67,7 @@ public class ReservationService {
         UUID messageId = ids.messageId(version, reservationId);
 
         List<String> keys = new ArrayList<>(List.of(slot.stock(), slot.counter(), slot.meta(),
-                slot.request(userId, requestId.toString()), slot.user(userId), slot.sendDue(),
+                slot.request(userId, requestId.toString()), slot.user(userId), slot.sendDue(), slot.deadlines(),
                 slot.reservation(reservationId.toString())));
         for (int older : ids.versions()) {
             if (older != version) {

@@ -23,7 +23,8 @@ class ReserveLuaIT extends IntegrationTest {
     private List<Object> reserve(SkuSlot slot, long user, UUID request, int version, int... olderVersions) {
         UUID rid = ids.reservationId(version, slot.activityId(), slot.skuId(), user, request);
         List<String> keys = new java.util.ArrayList<>(List.of(slot.stock(), slot.counter(), slot.meta(),
-                slot.request(user, request.toString()), slot.user(user), slot.sendDue(), slot.reservation(rid.toString())));
+                slot.request(user, request.toString()), slot.user(user), slot.sendDue(), slot.deadlines(),
+                slot.reservation(rid.toString())));
         for (int v : olderVersions) {
             keys.add(slot.reservation(ids.reservationId(v, slot.activityId(), slot.skuId(), user, request).toString()));
         }
@@ -73,6 +74,7 @@ class ReserveLuaIT extends IntegrationTest {
         long reservedAt = Long.parseLong(h.get("reserved_at_ms"));
         assertThat(Long.parseLong(h.get("business_deadline_ms")) - reservedAt).isEqualTo(300_000);
         assertThat(redis.sync().zscore(slot.sendDue(), rid)).isEqualTo(reservedAt + 5000.0);
+        assertThat(redis.sync().zscore(slot.deadlines(), rid)).isEqualTo(reservedAt + 300_000.0);
         assertThat(redis.sync().get(slot.user(6))).isEqualTo(rid);
         assertThat(redis.sync().hget(slot.counter(), "open_reserved")).isEqualTo("1");
         assertThat(redis.sync().pttl(slot.request(6, request.toString()))).isBetween(1L, 60_000L);

@@ -47,7 +47,7 @@ public abstract class IntegrationTest {
         registry.add("seckill.reservation.send-grace", () -> "2s");
         registry.add("seckill.outbox.base-backoff", () -> "100ms");
         // the compensation worker is driven explicitly by the tests, so interleavings are chosen, not raced
-        registry.add("seckill.roles", () -> "api,send-due-scanner,order-consumer,outbox-relay,projection");
+        registry.add("seckill.roles", () -> "api,send-due-scanner,order-consumer,outbox-relay,projection,deadline-sweeper");
     }
 
     @LocalServerPort
@@ -87,6 +87,18 @@ public abstract class IntegrationTest {
     }
 
     protected void createSale(long activityId, int... stockPerSku) throws Exception {
+        createSaleWithDeadline(activityId, 300, stockPerSku);
+    }
+
+    protected long openSale(int businessDeadlineSeconds, int[] stockPerSku) throws Exception {
+        long activityId = newActivityId();
+        createSaleWithDeadline(activityId, businessDeadlineSeconds, stockPerSku);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
+        return activityId;
+    }
+
+    protected void createSaleWithDeadline(long activityId, int businessDeadlineSeconds, int... stockPerSku) throws Exception {
         List<Map<String, Object>> skus = new ArrayList<>();
         for (int i = 0; i < stockPerSku.length; i++) {
             skus.add(Map.of("sku_id", i + 1, "price", new BigDecimal("10.50"), "stock", stockPerSku[i]));
@@ -94,7 +106,7 @@ public abstract class IntegrationTest {
         Instant now = Instant.now();
         SaleClient.Response r = client().post("/api/v1/admin/activities", adminToken(), Map.of("activity_id", activityId,
                 "name", "test sale " + activityId, "starts_at", now.minusSeconds(5).toString(),
-                "ends_at", now.plusSeconds(3600).toString(), "business_deadline_seconds", 300,
+                "ends_at", now.plusSeconds(3600).toString(), "business_deadline_seconds", businessDeadlineSeconds,
                 "payment_timeout_seconds", 900, "skus", skus));
         assertThat(r.status()).as(r.body().toString()).isEqualTo(201);
     }

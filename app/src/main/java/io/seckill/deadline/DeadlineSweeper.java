@@ -1,0 +1,197 @@
+package io.seckill.deadline;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.config.SeckillProperties;
+import io.seckill.outbox.OutboxEvent;
+import io.seckill.outbox.OutboxRepository;
+import io.seckill.reconcile.AnomalyRepository;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.reservation.ReservationRepository;
+
+/**
+ * The business-deadline sweeper (design 11.2). The SLO, the business deadline and the TTL are three
+ * different things: only the hard deadline rejects, and only through PostgreSQL. For each
+ * reservation past its deadline with no decision in PostgreSQL, a tombstone (ORDER_REJECTED,
+ * BUSINESS_DEADLINE_EXCEEDED) is written - or a RESERVED row moved by CAS - together with its
+ * compensation task and event, in one transaction; only then does the unit go back, through the
+ * compensation worker. A message arriving after the tombstone is LATE_REJECTED by the consumer.
+ * Every step is idempotent (insert-if-absent, CAS), so several sweepers may run.
+ */
+@Component
+class DeadlineSweeper implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(DeadlineSweeper.class);
+    static final String REASON = "BUSINESS_DEADLINE_EXCEEDED";
+    private static final LuaScript DUE = LuaScript.load("deadline_due");
+
+    private final SaleRegistry registry;
+    private final StatefulRedisConnection<String, String> redis;
+    private final ReservationRepository reservations;
+    private final CompensationTaskRepository compensations;
+    private final OutboxRepository outbox;
+    private final AnomalyRepository anomalies;
+    private final TransactionTemplate tx;
+    private final SeckillProperties props;
+    private final MeterRegistry meters;
+    private volatile boolean running;
+    private Thread worker;
+
+    DeadlineSweeper(SaleRegistry registry, StatefulRedisConnection<String, String> redis, ReservationRepository reservations,
+            CompensationTaskRepository compensations, OutboxRepository outbox, AnomalyRepository anomalies,
+            TransactionTemplate tx, SeckillProperties props, MeterRegistry meters) {
+        this.registry = registry;
+        this.redis = redis;
+        this.reservations = reservations;
+        this.compensations = compensations;
+        this.outbox = outbox;
+        this.anomalies = anomalies;
+        this.tx = tx;
+        this.props = props;
+        this.meters = meters;
+    }
+
+    @Override
+    public void start() {
+        if (!props.hasRole("deadline-sweeper")) {
+            return;
+        }
+        running = true;
+        worker = Thread.ofPlatform().name("deadline-sweeper").daemon().start(this::loop);
+    }
+
+    private void loop() {
+        long failures = 0;
+        while (running) {
+            try {
+                int n = sweepOnce();
+                failures = 0;
+                if (n == 0) {
+                    TimeUnit.MILLISECONDS.sleep(500);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                failures++;
+                meters.counter("deadline.sweep.errors").increment();
+                log.warn("deadline.sweep_failed failures={} error_class={}: {}", failures, e.getClass().getName(),
+                        e.getMessage());
+                try {
+                    TimeUnit.MILLISECONDS.sleep(Math.min(5_000, 100L << Math.min(failures, 6)));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** One pass over every slot of every live sale; returns how many due entries were handled. */
+    int sweepOnce() {
+        int handled = 0;
+        for (Activity a : registry.live()) {
+            for (Activity.Sku sku : a.skus()) {
+                for (int b = 0; b < sku.buckets(); b++) {
+                    handled += sweepSlot(new SkuSlot(a.activityId(), sku.skuId(), b, sku.buckets()));
+                }
+            }
+        }
+        return handled;
+    }
+
+    private int sweepSlot(SkuSlot slot) {
+        List<Object> reply = DUE.run(redis, new String[] {slot.deadlines()}, "200");
+        List<String> due = new ArrayList<>(reply.size());
+        for (int i = 0; i < reply.size(); i++) {
+            due.add(LuaScript.text(reply, i));
+        }
+        if (due.isEmpty()) {
+            return 0;
+        }
+        List<UUID> ids = due.stream().map(UUID::fromString).toList();
+        Map<UUID, String> states = reservations.states(ids);
+        List<String> settled = new ArrayList<>();
+        for (UUID rid : ids) {
+            String status = states.get(rid);
+            if (status != null && !"RESERVED".equals(status)) {
+                settled.add(rid.toString());
+                continue;
+            }
+            if (reject(slot, rid, status != null)) {
+                settled.add(rid.toString());
+            }
+        }
+        if (!settled.isEmpty()) {
+            redis.sync().zrem(slot.deadlines(), settled.toArray(String[]::new));
+        }
+        return due.size();
+    }
+
+    /** @return true when PostgreSQL now holds a decision for the reservation */
+    private boolean reject(SkuSlot slot, UUID rid, boolean knownToPostgres) {
+        Map<String, String> h = redis.sync().hgetall(slot.reservation(rid.toString()));
+        if (h.isEmpty() && !knownToPostgres) {
+            meters.counter("deadline.redis.missing").increment();
+            log.error("deadline.reservation_missing reservation_id={} slot={}: past its deadline, unknown to PostgreSQL and "
+                    + "gone from Redis; left to reconciliation", rid, slot.tag());
+            anomalies.record("DEADLINE_RESERVATION_MISSING", "RESERVATION", rid.toString(), slot.activityId(), slot.skuId(),
+                    Map.of("slot", slot.tag()));
+            return true;
+        }
+        OrderCreateRequested x = h.isEmpty() ? null : OrderCreateRequested.of(UUID.fromString(h.get("message_id")),
+                UUID.fromString(h.get("request_id")), rid, slot.activityId(), slot.skuId(), Long.parseLong(h.get("user_id")),
+                Long.parseLong(h.get("reserved_at_ms")), Long.parseLong(h.get("business_deadline_ms")));
+        Boolean decided = tx.execute(s -> {
+            boolean rejected = x != null && !knownToPostgres ? reservations.insertTombstone(x, REASON)
+                    : reservations.markRejected(List.of(rid), REASON) == 1;
+            if (!rejected) {
+                return reservations.states(List.of(rid)).containsKey(rid);
+            }
+            ReservationRepository.Target t = reservations.target(rid).orElseThrow();
+            compensations.insertRelease(List.of(rid));
+            outbox.insert("RESERVATION", OutboxEvent.RESERVATION_COMPENSATE_REQUIRED, List.of(OutboxEvent.compensateRequired(
+                    rid, t.activityId(), t.skuId(), t.userId(), REASON, CompensationTaskRepository.taskId(rid))));
+            meters.counter("deadline.rejected").increment();
+            log.info("deadline.rejected reservation_id={} activity_id={} sku_id={} user_id={} reason={}", rid,
+                    t.activityId(), t.skuId(), t.userId(), REASON);
+            return true;
+        });
+        return Boolean.TRUE.equals(decided);
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (worker != null) {
+            worker.interrupt();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100;
+    }
+}
