@@ -5,12 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -23,6 +21,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.reconcile.AnomalyRepository;
+import io.seckill.worker.PollingWorker;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
@@ -37,7 +36,7 @@ import io.seckill.reservation.ReservationRepository;
  * anomaly - never a blind increment. Redis or database errors retry with backoff, then MANUAL.
  */
 @Component
-public class CompensationWorker implements SmartLifecycle {
+public class CompensationWorker extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(CompensationWorker.class);
     private static final LuaScript COMPENSATE = LuaScript.load("compensate");
@@ -49,70 +48,34 @@ public class CompensationWorker implements SmartLifecycle {
     private final SaleRegistry registry;
     private final StatefulRedisConnection<String, String> redis;
     private final TransactionTemplate tx;
-    private final SeckillProperties props;
-    private final MeterRegistry meters;
     private final String owner = MqClients.instanceName("compensation") + "-" + UUID.randomUUID();
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestAgeMs = new AtomicLong();
-    private volatile boolean running;
-    private Thread worker;
 
     CompensationWorker(CompensationTaskRepository tasks, ReservationRepository reservations, AnomalyRepository anomalies,
             SaleRegistry registry, StatefulRedisConnection<String, String> redis, TransactionTemplate tx,
             SeckillProperties props, MeterRegistry meters) {
+        super("compensation", "compensation.worker", Duration.ofMillis(200), props, meters);
         this.tasks = tasks;
         this.reservations = reservations;
         this.anomalies = anomalies;
         this.registry = registry;
         this.redis = redis;
         this.tx = tx;
-        this.props = props;
-        this.meters = meters;
         Gauge.builder("compensation.pending", pending, AtomicLong::get).register(meters);
         Gauge.builder("compensation.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
     }
 
+    @Override
+    protected int runPass() {
+        CompensationTaskRepository.Backlog b = tasks.backlog();
+        pending.set(b.pending());
+        oldestAgeMs.set((long) (b.oldestAgeSeconds() * 1000));
+        return runOnce(owner);
+    }
+
     public String owner() {
         return owner;
-    }
-
-    @Override
-    public void start() {
-        if (!props.hasRole("compensation")) {
-            return;
-        }
-        running = true;
-        worker = Thread.ofPlatform().name("compensation-worker").daemon().start(this::loop);
-    }
-
-    private void loop() {
-        long failures = 0;
-        while (running) {
-            try {
-                CompensationTaskRepository.Backlog b = tasks.backlog();
-                pending.set(b.pending());
-                oldestAgeMs.set((long) (b.oldestAgeSeconds() * 1000));
-                int n = runOnce(owner);
-                failures = 0;
-                if (n == 0) {
-                    TimeUnit.MILLISECONDS.sleep(200);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                failures++;
-                meters.counter("compensation.worker.errors").increment();
-                log.warn("compensation.pass_failed owner={} failures={} error_class={}: {}", owner, failures,
-                        e.getClass().getName(), e.getMessage());
-                try {
-                    TimeUnit.MILLISECONDS.sleep(Math.min(5_000, 100L << Math.min(failures, 6)));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
     }
 
     /** One claim-and-apply pass as {@code leaseOwner}; returns how many tasks were claimed. */
@@ -221,21 +184,4 @@ public class CompensationWorker implements SmartLifecycle {
         });
     }
 
-    @Override
-    public void stop() {
-        running = false;
-        if (worker != null) {
-            worker.interrupt();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 100;
-    }
 }

@@ -4,11 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -21,6 +19,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.reconcile.AnomalyRepository;
+import io.seckill.worker.PollingWorker;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
@@ -36,7 +35,7 @@ import io.seckill.reservation.ReservationRepository;
  * Every step is idempotent (insert-if-absent, CAS), so several sweepers may run.
  */
 @Component
-class DeadlineSweeper implements SmartLifecycle {
+class DeadlineSweeper extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(DeadlineSweeper.class);
     static final String REASON = "BUSINESS_DEADLINE_EXCEEDED";
@@ -49,14 +48,11 @@ class DeadlineSweeper implements SmartLifecycle {
     private final OutboxRepository outbox;
     private final AnomalyRepository anomalies;
     private final TransactionTemplate tx;
-    private final SeckillProperties props;
-    private final MeterRegistry meters;
-    private volatile boolean running;
-    private Thread worker;
 
     DeadlineSweeper(SaleRegistry registry, StatefulRedisConnection<String, String> redis, ReservationRepository reservations,
             CompensationTaskRepository compensations, OutboxRepository outbox, AnomalyRepository anomalies,
             TransactionTemplate tx, SeckillProperties props, MeterRegistry meters) {
+        super("deadline-sweeper", "deadline.sweep", java.time.Duration.ofMillis(500), props, meters);
         this.registry = registry;
         this.redis = redis;
         this.reservations = reservations;
@@ -64,44 +60,11 @@ class DeadlineSweeper implements SmartLifecycle {
         this.outbox = outbox;
         this.anomalies = anomalies;
         this.tx = tx;
-        this.props = props;
-        this.meters = meters;
     }
 
     @Override
-    public void start() {
-        if (!props.hasRole("deadline-sweeper")) {
-            return;
-        }
-        running = true;
-        worker = Thread.ofPlatform().name("deadline-sweeper").daemon().start(this::loop);
-    }
-
-    private void loop() {
-        long failures = 0;
-        while (running) {
-            try {
-                int n = sweepOnce();
-                failures = 0;
-                if (n == 0) {
-                    TimeUnit.MILLISECONDS.sleep(500);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                failures++;
-                meters.counter("deadline.sweep.errors").increment();
-                log.warn("deadline.sweep_failed failures={} error_class={}: {}", failures, e.getClass().getName(),
-                        e.getMessage());
-                try {
-                    TimeUnit.MILLISECONDS.sleep(Math.min(5_000, 100L << Math.min(failures, 6)));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
+    protected int runPass() {
+        return sweepOnce();
     }
 
     /** One pass over every slot of every live sale; returns how many due entries were handled. */
@@ -177,21 +140,4 @@ class DeadlineSweeper implements SmartLifecycle {
         return Boolean.TRUE.equals(decided);
     }
 
-    @Override
-    public void stop() {
-        running = false;
-        if (worker != null) {
-            worker.interrupt();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 100;
-    }
 }

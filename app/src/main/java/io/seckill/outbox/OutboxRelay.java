@@ -14,13 +14,13 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
+import io.seckill.worker.PollingWorker;
 
 /**
  * The outbox relay (design 9.5, 10.4): claim due rows with a lease (one short statement, SKIP
@@ -29,7 +29,7 @@ import io.seckill.mq.MqClients;
  * retention period. The loop never dies: a failed pass is logged, counted and backed off.
  */
 @Component
-class OutboxRelay implements SmartLifecycle {
+class OutboxRelay extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
 
@@ -37,62 +37,29 @@ class OutboxRelay implements SmartLifecycle {
     private final DefaultMQProducer producer;
     private final SeckillProperties props;
     private final SeckillProperties.Outbox cfg;
-    private final MeterRegistry meters;
     private final String owner = MqClients.instanceName("outbox-relay");
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestAgeMs = new AtomicLong();
-    private volatile boolean running;
-    private Thread worker;
 
     OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, SeckillProperties props, MeterRegistry meters) {
+        super("outbox-relay", "outbox.relay", props.outbox().idlePoll(), props, meters);
         this.outbox = outbox;
         this.producer = producer;
         this.props = props;
         this.cfg = props.outbox();
-        this.meters = meters;
         Gauge.builder("outbox.pending", pending, AtomicLong::get).register(meters);
         Gauge.builder("outbox.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
     }
 
-    @Override
-    public void start() {
-        if (!props.hasRole("outbox-relay")) {
-            return;
-        }
-        running = true;
-        worker = Thread.ofPlatform().name("outbox-relay").daemon().start(this::loop);
-    }
+    private long lastHousekeeping;
 
-    private void loop() {
-        long failures = 0;
-        long lastHousekeeping = 0;
-        while (running) {
-            try {
-                if (System.nanoTime() - lastHousekeeping > TimeUnit.SECONDS.toNanos(1)) {
-                    housekeeping();
-                    lastHousekeeping = System.nanoTime();
-                }
-                int n = relayOnce();
-                failures = 0;
-                if (n == 0) {
-                    TimeUnit.MILLISECONDS.sleep(cfg.idlePoll().toMillis());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                failures++;
-                meters.counter("outbox.relay.errors").increment();
-                log.warn("outbox.relay_pass_failed owner={} failures={} error_class={}: {}", owner, failures,
-                        e.getClass().getName(), e.getMessage());
-                try {
-                    TimeUnit.MILLISECONDS.sleep(Math.min(5_000, 100L << Math.min(failures, 6)));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
+    @Override
+    protected int runPass() {
+        if (System.nanoTime() - lastHousekeeping > TimeUnit.SECONDS.toNanos(1)) {
+            housekeeping();
+            lastHousekeeping = System.nanoTime();
         }
+        return relayOnce();
     }
 
     /** One claim-send-settle pass; returns how many rows were claimed. */
@@ -176,26 +143,4 @@ class OutboxRelay implements SmartLifecycle {
         }
     }
 
-    @Override
-    public void stop() {
-        running = false;
-        if (worker != null) {
-            worker.interrupt();
-            try {
-                worker.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 100;
-    }
 }

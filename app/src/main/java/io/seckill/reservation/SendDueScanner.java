@@ -2,14 +2,12 @@ package io.seckill.reservation;
 
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -21,6 +19,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.worker.PollingWorker;
 
 /**
  * The send-due rescan (design 7.2, 10.2): every slot's due entries are claimed with a lease in
@@ -29,7 +28,7 @@ import io.seckill.redis.SkuSlot;
  * leases expire; any instance picks the entries up again.
  */
 @Component
-class SendDueScanner implements SmartLifecycle {
+class SendDueScanner extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(SendDueScanner.class);
     private static final LuaScript CLAIM_DUE = LuaScript.load("claim_due");
@@ -41,54 +40,20 @@ class SendDueScanner implements SmartLifecycle {
     private final SaleRegistry registry;
     private final StatefulRedisConnection<String, String> redis;
     private final DefaultMQProducer producer;
-    private final MeterRegistry meters;
     private final String owner = MqClients.instanceName("send-due") + "-" + UUID.randomUUID();
-    private volatile boolean running;
-    private Thread worker;
 
     SendDueScanner(SeckillProperties props, SaleRegistry registry, StatefulRedisConnection<String, String> redis,
             DefaultMQProducer producer, MeterRegistry meters) {
+        super("send-due-scanner", "reservation.scan", props.reservation().scanInterval(), props, meters);
         this.props = props;
         this.registry = registry;
         this.redis = redis;
         this.producer = producer;
-        this.meters = meters;
     }
 
     @Override
-    public void start() {
-        if (!props.hasRole("send-due-scanner")) {
-            return;
-        }
-        running = true;
-        worker = Thread.ofPlatform().name("send-due-scanner").daemon().start(this::loop);
-    }
-
-    private void loop() {
-        long failures = 0;
-        while (running) {
-            try {
-                int n = scanOnce();
-                failures = 0;
-                if (n == 0) {
-                    TimeUnit.MILLISECONDS.sleep(props.reservation().scanInterval().toMillis());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                failures++;
-                meters.counter("reservation.scan.errors").increment();
-                log.warn("reservation.scan_failed owner={} failures={} error_class={}: {}", owner, failures,
-                        e.getClass().getName(), e.getMessage());
-                try {
-                    TimeUnit.MILLISECONDS.sleep(Math.min(5_000, 100L << Math.min(failures, 6)));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
+    protected int runPass() {
+        return scanOnce();
     }
 
     /** One pass over every slot of every live sale; returns how many entries were claimed. */
@@ -163,23 +128,5 @@ class SendDueScanner implements SmartLifecycle {
         if (LuaScript.code(m) < 0) {
             log.warn("reservation.mark_unknown_refused reservation_id={} result={}", rid, LuaScript.text(m, 1));
         }
-    }
-
-    @Override
-    public void stop() {
-        running = false;
-        if (worker != null) {
-            worker.interrupt();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 100;
     }
 }
