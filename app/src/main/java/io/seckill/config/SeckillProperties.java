@@ -23,7 +23,8 @@ public record SeckillProperties(
         @DefaultValue Mq mq,
         @DefaultValue Reservation reservation,
         @DefaultValue OrderConsumer orderConsumer,
-        @DefaultValue Outbox outbox) {
+        @DefaultValue Outbox outbox,
+        @DefaultValue Admission admission) {
 
     public static final Set<String> KNOWN_ROLES = Set.of("api", "send-due-scanner", "order-consumer", "outbox-relay",
             "projection", "compensation", "deadline-sweeper");
@@ -119,6 +120,13 @@ public record SeckillProperties(
             require(maxAttempts >= 1, "seckill.outbox.max-attempts", "must be positive");
             require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.outbox.base-backoff",
                     "must be between 0 and max-backoff");
+        }
+    }
+
+    /** The entry breaker: pause admission when reservations stop reaching the broker. */
+    public record Admission(@DefaultValue("15s") Duration maxUnsentAge) {
+        public Admission {
+            require(maxUnsentAge.toMillis() >= 1000, "seckill.admission.max-unsent-age", "must be at least 1s");
         }
     }
 

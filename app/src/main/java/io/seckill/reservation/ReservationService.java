@@ -39,9 +39,12 @@ public class ReservationService {
     private final OrderRequestSender sender;
     private final SeckillProperties.Reservation config;
     private final Counter created;
+    private final AdmissionBreaker breaker;
+    private final MeterRegistry meters;
 
     ReservationService(SaleRegistry registry, ReservationIds ids, StatefulRedisConnection<String, String> redis,
-            OrderRequestSender sender, SeckillProperties props, MeterRegistry meters) {
+            OrderRequestSender sender, SeckillProperties props, MeterRegistry meters, AdmissionBreaker breaker) {
+        this.breaker = breaker;
         this.registry = registry;
         this.ids = ids;
         this.redis = redis;
@@ -49,6 +52,7 @@ public class ReservationService {
         this.config = props.reservation();
         // Exported as reservation_created_count_total: the Prometheus client reserves the "_created"
         // suffix (OpenMetrics counter timestamps), so the design's reservation_created_total cannot exist.
+        this.meters = meters;
         this.created = Counter.builder("reservation.created.count")
                 .description("Reservations admitted by Redis (design 12.2 reservation_created_total)").register(meters);
     }
@@ -60,6 +64,11 @@ public class ReservationService {
         if (sku == null) {
             throw new ApiException(HttpStatus.NOT_FOUND, "ACTIVITY_NOT_FOUND",
                     "activity " + activityId + " has no sku " + skuId, "sku_id", Map.of());
+        }
+        if (breaker.isOpen()) {
+            meters.counter("reservation.refused", "reason", "admission_paused").increment();
+            throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "ADMISSION_PAUSED",
+                    "admission is paused while orders cannot reach the queue; retry later");
         }
         SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
         int version = ids.currentVersion();

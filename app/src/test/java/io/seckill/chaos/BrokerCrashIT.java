@@ -23,7 +23,7 @@ class BrokerCrashIT extends IntegrationTest {
     @Test
     @DisplayName("fault #2: broker killed (kill -9) mid-sale and restarted on its store: every QUEUED reservation becomes an order")
     void brokerKilledMidSale() throws Exception {
-        long activityId = openSale(60);
+        long activityId = openSale(500);
         for (int u = 1; u <= 20; u++) {
             assertThat(reserve(u, activityId, 1).status()).isEqualTo(202);
         }
@@ -36,13 +36,27 @@ class BrokerCrashIT extends IntegrationTest {
         }
         String slot = "seckill:{" + activityId + ":1}:";
         assertThat(redis.sync().zcard(slot + "send_due")).isPositive();
+        // the entry breaker: once the oldest unsent reservation is too old, admission pauses instead of taking units
+        java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger(40);
+        java.util.concurrent.atomic.AtomicLong probeUser = new java.util.concurrent.atomic.AtomicLong(1_000);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            var r = reserve(probeUser.incrementAndGet(), activityId, 1);
+            if (r.status() == 202) {
+                admitted.incrementAndGet();
+            }
+            return r.code().equals("ADMISSION_PAUSED");
+        });
+        int expected = admitted.get();
 
         TestEngines.get().broker().start();
         Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> count(
-                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_CREATED'", activityId) == 40);
-        awaitSettled(activityId, 40);
+                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_CREATED'", activityId) == expected);
+        awaitSettled(activityId, expected);
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> redis.sync().zcard(slot + "send_due") == 0);
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(40);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(expected);
         assertInvariants(activityId, true);
+        // and it closes by itself once orders flow again
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> reserve(probeUser.incrementAndGet(), activityId, 1).status() == 202);
     }
 }
