@@ -128,6 +128,22 @@ class CompensationIT extends IntegrationTest {
     }
 
     @Test
+    @DisplayName("fault #13: Redis lost the reservation -> no blind increment; the task goes MANUAL with an anomaly")
+    void redisLostTheReservation() throws Exception {
+        Rejected r = rejectedReservation();
+        redis.sync().del(r.slot() + "reservation:" + r.reservationId());
+        CompensationTaskRepository.Claimed claimed = tasks.claim(r.taskId(), "owner-m", Duration.ofMinutes(5)).orElseThrow();
+        worker.apply(claimed, "owner-m");
+        assertThat(redis.sync().get(r.slot() + "stock")).isEqualTo("0");
+        assertThat(jdbc.queryForMap("SELECT status, last_result FROM compensation_task WHERE task_id = ?", r.taskId()))
+                .containsEntry("status", "MANUAL").containsEntry("last_result", "RESERVATION_MISSING");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
+                + "'COMPENSATION_RESERVATION_MISSING'", r.reservationId().toString())).isEqualTo(1);
+        assertThat(worker.runOnce("owner-n")).as("a MANUAL task is left alone").isZero();
+        assertThat(redis.sync().get(r.slot() + "stock")).isEqualTo("0");
+    }
+
+    @Test
     @DisplayName("fault #8 end to end: the worker compensates every rejected reservation; conservation holds in both systems")
     void workerDrainsRejections() throws Exception {
         Rejected r = rejectedReservation();
