@@ -14,6 +14,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import io.seckill.SeckillApplication;
 import io.seckill.engines.EmbeddedEngines;
+import io.seckill.failpoint.Failpoints;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -43,6 +44,21 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--serve", description = "keep the engines and the API running on localhost after the report")
     boolean serve;
 
+    @Option(names = "--chaos", description = "arm failpoints at random (by probability) during the sale, then check every"
+            + " invariant after recovery")
+    boolean chaos;
+
+    /** What --chaos arms: every step of the pipeline fails now and then; no process halt (that is the slow suite). */
+    static final Map<String, String> CHAOS = Map.of(
+            Failpoints.AFTER_REDIS_RESERVE, "throw%2",
+            Failpoints.AFTER_MQ_SEND_BEFORE_REDIS_MARK, "throw%5",
+            Failpoints.AFTER_INBOX_INSERT, "throw%10",
+            Failpoints.AFTER_PG_STOCK_DECREMENT, "throw%5",
+            Failpoints.AFTER_ORDER_INSERT, "throw%5",
+            Failpoints.AFTER_PG_COMMIT_BEFORE_ACK, "throw%10",
+            Failpoints.DURING_COMMIT_RESPONSE, "lose-response%10",
+            Failpoints.AFTER_COMPENSATION_LUA, "throw%20");
+
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
@@ -59,7 +75,8 @@ public final class DemoCommand implements Callable<Integer> {
             try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
                     .properties(props).run()) {
                 int actualPort = ((WebServerApplicationContext) app).getWebServer().getPort();
-                SaleScenario scenario = new SaleScenario(app, "http://127.0.0.1:" + actualPort, userSecret, adminSecret);
+                SaleScenario scenario = new SaleScenario(app, "http://127.0.0.1:" + actualPort, userSecret, adminSecret,
+                        chaos ? CHAOS : Map.of());
                 SaleScenario.Report report = scenario.run(1001, skus, stock, users, concurrency, Duration.ofSeconds(120));
                 report.print(out);
                 if (serve) {

@@ -22,6 +22,7 @@ import org.springframework.context.ApplicationContext;
 
 import io.seckill.activity.ActivityService;
 import io.seckill.api.Tokens;
+import io.seckill.failpoint.Failpoints;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
 import io.seckill.reservation.ReservationRepository;
@@ -37,9 +38,12 @@ public final class SaleScenario {
     private final SaleClient client;
     private final String userSecret;
     private final String adminToken;
+    private final Map<String, String> chaos;
 
-    public SaleScenario(ApplicationContext app, String baseUrl, String userSecret, String adminSecret) {
+    public SaleScenario(ApplicationContext app, String baseUrl, String userSecret, String adminSecret,
+            Map<String, String> chaos) {
         this.app = app;
+        this.chaos = chaos;
         this.client = new SaleClient(baseUrl);
         this.userSecret = userSecret;
         this.adminToken = Tokens.admin(adminSecret, "demo", Duration.ofHours(1));
@@ -48,7 +52,8 @@ public final class SaleScenario {
     public record Report(long activityId, int skus, int unitsPerSku, int users, Map<String, Long> firstAttempts,
             Map<String, Long> replays, Map<String, Long> retries, long replayMismatches, int queued, long terminal,
             Map<String, Long> reservationStates, Map<String, Long> orderStates, double seconds, long requests,
-            long p50Micros, long p99Micros, long maxMicros, double drainSeconds, List<InvariantChecker.Check> checks) {
+            long p50Micros, long p99Micros, long maxMicros, double drainSeconds, Map<String, Long> failpointsFired,
+            long retriedAfterError, List<InvariantChecker.Check> checks) {
 
         public boolean allPass() {
             return checks.stream().allMatch(InvariantChecker.Check::pass);
@@ -64,6 +69,9 @@ public final class SaleScenario {
             out.printf("requests: %d in %.2f s = %.0f req/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms%n", requests,
                     seconds, requests / seconds, p50Micros / 1000.0, p99Micros / 1000.0, maxMicros / 1000.0);
             out.println("  (buyers are JVM HTTP clients sharing the cores with the engines; ./seckill bench measures the server)");
+            if (!failpointsFired.isEmpty()) {
+                out.println("chaos: failpoints fired " + failpointsFired + "; requests retried after a 500: " + retriedAfterError);
+            }
             out.printf("pipeline drained %.2f s after the last request%n", drainSeconds);
             out.println("reservations (PostgreSQL):   " + reservationStates);
             out.println("orders (PostgreSQL):         " + orderStates);
@@ -79,6 +87,7 @@ public final class SaleScenario {
     public Report run(long activityId, int skuCount, int unitsPerSku, int users, int concurrency, Duration drainTimeout)
             throws Exception {
         setUp(activityId, skuCount, unitsPerSku);
+        chaos.forEach(Failpoints::arm);
         Map<String, AtomicLong> first = new ConcurrentHashMap<>();
         Map<String, AtomicLong> replay = new ConcurrentHashMap<>();
         Map<String, AtomicLong> retry = new ConcurrentHashMap<>();
@@ -102,6 +111,7 @@ public final class SaleScenario {
             }
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
+        Failpoints.disarmAll();
 
         long drainStart = System.nanoTime();
         InvariantChecker checker = app.getBean(InvariantChecker.class);
@@ -128,7 +138,7 @@ public final class SaleScenario {
                 app.getBean(ReservationRepository.class).countByStatus(activityId),
                 app.getBean(OrderRepository.class).countByStatus(activityId), seconds, requests.get(),
                 latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getMaxValue(), drainSeconds,
-                checks);
+                chaos.isEmpty() ? Map.of() : Failpoints.fired(), retriedAfterError.get(), checks);
     }
 
     private void setUp(long activityId, int skuCount, int unitsPerSku) throws Exception {
@@ -180,11 +190,23 @@ public final class SaleScenario {
         SaleClient.Response call() throws Exception;
     }
 
-    private static SaleClient.Response timed(Call call, AtomicLong requests, ConcurrentHistogram latency) throws Exception {
-        long t = System.nanoTime();
-        SaleClient.Response r = call.call();
-        latency.recordValue(Math.max(1, (System.nanoTime() - t) / 1000));
-        requests.incrementAndGet();
+    private final AtomicLong retriedAfterError = new AtomicLong();
+
+    /** A buyer's call; a 500 (the server failed mid-request) is retried with the same request, as a real client does. */
+    private SaleClient.Response timed(Call call, AtomicLong requests, ConcurrentHistogram latency) throws Exception {
+        SaleClient.Response r = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            if (attempt > 0) {
+                retriedAfterError.incrementAndGet();
+            }
+            long t = System.nanoTime();
+            r = call.call();
+            latency.recordValue(Math.max(1, (System.nanoTime() - t) / 1000));
+            requests.incrementAndGet();
+            if (r.status() != 500) {
+                return r;
+            }
+        }
         return r;
     }
 

@@ -42,6 +42,8 @@ public final class Failpoints {
             DURING_COMMIT_RESPONSE, AFTER_COMPENSATION_LUA, AFTER_PAYMENT_RECORD_INSERT, AFTER_CANCEL_PENDING);
 
     private static volatile Map<String, Action> armed = Map.of();
+    private static final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> FIRED =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private Failpoints() {
     }
@@ -79,6 +81,13 @@ public final class Failpoints {
 
     public static synchronized void disarmAll() {
         armed = Map.of();
+    }
+
+    /** How many times each failpoint has fired in this process. */
+    public static Map<String, Long> fired() {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        FIRED.forEach((k, v) -> out.put(k, v.get()));
+        return out;
     }
 
     public static Map<String, String> armed() {
@@ -152,6 +161,7 @@ public final class Failpoints {
                     disarm(name);
                 }
             }
+            FIRED.computeIfAbsent(name, k -> new java.util.concurrent.atomic.AtomicLong()).incrementAndGet();
             log.warn("failpoint.fired name={} action={}", name, spec);
             switch (kind) {
                 case "delay" -> {

@@ -74,6 +74,7 @@ class SendDueScanner extends PollingWorker {
         List<Object> r = CLAIM_DUE.run(redis, new String[] {slot.sendDue()}, Integer.toString(cfg.scanBatch()),
                 Long.toString(cfg.scanLease().toMillis()), owner);
         int n = r.size() / FIELDS;
+        List<java.util.concurrent.CompletableFuture<Void>> sends = new java.util.ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             String rid = LuaScript.text(r, i * FIELDS);
             String status = LuaScript.text(r, i * FIELDS + 1);
@@ -89,22 +90,50 @@ class SendDueScanner extends PollingWorker {
                     Long.parseLong(LuaScript.text(r, i * FIELDS + 4)), Long.parseLong(LuaScript.text(r, i * FIELDS + 7)),
                     Long.parseLong(LuaScript.text(r, i * FIELDS + 8)));
             int attempts = Integer.parseInt(LuaScript.text(r, i * FIELDS + 9));
-            resend(slot, body, attempts);
+            sends.add(resend(slot, body, attempts));
         }
+        // all of a claim are sent at once, asynchronously; the pass ends when each is settled or timed out
+        java.util.concurrent.CompletableFuture.allOf(sends.toArray(java.util.concurrent.CompletableFuture[]::new))
+                .orTimeout(props.mq().sendTimeout().toMillis() * 3, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .exceptionally(e -> null).join();
         return n;
     }
 
-    private void resend(SkuSlot slot, OrderCreateRequested body, int attempts) {
+    private java.util.concurrent.CompletableFuture<Void> resend(SkuSlot slot, OrderCreateRequested body, int attempts) {
         String rid = body.reservationId().toString();
         String[] keys = {slot.reservation(rid), slot.sendDue()};
         meters.counter("reservation.resend").increment();
         meters.summary("reservation.send.attempts").record(attempts);
         log.info("reservation.mq_resend_claimed reservation_id={} message_id={} attempt_count={}", rid, body.messageId(),
                 attempts);
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
         try {
-            SendResult sr = producer.send(OrderRequestSender.message(props.mq().orderRequestTopic(), body, attempts - 1),
-                    props.mq().sendTimeout().toMillis());
-            if (sr.getSendStatus() == SendStatus.SEND_OK) {
+            producer.send(OrderRequestSender.message(props.mq().orderRequestTopic(), body, attempts - 1),
+                    new org.apache.rocketmq.client.producer.SendCallback() {
+                        @Override
+                        public void onSuccess(SendResult sr) {
+                            settle(keys, rid, attempts, sr.getSendStatus() == SendStatus.SEND_OK ? null
+                                    : "send status " + sr.getSendStatus());
+                            done.complete(null);
+                        }
+
+                        @Override
+                        public void onException(Throwable e) {
+                            settle(keys, rid, attempts, e.getClass().getSimpleName() + ": " + e.getMessage());
+                            done.complete(null);
+                        }
+                    }, props.mq().sendTimeout().toMillis());
+        } catch (Exception e) {
+            settle(keys, rid, attempts, e.getClass().getSimpleName() + ": " + e.getMessage());
+            done.complete(null);
+        }
+        return done;
+    }
+
+    /** Marks the entry PUBLISHED (error == null) or UNKNOWN with backoff, only while this scanner holds the lease. */
+    private void settle(String[] keys, String rid, int attempts, String error) {
+        try {
+            if (error == null) {
                 Failpoints.hit(Failpoints.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
                 List<Object> m = MARK_PUBLISHED.run(redis, keys, rid, owner);
                 if (LuaScript.code(m) < 0) {
@@ -112,9 +141,11 @@ class SendDueScanner extends PollingWorker {
                 }
                 return;
             }
-            unknown(keys, rid, attempts, "send status " + sr.getSendStatus());
-        } catch (Exception e) {
-            unknown(keys, rid, attempts, e.getClass().getSimpleName() + ": " + e.getMessage());
+            unknown(keys, rid, attempts, error);
+        } catch (RuntimeException e) {
+            // the lease simply expires and the entry is claimed again: the same message_id is re-sent
+            log.warn("reservation.settle_failed reservation_id={} error_class={}: {}", rid, e.getClass().getName(),
+                    e.getMessage());
         }
     }
 
