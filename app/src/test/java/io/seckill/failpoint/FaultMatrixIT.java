@@ -130,6 +130,24 @@ class FaultMatrixIT extends IntegrationTest {
     }
 
     @Test
+    @DisplayName("fault #5: the consumer's PostgreSQL backend is killed (pg_terminate_backend) mid-transaction -> rolled back, redelivered, once")
+    void backendKilledMidTransaction() throws Exception {
+        long activityId = openSale(3);
+        Failpoints.arm(Failpoints.AFTER_ORDER_INSERT, "delay:4000*1");
+        String rid = (String) reserve(53, activityId, 1).body().get("reservation_id");
+        // the order row is written but not committed: find that backend and kill it
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE state = 'idle in transaction' AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()""") > 0);
+        long killed = count("""
+                SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE state = 'idle in transaction' AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()) k""");
+        assertThat(killed).isPositive();
+        awaitSettled(activityId, 1);
+        assertOneOrder(activityId, rid);
+    }
+
+    @Test
     @DisplayName("failpoints can be armed through the admin API only where enabled")
     void adminApi() throws Exception {
         SaleClient.Response r = client().post("/api/v1/admin/failpoints/after_order_insert", adminToken(),
