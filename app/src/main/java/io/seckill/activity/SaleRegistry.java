@@ -51,9 +51,20 @@ public class SaleRegistry {
         return activities.find(activityId, skus);
     }
 
-    /** Every sale that is open or has been (from PostgreSQL), for background workers. */
+    private volatile List<Long> liveIds = List.of();
+    private volatile long liveIdsUntil;
+
+    /**
+     * Every sale that is open or has been (from PostgreSQL, re-read at most once a second), for the
+     * background workers that poll several times a second.
+     */
     public List<Activity> live() {
-        return activities.liveIds().stream().map(this::find).flatMap(Optional::stream).toList();
+        long now = System.nanoTime();
+        if (now - liveIdsUntil >= 0) {
+            liveIds = activities.liveIds();
+            liveIdsUntil = now + 1_000_000_000L;
+        }
+        return liveIds.stream().map(this::find).flatMap(Optional::stream).toList();
     }
 
     /** Activities this instance has seen (for locating a reservation by id). */
