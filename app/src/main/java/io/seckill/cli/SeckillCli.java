@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
 /** The one executable: {@code seckill <subcommand>}. */
 @Command(name = "seckill", mixinStandardHelpOptions = true, version = "seckill 0.1.0",
         description = "Flash-sale order engine: Redis admission, RocketMQ, PostgreSQL orders.",
-        subcommands = {SeckillCli.Serve.class, DemoCommand.class, io.seckill.bench.BenchCommand.class})
+        subcommands = {SeckillCli.Serve.class, DemoCommand.class, io.seckill.bench.BenchCommand.class,
+                io.seckill.dlq.DlqCommand.class})
 public final class SeckillCli implements Callable<Integer> {
 
     public static void main(String[] args) {

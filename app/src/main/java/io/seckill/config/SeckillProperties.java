@@ -15,7 +15,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("seckill")
 public record SeckillProperties(
         @DefaultValue({"api", "send-due-scanner", "order-consumer", "outbox-relay", "projection", "compensation",
-                "deadline-sweeper"})
+                "deadline-sweeper", "dlq-watch"})
         Set<String> roles,
         @DefaultValue("redis://127.0.0.1:6379") String redisUri,
         Ids ids,
@@ -27,7 +27,7 @@ public record SeckillProperties(
         @DefaultValue Admission admission) {
 
     public static final Set<String> KNOWN_ROLES = Set.of("api", "send-due-scanner", "order-consumer", "outbox-relay",
-            "projection", "compensation", "deadline-sweeper");
+            "projection", "compensation", "deadline-sweeper", "dlq-watch");
 
     public SeckillProperties {
         for (String role : roles) {

@@ -47,7 +47,8 @@ public abstract class IntegrationTest {
         registry.add("seckill.reservation.send-grace", () -> "2s");
         registry.add("seckill.outbox.base-backoff", () -> "100ms");
         // the compensation worker is driven explicitly by the tests, so interleavings are chosen, not raced
-        registry.add("seckill.roles", () -> "api,send-due-scanner,order-consumer,outbox-relay,projection,deadline-sweeper");
+        registry.add("seckill.roles", () -> "api,send-due-scanner,order-consumer,outbox-relay,projection,deadline-sweeper,dlq-watch");
+        registry.add("seckill.mq.max-reconsume-times", () -> "3");
     }
 
     @LocalServerPort

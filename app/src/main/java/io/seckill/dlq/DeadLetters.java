@@ -1,0 +1,125 @@
+package io.seckill.dlq;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.MixAll;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageConst;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+import io.seckill.mq.MqClients;
+
+/**
+ * A consumer group's dead-letter queue (design 7.3, 15.8): a quarantine waiting for the business
+ * to recover, never a terminal state. It can be counted, listed and replayed; a replay re-sends each
+ * message to its original topic with its original body, key and business id, so the receiving inbox
+ * turns an already-processed one into a harmless duplicate.
+ */
+public final class DeadLetters implements AutoCloseable {
+
+    private final String namesrv;
+    private final DefaultMQProducer producer;
+
+    public DeadLetters(String namesrv) throws MQClientException {
+        this.namesrv = namesrv;
+        this.producer = new DefaultMQProducer("seckill-dlq-tool");
+        producer.setNamesrvAddr(namesrv);
+        producer.setInstanceName(MqClients.instanceName("dlq"));
+        producer.start();
+    }
+
+    public static String topic(String group) {
+        return MixAll.DLQ_GROUP_TOPIC_PREFIX + group;
+    }
+
+    /** One dead letter, with what is needed to judge it. */
+    public record Letter(String brokerMsgId, String originalTopic, String keys, String messageId, int reconsumeTimes,
+            long storeTimestamp, byte[] body, MessageExt raw) {
+    }
+
+    /** Messages in the group's DLQ (0 when it has never received one). */
+    public long count(String group) {
+        long total = 0;
+        try {
+            for (MessageQueue q : producer.fetchPublishMessageQueues(topic(group))) {
+                total += producer.maxOffset(q) - producer.minOffset(q);
+            }
+        } catch (MQClientException e) {
+            // the broker creates the DLQ topic with the first dead letter: no topic yet means none
+            String msg = String.valueOf(e.getMessage());
+            if (!msg.contains("Can not find Message Queue") && !msg.contains("No route info")) {
+                throw new IllegalStateException("cannot read " + topic(group) + ": " + msg, e);
+            }
+        }
+        return total;
+    }
+
+    /** Up to {@code max} dead letters, oldest first per queue. */
+    public List<Letter> list(String group, int max) throws MQClientException {
+        List<Letter> out = new ArrayList<>();
+        if (count(group) == 0) {
+            return out;
+        }
+        DefaultLitePullConsumer reader = new DefaultLitePullConsumer("seckill-dlq-reader-" + UUID.randomUUID());
+        reader.setNamesrvAddr(namesrv);
+        reader.setInstanceName(MqClients.instanceName("dlq-reader"));
+        reader.setAutoCommit(false);
+        reader.start();
+        try {
+            Collection<MessageQueue> queues = reader.fetchMessageQueues(topic(group));
+            reader.assign(queues);
+            for (MessageQueue q : queues) {
+                reader.seekToBegin(q);
+            }
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (out.size() < max && System.nanoTime() < deadline && out.size() < count(group)) {
+                for (MessageExt m : reader.poll(500)) {
+                    if (out.size() < max) {
+                        out.add(letter(m));
+                    }
+                }
+            }
+        } finally {
+            reader.shutdown();
+        }
+        return out;
+    }
+
+    /** Re-sends every dead letter of the group to its original topic; returns how many were re-sent. */
+    public int replay(String group, int max) throws Exception {
+        int sent = 0;
+        for (Letter l : list(group, max)) {
+            Message m = new Message(l.originalTopic(), l.raw().getTags(), l.keys(), l.body());
+            if (l.messageId() != null) {
+                m.putUserProperty("message_id", l.messageId());
+            }
+            m.putUserProperty("dlq_replay_of", l.brokerMsgId());
+            SendResult r = producer.send(m);
+            if (r.getSendStatus() != SendStatus.SEND_OK) {
+                throw new IllegalStateException("replay of " + l.brokerMsgId() + " answered " + r.getSendStatus());
+            }
+            sent++;
+        }
+        return sent;
+    }
+
+    private static Letter letter(MessageExt m) {
+        String original = m.getProperty(MessageConst.PROPERTY_RETRY_TOPIC);
+        return new Letter(m.getMsgId(), original == null ? m.getTopic() : original, m.getKeys(), m.getUserProperty("message_id"),
+                m.getReconsumeTimes(), m.getStoreTimestamp(), m.getBody(), m);
+    }
+
+    @Override
+    public void close() {
+        producer.shutdown();
+    }
+}

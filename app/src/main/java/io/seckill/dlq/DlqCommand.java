@@ -1,0 +1,58 @@
+package io.seckill.dlq;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code seckill dlq list|replay}: the dead letters of a consumer group, and their re-drive with the same ids. */
+@Command(name = "dlq", mixinStandardHelpOptions = true, description = "List or replay a consumer group's dead letters.")
+public final class DlqCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", description = "list | replay")
+    String action;
+
+    @Option(names = "--namesrv", description = "RocketMQ NameServer (default: $SECKILL_MQ_NAMESRV or ${DEFAULT-VALUE})")
+    String namesrv = System.getenv().getOrDefault("SECKILL_MQ_NAMESRV", "127.0.0.1:9876");
+
+    @Option(names = "--group", description = "consumer group (default ${DEFAULT-VALUE})")
+    String group = "seckill-order-consumer";
+
+    @Option(names = "--max", description = "at most this many letters (default ${DEFAULT-VALUE})")
+    int max = 1000;
+
+    @Override
+    public Integer call() throws Exception {
+        try (DeadLetters dlq = new DeadLetters(namesrv)) {
+            switch (action) {
+                case "list" -> {
+                    List<DeadLetters.Letter> letters = dlq.list(group, max);
+                    System.out.printf("%d dead letters in %s%n", letters.size(), DeadLetters.topic(group));
+                    for (DeadLetters.Letter l : letters) {
+                        System.out.printf("%s  topic=%s key=%s message_id=%s reconsumed=%d stored=%s body=%s%n",
+                                l.brokerMsgId(), l.originalTopic(), l.keys(), l.messageId(), l.reconsumeTimes(),
+                                Instant.ofEpochMilli(l.storeTimestamp()), abbreviate(new String(l.body(), StandardCharsets.UTF_8)));
+                    }
+                    return 0;
+                }
+                case "replay" -> {
+                    int n = dlq.replay(group, max);
+                    System.out.printf("re-sent %d dead letters of %s with their original ids%n", n, group);
+                    return 0;
+                }
+                default -> {
+                    System.err.println("action: must be list or replay, got '" + action + "'");
+                    return 2;
+                }
+            }
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 160 ? s.substring(0, 160) + "..." : s;
+    }
+}

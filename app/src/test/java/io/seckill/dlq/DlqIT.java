@@ -1,0 +1,59 @@
+package io.seckill.dlq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestEngines;
+
+/** Design 7.3, 15.8: bounded redelivery, then %DLQ% - watched, listed, replayed with the same ids; never terminal. */
+class DlqIT extends IntegrationTest {
+
+    @Autowired
+    SeckillProperties props;
+    @Autowired
+    MeterRegistry meters;
+
+    @Test
+    @DisplayName("a message that keeps failing lands in %DLQ% after bounded retries; the watcher counts it; replay settles it once")
+    void deadLetterIsReplayed() throws Exception {
+        long activityId = openSale(3);
+        String group = props.mq().orderConsumerGroup();
+        try (DeadLetters dlq = new DeadLetters(TestEngines.get().namesrvAddress())) {
+            long before = dlq.count(group);
+            String rid;
+            Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "throw");
+            try {
+                rid = (String) reserve(701, activityId, 1).body().get("reservation_id");
+                Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+                        .until(() -> dlq.count(group) > before);
+            } finally {
+                Failpoints.disarmAll();
+            }
+            assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isZero();
+            List<DeadLetters.Letter> letters = dlq.list(group, 10_000);
+            assertThat(letters).anySatisfy(l -> {
+                assertThat(l.keys()).isEqualTo(rid);
+                assertThat(l.originalTopic()).isEqualTo(props.mq().orderRequestTopic());
+                assertThat(l.reconsumeTimes()).isGreaterThanOrEqualTo(3);
+            });
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(
+                    () -> meters.get("mq.dlq.messages").gauge().value() > before);
+
+            assertThat(dlq.replay(group, 10_000)).isPositive();
+            awaitSettled(activityId, 1);
+            assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid)).isEqualTo(1);
+            assertInvariants(activityId, true);
+        }
+    }
+}
