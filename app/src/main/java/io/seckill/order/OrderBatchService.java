@@ -199,14 +199,22 @@ public class OrderBatchService {
             if (e == null || "PROCESSING".equals(e.resultCode())) {
                 out.put(m, Outcome.RETRY);
             } else if (!Arrays.equals(e.payloadHash(), m.hash())) {
-                log.error("order.commit_unknown_hash_mismatch message_id={} reservation_id={}", m.msg().messageId(),
-                        m.msg().reservationId());
-                out.put(m, Outcome.RETRY);
+                // design 9.8: the inbox holds this id with another payload - stop, quarantine, a human decides
+                out.put(m, quarantineAfterUnknownCommit(m, e.payloadHash()));
             } else {
                 out.put(m, Outcome.fromInboxCode(e.resultCode()));
             }
         }
         return out;
+    }
+
+    private Outcome quarantineAfterUnknownCommit(InboundOrder m, byte[] knownHash) {
+        try {
+            return tx.execute(s -> duplicateOrConflict(m, knownHash));
+        } catch (RuntimeException ex) {
+            log.error("order.quarantine_failed message_id={} error_class={}", m.msg().messageId(), ex.getClass().getName(), ex);
+            return Outcome.RETRY;
+        }
     }
 
     private Map<InboundOrder, Outcome> body(List<InboundOrder> batch, boolean single) {
