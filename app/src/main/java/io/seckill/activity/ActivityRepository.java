@@ -27,7 +27,9 @@ class ActivityRepository {
             """;
 
     private static final String LIVE_IDS = """
-            SELECT activity_id FROM activity WHERE status IN ('OPEN', 'CLOSED') ORDER BY activity_id
+            SELECT activity_id FROM activity
+            WHERE status IN ('OPEN', 'CLOSED') AND ends_at > clock_timestamp() - interval '7 days'
+            ORDER BY activity_id
             """;
 
     private final JdbcTemplate jdbc;
@@ -47,7 +49,7 @@ class ActivityRepository {
                 activityId).stream().findFirst();
     }
 
-    /** Sales that are open or have been: their Redis slots may hold reservations to recover. */
+    /** Sales that are open or ended within a week: their Redis slots may hold reservations to recover. */
     List<Long> liveIds() {
         return jdbc.queryForList(LIVE_IDS, Long.class);
     }

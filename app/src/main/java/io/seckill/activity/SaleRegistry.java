@@ -1,6 +1,5 @@
 package io.seckill.activity;
 
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,11 +64,6 @@ public class SaleRegistry {
             liveIdsUntil = now + 1_000_000_000L;
         }
         return liveIds.stream().map(this::find).flatMap(Optional::stream).toList();
-    }
-
-    /** Activities this instance has seen (for locating a reservation by id). */
-    public Collection<Activity> cached() {
-        return known.values();
     }
 
     void forget(long activityId) {

@@ -72,7 +72,17 @@ public final class EmbeddedEngines implements AutoCloseable {
         broker.awaitStarted();
         log.info("engines up in {} ms: postgres :{}, redis :{}, rocketmq {}", (System.nanoTime() - t0) / 1_000_000,
                 postgres.getPort(), redisPort, broker.namesrvAddress());
-        return new EmbeddedEngines(home, postgres, redis, redisPort, broker);
+        EmbeddedEngines engines = new EmbeddedEngines(home, postgres, redis, redisPort, broker);
+        Runtime.getRuntime().addShutdownHook(new Thread(engines::closeOnExit, "engines-shutdown"));
+        return engines;
+    }
+
+    private void closeOnExit() {
+        try {
+            close();
+        } catch (Exception e) {
+            System.err.println("stopping embedded engines: " + e);
+        }
     }
 
     public String jdbcUrl() {
@@ -114,8 +124,13 @@ public final class EmbeddedEngines implements AutoCloseable {
         return p;
     }
 
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
     @Override
     public void close() throws Exception {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             broker.close();
         } finally {

@@ -69,7 +69,7 @@ class ReservationQuery {
 
     private Map<String, String> fromRedis(long userId, UUID reservationId) {
         try {
-            for (Activity a : registry.cached()) {
+            for (Activity a : registry.live()) {
                 for (Activity.Sku sku : a.skus()) {
                     SkuSlot slot = SkuSlot.forUser(a.activityId(), sku.skuId(), sku.buckets(), userId);
                     Map<String, String> h = redis.sync().hgetall(slot.reservation(reservationId.toString()));

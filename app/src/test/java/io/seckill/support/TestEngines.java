@@ -2,7 +2,7 @@ package io.seckill.support;
 
 import io.seckill.engines.EmbeddedEngines;
 
-/** The real engines, started once per test JVM and stopped when it exits. */
+/** The real engines, started once per test JVM (they stop themselves when it exits). */
 public final class TestEngines {
 
     private static EmbeddedEngines engines;
@@ -17,14 +17,6 @@ public final class TestEngines {
             } catch (Exception e) {
                 throw new IllegalStateException("cannot start embedded engines", e);
             }
-            EmbeddedEngines started = engines;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    started.close();
-                } catch (Exception e) {
-                    System.err.println("stopping engines: " + e);
-                }
-            }));
         }
         return engines;
     }
