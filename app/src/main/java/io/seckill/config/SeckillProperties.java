@@ -24,7 +24,8 @@ public record SeckillProperties(
         @DefaultValue Reservation reservation,
         @DefaultValue OrderConsumer orderConsumer,
         @DefaultValue Outbox outbox,
-        @DefaultValue Admission admission) {
+        @DefaultValue Admission admission,
+        @DefaultValue Deadline deadline) {
 
     public static final Set<String> KNOWN_ROLES = Set.of("api", "send-due-scanner", "order-consumer", "outbox-relay",
             "projection", "compensation", "deadline-sweeper", "dlq-watch");
@@ -127,6 +128,17 @@ public record SeckillProperties(
     public record Admission(@DefaultValue("15s") Duration maxUnsentAge) {
         public Admission {
             require(maxUnsentAge.toMillis() >= 1000, "seckill.admission.max-unsent-age", "must be at least 1s");
+        }
+    }
+
+    /**
+     * Design 11.3 point 6: time-driven rejection pauses while the order topic's oldest unconsumed
+     * message is older than this (a backed-up broker makes reservations look expired).
+     */
+    public record Deadline(@DefaultValue("30s") Duration pauseWhenBacklogOlderThan) {
+        public Deadline {
+            require(pauseWhenBacklogOlderThan.toMillis() >= 500, "seckill.deadline.pause-when-backlog-older-than",
+                    "must be at least 500ms");
         }
     }
 

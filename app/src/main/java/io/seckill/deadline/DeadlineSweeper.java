@@ -16,6 +16,8 @@ import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
+import io.seckill.mq.BrokerBacklog;
+import java.time.Duration;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.reconcile.AnomalyRepository;
@@ -53,6 +55,11 @@ class DeadlineSweeper extends PollingWorker {
             CompensationTaskRepository compensations, OutboxRepository outbox, AnomalyRepository anomalies,
             TransactionTemplate tx, SeckillProperties props, MeterRegistry meters) {
         super("deadline-sweeper", "deadline.sweep", java.time.Duration.ofMillis(500), props, meters);
+        this.mq = props.mq();
+        this.pauseThreshold = props.deadline().pauseWhenBacklogOlderThan();
+        io.micrometer.core.instrument.Gauge.builder("mq.order.backlog.age.seconds", backlogAgeMs, v -> v.get() / 1000.0)
+                .register(meters);
+        io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.paused ? 1 : 0).register(meters);
         this.registry = registry;
         this.redis = redis;
         this.reservations = reservations;
@@ -62,9 +69,61 @@ class DeadlineSweeper extends PollingWorker {
         this.tx = tx;
     }
 
+    private final SeckillProperties.Mq mq;
+    private final java.util.concurrent.atomic.AtomicLong backlogAgeMs = new java.util.concurrent.atomic.AtomicLong();
+    private volatile Duration pauseThreshold;
+    private volatile boolean paused;
+    private BrokerBacklog backlog;
+    private long backlogCheckedAt;
+
     @Override
     protected int runPass() {
+        if (backedUp()) {
+            return 0;
+        }
         return sweepOnce();
+    }
+
+    /**
+     * Design 11.3 point 6: while the broker is backed up, reservations only look expired - their
+     * messages are still queued - so time-driven rejection waits. Re-measured at most once a second.
+     */
+    synchronized boolean backedUp() {
+        long now = System.nanoTime();
+        if (now - backlogCheckedAt >= 1_000_000_000L) {
+            backlogCheckedAt = now;
+            try {
+                if (backlog == null) {
+                    backlog = new BrokerBacklog(mq.namesrv());
+                }
+                backlogAgeMs.set(backlog.oldestUnconsumedAgeMs(mq.orderConsumerGroup(), mq.orderRequestTopic()));
+            } catch (Exception e) {
+                // unknown backlog: stay paused if we were, rather than reject on a guess
+                log.warn("deadline.backlog_unknown error_class={}: {}", e.getClass().getName(), e.getMessage());
+                return paused;
+            }
+            boolean backed = backlogAgeMs.get() > pauseThreshold.toMillis();
+            if (backed != paused) {
+                log.warn("deadline.{} order_backlog_age_ms={} threshold_ms={}", backed ? "paused" : "resumed",
+                        backlogAgeMs.get(), pauseThreshold.toMillis());
+            }
+            paused = backed;
+        }
+        return paused;
+    }
+
+    /** For tests: a lower threshold than configured. */
+    synchronized void pauseThreshold(Duration threshold) {
+        this.pauseThreshold = threshold;
+        this.backlogCheckedAt = 0;
+    }
+
+    @Override
+    public void stop() {
+        super.stop();
+        if (backlog != null) {
+            backlog.close();
+        }
     }
 
     /** One pass over every slot of every live sale; returns how many due entries were handled. */

@@ -27,7 +27,7 @@ class SeckillPropertiesTest {
                 Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))
                 .hasMessageStartingWith("seckill.outbox.batch-size");
         assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", new SeckillProperties.Ids(
-                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x"), null, null, null, null, null))
+                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x"), null, null, null, null, null, null))
                 .hasMessageStartingWith("seckill.roles");
         assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10)))
                 .hasMessageStartingWith("seckill.admission.max-unsent-age");

@@ -1,0 +1,85 @@
+package io.seckill.mq;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.impl.MQClientAPIImpl;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.MixAll;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
+import org.apache.rocketmq.remoting.protocol.admin.OffsetWrapper;
+import org.apache.rocketmq.remoting.protocol.route.BrokerData;
+import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
+
+/**
+ * How far behind a consumer group is, by age (design 11.3 point 7: the oldest message, not the
+ * count): for every queue with a backlog, the store time of the first message the group has not
+ * consumed is read from the broker.
+ */
+public final class BrokerBacklog implements AutoCloseable {
+
+    private final DefaultMQProducer admin;
+    private final DefaultLitePullConsumer reader;
+
+    public BrokerBacklog(String namesrv) throws MQClientException {
+        admin = new DefaultMQProducer("seckill-backlog-admin");
+        admin.setNamesrvAddr(namesrv);
+        admin.setInstanceName(MqClients.instanceName("backlog-admin"));
+        admin.start();
+        reader = new DefaultLitePullConsumer("seckill-backlog-reader-" + UUID.randomUUID());
+        reader.setNamesrvAddr(namesrv);
+        reader.setInstanceName(MqClients.instanceName("backlog-reader"));
+        reader.setAutoCommit(false);
+        reader.setPullBatchSize(1);
+        reader.start();
+    }
+
+    /** Age in ms of the oldest message of {@code topic} that {@code group} has not consumed; 0 when none. */
+    public synchronized long oldestUnconsumedAgeMs(String group, String topic) throws Exception {
+        MQClientAPIImpl api = admin.getDefaultMQProducerImpl().getMqClientFactory().getMQClientAPIImpl();
+        TopicRouteData route = api.getTopicRouteInfoFromNameServer(topic, 3_000);
+        long oldest = Long.MAX_VALUE;
+        for (BrokerData broker : route.getBrokerDatas()) {
+            String addr = broker.getBrokerAddrs().get(MixAll.MASTER_ID);
+            if (addr == null) {
+                continue;
+            }
+            ConsumeStats stats = api.getConsumeStats(addr, group, topic, 3_000);
+            for (Map.Entry<MessageQueue, OffsetWrapper> e : stats.getOffsetTable().entrySet()) {
+                OffsetWrapper w = e.getValue();
+                if (w.getBrokerOffset() > w.getConsumerOffset()) {
+                    Long stored = storeTime(e.getKey(), Math.max(0, w.getConsumerOffset()));
+                    if (stored != null) {
+                        oldest = Math.min(oldest, stored);
+                    }
+                }
+            }
+        }
+        return oldest == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
+    }
+
+    private Long storeTime(MessageQueue queue, long offset) throws MQClientException {
+        reader.assign(List.of(queue));
+        reader.seek(queue, offset);
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            for (MessageExt m : reader.poll(200)) {
+                if (m.getQueueId() == queue.getQueueId() && m.getBrokerName().equals(queue.getBrokerName())) {
+                    return m.getStoreTimestamp();
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        reader.shutdown();
+        admin.shutdown();
+    }
+}

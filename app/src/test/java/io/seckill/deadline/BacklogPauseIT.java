@@ -1,0 +1,56 @@
+package io.seckill.deadline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
+import io.seckill.support.IntegrationTest;
+
+/** Fault #14: a backed-up broker makes reservations look expired; time-driven rejection waits for it. */
+class BacklogPauseIT extends IntegrationTest {
+
+    @Autowired
+    DeadlineSweeper sweeper;
+    @Autowired
+    SeckillProperties props;
+    @Autowired
+    MeterRegistry meters;
+
+    @Test
+    @DisplayName("fault #14: while the oldest unconsumed order message is older than the limit, the deadline sweeper pauses; the late message then creates its order")
+    void sweeperPausesWhileBackedUp() throws Exception {
+        long activityId = openSale(8, new int[] {3});
+        sweeper.pauseThreshold(Duration.ofMillis(800));
+        sweeper.backedUp(); // the broker clients are up before the clock starts
+        String rid;
+        Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "delay:16000*1");
+        try {
+            rid = (String) reserve(141, activityId, 1).body().get("reservation_id");
+            Awaitility.await().atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> meters.get("deadline.paused").gauge().value() == 1.0);
+            assertThat(meters.get("mq.order.backlog.age.seconds").gauge().value()).isGreaterThan(0.8);
+            // the business deadline (8 s) passes while the message is stuck: no tombstone is written
+            Awaitility.await().pollDelay(Duration.ofSeconds(9)).atMost(Duration.ofSeconds(10)).until(() -> true);
+            assertThat(count("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ?",
+                    UUID.fromString(rid))).isZero();
+            // the held message is processed when the consumer wakes: an order, not a late rejection
+            awaitSettled(activityId, 1);
+            assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
+                    UUID.fromString(rid))).isEqualTo("ORDER_CREATED");
+        } finally {
+            Failpoints.disarmAll();
+            sweeper.pauseThreshold(props.deadline().pauseWhenBacklogOlderThan());
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> meters.get("deadline.paused").gauge().value() == 0.0);
+        assertInvariants(activityId, true);
+    }
+}
