@@ -75,6 +75,7 @@ class DeadlineSweeper extends PollingWorker {
     private volatile boolean paused;
     private BrokerBacklog backlog;
     private long backlogCheckedAt;
+    private int overLimitReadings;
 
     @Override
     protected int runPass() {
@@ -102,7 +103,9 @@ class DeadlineSweeper extends PollingWorker {
                 log.warn("deadline.backlog_unknown error_class={}: {}", e.getClass().getName(), e.getMessage());
                 return paused;
             }
-            boolean backed = backlogAgeMs.get() > pauseThreshold.toMillis();
+            // two readings in a row over the limit: one stale consumer-offset reading does not pause the sweeper
+            overLimitReadings = backlogAgeMs.get() > pauseThreshold.toMillis() ? overLimitReadings + 1 : 0;
+            boolean backed = overLimitReadings >= 2;
             if (backed != paused) {
                 log.warn("deadline.{} order_backlog_age_ms={} threshold_ms={}", backed ? "paused" : "resumed",
                         backlogAgeMs.get(), pauseThreshold.toMillis());
