@@ -2,7 +2,6 @@ package io.seckill.activity;
 
 import java.math.BigDecimal;
 import java.util.List;
-import java.util.Optional;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
@@ -57,14 +56,6 @@ public class InventoryRepository {
 
     public List<SkuInventory> forActivity(long activityId) {
         return jdbc.query(SELECT + " WHERE activity_id = ? ORDER BY sku_id", ROW, activityId);
-    }
-
-    public Optional<SkuInventory> find(long activityId, long skuId) {
-        return jdbc.query(SELECT + " WHERE activity_id = ? AND sku_id = ?", ROW, activityId, skuId).stream().findFirst();
-    }
-
-    public List<SkuInventory> all() {
-        return jdbc.query(SELECT + " ORDER BY activity_id, sku_id", ROW);
     }
 
     /** @return true when all {@code n} units were taken */

@@ -74,10 +74,6 @@ public class CompensationWorker extends PollingWorker {
         return runOnce(owner);
     }
 
-    public String owner() {
-        return owner;
-    }
-
     /** One claim-and-apply pass as {@code leaseOwner}; returns how many tasks were claimed. */
     public int runOnce(String leaseOwner) {
         List<CompensationTaskRepository.Claimed> claimed = tasks.claimDue(100, leaseOwner, Duration.ofSeconds(30));

@@ -97,10 +97,6 @@ public final class EmbeddedEngines implements AutoCloseable {
         return redisPort;
     }
 
-    public int postgresPort() {
-        return postgres.getPort();
-    }
-
     public String namesrvAddress() {
         return broker.namesrvAddress();
     }

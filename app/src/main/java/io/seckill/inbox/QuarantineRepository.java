@@ -18,7 +18,6 @@ public class QuarantineRepository {
                                             payload_hash, existing_hash)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """;
-    private static final String COUNT = "SELECT count(*) FROM message_quarantine WHERE message_id = ?";
 
     private final JdbcTemplate jdbc;
     private final AnomalyRepository anomalies;
@@ -37,10 +36,5 @@ public class QuarantineRepository {
         evidence.put("broker_msg_id", brokerMsgId);
         evidence.put("reason", reason);
         anomalies.record("INBOX_" + reason, "MESSAGE", messageId, null, null, evidence);
-    }
-
-    public long count(String messageId) {
-        Long n = jdbc.queryForObject(COUNT, Long.class, messageId);
-        return n == null ? 0 : n;
     }
 }

@@ -230,7 +230,8 @@ public class OrderBatchService {
         List<InboxRepository.Claim> claims = firstById.values().stream()
                 .map(m -> new InboxRepository.Claim(m.msg().messageId(), m.msg().reservationId(), m.msg().requestId(), m.hash()))
                 .toList();
-        List<UUID> owned = inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE, claims);
+        java.util.Set<UUID> owned = new java.util.LinkedHashSet<>(inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE,
+                claims));
         Failpoints.hit(Failpoints.AFTER_INBOX_INSERT);
 
         // 2. messages this group already has: same payload = duplicate, different = quarantine

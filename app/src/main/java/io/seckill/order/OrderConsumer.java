@@ -12,7 +12,6 @@ import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -21,6 +20,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.QuarantineRepository;
 import io.seckill.mq.Json;
 import io.seckill.mq.MqClients;
+import io.seckill.mq.PushConsumerRole;
 import io.seckill.reservation.OrderCreateRequested;
 
 /**
@@ -31,7 +31,7 @@ import io.seckill.reservation.OrderCreateRequested;
  * for redelivery on its own, the others of its batch are acknowledged.
  */
 @Component
-class OrderConsumer implements SmartLifecycle {
+class OrderConsumer extends PushConsumerRole {
 
     private static final Logger log = LoggerFactory.getLogger(OrderConsumer.class);
 
@@ -40,11 +40,10 @@ class OrderConsumer implements SmartLifecycle {
     private final QuarantineRepository quarantine;
     private final TransactionTemplate tx;
     private final io.micrometer.core.instrument.DistributionSummary batchSizes;
-    private DefaultMQPushConsumer consumer;
-    private volatile boolean running;
 
     OrderConsumer(SeckillProperties props, OrderBatchService service, QuarantineRepository quarantine, TransactionTemplate tx,
             io.micrometer.core.instrument.MeterRegistry meters) {
+        super("order-consumer", props);
         this.props = props;
         this.service = service;
         this.quarantine = quarantine;
@@ -54,35 +53,27 @@ class OrderConsumer implements SmartLifecycle {
     }
 
     @Override
-    public void start() {
-        if (!props.hasRole("order-consumer")) {
-            return;
-        }
+    protected DefaultMQPushConsumer create() throws MQClientException {
         var cfg = props.orderConsumer();
-        consumer = MqClients.pushConsumer(props, props.mq().orderConsumerGroup(), "order-consumer");
-        consumer.setConsumeMessageBatchMaxSize(cfg.batchSize());
-        consumer.setPullBatchSize(Math.max(32, 2 * cfg.batchSize()));
-        consumer.setConsumeThreadMin(cfg.threads());
-        consumer.setConsumeThreadMax(cfg.threads());
-        try {
-            consumer.subscribe(props.mq().orderRequestTopic(), "*");
-            consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
-            consumer.start();
-        } catch (MQClientException e) {
-            throw new IllegalStateException("cannot start order consumer", e);
-        }
-        running = true;
-        log.info("order consumer started: group={} topic={} batch={} threads={}", props.mq().orderConsumerGroup(),
+        DefaultMQPushConsumer c = MqClients.pushConsumer(props, props.mq().orderConsumerGroup(), "order-consumer");
+        c.setConsumeMessageBatchMaxSize(cfg.batchSize());
+        c.setPullBatchSize(Math.max(32, 2 * cfg.batchSize()));
+        c.setConsumeThreadMin(cfg.threads());
+        c.setConsumeThreadMax(cfg.threads());
+        c.subscribe(props.mq().orderRequestTopic(), "*");
+        c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
+        log.info("order consumer: group={} topic={} batch={} threads={}", props.mq().orderConsumerGroup(),
                 props.mq().orderRequestTopic(), cfg.batchSize(), cfg.threads());
+        return c;
     }
 
     /** Stops pulling (messages accumulate in the broker) until {@link #resume()}. */
     void suspend() {
-        consumer.suspend();
+        consumer().suspend();
     }
 
     void resume() {
-        consumer.resume();
+        consumer().resume();
     }
 
     ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
@@ -114,7 +105,7 @@ class OrderConsumer implements SmartLifecycle {
         }
         try {
             for (MessageExt m : retry) {
-                consumer.sendMessageBack(m, 0, m.getBrokerName());
+                consumer().sendMessageBack(m, 0, m.getBrokerName());
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         } catch (Exception e) {
@@ -191,23 +182,5 @@ class OrderConsumer implements SmartLifecycle {
             log.error("order.quarantine_failed broker_msg_id={} error_class={}", m.getMsgId(), e.getClass().getName(), e);
             return false;
         }
-    }
-
-    @Override
-    public void stop() {
-        running = false;
-        if (consumer != null) {
-            consumer.shutdown();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 100;
     }
 }

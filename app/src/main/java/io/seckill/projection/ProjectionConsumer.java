@@ -10,7 +10,6 @@ import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -20,6 +19,7 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.Json;
 import io.seckill.mq.MqClients;
+import io.seckill.mq.PushConsumerRole;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
@@ -31,7 +31,7 @@ import io.seckill.redis.SkuSlot;
  * move: it is counted and left to reconciliation.
  */
 @Component
-class ProjectionConsumer implements SmartLifecycle {
+class ProjectionConsumer extends PushConsumerRole {
 
     private static final Logger log = LoggerFactory.getLogger(ProjectionConsumer.class);
     private static final LuaScript PROJECT_ORDER_CREATED = LuaScript.load("project_order_created");
@@ -40,11 +40,10 @@ class ProjectionConsumer implements SmartLifecycle {
     private final SaleRegistry registry;
     private final StatefulRedisConnection<String, String> redis;
     private final MeterRegistry meters;
-    private DefaultMQPushConsumer consumer;
-    private volatile boolean running;
 
     ProjectionConsumer(SeckillProperties props, SaleRegistry registry, StatefulRedisConnection<String, String> redis,
             MeterRegistry meters) {
+        super("projection", props);
         this.props = props;
         this.registry = registry;
         this.redis = redis;
@@ -52,22 +51,14 @@ class ProjectionConsumer implements SmartLifecycle {
     }
 
     @Override
-    public void start() {
-        if (!props.hasRole("projection")) {
-            return;
-        }
-        consumer = MqClients.pushConsumer(props, props.mq().projectionGroup(), "projection");
-        consumer.setConsumeMessageBatchMaxSize(1);
-        consumer.setConsumeThreadMin(2);
-        consumer.setConsumeThreadMax(2);
-        try {
-            consumer.subscribe(props.mq().orderEventTopic(), OutboxEvent.ORDER_CREATED);
-            consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
-            consumer.start();
-        } catch (MQClientException e) {
-            throw new IllegalStateException("cannot start projection consumer", e);
-        }
-        running = true;
+    protected DefaultMQPushConsumer create() throws MQClientException {
+        DefaultMQPushConsumer c = MqClients.pushConsumer(props, props.mq().projectionGroup(), "projection");
+        c.setConsumeMessageBatchMaxSize(1);
+        c.setConsumeThreadMin(2);
+        c.setConsumeThreadMax(2);
+        c.subscribe(props.mq().orderEventTopic(), OutboxEvent.ORDER_CREATED);
+        c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
+        return c;
     }
 
     private ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
@@ -110,23 +101,5 @@ class ProjectionConsumer implements SmartLifecycle {
             log.error("projection.refused reservation_id={} order_id={} activity_id={} sku_id={} user_id={} result={}",
                     reservationId, orderId, activityId, skuId, userId, word);
         }
-    }
-
-    @Override
-    public void stop() {
-        running = false;
-        if (consumer != null) {
-            consumer.shutdown();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 100;
     }
 }

@@ -17,12 +17,10 @@ import io.lettuce.core.api.StatefulRedisConnection;
  */
 public final class LuaScript {
 
-    private final String name;
     private final String source;
     private volatile String sha;
 
-    private LuaScript(String name, String source) {
-        this.name = name;
+    private LuaScript(String source) {
         this.source = source;
     }
 
@@ -31,14 +29,10 @@ public final class LuaScript {
             if (in == null) {
                 throw new IllegalStateException("missing script lua/" + name + ".lua");
             }
-            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new LuaScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    public String name() {
-        return name;
     }
 
     public String source() {
