@@ -20,7 +20,7 @@ class ArchitectureTest {
     void engineDoesNotDependOnTools() {
         noClasses().that().resideInAnyPackage("io.seckill.reservation..", "io.seckill.order..", "io.seckill.inbox..",
                 "io.seckill.outbox..", "io.seckill.projection..", "io.seckill.compensation..", "io.seckill.activity..",
-                "io.seckill.api..", "io.seckill.redis..", "io.seckill.mq..")
+                "io.seckill.api..", "io.seckill.redis..", "io.seckill.mq..", "io.seckill.payment..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.seckill.demo..", "io.seckill.bench..",
                         "io.seckill.cli..", "io.seckill.engines..")
                 .check(CLASSES);
@@ -30,7 +30,8 @@ class ArchitectureTest {
     @DisplayName("SQL lives in repositories: services and workers do not use JDBC directly")
     void onlyRepositoriesTouchJdbc() {
         noClasses().that().resideInAnyPackage("io.seckill.reservation..", "io.seckill.order..", "io.seckill.outbox..",
-                "io.seckill.projection..", "io.seckill.inbox..", "io.seckill.compensation..", "io.seckill.activity..")
+                "io.seckill.projection..", "io.seckill.inbox..", "io.seckill.compensation..", "io.seckill.activity..",
+                "io.seckill.payment..")
                 .and().haveSimpleNameNotEndingWith("Repository")
                 .should().dependOnClassesThat().haveFullyQualifiedName("org.springframework.jdbc.core.JdbcTemplate")
                 .check(CLASSES);

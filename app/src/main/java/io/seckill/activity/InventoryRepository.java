@@ -41,6 +41,25 @@ public class InventoryRepository {
             WHERE activity_id = ? AND sku_id = ? AND occupied_stock >= ?
             """;
 
+    /** A paid order's unit moves from occupied to sold (design 6.5). */
+    private static final String SELL = """
+            UPDATE sku_inventory
+            SET occupied_stock = occupied_stock - 1,
+                sold_stock     = sold_stock + 1,
+                version        = version + 1,
+                updated_at     = clock_timestamp()
+            WHERE activity_id = ? AND sku_id = ? AND occupied_stock >= 1
+            """;
+    /** A cancelled order's unit goes back to available. */
+    private static final String RELEASE = """
+            UPDATE sku_inventory
+            SET occupied_stock  = occupied_stock - 1,
+                available_stock = available_stock + 1,
+                version         = version + 1,
+                updated_at      = clock_timestamp()
+            WHERE activity_id = ? AND sku_id = ? AND occupied_stock >= 1
+            """;
+
     private static final RowMapper<SkuInventory> ROW = (rs, i) -> new SkuInventory(rs.getLong(1), rs.getLong(2),
             rs.getBigDecimal(3), rs.getInt(4), rs.getInt(5), rs.getInt(6), rs.getInt(7), rs.getInt(8));
 
@@ -65,6 +84,16 @@ public class InventoryRepository {
 
     public boolean restore(long activityId, long skuId, int n) {
         return single(jdbc.update(RESTORE, n, n, activityId, skuId, n), activityId, skuId);
+    }
+
+    /** occupied - 1, sold + 1; false when nothing is occupied (the caller's transaction must not go on). */
+    public boolean sell(long activityId, long skuId) {
+        return single(jdbc.update(SELL, activityId, skuId), activityId, skuId);
+    }
+
+    /** occupied - 1, available + 1; false when nothing is occupied. */
+    public boolean release(long activityId, long skuId) {
+        return single(jdbc.update(RELEASE, activityId, skuId), activityId, skuId);
     }
 
     private static boolean single(int rows, long activityId, long skuId) {

@@ -17,6 +17,12 @@ public class LedgerRepository {
             FROM unnest(?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[]) AS t(a, s, r, o)
             """;
 
+    private static final String ONE = """
+            INSERT INTO inventory_ledger (activity_id, sku_id, reservation_id, order_id, change_type,
+                                          delta_available, delta_occupied, delta_sold, idempotency_key)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """;
+
     private final JdbcTemplate jdbc;
 
     LedgerRepository(JdbcTemplate jdbc) {
@@ -24,6 +30,20 @@ public class LedgerRepository {
     }
 
     public record Movement(long activityId, long skuId, UUID reservationId, UUID orderId) {
+    }
+
+    /** The SELL row of a paid order: occupied - 1, sold + 1, key {@code SELL:<order>}. */
+    public void sell(Movement m) {
+        jdbc.update(ONE, m.activityId(), m.skuId(), m.reservationId(), m.orderId(), "SELL", 0, -1, 1, "SELL:" + m.orderId());
+    }
+
+    /**
+     * The RELEASE row of a cancelled order: available + 1, occupied - 1, key {@code RELEASE:<order>}. A
+     * second release of the same order violates the unique key and rolls its transaction back.
+     */
+    public void release(Movement m) {
+        jdbc.update(ONE, m.activityId(), m.skuId(), m.reservationId(), m.orderId(), "RELEASE", 1, -1, 0,
+                "RELEASE:" + m.orderId());
     }
 
     /** One OCCUPY row per order; a second row for the same reservation violates the unique key. */

@@ -25,7 +25,7 @@ public class ApiException extends RuntimeException {
         this.status = status;
         this.code = code;
         this.field = field;
-        this.extra = extra;
+        this.extra = extra == null ? Map.of() : extra;
     }
 
     public static ApiException invalid(String field, String detail) {

@@ -131,6 +131,7 @@ public final class BenchCommand implements Callable<Integer> {
         p.put("seckill.ids.keys.1", idKey);
         p.put("seckill.jwt.user-secret", userSecret);
         p.put("seckill.jwt.admin-secret", adminSecret);
+        p.put("seckill.payment.callback-secret", "bench-callback-" + UUID.randomUUID() + UUID.randomUUID());
         p.put("logging.level.io.seckill", "WARN");
         return p;
     }

@@ -1,5 +1,6 @@
 package io.seckill.cli;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 
 import org.springframework.boot.SpringApplication;
@@ -13,12 +14,12 @@ import picocli.CommandLine.Command;
 @Command(name = "seckill", mixinStandardHelpOptions = true, version = "seckill 0.1.0",
         description = "Flash-sale order engine: Redis admission, RocketMQ, PostgreSQL orders.",
         subcommands = {SeckillCli.Serve.class, DemoCommand.class, io.seckill.bench.BenchCommand.class,
-                io.seckill.dlq.DlqCommand.class})
+                io.seckill.dlq.DlqCommand.class, io.seckill.paysim.PaySimCommand.class})
 public final class SeckillCli implements Callable<Integer> {
 
     public static void main(String[] args) {
         int code = new CommandLine(new SeckillCli()).execute(args);
-        if (code != 0 || !"serve".equals(args.length > 0 ? args[0] : "")) {
+        if (code != 0 || !List.of("serve", "paysim").contains(args.length > 0 ? args[0] : "")) {
             System.exit(code);
         }
     }

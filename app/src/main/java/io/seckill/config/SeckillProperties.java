@@ -15,7 +15,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("seckill")
 public record SeckillProperties(
         @DefaultValue({"api", "send-due-scanner", "order-consumer", "outbox-relay", "projection", "compensation",
-                "deadline-sweeper", "dlq-watch"})
+                "deadline-sweeper", "dlq-watch", "payment"})
         Set<String> roles,
         @DefaultValue("redis://127.0.0.1:6379") String redisUri,
         Ids ids,
@@ -25,10 +25,11 @@ public record SeckillProperties(
         @DefaultValue OrderConsumer orderConsumer,
         @DefaultValue Outbox outbox,
         @DefaultValue Admission admission,
-        @DefaultValue Deadline deadline) {
+        @DefaultValue Deadline deadline,
+        @DefaultValue Payment payment) {
 
     public static final Set<String> KNOWN_ROLES = Set.of("api", "send-due-scanner", "order-consumer", "outbox-relay",
-            "projection", "compensation", "deadline-sweeper", "dlq-watch");
+            "projection", "compensation", "deadline-sweeper", "dlq-watch", "payment");
 
     public SeckillProperties {
         for (String role : roles) {
@@ -139,6 +140,38 @@ public record SeckillProperties(
         public Deadline {
             require(pauseWhenBacklogOlderThan.toMillis() >= 500, "seckill.deadline.pause-when-backlog-older-than",
                     "must be at least 500ms");
+        }
+    }
+
+    /**
+     * The payment channel (design 7.6): where it is, the secret its callbacks are signed with, how far
+     * a callback's timestamp may be off, and the pace of the timeout canceller and refund worker.
+     */
+    public record Payment(
+            @DefaultValue("paysim") String provider,
+            @DefaultValue("http://127.0.0.1:8091") String channelUrl,
+            String callbackSecret,
+            @DefaultValue("300s") Duration callbackWindow,
+            String notifyUrl,
+            @DefaultValue("3s") Duration channelTimeout,
+            @DefaultValue("30s") Duration lease,
+            @DefaultValue("100") int batch,
+            @DefaultValue("500ms") Duration scanInterval,
+            @DefaultValue("1s") Duration baseBackoff,
+            @DefaultValue("60s") Duration maxBackoff) {
+        public Payment {
+            require("paysim".equals(provider), "seckill.payment.provider", "unknown provider '" + provider + "', known: [paysim]");
+            require(channelUrl != null && channelUrl.startsWith("http"), "seckill.payment.channel-url", "must be an http(s) URL");
+            require(callbackSecret == null || callbackSecret.length() >= 32, "seckill.payment.callback-secret",
+                    "must be at least 32 characters");
+            require(callbackWindow.toSeconds() >= 1, "seckill.payment.callback-window", "must be at least 1s");
+            require(notifyUrl == null || notifyUrl.startsWith("http"), "seckill.payment.notify-url", "must be an http(s) URL");
+            require(channelTimeout.toMillis() >= 100, "seckill.payment.channel-timeout", "must be at least 100ms");
+            require(lease.compareTo(channelTimeout.multipliedBy(3)) >= 0, "seckill.payment.lease",
+                    "must be at least three channel timeouts (" + channelTimeout.multipliedBy(3) + ")");
+            require(batch >= 1 && batch <= 5000, "seckill.payment.batch", "must be 1..5000");
+            require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.payment.base-backoff",
+                    "must be between 0 and max-backoff");
         }
     }
 

@@ -35,6 +35,9 @@ class ProjectionConsumer extends PushConsumerRole {
 
     private static final Logger log = LoggerFactory.getLogger(ProjectionConsumer.class);
     private static final LuaScript PROJECT_ORDER_CREATED = LuaScript.load("project_order_created");
+    private static final LuaScript PROJECT_ORDER_STATUS = LuaScript.load("project_order_status");
+    private static final LuaScript RELEASE_ON_CANCEL = LuaScript.load("release_on_cancel");
+    private static final long TERMINAL_TTL_MS = java.time.Duration.ofDays(7).toMillis();
 
     private final SeckillProperties props;
     private final SaleRegistry registry;
@@ -56,7 +59,8 @@ class ProjectionConsumer extends PushConsumerRole {
         c.setConsumeMessageBatchMaxSize(1);
         c.setConsumeThreadMin(2);
         c.setConsumeThreadMax(2);
-        c.subscribe(props.mq().orderEventTopic(), OutboxEvent.ORDER_CREATED);
+        c.subscribe(props.mq().orderEventTopic(), String.join(" || ", OutboxEvent.ORDER_CREATED,
+                OutboxEvent.ORDER_CANCEL_PENDING, OutboxEvent.ORDER_PAID, OutboxEvent.ORDER_CANCELLED));
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
         return c;
     }
@@ -66,7 +70,7 @@ class ProjectionConsumer extends PushConsumerRole {
             try {
                 project(m);
             } catch (RuntimeException e) {
-                meters.counter("projection.apply", "result", "retry").increment();
+                meters.counter("projection.retry").increment();
                 log.warn("projection.failed outbox_event_id={} keys={} error_class={}: {}", m.getUserProperty("event_id"),
                         m.getKeys(), e.getClass().getName(), e.getMessage());
                 return ConsumeConcurrentlyStatus.RECONSUME_LATER;
@@ -78,9 +82,7 @@ class ProjectionConsumer extends PushConsumerRole {
     private void project(MessageExt m) {
         @SuppressWarnings("unchecked")
         Map<String, Object> e = Json.read(m.getBody(), Map.class);
-        if (!OutboxEvent.ORDER_CREATED.equals(e.get("event_type"))) {
-            return;
-        }
+        String type = String.valueOf(e.get("event_type"));
         long activityId = ((Number) e.get("activity_id")).longValue();
         long skuId = ((Number) e.get("sku_id")).longValue();
         long userId = ((Number) e.get("user_id")).longValue();
@@ -92,14 +94,32 @@ class ProjectionConsumer extends PushConsumerRole {
             throw new IllegalStateException("unknown sku " + activityId + "/" + skuId);
         }
         SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
-        List<Object> r = PROJECT_ORDER_CREATED.run(redis, new String[] {slot.reservation(reservationId), slot.counter()},
-                reservationId, orderId);
+        String hash = slot.reservation(reservationId);
+        List<Object> r = switch (type) {
+            case OutboxEvent.ORDER_CREATED -> PROJECT_ORDER_CREATED.run(redis, new String[] {hash, slot.counter()},
+                    reservationId, orderId);
+            case OutboxEvent.ORDER_CANCEL_PENDING, OutboxEvent.ORDER_PAID -> PROJECT_ORDER_STATUS.run(redis,
+                    new String[] {hash, slot.counter()}, reservationId, orderId, (String) e.get("order_status"));
+            case OutboxEvent.ORDER_CANCELLED -> RELEASE_ON_CANCEL.run(redis,
+                    new String[] {hash, slot.stock(), slot.counter(), slot.releaseMarker(reservationId)}, reservationId, orderId,
+                    "release:" + orderId, Long.toString(TERMINAL_TTL_MS));
+            default -> null;
+        };
+        if (r == null) {
+            return;
+        }
         long code = LuaScript.code(r);
         String word = LuaScript.text(r, 1);
-        meters.counter("projection.apply", "result", word.toLowerCase().replaceAll("[^a-z_]", "_")).increment();
+        meters.counter("projection.apply", "event", type.toLowerCase(), "result",
+                word.toLowerCase().replaceAll("[^a-z_]", "_")).increment();
+        if (code == 1 && OutboxEvent.ORDER_CANCELLED.equals(type) && !"OPEN".equals(registry.find(activityId)
+                .map(Activity::status).orElse("?"))) {
+            meters.counter("inventory.released_after_close").increment();
+            log.info("projection.released_after_close order_id={} activity_id={} sku_id={}", orderId, activityId, skuId);
+        }
         if (code < 0) {
-            log.error("projection.refused reservation_id={} order_id={} activity_id={} sku_id={} user_id={} result={}",
-                    reservationId, orderId, activityId, skuId, userId, word);
+            log.error("projection.refused event_type={} reservation_id={} order_id={} activity_id={} sku_id={} user_id={} result={}",
+                    type, reservationId, orderId, activityId, skuId, userId, word);
         }
     }
 }

@@ -64,6 +64,12 @@ public class ReservationRepository {
             SET status = 'COMPENSATED', version = version + 1, updated_at = clock_timestamp()
             WHERE reservation_id = ? AND status = 'COMPENSATING'
             """;
+    /** The reservation follows its cancelled order (SPEC 1a: ORDER_CREATED -> CANCELLED). */
+    private static final String MARK_CANCELLED = """
+            UPDATE inventory_reservation
+            SET status = 'CANCELLED', version = version + 1, updated_at = clock_timestamp()
+            WHERE reservation_id = ? AND status = 'ORDER_CREATED'
+            """;
     private static final String FIND_TARGET = """
             SELECT reservation_id, activity_id, sku_id, user_id, status FROM inventory_reservation WHERE reservation_id = ?
             """;
@@ -168,6 +174,10 @@ public class ReservationRepository {
     /** COMPENSATING -> COMPENSATED; false when the reservation is in any other state. */
     public boolean markCompensated(UUID reservationId) {
         return single(jdbc.update(MARK_COMPENSATED, reservationId), reservationId);
+    }
+
+    public boolean markCancelled(UUID reservationId) {
+        return single(jdbc.update(MARK_CANCELLED, reservationId), reservationId);
     }
 
     private static boolean single(int rows, UUID reservationId) {

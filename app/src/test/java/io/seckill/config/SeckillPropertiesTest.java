@@ -1,5 +1,6 @@
 package io.seckill.config;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
@@ -27,9 +28,19 @@ class SeckillPropertiesTest {
                 Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))
                 .hasMessageStartingWith("seckill.outbox.batch-size");
         assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", new SeckillProperties.Ids(
-                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x"), null, null, null, null, null, null))
+                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x"), null, null, null, null, null, null, null))
                 .hasMessageStartingWith("seckill.roles");
+        assertThatThrownBy(() -> payment("short", Duration.ofSeconds(3), Duration.ofSeconds(30)))
+                .hasMessageStartingWith("seckill.payment.callback-secret");
+        assertThatThrownBy(() -> payment(s, Duration.ofSeconds(3), Duration.ofSeconds(5)))
+                .hasMessageStartingWith("seckill.payment.lease");
+        assertThat(payment(null, Duration.ofSeconds(3), Duration.ofSeconds(9)).callbackSecret()).isNull();
         assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10)))
                 .hasMessageStartingWith("seckill.admission.max-unsent-age");
+    }
+
+    private static SeckillProperties.Payment payment(String secret, Duration timeout, Duration lease) {
+        return new SeckillProperties.Payment("paysim", "http://127.0.0.1:1", secret, Duration.ofMinutes(5), null, timeout,
+                lease, 100, Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(60));
     }
 }

@@ -40,13 +40,13 @@ class ProjectionIT extends IntegrationTest {
 
         String payload = jdbc.queryForObject("SELECT payload::text FROM event_outbox WHERE event_type = 'ORDER_CREATED' "
                 + "AND aggregate_id = (SELECT order_id FROM orders WHERE reservation_id = ?)", String.class, UUID.fromString(rid));
-        double already = meters.counter("projection.apply", "result", "already_projected").count();
+        double already = meters.counter("projection.apply", "event", "order_created", "result", "already_projected").count();
         for (int i = 0; i < 20; i++) {
             Message m = new Message(props.mq().orderEventTopic(), OutboxEvent.ORDER_CREATED, rid, payload.getBytes());
             producer.send(m);
         }
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(
-                () -> meters.counter("projection.apply", "result", "already_projected").count() - already >= 20);
+                () -> meters.counter("projection.apply", "event", "order_created", "result", "already_projected").count() - already >= 20);
         assertThat(redis.sync().hgetall(slot + "counter")).isEqualTo(before);
         assertThat(redis.sync().hget(slot + "reservation:" + rid, "status")).isEqualTo("ORDER_CREATED");
         assertInvariants(activityId, true);

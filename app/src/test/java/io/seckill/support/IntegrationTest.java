@@ -46,8 +46,13 @@ public abstract class IntegrationTest {
         registry.add("seckill.ids.keys.1", () -> "test-id-key-v1-0123456789abcdef0123456789");
         registry.add("seckill.reservation.send-grace", () -> "2s");
         registry.add("seckill.outbox.base-backoff", () -> "100ms");
-        // the compensation worker is driven explicitly by the tests, so interleavings are chosen, not raced
+        // the compensation and payment workers are driven explicitly by the tests, so interleavings are chosen, not raced
         registry.add("seckill.roles", () -> "api,send-due-scanner,order-consumer,outbox-relay,projection,deadline-sweeper,dlq-watch");
+        registry.add("seckill.payment.channel-url", () -> TestPaySim.get().url());
+        registry.add("seckill.payment.callback-secret", () -> TestPaySim.SECRET);
+        registry.add("seckill.payment.channel-timeout", () -> "1s");
+        registry.add("seckill.payment.lease", () -> "5s");
+        registry.add("seckill.payment.base-backoff", () -> "50ms");
         registry.add("seckill.mq.max-reconsume-times", () -> "3");
     }
 
@@ -110,6 +115,16 @@ public abstract class IntegrationTest {
                 "ends_at", now.plusSeconds(3600).toString(), "business_deadline_seconds", businessDeadlineSeconds,
                 "payment_timeout_seconds", 900, "skus", skus));
         assertThat(r.status()).as(r.body().toString()).isEqualTo(201);
+    }
+
+    /** Reserves for {@code userId} and waits for the order PostgreSQL creates from it. */
+    protected UUID placeOrder(long activityId, long skuId, long userId) throws Exception {
+        SaleClient.Response r = reserve(userId, activityId, skuId);
+        assertThat(r.code()).as(r.body().toString()).isEqualTo("QUEUED");
+        return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(
+                () -> jdbc.query("SELECT order_id FROM orders WHERE activity_id = ? AND sku_id = ? AND user_id = ?",
+                        (rs, i) -> rs.getObject(1, UUID.class), activityId, skuId, userId).stream().findFirst().orElse(null),
+                java.util.Objects::nonNull);
     }
 
     protected SaleClient.Response reserve(long userId, long activityId, long skuId) throws Exception {

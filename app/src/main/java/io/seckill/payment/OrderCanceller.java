@@ -1,0 +1,206 @@
+package io.seckill.payment;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.InventoryRepository;
+import io.seckill.activity.LedgerRepository;
+import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
+import io.seckill.outbox.OutboxEvent;
+import io.seckill.outbox.OutboxRepository;
+import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.reservation.ReservationRepository;
+
+/**
+ * Cancelling an unpaid order without ever cancelling a paid one (design 7.6, 9.9, 15.10).
+ *
+ * <ol>
+ * <li>CAS {@code CREATED|PAYING -> CANCEL_PENDING} (expired, or the buyer asked), with an
+ * ORDER_CANCEL_PENDING event in the same transaction.</li>
+ * <li>Under a lease, OUTSIDE any transaction: close the payment at the channel. The channel's
+ * answer decides: closed or never opened -> step 3; paid -> the payment is applied and the order
+ * becomes PAID; no answer -> back off and ask again later (unknown is not unpaid).</li>
+ * <li>One transaction, fenced by the lease owner: {@code CANCEL_PENDING -> CANCELLED} only if no
+ * successful payment exists, PostgreSQL stock occupied -> available, reservation -> CANCELLED, a
+ * RELEASE ledger row (unique key per order) and an ORDER_CANCELLED event.</li>
+ * </ol>
+ *
+ * The timer is a scanner over {@code orders.expires_at} on the database clock, not RocketMQ delayed
+ * messages: the broker's delay levels are coarse and fixed, a lost or duplicated delayed message
+ * would need the same scan as a safety net anyway, and CANCEL_PENDING orders whose channel call
+ * failed must be retried on a schedule of their own. A duplicate scan (two instances, a retried
+ * pass) has no second effect: every step is a CAS and the release ledger key is unique.
+ */
+@Component
+public class OrderCanceller {
+
+    private static final Logger log = LoggerFactory.getLogger(OrderCanceller.class);
+
+    /** How one CANCEL_PENDING order was resolved. */
+    public enum Outcome {
+        /** This call cancelled the order and released its unit. */
+        CANCELLED,
+        /** The channel had the money: the order became PAID. */
+        PAID,
+        /** The channel did not answer; the order stays CANCEL_PENDING and is asked again later. */
+        UNKNOWN,
+        /** Nothing to do: already final, or another worker holds it. */
+        NOOP
+    }
+
+    private final PaymentRepository payments;
+    private final PaymentService paymentService;
+    private final PaymentChannel channel;
+    private final InventoryRepository inventory;
+    private final LedgerRepository ledger;
+    private final ReservationRepository reservations;
+    private final OutboxRepository outbox;
+    private final TransactionTemplate tx;
+    private final MeterRegistry meters;
+    private final SeckillProperties.Payment cfg;
+
+    OrderCanceller(PaymentRepository payments, PaymentService paymentService, PaymentChannel channel,
+            InventoryRepository inventory, LedgerRepository ledger, ReservationRepository reservations, OutboxRepository outbox,
+            TransactionTemplate tx, MeterRegistry meters, SeckillProperties props) {
+        this.payments = payments;
+        this.paymentService = paymentService;
+        this.channel = channel;
+        this.inventory = inventory;
+        this.ledger = ledger;
+        this.reservations = reservations;
+        this.outbox = outbox;
+        this.tx = tx;
+        this.meters = meters;
+        this.cfg = props.payment();
+    }
+
+    /** Step 1 for expired orders, a batch at a time; returns how many entered CANCEL_PENDING. */
+    public int markExpired(int limit) {
+        List<OrderRecord> moved = tx.execute(s -> {
+            List<OrderRecord> orders = payments.markExpired(limit);
+            outbox.insert("ORDER", OutboxEvent.ORDER_CANCEL_PENDING, orders.stream().map(OrderCanceller::pendingEvent).toList());
+            return orders;
+        });
+        if (!moved.isEmpty()) {
+            meters.counter("order.cancel_pending", "reason", "payment_timeout").increment(moved.size());
+            log.info("order.cancel_pending reason=PAYMENT_TIMEOUT count={}", moved.size());
+            Failpoints.hit(Failpoints.AFTER_CANCEL_PENDING);
+        }
+        return moved.size();
+    }
+
+    /** Step 1 for a buyer's own unpaid order; empty when the order was not CREATED or PAYING. */
+    public Optional<OrderRecord> markBuyerCancel(UUID orderId, long userId) {
+        Optional<OrderRecord> moved = tx.execute(s -> {
+            Optional<OrderRecord> o = payments.markBuyerCancel(orderId, userId);
+            o.ifPresent(x -> outbox.insert("ORDER", OutboxEvent.ORDER_CANCEL_PENDING, List.of(pendingEvent(x))));
+            return o;
+        });
+        if (moved.isPresent()) {
+            meters.counter("order.cancel_pending", "reason", "buyer_cancelled").increment();
+            log.info("order.cancel_pending reason=BUYER_CANCELLED order_id={}", orderId);
+            Failpoints.hit(Failpoints.AFTER_CANCEL_PENDING);
+        }
+        return moved;
+    }
+
+    /** Steps 2-3 for the due CANCEL_PENDING orders, as {@code owner}; returns how many were claimed. */
+    public int resolvePending(String owner) {
+        List<OrderRecord> claimed = payments.claimPending(cfg.batch(), owner, cfg.lease());
+        for (OrderRecord o : claimed) {
+            resolve(o, owner);
+        }
+        return claimed.size();
+    }
+
+    /** Steps 2-3 for one order right now (the buyer's cancel), if no other worker holds it. */
+    public Outcome resolveNow(UUID orderId, String owner) {
+        return payments.claimPending(orderId, owner, cfg.lease()).map(o -> resolve(o, owner)).orElse(Outcome.NOOP);
+    }
+
+    /** Step 2 then 3 for a claimed order. */
+    Outcome resolve(OrderRecord o, String owner) {
+        return decide(o, owner, closeAtChannel(o));
+    }
+
+    /** Step 2: close the order's payment at the channel; null when the channel did not answer. */
+    PaymentChannel.State closeAtChannel(OrderRecord o) {
+        try {
+            return channel.close(PaymentService.paymentId(o.orderId()));
+        } catch (PaymentChannel.ChannelUnavailable e) {
+            log.warn("order.cancel_channel_unavailable order_id={}: {}", o.orderId(), e.getMessage());
+            return null;
+        }
+    }
+
+    /** Step 3: act on the channel's answer, as the lease owner. */
+    Outcome decide(OrderRecord o, String owner, PaymentChannel.State state) {
+        if (state == null) {
+            return unknown(o, owner, "channel unavailable");
+        }
+        UUID paymentId = PaymentService.paymentId(o.orderId());
+        return switch (state.status()) {
+            case CLOSED, NOT_FOUND -> finish(o, owner);
+            case SUCCESS, REFUNDED -> {
+                paymentService.applyPaid(channel.provider(), paymentId, o.orderId(), state.providerTransactionId(),
+                        state.amount(), state.paidAt() == null ? java.time.Instant.now() : state.paidAt(), "cancel_query");
+                meters.counter("order.cancel", "result", "paid").increment();
+                log.warn("order.cancel_found_paid order_id={} payment_id={} provider_transaction_id={}", o.orderId(), paymentId,
+                        state.providerTransactionId());
+                yield Outcome.PAID;
+            }
+            case WAITING -> unknown(o, owner, "channel kept the payment open after close");
+        };
+    }
+
+    private Outcome unknown(OrderRecord o, String owner, String why) {
+        payments.cancelBackoff(o.orderId(), owner, cfg.baseBackoff(), cfg.maxBackoff());
+        meters.counter("order.cancel", "result", "unknown").increment();
+        log.warn("order.cancel_unknown order_id={} attempts={} reason={}", o.orderId(), o.cancelAttempts(), why);
+        return Outcome.UNKNOWN;
+    }
+
+    /** Step 3: the channel confirmed unpaid; one transaction, fenced by the lease. */
+    Outcome finish(OrderRecord o, String owner) {
+        boolean cancelled = tx.execute(s -> {
+            if (!payments.markCancelled(o.orderId(), owner)) {
+                return false;
+            }
+            if (!inventory.release(o.activityId(), o.skuId())) {
+                throw new IllegalStateException("sku " + o.activityId() + "/" + o.skuId() + " has no occupied unit to release for "
+                        + o.orderId());
+            }
+            if (!reservations.markCancelled(o.reservationId())) {
+                throw new IllegalStateException("reservation " + o.reservationId() + " of order " + o.orderId()
+                        + " is not ORDER_CREATED");
+            }
+            ledger.release(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), o.orderId()));
+            outbox.insert("ORDER", OutboxEvent.ORDER_CANCELLED, List.of(OutboxEvent.orderStatus(OutboxEvent.ORDER_CANCELLED,
+                    o.orderId(), o.reservationId(), o.activityId(), o.skuId(), o.userId(), "CANCELLED")));
+            return true;
+        });
+        if (cancelled) {
+            meters.counter("order.cancel", "result", "cancelled").increment();
+            log.info("order.cancelled order_id={} reservation_id={} activity_id={} sku_id={} reason={}", o.orderId(),
+                    o.reservationId(), o.activityId(), o.skuId(), o.cancelReason());
+            return Outcome.CANCELLED;
+        }
+        String now = payments.order(o.orderId()).map(OrderRecord::status).orElse("MISSING");
+        meters.counter("order.cancel", "result", "refused_" + now.toLowerCase()).increment();
+        log.info("order.cancel_refused order_id={} status={} (paid, already cancelled, or the lease moved on)", o.orderId(), now);
+        return "PAID".equals(now) ? Outcome.PAID : Outcome.NOOP;
+    }
+
+    private static OutboxEvent pendingEvent(OrderRecord o) {
+        return OutboxEvent.orderStatus(OutboxEvent.ORDER_CANCEL_PENDING, o.orderId(), o.reservationId(), o.activityId(),
+                o.skuId(), o.userId(), "CANCEL_PENDING");
+    }
+}

@@ -1,0 +1,202 @@
+package io.seckill.payment;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.env.Environment;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.api.ApiException;
+import io.seckill.api.TokenVerifier;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.MqClients;
+import io.seckill.payment.channel.PaymentChannel;
+
+/**
+ * The buyer's order API (see, pay, cancel) and the channel's callback endpoint. Calls to the
+ * channel are made outside any database transaction; every step can be repeated.
+ */
+@RestController
+class OrderController {
+
+    private static final Logger log = LoggerFactory.getLogger(OrderController.class);
+
+    private final PaymentRepository payments;
+    private final PaymentService paymentService;
+    private final OrderCanceller canceller;
+    private final PaymentChannel channel;
+    private final TokenVerifier tokens;
+    private final SeckillProperties.Payment cfg;
+    private final Environment env;
+    private final MeterRegistry meters;
+    private final String owner = MqClients.instanceName("buyer-cancel") + "-" + UUID.randomUUID();
+
+    OrderController(PaymentRepository payments, PaymentService paymentService, OrderCanceller canceller,
+            PaymentChannel channel, TokenVerifier tokens, SeckillProperties props, Environment env, MeterRegistry meters) {
+        this.payments = payments;
+        this.paymentService = paymentService;
+        this.canceller = canceller;
+        this.channel = channel;
+        this.tokens = tokens;
+        this.cfg = props.payment();
+        this.env = env;
+        this.meters = meters;
+    }
+
+    @GetMapping("/api/v1/orders/{orderId}")
+    Map<String, Object> get(@RequestHeader(value = "Authorization", required = false) String auth,
+            @PathVariable String orderId) {
+        return view(owned(tokens.user(auth), orderId));
+    }
+
+    @PostMapping("/api/v1/orders/{orderId}/payments")
+    ResponseEntity<Map<String, Object>> pay(@RequestHeader(value = "Authorization", required = false) String auth,
+            @PathVariable String orderId) {
+        OrderRecord o = owned(tokens.user(auth), orderId);
+        switch (o.status()) {
+            case "PAID" -> throw new ApiException(HttpStatus.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid");
+            case "CANCEL_PENDING", "CANCELLED" -> throw cancelled(o);
+            case "CREATED" -> {
+                if (!payments.startPaying(o.orderId())) {
+                    OrderRecord now = payments.order(o.orderId()).orElseThrow();
+                    if (!"PAYING".equals(now.status())) {
+                        throw now.status().equals("CREATED")
+                                ? new ApiException(HttpStatus.CONFLICT, "ORDER_EXPIRED", "the payment time of order "
+                                        + o.orderId() + " ran out at " + o.expiresAt())
+                                : cancelled(now);
+                    }
+                }
+            }
+            default -> {
+                // PAYING: the same payment again
+            }
+        }
+        UUID paymentId = PaymentService.paymentId(o.orderId());
+        payments.recordAttempt(paymentId, o.orderId(), channel.provider(), o.amount());
+        PaymentChannel.Created created;
+        try {
+            created = channel.create(paymentId, o.orderId(), o.amount(), notifyUrl());
+        } catch (PaymentChannel.ChannelUnavailable e) {
+            log.warn("payment.create_failed order_id={} payment_id={}: {}", o.orderId(), paymentId, e.getMessage());
+            throw new ApiException(HttpStatus.BAD_GATEWAY, "PAYMENT_CHANNEL_UNAVAILABLE",
+                    "the payment channel did not answer; try again");
+        }
+        if (created.status() == PaymentChannel.Status.CLOSED) {
+            throw new ApiException(HttpStatus.CONFLICT, "ORDER_CANCELLED", "order " + o.orderId() + " is being cancelled");
+        }
+        payments.attemptOpened(paymentId, created.providerTransactionId(), created.payUrl());
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("order_id", o.orderId().toString());
+        out.put("payment_id", paymentId.toString());
+        out.put("provider", channel.provider());
+        out.put("provider_transaction_id", created.providerTransactionId());
+        out.put("pay_url", created.payUrl() == null ? null : cfg.channelUrl() + created.payUrl());
+        out.put("amount", o.amount().toPlainString());
+        out.put("channel_status", created.status().name());
+        return ResponseEntity.status(HttpStatus.CREATED).body(out);
+    }
+
+    @PostMapping("/api/v1/orders/{orderId}/cancel")
+    Map<String, Object> cancel(@RequestHeader(value = "Authorization", required = false) String auth,
+            @PathVariable String orderId) {
+        long userId = tokens.user(auth);
+        OrderRecord o = owned(userId, orderId);
+        if ("PAID".equals(o.status())) {
+            throw new ApiException(HttpStatus.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid; ask for a refund");
+        }
+        if ("CREATED".equals(o.status()) || "PAYING".equals(o.status())) {
+            canceller.markBuyerCancel(o.orderId(), userId);
+        }
+        canceller.resolveNow(o.orderId(), owner);
+        OrderRecord now = payments.order(o.orderId()).orElseThrow();
+        if ("PAID".equals(now.status())) {
+            throw new ApiException(HttpStatus.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " was paid");
+        }
+        return view(now);
+    }
+
+    @PostMapping("/api/v1/payments/callbacks/{provider}")
+    Map<String, Object> callback(@PathVariable String provider, @RequestHeader HttpHeaders headers,
+            @RequestBody(required = false) byte[] body) {
+        if (!channel.provider().equals(provider)) {
+            throw new ApiException(HttpStatus.NOT_FOUND, "UNKNOWN_PROVIDER", "no payment provider '" + provider + "'");
+        }
+        PaymentChannel.Callback cb;
+        try {
+            cb = channel.verify(headers.toSingleValueMap(), body == null ? new byte[0] : body);
+        } catch (PaymentChannel.CallbackRejected e) {
+            meters.counter("payment.callback.refused", "reason", "verification").increment();
+            log.warn("payment.callback_rejected provider={} field={}: {}", provider, e.field(), e.getMessage());
+            throw new ApiException(HttpStatus.UNAUTHORIZED, "CALLBACK_REJECTED", e.getMessage(), e.field(), null);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("payment_id", cb.paymentId().toString());
+        if (cb.status() != PaymentChannel.Status.SUCCESS && cb.status() != PaymentChannel.Status.REFUNDED) {
+            meters.counter("payment.callback.ignored").increment();
+            log.info("payment.callback_ignored payment_id={} status={}", cb.paymentId(), cb.status());
+            out.put("result", "IGNORED");
+            return out;
+        }
+        PaymentService.Result r = paymentService.applyPaid(provider, cb.paymentId(), cb.orderId(), cb.providerTransactionId(),
+                cb.amount(), cb.paidAt() == null ? Instant.now() : cb.paidAt(), "callback");
+        out.put("result", r.name());
+        return out;
+    }
+
+    private String notifyUrl() {
+        if (cfg.notifyUrl() != null) {
+            return cfg.notifyUrl();
+        }
+        return "http://127.0.0.1:" + env.getProperty("local.server.port", "8080") + "/api/v1/payments/callbacks/"
+                + channel.provider();
+    }
+
+    private OrderRecord owned(long userId, String orderId) {
+        UUID id;
+        try {
+            id = UUID.fromString(orderId);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid("order_id", "must be a UUID");
+        }
+        return payments.order(id).filter(o -> o.userId() == userId).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND,
+                "ORDER_NOT_FOUND", "no order " + id + " for this user"));
+    }
+
+    private static ApiException cancelled(OrderRecord o) {
+        return new ApiException(HttpStatus.CONFLICT, "ORDER_CANCELLED", "order " + o.orderId() + " is " + o.status());
+    }
+
+    static Map<String, Object> view(OrderRecord o) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("order_id", o.orderId().toString());
+        m.put("reservation_id", o.reservationId().toString());
+        m.put("activity_id", o.activityId());
+        m.put("sku_id", o.skuId());
+        m.put("status", o.status());
+        m.put("amount", o.amount().toPlainString());
+        m.put("expires_at", o.expiresAt().toString());
+        if (o.paidAt() != null) {
+            m.put("paid_at", o.paidAt().toString());
+        }
+        if (o.cancelledAt() != null) {
+            m.put("cancelled_at", o.cancelledAt().toString());
+        }
+        if (o.cancelReason() != null) {
+            m.put("cancel_reason", o.cancelReason());
+        }
+        return m;
+    }
+}

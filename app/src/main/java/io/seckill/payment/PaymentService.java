@@ -1,0 +1,188 @@
+package io.seckill.payment;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.InventoryRepository;
+import io.seckill.activity.LedgerRepository;
+import io.seckill.api.ApiException;
+import io.seckill.failpoint.Failpoints;
+import io.seckill.outbox.OutboxEvent;
+import io.seckill.outbox.OutboxRepository;
+import io.seckill.reconcile.AnomalyRepository;
+import io.seckill.reservation.ReservationIds;
+
+/**
+ * A successful payment, whoever reports it (the channel's callback, or the channel's answer to the
+ * canceller), takes effect once (design 9.9): the payment record is inserted idempotently, the
+ * order moves to PAID by the guarded UPDATE, and in the same transaction PostgreSQL stock moves
+ * occupied -> sold with a ledger row and an ORDER_PAID outbox event. When the UPDATE finds the
+ * order already CANCELLED, the money was taken after the local cancel: the payment is recorded,
+ * an anomaly raised and a refund started - the order never flips back to PAID.
+ */
+@Service
+public class PaymentService {
+
+    private static final Logger log = LoggerFactory.getLogger(PaymentService.class);
+
+    /** What applying a successful payment did. */
+    public enum Result {
+        /** This call moved the order to PAID. */
+        PAID,
+        /** The order was already PAID by this payment: nothing more to do. */
+        ALREADY_PAID,
+        /** The order is cancelled; the money goes back (REFUNDING). */
+        REFUNDING,
+        /** The order is cancelled and this payment was already given back. */
+        REFUNDED
+    }
+
+    private final PaymentRepository payments;
+    private final InventoryRepository inventory;
+    private final LedgerRepository ledger;
+    private final OutboxRepository outbox;
+    private final AnomalyRepository anomalies;
+    private final TransactionTemplate tx;
+    private final MeterRegistry meters;
+
+    PaymentService(PaymentRepository payments, InventoryRepository inventory, LedgerRepository ledger, OutboxRepository outbox,
+            AnomalyRepository anomalies, TransactionTemplate tx, MeterRegistry meters) {
+        this.payments = payments;
+        this.inventory = inventory;
+        this.ledger = ledger;
+        this.outbox = outbox;
+        this.anomalies = anomalies;
+        this.tx = tx;
+        this.meters = meters;
+    }
+
+    /** The one payment id of an order: a repeated "pay" or a repeated callback can never invent a second. */
+    public static UUID paymentId(UUID orderId) {
+        return ReservationIds.derived("PAYMENT", orderId);
+    }
+
+    public static UUID refundId(UUID paymentId) {
+        return ReservationIds.derived("REFUND", paymentId);
+    }
+
+    /**
+     * Applies a successful payment reported by {@code source}. Checks come first and write nothing:
+     * unknown order (404), a payment id that is not this order's, or an amount that differs (400).
+     */
+    public Result applyPaid(String provider, UUID paymentId, UUID orderId, String providerTransactionId, BigDecimal amount,
+            Instant paidAt, String source) {
+        OrderRecord order = payments.order(orderId).orElseThrow(() -> refused("unknown_order", orderId, paymentId,
+                new ApiException(HttpStatus.NOT_FOUND, "ORDER_NOT_FOUND", "no order " + orderId, "order_id", null)));
+        if (!paymentId(orderId).equals(paymentId)) {
+            throw refused("payment_id_mismatch", orderId, paymentId,
+                    ApiException.invalid("payment_id", "is not the payment of order " + orderId));
+        }
+        if (amount.compareTo(order.amount()) != 0) {
+            throw refused("amount_mismatch", orderId, paymentId, new ApiException(HttpStatus.BAD_REQUEST, "AMOUNT_MISMATCH",
+                    "amount " + amount.toPlainString() + " differs from the order amount " + order.amount().toPlainString(),
+                    "amount", null));
+        }
+        Result r;
+        try {
+            r = tx.execute(s -> paidInTransaction(provider, paymentId, order, providerTransactionId, amount, paidAt));
+        } catch (PaymentConflict e) {
+            anomalies.record("PAYMENT_CONFLICT", "PAYMENT", paymentId.toString(), order.activityId(), order.skuId(),
+                    Map.of("order_id", orderId.toString(), "provider", provider, "provider_transaction_id",
+                            providerTransactionId, "source", source, "detail", e.getMessage()));
+            meters.counter("payment.apply", "result", "conflict", "source", source).increment();
+            log.error("payment.conflict payment_id={} order_id={} provider={} provider_transaction_id={} source={}: {}",
+                    paymentId, orderId, provider, providerTransactionId, source, e.getMessage());
+            throw new ApiException(HttpStatus.CONFLICT, "PAYMENT_CONFLICT", e.getMessage(), "provider_transaction_id", null);
+        }
+        meters.counter("payment.apply", "result", r.name().toLowerCase(), "source", source).increment();
+        log.info("payment.applied payment_id={} order_id={} provider_transaction_id={} source={} result={}", paymentId,
+                orderId, providerTransactionId, source, r);
+        return r;
+    }
+
+    private Result paidInTransaction(String provider, UUID paymentId, OrderRecord order, String providerTransactionId,
+            BigDecimal amount, Instant paidAt) {
+        boolean inserted = payments.insertPayment(paymentId, order.orderId(), provider, providerTransactionId, amount, paidAt);
+        Failpoints.hit(Failpoints.AFTER_PAYMENT_RECORD_INSERT);
+        if (!inserted) {
+            PaymentRepository.Payment known = payments.payment(paymentId).orElseThrow(() -> new PaymentConflict(
+                    "channel transaction " + providerTransactionId + " is recorded for another payment"));
+            if (!known.providerTransactionId().equals(providerTransactionId) || !known.provider().equals(provider)) {
+                throw new PaymentConflict("payment " + paymentId + " is recorded with channel transaction "
+                        + known.providerTransactionId() + ", not " + providerTransactionId);
+            }
+        }
+        if (payments.markPaid(order.orderId(), paidAt)) {
+            if (!inventory.sell(order.activityId(), order.skuId())) {
+                throw new IllegalStateException("sku " + order.activityId() + "/" + order.skuId()
+                        + " has no occupied unit to sell for order " + order.orderId());
+            }
+            ledger.sell(new LedgerRepository.Movement(order.activityId(), order.skuId(), order.reservationId(), order.orderId()));
+            outbox.insert("ORDER", OutboxEvent.ORDER_PAID, List.of(OutboxEvent.orderStatus(OutboxEvent.ORDER_PAID,
+                    order.orderId(), order.reservationId(), order.activityId(), order.skuId(), order.userId(), "PAID")));
+            return Result.PAID;
+        }
+        OrderRecord now = payments.order(order.orderId()).orElseThrow();
+        switch (now.status()) {
+            case "PAID" -> {
+                if (!inserted) {
+                    return Result.ALREADY_PAID;
+                }
+                startRefund(paymentId, now, "DUPLICATE_PAYMENT", providerTransactionId);
+                return Result.REFUNDING;
+            }
+            case "CANCELLED" -> {
+                if (startRefund(paymentId, now, "PAID_AFTER_CANCEL", providerTransactionId)) {
+                    return Result.REFUNDING;
+                }
+                String refund = payments.payment(paymentId).orElseThrow().refundStatus();
+                return "REFUNDED".equals(refund) ? Result.REFUNDED : Result.REFUNDING;
+            }
+            default -> throw new IllegalStateException("order " + order.orderId() + " is " + now.status()
+                    + " and refused the PAID update");
+        }
+    }
+
+    /** Inside the payment transaction: the money goes back through the channel, and a human hears of it. */
+    private boolean startRefund(UUID paymentId, OrderRecord order, String type, String providerTransactionId) {
+        if (!payments.startRefund(paymentId, refundId(paymentId))) {
+            return false;
+        }
+        Map<String, Object> evidence = new LinkedHashMap<>();
+        evidence.put("order_id", order.orderId().toString());
+        evidence.put("order_status", order.status());
+        evidence.put("cancelled_at", String.valueOf(order.cancelledAt()));
+        evidence.put("cancel_reason", String.valueOf(order.cancelReason()));
+        evidence.put("provider_transaction_id", providerTransactionId);
+        evidence.put("amount", order.amount().toPlainString());
+        anomalies.record(type, "PAYMENT", paymentId.toString(), order.activityId(), order.skuId(), evidence);
+        meters.counter("payment.cancel_race_detected", "type", type).increment();
+        log.error("payment.cancel_race_detected type={} payment_id={} order_id={} order_status={} provider_transaction_id={}"
+                + " action=refund", type, paymentId, order.orderId(), order.status(), providerTransactionId);
+        return true;
+    }
+
+    private ApiException refused(String reason, UUID orderId, UUID paymentId, ApiException e) {
+        meters.counter("payment.callback.refused", "reason", reason).increment();
+        log.warn("payment.refused reason={} order_id={} payment_id={}: {}", reason, orderId, paymentId, e.getMessage());
+        return e;
+    }
+
+    /** The same payment id or channel transaction is already recorded differently. */
+    static final class PaymentConflict extends RuntimeException {
+        PaymentConflict(String message) {
+            super(message);
+        }
+    }
+}

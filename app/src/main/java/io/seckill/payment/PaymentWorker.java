@@ -1,0 +1,89 @@
+package io.seckill.payment;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.MqClients;
+import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.worker.PollingWorker;
+
+/**
+ * The {@code payment} role: each pass moves expired orders to CANCEL_PENDING, resolves the due
+ * CANCEL_PENDING orders through the channel, and drives refunds of money taken after a cancel.
+ * Several instances may run it: every unit of work is claimed with SKIP LOCKED and a lease.
+ */
+@Component
+public class PaymentWorker extends PollingWorker {
+
+    private static final Logger log = LoggerFactory.getLogger(PaymentWorker.class);
+
+    private final OrderCanceller canceller;
+    private final PaymentRepository payments;
+    private final PaymentChannel channel;
+    private final SeckillProperties.Payment cfg;
+    private final String owner = MqClients.instanceName("payment") + "-" + UUID.randomUUID();
+    private final AtomicLong pending = new AtomicLong();
+    private final AtomicLong oldestMs = new AtomicLong();
+
+    PaymentWorker(OrderCanceller canceller, PaymentRepository payments, PaymentChannel channel, SeckillProperties props,
+            MeterRegistry meters) {
+        super("payment", "payment.worker", props.payment().scanInterval(), props, meters);
+        this.canceller = canceller;
+        this.payments = payments;
+        this.channel = channel;
+        this.cfg = props.payment();
+        Gauge.builder("order.cancel_pending.count", pending, AtomicLong::get).register(meters);
+        Gauge.builder("order.cancel_pending.oldest.age.seconds", oldestMs, v -> v.get() / 1000.0).register(meters);
+    }
+
+    @Override
+    protected int runPass() {
+        PaymentRepository.Backlog b = payments.cancelBacklog();
+        pending.set(b.pending());
+        oldestMs.set((long) (b.oldestAgeSeconds() * 1000));
+        return runOnce(owner);
+    }
+
+    /** One pass as {@code leaseOwner}: expire, resolve, refund. Returns how much it did. */
+    public int runOnce(String leaseOwner) {
+        int done = canceller.markExpired(cfg.batch());
+        done += canceller.resolvePending(leaseOwner);
+        done += refunds(leaseOwner);
+        return done;
+    }
+
+    /** Refunds of money taken after a cancel: the channel dedupes by refund id, PostgreSQL by the lease. */
+    public int refunds(String leaseOwner) {
+        List<PaymentRepository.Refund> due = payments.claimRefunds(cfg.batch(), leaseOwner, cfg.lease());
+        for (PaymentRepository.Refund r : due) {
+            String result;
+            try {
+                PaymentChannel.State s = channel.refund(r.paymentId(), r.refundId(), r.amount());
+                if (s.status() == PaymentChannel.Status.REFUNDED && payments.markRefunded(r.paymentId(), leaseOwner)) {
+                    result = "refunded";
+                    log.warn("payment.refunded payment_id={} order_id={} refund_id={} amount={}", r.paymentId(), r.orderId(),
+                            r.refundId(), r.amount());
+                } else {
+                    payments.refundBackoff(r.paymentId(), leaseOwner, cfg.baseBackoff(), cfg.maxBackoff());
+                    result = "not_refunded";
+                    log.warn("payment.refund_pending payment_id={} channel_status={} attempts={}", r.paymentId(), s.status(),
+                            r.attempts());
+                }
+            } catch (PaymentChannel.ChannelUnavailable e) {
+                payments.refundBackoff(r.paymentId(), leaseOwner, cfg.baseBackoff(), cfg.maxBackoff());
+                result = "unknown";
+                log.warn("payment.refund_unknown payment_id={} attempts={}: {}", r.paymentId(), r.attempts(), e.getMessage());
+            }
+            meters.counter("payment.refund", "result", result).increment();
+        }
+        return due.size();
+    }
+}

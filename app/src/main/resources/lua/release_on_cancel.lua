@@ -1,0 +1,44 @@
+-- Release on cancel (SPEC 3, design 7.6): a cancelled order's unit becomes sellable again in Redis,
+-- once: committed - 1, stock + 1, reservation status CANCELLED, and a release marker. A hash still
+-- RESERVED (ORDER_CREATED not projected yet) first takes the ORDER_CREATED moves. A paid order is
+-- never released; a missing reservation is never a reason to add stock (reconciliation decides).
+-- KEYS[1] reservation hash  KEYS[2] stock (available)  KEYS[3] counter hash  KEYS[4] release marker
+-- ARGV[1] reservation_id    ARGV[2] order_id           ARGV[3] release_id    ARGV[4] terminal_ttl_ms
+-- Returns  1 RELEASED | 2 ALREADY_RELEASED | -1 RESERVATION_MISSING | -2 RESERVATION_ID_MISMATCH
+--         -3 ORDER_PAID | -4 INVALID_STATUS:<status> | -5 RELEASE_ID_CONFLICT
+local reservationKey, stockKey, counterKey, markerKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local reservationId, orderId, releaseId, ttlMs = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+
+if redis.call('EXISTS', reservationKey) == 0 then
+    return {-1, 'RESERVATION_MISSING'}
+end
+if redis.call('HGET', reservationKey, 'reservation_id') ~= reservationId then
+    return {-2, 'RESERVATION_ID_MISMATCH'}
+end
+local marker = redis.call('GET', markerKey)
+if marker then
+    if marker == releaseId then
+        return {2, 'ALREADY_RELEASED'}
+    end
+    return {-5, 'RELEASE_ID_CONFLICT'}
+end
+local status = redis.call('HGET', reservationKey, 'status')
+if status == 'CANCELLED' then
+    return {2, 'ALREADY_RELEASED'}
+end
+if status == 'PAID' then
+    return {-3, 'ORDER_PAID'}
+end
+if status == 'RESERVED' then
+    redis.call('HINCRBY', counterKey, 'open_reserved', -1)
+    redis.call('HINCRBY', counterKey, 'committed', 1)
+elseif status ~= 'ORDER_CREATED' and status ~= 'CANCEL_PENDING' then
+    return {-4, 'INVALID_STATUS:' .. tostring(status)}
+end
+redis.call('HINCRBY', counterKey, 'committed', -1)
+redis.call('INCRBY', stockKey, 1)
+redis.call('HSET', reservationKey, 'status', 'CANCELLED', 'order_id', orderId, 'release_id', releaseId)
+redis.call('SET', markerKey, releaseId)
+redis.call('PEXPIRE', reservationKey, ttlMs)
+redis.call('PEXPIRE', markerKey, ttlMs)
+return {1, 'RELEASED'}
