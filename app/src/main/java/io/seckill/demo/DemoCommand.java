@@ -15,6 +15,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import io.seckill.SeckillApplication;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.paysim.PaySim;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -57,14 +58,21 @@ public final class DemoCommand implements Callable<Integer> {
             Failpoints.AFTER_ORDER_INSERT, "throw%5",
             Failpoints.AFTER_PG_COMMIT_BEFORE_ACK, "throw%10",
             Failpoints.DURING_COMMIT_RESPONSE, "lose-response%10",
-            Failpoints.AFTER_COMPENSATION_LUA, "throw%20");
+            Failpoints.AFTER_COMPENSATION_LUA, "throw%20",
+            Failpoints.AFTER_PAYMENT_RECORD_INSERT, "throw%10",
+            Failpoints.AFTER_CANCEL_PENDING, "throw%20");
 
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
-        out.println("seckill demo: starting PostgreSQL 17, Redis 7 and RocketMQ 5.3.3 (embedded, loopback)...");
-        try (EmbeddedEngines engines = EmbeddedEngines.start(true)) {
+        out.println("seckill demo: starting PostgreSQL 17, Redis 7, RocketMQ 5.3.3 (embedded, loopback) and the payment"
+                + " channel simulator...");
+        String callbackSecret = "demo-callback-" + UUID.randomUUID() + UUID.randomUUID();
+        try (EmbeddedEngines engines = EmbeddedEngines.start(true); PaySim sim = PaySim.start(0, callbackSecret)) {
+            sim.knobs(new PaySim.Knobs(1, 0, true, 0, 0));
             Map<String, Object> props = new HashMap<>(engines.springProperties());
+            props.put("seckill.payment.channel-url", sim.url());
+            props.put("seckill.payment.callback-secret", callbackSecret);
             String userSecret = "demo-user-" + UUID.randomUUID() + UUID.randomUUID();
             String adminSecret = "demo-admin-" + UUID.randomUUID() + UUID.randomUUID();
             props.put("seckill.jwt.user-secret", userSecret);
@@ -76,7 +84,7 @@ public final class DemoCommand implements Callable<Integer> {
                     .properties(props).run()) {
                 int actualPort = ((WebServerApplicationContext) app).getWebServer().getPort();
                 SaleScenario scenario = new SaleScenario(app, "http://127.0.0.1:" + actualPort, userSecret, adminSecret,
-                        chaos ? CHAOS : Map.of());
+                        chaos ? CHAOS : Map.of(), sim);
                 SaleScenario.Report report = scenario.run(1001, skus, stock, users, concurrency, Duration.ofSeconds(120));
                 report.print(out);
                 if (serve) {

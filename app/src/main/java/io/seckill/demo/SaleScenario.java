@@ -25,6 +25,8 @@ import io.seckill.api.Tokens;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
+import io.seckill.payment.PaymentRepository;
+import io.seckill.paysim.PaySim;
 import io.seckill.reservation.ReservationRepository;
 
 /**
@@ -39,10 +41,18 @@ public final class SaleScenario {
     private final String userSecret;
     private final String adminToken;
     private final Map<String, String> chaos;
+    private final PaySim sim;
+    private final java.util.concurrent.ScheduledExecutorService afterSale = Executors.newScheduledThreadPool(16);
+    private final List<Future<?>> afterSaleWork = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, AtomicLong> behaviour = new ConcurrentHashMap<>();
+
+    /** Orders not paid within this many seconds are cancelled and their units released. */
+    static final int PAYMENT_TIMEOUT_SECONDS = 20;
 
     public SaleScenario(ApplicationContext app, String baseUrl, String userSecret, String adminSecret,
-            Map<String, String> chaos) {
+            Map<String, String> chaos, PaySim sim) {
         this.app = app;
+        this.sim = sim;
         this.chaos = chaos;
         this.client = new SaleClient(baseUrl);
         this.userSecret = userSecret;
@@ -53,7 +63,8 @@ public final class SaleScenario {
             Map<String, Long> replays, Map<String, Long> retries, long replayMismatches, int queued, long terminal,
             Map<String, Long> reservationStates, Map<String, Long> orderStates, double seconds, long requests,
             long p50Micros, long p99Micros, long maxMicros, double drainSeconds, Map<String, Long> failpointsFired,
-            long retriedAfterError, List<InvariantChecker.Check> checks) {
+            long retriedAfterError, Map<String, Long> buyerBehaviour, Map<String, Long> payments, long released,
+            long callbacksDelivered, long callbacksRefused, List<InvariantChecker.Check> checks) {
 
         public boolean allPass() {
             return checks.stream().allMatch(InvariantChecker.Check::pass);
@@ -75,6 +86,11 @@ public final class SaleScenario {
             out.printf("pipeline drained %.2f s after the last request%n", drainSeconds);
             out.println("reservations (PostgreSQL):   " + reservationStates);
             out.println("orders (PostgreSQL):         " + orderStates);
+            out.println("winners then:                " + buyerBehaviour);
+            out.println("payments (PostgreSQL):       " + payments + "  (SUCCESS kept, REFUNDED = money taken after the cancel,"
+                    + " given back)");
+            out.printf("units released by cancels: %d (PostgreSQL ledger; Redis follows, see the cross-system check);"
+                    + " channel callbacks delivered %d, answered non-2xx %d%n", released, callbacksDelivered, callbacksRefused);
             out.printf("QUEUED answered: %d, terminal now: %d%n", queued, terminal);
             out.println("invariants:");
             for (InvariantChecker.Check c : checks) {
@@ -111,6 +127,10 @@ public final class SaleScenario {
             }
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
+        for (int i = 0; i < afterSaleWork.size(); i++) {
+            afterSaleWork.get(i).get();
+        }
+        afterSale.shutdown();
         Failpoints.disarmAll();
 
         long drainStart = System.nanoTime();
@@ -120,8 +140,12 @@ public final class SaleScenario {
         long terminal;
         while (true) {
             terminal = checker.terminal(queued);
-            boolean projected = activities.inventoryView(activityId).stream().allMatch(v -> v.redis().openReserved() == 0);
-            if ((terminal == queued.size() && projected) || System.nanoTime() > deadline) {
+            boolean projected = activities.inventoryView(activityId).stream()
+                    .allMatch(v -> v.redis().openReserved() == 0 && v.crossSystemDelta() == 0);
+            Map<String, Long> orders = app.getBean(OrderRepository.class).countByStatus(activityId);
+            boolean ordersFinal = orders.keySet().stream().allMatch(st -> st.equals("PAID") || st.equals("CANCELLED"));
+            boolean refundsDone = !app.getBean(PaymentRepository.class).paymentCounts(activityId).containsKey("REFUNDING");
+            if ((terminal == queued.size() && projected && ordersFinal && refundsDone) || System.nanoTime() > deadline) {
                 break;
             }
             TimeUnit.MILLISECONDS.sleep(100);
@@ -133,12 +157,22 @@ public final class SaleScenario {
                 terminal + " of " + queued.size()));
         checks.add(new InvariantChecker.Check("a resent request returns the same reservation", mismatches.get() == 0,
                 mismatches.get() + " mismatches"));
+        Map<String, Long> orderStates = app.getBean(OrderRepository.class).countByStatus(activityId);
+        long unfinished = orderStates.entrySet().stream().filter(e -> !e.getKey().equals("PAID") && !e.getKey().equals("CANCELLED"))
+                .mapToLong(Map.Entry::getValue).sum();
+        checks.add(new InvariantChecker.Check("every order ended PAID or CANCELLED", unfinished == 0, unfinished + " not final"));
+        Map<String, Long> paymentStates = app.getBean(PaymentRepository.class).paymentCounts(activityId);
+        long afterCancel = behaviour.getOrDefault("paid after the cancel", new AtomicLong()).get();
+        checks.add(new InvariantChecker.Check("money taken after a cancel was refunded",
+                paymentStates.getOrDefault("REFUNDED", 0L) == afterCancel && !paymentStates.containsKey("REFUNDING"),
+                paymentStates.getOrDefault("REFUNDED", 0L) + " refunded of " + afterCancel));
         return new Report(activityId, skuCount, unitsPerSku, users, snapshot(first), snapshot(replay), snapshot(retry),
                 mismatches.get(), queued.size(), terminal,
                 app.getBean(ReservationRepository.class).countByStatus(activityId),
-                app.getBean(OrderRepository.class).countByStatus(activityId), seconds, requests.get(),
+                orderStates, seconds, requests.get(),
                 latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getMaxValue(), drainSeconds,
-                chaos.isEmpty() ? Map.of() : Failpoints.fired(), retriedAfterError.get(), checks);
+                chaos.isEmpty() ? Map.of() : Failpoints.fired(), retriedAfterError.get(), snapshot(behaviour), paymentStates,
+                orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), checks);
     }
 
     private void setUp(long activityId, int skuCount, int unitsPerSku) throws Exception {
@@ -149,7 +183,7 @@ public final class SaleScenario {
         Instant now = Instant.now();
         expect(client.post("/api/v1/admin/activities", adminToken, Map.of("activity_id", activityId, "name", "demo sale",
                 "starts_at", now.minusSeconds(1).toString(), "ends_at", now.plusSeconds(3600).toString(),
-                "business_deadline_seconds", 300, "payment_timeout_seconds", 900, "skus", skus)), 201);
+                "business_deadline_seconds", 300, "payment_timeout_seconds", PAYMENT_TIMEOUT_SECONDS, "skus", skus)), 201);
         expect(client.post("/api/v1/admin/activities/" + activityId + "/warm", adminToken, null), 200);
         expect(client.post("/api/v1/admin/activities/" + activityId + "/open", adminToken, null), 200);
     }
@@ -169,6 +203,10 @@ public final class SaleScenario {
         Object rid = r.body().get("reservation_id");
         if (r.status() == 202) {
             queued.add(rid.toString());
+            afterSaleWork.add(afterSale.submit(() -> {
+                winner(token, rid.toString(), userId);
+                return null;
+            }));
         }
         if (userId % 10 == 0) {
             SaleClient.Response again = timed(() -> client.reserve(token, activityId, sku, requestId), requests, latency);
@@ -184,6 +222,98 @@ public final class SaleScenario {
                 queued.add(again.body().get("reservation_id").toString());
             }
         }
+    }
+
+    /**
+     * What a winner does once the order exists: most pay (some callbacks arrive twice, some late),
+     * some cancel, some let the payment time run out, and a few pay only after the order was
+     * cancelled (the channel takes the money anyway: it must be refunded).
+     */
+    private void winner(String token, String reservationId, long userId) throws Exception {
+        String orderId = null;
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (orderId == null && System.nanoTime() < until) {
+            SaleClient.Response v = client.get("/api/v1/reservations/" + reservationId, token);
+            Object state = v.body().get("state");
+            if ("ORDER_CREATED".equals(state)) {
+                orderId = (String) v.body().get("order_id");
+            } else if (state != null && !"QUEUED".equals(state)) {
+                return;
+            } else {
+                TimeUnit.MILLISECONDS.sleep(250);
+            }
+        }
+        if (orderId == null) {
+            count("order never seen");
+            return;
+        }
+        int kind = (int) (userId % 20);
+        if (kind >= 16 && kind <= 18) {
+            count("let the payment time out");
+            return;
+        }
+        String path = "/api/v1/orders/" + orderId;
+        if (kind == 14 || kind == 15) {
+            SaleClient.Response c = retrying(() -> client.post(path + "/cancel", token, null));
+            count(c.status() == 200 ? "cancelled" : "cancel answered " + c.code());
+            return;
+        }
+        SaleClient.Response p = retrying(() -> client.post(path + "/payments", token, null));
+        if (p.status() != 201) {
+            count("payment start answered " + p.code());
+            return;
+        }
+        UUID paymentId = UUID.fromString((String) p.body().get("payment_id"));
+        if (kind == 19) {
+            java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+            afterSaleWork.add(done);
+            payAfterCancel(path, token, paymentId, System.nanoTime() + TimeUnit.SECONDS.toNanos(PAYMENT_TIMEOUT_SECONDS + 45),
+                    done);
+            return;
+        }
+        if (kind == 3 || kind == 4) {
+            sim.pay(paymentId, false);
+            sim.notifyLater(paymentId, 3_000);
+            count("paid, callback late");
+        } else if (kind <= 2) {
+            sim.pay(paymentId, true);
+            sim.notifyLater(paymentId, 500);
+            count("paid, callback twice");
+        } else {
+            sim.pay(paymentId, true);
+            count("paid");
+        }
+    }
+
+    /** Waits (without holding a thread) for the order to be cancelled, then pays anyway. */
+    private void payAfterCancel(String path, String token, UUID paymentId, long deadline,
+            java.util.concurrent.CompletableFuture<Void> done) {
+        try {
+            if ("CANCELLED".equals(client.get(path, token).body().get("status")) || System.nanoTime() > deadline) {
+                count(sim.pay(paymentId, true) ? "paid after the cancel" : "late payment refused by the channel");
+                done.complete(null);
+            } else {
+                afterSale.schedule(() -> payAfterCancel(path, token, paymentId, deadline, done), 1, TimeUnit.SECONDS);
+            }
+        } catch (Exception e) {
+            done.completeExceptionally(e);
+        }
+    }
+
+    private void count(String what) {
+        behaviour.computeIfAbsent(what, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    private SaleClient.Response retrying(Call call) throws Exception {
+        SaleClient.Response r = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            r = call.call();
+            if (r.status() != 500) {
+                return r;
+            }
+            retriedAfterError.incrementAndGet();
+        }
+        return r;
     }
 
     interface Call {

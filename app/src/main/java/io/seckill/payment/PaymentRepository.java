@@ -159,6 +159,12 @@ public class PaymentRepository {
             FROM orders WHERE status = 'CANCEL_PENDING'
             """;
 
+    private static final String PAYMENT_COUNTS = """
+            SELECT coalesce(p.refund_status, p.status), count(*)
+            FROM payment_record p JOIN orders o ON o.order_id = p.order_id
+            WHERE o.activity_id = ? GROUP BY 1
+            """;
+
     private final JdbcTemplate jdbc;
 
     PaymentRepository(JdbcTemplate jdbc) {
@@ -253,6 +259,15 @@ public class PaymentRepository {
 
     public Backlog cancelBacklog() {
         return jdbc.queryForObject(CANCEL_BACKLOG, (rs, i) -> new Backlog(rs.getLong(1), rs.getDouble(2)));
+    }
+
+    /** Payment records of a sale by state: SUCCESS (kept), REFUNDING, REFUNDED. */
+    public java.util.Map<String, Long> paymentCounts(long activityId) {
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        jdbc.query(PAYMENT_COUNTS, rs -> {
+            out.put(rs.getString(1), rs.getLong(2));
+        }, activityId);
+        return out;
     }
 
     private static OrderRecord orderRow(ResultSet rs, int i) throws SQLException {

@@ -184,6 +184,14 @@ public final class PaySim implements AutoCloseable {
         return taken;
     }
 
+    /** Sends a payment's callback (again) after {@code delayMs}: a duplicate or a late notification. */
+    public void notifyLater(UUID paymentId, long delayMs) {
+        Payment p = payments.get(paymentId);
+        if (p != null) {
+            scheduleCallback(p, delayMs, 0);
+        }
+    }
+
     /** The signed callback of a payment as the channel would send it: body, timestamp, signature. */
     public record SignedCallback(byte[] body, long timestamp, String signature) {
         public Map<String, String> headers() {
@@ -274,7 +282,7 @@ public final class PaySim implements AutoCloseable {
                     if (p == null) {
                         reply(ex, 404, Map.of("status", "NOT_FOUND"));
                     } else {
-                        scheduleCallback(p, 0, 0);
+                        notifyLater(id, 0);
                         reply(ex, 202, view(p));
                     }
                 }

@@ -144,6 +144,38 @@ class CompensationIT extends IntegrationTest {
     }
 
     @Test
+    @DisplayName("fault #10: the compensation event's send fails (its relay died mid-send): the durable task still restores "
+            + "the unit once, and the event is re-claimed and sent after the lease")
+    void compensationEventSendFails() throws Exception {
+        Rejected r = rejectedReservation();
+        UUID event = jdbc.queryForObject("SELECT event_id FROM event_outbox WHERE aggregate_id = ? "
+                + "AND event_type = 'RESERVATION_COMPENSATE_REQUIRED'", UUID.class, r.reservationId());
+        // the relay that had claimed the event is gone before the broker answered: SENDING under its lease, never SENT
+        jdbc.update("UPDATE event_outbox SET status = 'SENDING', sent_at = NULL, lease_owner = 'relay-died-mid-send', "
+                + "lease_until = clock_timestamp() + interval '3 seconds', last_error = NULL WHERE event_id = ?", event);
+        int attemptsBefore = jdbc.queryForObject("SELECT attempt_count FROM event_outbox WHERE event_id = ?", Integer.class, event);
+
+        assertThat(redis.sync().get(r.slot() + "stock")).as("nothing restored the unit yet").isEqualTo("0");
+        Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            worker.runOnce("owner-10");
+            assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
+                    r.reservationId())).isEqualTo("COMPENSATED");
+        });
+        assertCompensatedOnce(r);
+        assertThat(jdbc.queryForObject("SELECT status FROM event_outbox WHERE event_id = ?", String.class, event))
+                .as("the relay's lease still holds").isEqualTo("SENDING");
+
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(jdbc.queryForObject(
+                "SELECT status FROM event_outbox WHERE event_id = ?", String.class, event)));
+        assertThat(jdbc.queryForObject("SELECT attempt_count FROM event_outbox WHERE event_id = ?", Integer.class, event))
+                .isGreaterThan(attemptsBefore);
+        worker.runOnce("owner-10-again");
+        assertCompensatedOnce(r);
+        awaitSettled(r.activityId(), 2);
+        assertInvariants(r.activityId(), true);
+    }
+
+    @Test
     @DisplayName("fault #8 end to end: the worker compensates every rejected reservation; conservation holds in both systems")
     void workerDrainsRejections() throws Exception {
         Rejected r = rejectedReservation();
