@@ -18,7 +18,7 @@ import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestPaySim;
 
 /** Helpers of the payment tests: orders, the simulator, signed callbacks over HTTP. */
-abstract class PaymentTestBase extends IntegrationTest {
+public abstract class PaymentTestBase extends IntegrationTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
