@@ -127,7 +127,10 @@ class FailpointRepetitionIT extends PaymentTestBase {
         return random.nextInt(5) == 0 ? "delay:" + (50 + random.nextInt(200)) + "%100" : "throw";
     }
 
-    /** {@code n} new buyers reserve concurrently; a 500 is retried with the same request id, as a client does. */
+    /**
+     * {@code n} new buyers reserve concurrently; a 500 (the request died at a failpoint) or a 503 (the
+     * entry breaker paused admission while sends fail) is retried with the same request id, as a client does.
+     */
     private int reserveSome(long activityId, long firstUser, int n, Random random, Set<String> queued) throws Exception {
         List<Thread> threads = new ArrayList<>();
         List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -137,7 +140,10 @@ class FailpointRepetitionIT extends PaymentTestBase {
                 try {
                     String request = UUID.randomUUID().toString();
                     SaleClient.Response r = null;
-                    for (int attempt = 0; attempt < 10 && (r == null || r.status() == 500); attempt++) {
+                    for (int attempt = 0; attempt < 300 && (r == null || r.status() == 500 || r.status() == 503); attempt++) {
+                        if (r != null) {
+                            Thread.sleep(100);
+                        }
                         r = client().reserve(userToken(user), activityId, 1, request);
                     }
                     assertThat(r.status()).as(r.body().toString()).isEqualTo(202);
