@@ -266,6 +266,10 @@ public final class PaySim implements AutoCloseable {
                 create(ex, body);
                 return;
             }
+            if (parts.length < 3) {
+                reply(ex, 404, Map.of("error", "no such call"));
+                return;
+            }
             UUID id = UUID.fromString(parts[2]);
             String action = parts.length > 3 ? parts[3] : "";
             switch (method + " " + action) {
