@@ -15,7 +15,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("seckill")
 public record SeckillProperties(
         @DefaultValue({"api", "send-due-scanner", "order-consumer", "outbox-relay", "projection", "compensation",
-                "deadline-sweeper", "dlq-watch", "payment"})
+                "deadline-sweeper", "dlq-watch", "payment", "reconciler"})
         Set<String> roles,
         @DefaultValue("redis://127.0.0.1:6379") String redisUri,
         Ids ids,
@@ -26,10 +26,11 @@ public record SeckillProperties(
         @DefaultValue Outbox outbox,
         @DefaultValue Admission admission,
         @DefaultValue Deadline deadline,
-        @DefaultValue Payment payment) {
+        @DefaultValue Payment payment,
+        @DefaultValue Reconcile reconcile) {
 
     public static final Set<String> KNOWN_ROLES = Set.of("api", "send-due-scanner", "order-consumer", "outbox-relay",
-            "projection", "compensation", "deadline-sweeper", "dlq-watch", "payment");
+            "projection", "compensation", "deadline-sweeper", "dlq-watch", "payment", "reconciler");
 
     public SeckillProperties {
         for (String role : roles) {
@@ -172,6 +173,21 @@ public record SeckillProperties(
             require(batch >= 1 && batch <= 5000, "seckill.payment.batch", "must be 1..5000");
             require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.payment.base-backoff",
                     "must be between 0 and max-backoff");
+        }
+    }
+
+    /**
+     * Reconciliation (design 10.6): only data last changed more than {@code watermark} ago is judged
+     * (longer than a transaction, the outbox delay and the projection delay together, plus margin).
+     */
+    public record Reconcile(
+            @DefaultValue("2m") Duration watermark,
+            @DefaultValue("30s") Duration interval,
+            @DefaultValue("5m") Duration lease) {
+        public Reconcile {
+            require(watermark.toMillis() >= 1000, "seckill.reconcile.watermark", "must be at least 1s");
+            require(interval.toMillis() >= 1000, "seckill.reconcile.interval", "must be at least 1s");
+            require(lease.compareTo(interval) >= 0, "seckill.reconcile.lease", "must be at least the interval");
         }
     }
 

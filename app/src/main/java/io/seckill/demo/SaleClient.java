@@ -46,6 +46,12 @@ public final class SaleClient {
         return send(b.build());
     }
 
+    /** A plain-text GET (metrics). */
+    public String getText(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
     @SuppressWarnings("unchecked")
     private Response send(HttpRequest req) throws IOException, InterruptedException {
         HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());

@@ -57,11 +57,15 @@ public class PaymentRepository {
                 lease_owner = NULL, lease_until = NULL
             WHERE order_id = ? AND status IN ('CREATED', 'PAYING', 'CANCEL_PENDING')
             """;
-    /** Design 9.9 entry to CANCEL_PENDING for expired orders, a batch at a time, without waiting on locked rows. */
+    /**
+     * Design 9.9 entry to CANCEL_PENDING for expired orders, a batch at a time, without waiting on locked
+     * rows; an order an operator froze (design 11.6 step 1) is left alone.
+     */
     private static final String MARK_EXPIRED = """
             WITH due AS (
                 SELECT order_id FROM orders
                 WHERE status IN ('CREATED', 'PAYING') AND expires_at <= clock_timestamp()
+                  AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)
                 ORDER BY expires_at
                 LIMIT ?
                 FOR UPDATE SKIP LOCKED
@@ -86,6 +90,7 @@ public class PaymentRepository {
                 SELECT order_id FROM orders
                 WHERE status = 'CANCEL_PENDING' AND cancel_next_at <= clock_timestamp()
                   AND (lease_until IS NULL OR lease_until < clock_timestamp())
+                  AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)
                 ORDER BY cancel_next_at
                 LIMIT ?
                 FOR UPDATE SKIP LOCKED

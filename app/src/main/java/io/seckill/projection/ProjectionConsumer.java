@@ -12,7 +12,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
@@ -34,22 +33,17 @@ import io.seckill.redis.SkuSlot;
 class ProjectionConsumer extends PushConsumerRole {
 
     private static final Logger log = LoggerFactory.getLogger(ProjectionConsumer.class);
-    private static final LuaScript PROJECT_ORDER_CREATED = LuaScript.load("project_order_created");
-    private static final LuaScript PROJECT_ORDER_STATUS = LuaScript.load("project_order_status");
-    private static final LuaScript RELEASE_ON_CANCEL = LuaScript.load("release_on_cancel");
-    private static final long TERMINAL_TTL_MS = java.time.Duration.ofDays(7).toMillis();
 
     private final SeckillProperties props;
     private final SaleRegistry registry;
-    private final StatefulRedisConnection<String, String> redis;
+    private final OrderProjection projection;
     private final MeterRegistry meters;
 
-    ProjectionConsumer(SeckillProperties props, SaleRegistry registry, StatefulRedisConnection<String, String> redis,
-            MeterRegistry meters) {
+    ProjectionConsumer(SeckillProperties props, SaleRegistry registry, OrderProjection projection, MeterRegistry meters) {
         super("projection", props);
         this.props = props;
         this.registry = registry;
-        this.redis = redis;
+        this.projection = projection;
         this.meters = meters;
     }
 
@@ -94,15 +88,10 @@ class ProjectionConsumer extends PushConsumerRole {
             throw new IllegalStateException("unknown sku " + activityId + "/" + skuId);
         }
         SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
-        String hash = slot.reservation(reservationId);
         List<Object> r = switch (type) {
-            case OutboxEvent.ORDER_CREATED -> PROJECT_ORDER_CREATED.run(redis, new String[] {hash, slot.counter()},
-                    reservationId, orderId);
-            case OutboxEvent.ORDER_CANCEL_PENDING, OutboxEvent.ORDER_PAID -> PROJECT_ORDER_STATUS.run(redis,
-                    new String[] {hash, slot.counter()}, reservationId, orderId, (String) e.get("order_status"));
-            case OutboxEvent.ORDER_CANCELLED -> RELEASE_ON_CANCEL.run(redis,
-                    new String[] {hash, slot.stock(), slot.counter(), slot.releaseMarker(reservationId)}, reservationId, orderId,
-                    "release:" + orderId, Long.toString(TERMINAL_TTL_MS));
+            case OutboxEvent.ORDER_CREATED -> projection.project(slot, reservationId, orderId, "ORDER_CREATED");
+            case OutboxEvent.ORDER_CANCEL_PENDING, OutboxEvent.ORDER_PAID, OutboxEvent.ORDER_CANCELLED ->
+                    projection.project(slot, reservationId, orderId, (String) e.get("order_status"));
             default -> null;
         };
         if (r == null) {

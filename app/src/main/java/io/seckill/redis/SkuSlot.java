@@ -66,6 +66,11 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
         return prefix() + "user:" + userId;
     }
 
+    /** Set once when an operator's stock adjustment was applied to this slot. */
+    public String adjustmentMarker(String adjustmentId) {
+        return prefix() + "adjust:" + adjustmentId;
+    }
+
     /** Set once when a cancelled order's unit went back to {@link #stock()}. */
     public String releaseMarker(String reservationId) {
         return prefix() + "release:" + reservationId;

@@ -28,7 +28,7 @@ class SeckillPropertiesTest {
                 Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))
                 .hasMessageStartingWith("seckill.outbox.batch-size");
         assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", new SeckillProperties.Ids(
-                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x"), null, null, null, null, null, null, null))
+                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x"), null, null, null, null, null, null, null, null))
                 .hasMessageStartingWith("seckill.roles");
         assertThatThrownBy(() -> payment("short", Duration.ofSeconds(3), Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.payment.callback-secret");

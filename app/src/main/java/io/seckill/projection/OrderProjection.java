@@ -1,0 +1,54 @@
+package io.seckill.projection;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.springframework.stereotype.Component;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+
+/**
+ * The standard ways an order's state reaches the Redis reservation hash, each one idempotent Lua
+ * call: used by the projection consumer for events and by reconciliation to rebuild a projection
+ * that fell behind (design 11.5) - the same scripts, never a hand-written counter move.
+ */
+@Component
+public class OrderProjection {
+
+    private static final LuaScript PROJECT_ORDER_CREATED = LuaScript.load("project_order_created");
+    private static final LuaScript PROJECT_ORDER_STATUS = LuaScript.load("project_order_status");
+    private static final LuaScript RELEASE_ON_CANCEL = LuaScript.load("release_on_cancel");
+    private static final LuaScript RESTORE_HASH = LuaScript.load("restore_reservation_hash");
+    static final long TERMINAL_TTL_MS = Duration.ofDays(7).toMillis();
+
+    private final StatefulRedisConnection<String, String> redis;
+
+    OrderProjection(StatefulRedisConnection<String, String> redis) {
+        this.redis = redis;
+    }
+
+    /** Moves the reservation hash to {@code orderStatus} (ORDER_CREATED, CANCEL_PENDING, PAID, CANCELLED). */
+    public List<Object> project(SkuSlot slot, String reservationId, String orderId, String orderStatus) {
+        String hash = slot.reservation(reservationId);
+        return switch (orderStatus) {
+            case "ORDER_CREATED", "CREATED", "PAYING" -> PROJECT_ORDER_CREATED.run(redis, new String[] {hash, slot.counter()},
+                    reservationId, orderId);
+            case "CANCEL_PENDING", "PAID" -> PROJECT_ORDER_STATUS.run(redis, new String[] {hash, slot.counter()},
+                    reservationId, orderId, orderStatus);
+            case "CANCELLED" -> RELEASE_ON_CANCEL.run(redis,
+                    new String[] {hash, slot.stock(), slot.counter(), slot.releaseMarker(reservationId)}, reservationId, orderId,
+                    "release:" + orderId, Long.toString(TERMINAL_TTL_MS));
+            default -> throw new IllegalArgumentException("no projection for order status " + orderStatus);
+        };
+    }
+
+    /** Re-creates a lost reservation hash (and the buyer's mark) without touching any counter. */
+    public List<Object> restoreHash(SkuSlot slot, String reservationId, String orderId, String status, long userId,
+            String requestId, String messageId) {
+        return RESTORE_HASH.run(redis, new String[] {slot.reservation(reservationId), slot.user(userId)}, reservationId,
+                orderId == null ? "" : orderId, status, Long.toString(userId), Long.toString(slot.activityId()),
+                Long.toString(slot.skuId()), requestId, messageId, Long.toString(TERMINAL_TTL_MS));
+    }
+}

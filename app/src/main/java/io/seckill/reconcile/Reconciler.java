@@ -1,0 +1,339 @@
+package io.seckill.reconcile;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.seckill.activity.Activity;
+import io.seckill.activity.ActivityService;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationWorker;
+import io.seckill.projection.OrderProjection;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+
+/**
+ * Watermark reconciliation (design 10.6, 11.5, 13.4, 13.5), per activity and SKU: the PostgreSQL
+ * invariant, the Redis invariant, the per-reservation rules, stale outbox leases and the
+ * cross-system equation. Only rows last changed before the watermark are judged, so work still in
+ * flight is never "repaired". What the design marks automatic is repaired through the standard
+ * scripts and state machines as an idempotent {@link Repairs repair task}; everything else becomes
+ * an anomaly with its evidence, for a human. Running it twice, at once or in a row, changes
+ * nothing the second time.
+ */
+@Component
+public class Reconciler {
+
+    private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
+    static final String OPERATOR = "reconciler";
+
+    private final SaleRegistry registry;
+    private final ActivityService activities;
+    private final ReconcileRepository repo;
+    private final Repairs repairs;
+    private final AnomalyRepository anomalies;
+    private final CompensationTaskRepository tasks;
+    private final CompensationWorker compensation;
+    private final OrderProjection projection;
+    private final RedisRecalibration recalibration;
+    private final ManualHolds holds;
+    private final StatefulRedisConnection<String, String> redis;
+    private final MeterRegistry meters;
+    private final Timer runTimer;
+    private final AtomicLong watermarkLag = new AtomicLong();
+    private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
+
+    Reconciler(SaleRegistry registry, ActivityService activities, ReconcileRepository repo, Repairs repairs,
+            AnomalyRepository anomalies, CompensationTaskRepository tasks, CompensationWorker compensation,
+            OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds,
+            StatefulRedisConnection<String, String> redis, MeterRegistry meters) {
+        this.registry = registry;
+        this.activities = activities;
+        this.repo = repo;
+        this.repairs = repairs;
+        this.anomalies = anomalies;
+        this.tasks = tasks;
+        this.compensation = compensation;
+        this.projection = projection;
+        this.recalibration = recalibration;
+        this.holds = holds;
+        this.redis = redis;
+        this.meters = meters;
+        this.runTimer = Timer.builder("reconcile.run.duration").register(meters);
+        Gauge.builder("reconcile.watermark.lag.seconds", watermarkLag, v -> v.get() / 1000.0).register(meters);
+    }
+
+    /** What one run saw and did. */
+    public record Report(List<SkuReport> skus, Map<String, Integer> repairs, Map<String, Integer> anomalies,
+            int staleOutboxReclaimed, long millis) {
+        public Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("skus", skus);
+            m.put("repairs", repairs);
+            m.put("anomalies", anomalies);
+            m.put("stale_outbox_reclaimed", staleOutboxReclaimed);
+            m.put("millis", millis);
+            return m;
+        }
+    }
+
+    public record SkuReport(long activityId, long skuId, long reservationsChecked, long pgInvariantDelta,
+            long redisInvariantDelta, long crossSystemDelta, String redisState) {
+    }
+
+    /** One run over {@code activityId} (or every live sale when null), judging only what is older than {@code watermark}. */
+    public Report run(Long activityId, Duration watermark) {
+        long t0 = System.nanoTime();
+        watermarkLag.set(watermark.toMillis());
+        Map<String, Integer> done = new TreeMap<>();
+        Map<String, Integer> found = new TreeMap<>();
+        List<SkuReport> skus = new ArrayList<>();
+        List<Activity> sales = activityId == null ? registry.live()
+                : registry.load(activityId).map(List::of).orElse(List.of());
+        for (Activity a : sales) {
+            for (Activity.Sku sku : a.skus()) {
+                skus.add(reconcileSku(a, sku, watermark, done, found));
+            }
+        }
+        int reclaimed = reclaimStaleOutbox(watermark, done);
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        runTimer.record(ms, TimeUnit.MILLISECONDS);
+        log.info("reconcile.run activities={} repairs={} anomalies={} stale_outbox_reclaimed={} millis={}", sales.size(), done,
+                found, reclaimed, ms);
+        return new Report(skus, done, found, reclaimed, ms);
+    }
+
+    private SkuReport reconcileSku(Activity a, Activity.Sku sku, Duration watermark, Map<String, Integer> done,
+            Map<String, Integer> found) {
+        long activityId = a.activityId();
+        ActivityService.InventoryView view = view(activityId, sku.skuId());
+        long pgDelta = view.pg().invariantDelta();
+        gauge("inventory.pg.invariant.delta", activityId, sku.skuId()).set(pgDelta);
+        if (pgDelta != 0) {
+            anomaly(found, "PG_INVARIANT_BROKEN", "SKU", activityId + ":" + sku.skuId(), activityId, sku.skuId(),
+                    Map.of("pg", view.pg().toString()));
+        }
+        String redisState = "OK";
+        boolean warmedSale = !"DRAFT".equals(a.status());
+        if (warmedSale && view.redis().warmedBuckets() < sku.buckets()) {
+            redisState = recalibration.recover(a, sku, found);
+            if (!"RECALIBRATED".equals(redisState)) {
+                return new SkuReport(activityId, sku.skuId(), 0, pgDelta, 0, 0, redisState);
+            }
+            count(done, "REDIS_RECALIBRATION");
+            view = view(activityId, sku.skuId());
+        }
+        long redisDelta = view.redis().invariantDelta();
+        gauge("inventory.redis.invariant.delta", activityId, sku.skuId()).set(redisDelta);
+        if (redisDelta != 0) {
+            anomaly(found, "REDIS_INTERNAL_INVARIANT_BROKEN", "SKU", activityId + ":" + sku.skuId(), activityId, sku.skuId(),
+                    Map.of("redis", view.redis().toString()));
+        }
+
+        long checked = 0;
+        int repairsBefore = done.values().stream().mapToInt(Integer::intValue).sum();
+        UUID after = new UUID(0, 0);
+        while (true) {
+            List<ReconcileRepository.Row> rows = repo.reservations(activityId, sku.skuId(), after, watermark, 1000);
+            for (ReconcileRepository.Row r : rows) {
+                SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), r.userId());
+                reservationRules(slot, r, done, found);
+                after = r.reservationId();
+            }
+            checked += rows.size();
+            if (rows.size() < 1000) {
+                break;
+            }
+        }
+
+        view = view(activityId, sku.skuId());
+        long cross = view.crossSystemDelta();
+        gauge("inventory.cross_system.delta", activityId, sku.skuId()).set(cross);
+        int repairsNow = done.values().stream().mapToInt(Integer::intValue).sum();
+        if (cross != 0 && repairsNow == repairsBefore && repo.outboxBacklog(activityId, sku.skuId()) == 0
+                && view.redis().openReserved() == 0) {
+            anomaly(found, "CROSS_SYSTEM_DELTA", "SKU", activityId + ":" + sku.skuId(), activityId, sku.skuId(),
+                    Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross));
+        }
+        return new SkuReport(activityId, sku.skuId(), checked, pgDelta, view.redis().invariantDelta(), cross, redisState);
+    }
+
+    /** Design 13.5, one reservation. */
+    private void reservationRules(SkuSlot slot, ReconcileRepository.Row r, Map<String, Integer> done,
+            Map<String, Integer> found) {
+        String rid = r.reservationId().toString();
+        String actual = redis.sync().hget(slot.reservation(rid), "status");
+        switch (r.status()) {
+            case "ORDER_CREATED", "CANCELLED" -> {
+                String expected = "CANCELLED".equals(r.status()) ? "CANCELLED" : switch (r.orderStatus()) {
+                    case "CREATED", "PAYING" -> "ORDER_CREATED";
+                    default -> r.orderStatus();
+                };
+                if (expected.equals(actual)) {
+                    return;
+                }
+                if ("PAID".equals(expected) && "COMPENSATED".equals(actual)) {
+                    Map<String, Object> ev = evidence(r, actual, expected);
+                    anomaly(found, "PAID_BUT_REDIS_COMPENSATED", "RESERVATION", rid, slot.activityId(), slot.skuId(), ev);
+                    holds.hold("RESERVATION", rid, r.status(), "severe conflict: PG order PAID, Redis COMPENSATED", OPERATOR);
+                    return;
+                }
+                if (!projectable(actual, expected)) {
+                    anomaly(found, "PROJECTION_CONFLICT", "RESERVATION", rid, slot.activityId(), slot.skuId(),
+                            evidence(r, actual, expected));
+                    return;
+                }
+                Repairs.Result res = repairs.run("REBUILD_ORDER_PROJECTION", "RESERVATION", rid, r.version(), expected, OPERATOR,
+                        "PostgreSQL says " + expected + ", Redis says " + actual, evidence(r, actual, expected),
+                        () -> rebuild(slot, r, actual, expected));
+                count(done, res, "REBUILD_ORDER_PROJECTION");
+            }
+            case "ORDER_REJECTED" -> {
+                if (r.taskId() == null) {
+                    count(done, ensureTask(r, actual), "ENSURE_COMPENSATION_TASK");
+                }
+            }
+            case "COMPENSATING" -> {
+                if (r.taskId() == null) {
+                    count(done, ensureTask(r, actual), "ENSURE_COMPENSATION_TASK");
+                } else if ("COMPENSATED".equals(actual) && ("RETRY".equals(r.taskStatus()) || "PENDING".equals(r.taskStatus())
+                        || ("CLAIMED".equals(r.taskStatus()) && r.taskLeaseExpired()))) {
+                    Repairs.Result res = repairs.run("FINISH_COMPENSATION", "RESERVATION", rid, r.version(), "COMPENSATED",
+                            OPERATOR, "Redis already compensated; PostgreSQL still COMPENSATING", evidence(r, actual, "COMPENSATED"),
+                            () -> finishCompensation(r));
+                    count(done, res, "FINISH_COMPENSATION");
+                }
+            }
+            case "COMPENSATED" -> {
+                if (actual != null && !"COMPENSATED".equals(actual)) {
+                    anomaly(found, "COMPENSATED_BUT_REDIS_" + actual, "RESERVATION", rid, slot.activityId(), slot.skuId(),
+                            evidence(r, actual, "COMPENSATED"));
+                }
+            }
+            default -> {
+                // RESERVED belongs to the deadline sweeper; MANUAL_REVIEW to a person
+            }
+        }
+    }
+
+    /** The standard scripts can move {@code actual} to {@code expected}. */
+    private static boolean projectable(String actual, String expected) {
+        if (actual == null) {
+            return true;
+        }
+        return switch (actual) {
+            case "RESERVED" -> true;
+            case "ORDER_CREATED" -> !expected.equals("ORDER_CREATED");
+            case "CANCEL_PENDING" -> expected.equals("PAID") || expected.equals("CANCELLED");
+            default -> false;
+        };
+    }
+
+    private String rebuild(SkuSlot slot, ReconcileRepository.Row r, String actual, String expected) {
+        String rid = r.reservationId().toString();
+        String order = r.orderId() == null ? null : r.orderId().toString();
+        if (actual == null) {
+            List<Object> x = projection.restoreHash(slot, rid, order, expected, r.userId(), r.requestId().toString(),
+                    r.messageId().toString());
+            return "hash restored without counter moves: " + LuaScript.text(x, 1);
+        }
+        List<Object> x = projection.project(slot, rid, order, expected);
+        if (LuaScript.code(x) < 0) {
+            throw new IllegalStateException("projection refused: " + LuaScript.text(x, 1));
+        }
+        return LuaScript.text(x, 1);
+    }
+
+    private Repairs.Result ensureTask(ReconcileRepository.Row r, String actual) {
+        return repairs.run("ENSURE_COMPENSATION_TASK", "RESERVATION", r.reservationId().toString(), r.version(), "TASK_EXISTS",
+                OPERATOR, r.status() + " without a compensation task", evidence(r, actual, "TASK_EXISTS"), () -> {
+                    tasks.insertRelease(List.of(r.reservationId()));
+                    return "task " + CompensationTaskRepository.taskId(r.reservationId());
+                });
+    }
+
+    private String finishCompensation(ReconcileRepository.Row r) {
+        String owner = OPERATOR + "-" + UUID.randomUUID();
+        CompensationTaskRepository.Claimed claimed = tasks.claim(r.taskId(), owner, Duration.ofSeconds(30))
+                .orElseThrow(() -> new IllegalStateException("task " + r.taskId() + " could not be claimed"));
+        compensation.apply(claimed, owner);
+        return "task " + r.taskId() + " finished through the compensation worker";
+    }
+
+    private int reclaimStaleOutbox(Duration watermark, Map<String, Integer> done) {
+        int n = 0;
+        for (ReconcileRepository.StaleEvent e : repo.staleOutbox(watermark)) {
+            Repairs.Result res = repairs.run("OUTBOX_LEASE_RECLAIM", "OUTBOX_EVENT", e.eventId().toString(), (long) e.attempts(),
+                    "RETRY", OPERATOR, "SENDING with an expired lease", Map.of("attempt_count", e.attempts()),
+                    () -> repo.reclaimOutbox(e.eventId()) ? "back to RETRY" : "already moved on");
+            count(done, res, "OUTBOX_LEASE_RECLAIM");
+            if (res == Repairs.Result.DONE) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private ActivityService.InventoryView view(long activityId, long skuId) {
+        return activities.inventoryView(activityId).stream().filter(v -> v.pg().skuId() == skuId).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no inventory for " + activityId + "/" + skuId));
+    }
+
+    private void anomaly(Map<String, Integer> found, String type, String objectType, String objectId, long activityId,
+            long skuId, Map<String, ?> evidence) {
+        if (anomalies.record(type, objectType, objectId, activityId, skuId, evidence)) {
+            meters.counter("reconcile.anomaly", "type", type).increment();
+            log.error("reconcile.anomaly type={} object_type={} object_id={} activity_id={} sku_id={} evidence={}", type,
+                    objectType, objectId, activityId, skuId, evidence);
+        }
+        meters.counter("reconcile.manual", "type", type).increment();
+        found.merge(type, 1, Integer::sum);
+    }
+
+    private static Map<String, Object> evidence(ReconcileRepository.Row r, String redisStatus, String expected) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("reservation_status", r.status());
+        m.put("reservation_version", r.version());
+        m.put("order_id", r.orderId() == null ? null : r.orderId().toString());
+        m.put("order_status", r.orderStatus());
+        m.put("task_status", r.taskStatus());
+        m.put("redis_status", redisStatus);
+        m.put("expected_redis_status", expected);
+        return m;
+    }
+
+    private static void count(Map<String, Integer> done, Repairs.Result res, String rule) {
+        if (res == Repairs.Result.DONE) {
+            count(done, rule);
+        }
+    }
+
+    private static void count(Map<String, Integer> done, String rule) {
+        done.merge(rule, 1, Integer::sum);
+    }
+
+    private AtomicLong gauge(String name, long activityId, long skuId) {
+        return gauges.computeIfAbsent(name + "|" + activityId + "|" + skuId, k -> {
+            AtomicLong v = new AtomicLong();
+            Gauge.builder(name, v, AtomicLong::get).tag("activity", Long.toString(activityId))
+                    .tag("sku", Long.toString(skuId)).register(meters);
+            return v;
+        });
+    }
+}

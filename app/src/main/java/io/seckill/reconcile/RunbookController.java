@@ -1,0 +1,109 @@
+package io.seckill.reconcile;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.seckill.api.ApiException;
+import io.seckill.api.TokenVerifier;
+import io.seckill.config.SeckillProperties;
+
+/** The runbook and reconciliation over the admin API (the CLI subcommands call these). */
+@RestController
+class RunbookController {
+
+    private final Runbook runbook;
+    private final Reconciler reconciler;
+    private final TokenVerifier tokens;
+    private final SeckillProperties props;
+
+    RunbookController(Runbook runbook, Reconciler reconciler, TokenVerifier tokens, SeckillProperties props) {
+        this.runbook = runbook;
+        this.reconciler = reconciler;
+        this.tokens = tokens;
+        this.props = props;
+    }
+
+    record Reason(String reason) {
+    }
+
+    record RepairRequest(String action, String reason) {
+    }
+
+    record AdjustRequest(Integer delta, String reason, String adjustmentId) {
+    }
+
+    @GetMapping("/api/v1/admin/inspect/{id}")
+    Map<String, Object> inspect(@RequestHeader(value = "Authorization", required = false) String auth, @PathVariable String id) {
+        tokens.admin(auth);
+        return runbook.inspect(id);
+    }
+
+    @PostMapping("/api/v1/admin/freeze/{id}")
+    Map<String, Object> freeze(@RequestHeader(value = "Authorization", required = false) String auth, @PathVariable String id,
+            @RequestBody(required = false) Reason body) {
+        String operator = tokens.admin(auth);
+        return runbook.freeze(id, operator, body == null ? null : body.reason());
+    }
+
+    @PostMapping("/api/v1/admin/repair/{id}")
+    Map<String, Object> repair(@RequestHeader(value = "Authorization", required = false) String auth, @PathVariable String id,
+            @RequestBody(required = false) RepairRequest body) {
+        String operator = tokens.admin(auth);
+        if (body == null || body.action() == null) {
+            throw ApiException.invalid("action", "is required, one of " + Runbook.ACTIONS);
+        }
+        return runbook.repair(id, body.action(), operator, body.reason());
+    }
+
+    @GetMapping("/api/v1/admin/invariants")
+    Map<String, Object> invariants(@RequestHeader(value = "Authorization", required = false) String auth,
+            @RequestParam(name = "activity_id", required = false) Long activityId) {
+        tokens.admin(auth);
+        return runbook.invariants(activityId);
+    }
+
+    @PostMapping("/api/v1/admin/reconcile")
+    Map<String, Object> reconcile(@RequestHeader(value = "Authorization", required = false) String auth,
+            @RequestParam(name = "activity_id", required = false) Long activityId,
+            @RequestParam(name = "watermark_seconds", required = false) Long watermarkSeconds) {
+        tokens.admin(auth);
+        if (watermarkSeconds != null && watermarkSeconds < 0) {
+            throw ApiException.invalid("watermark_seconds", "must not be negative");
+        }
+        Duration watermark = watermarkSeconds == null ? props.reconcile().watermark() : Duration.ofSeconds(watermarkSeconds);
+        return reconciler.run(activityId, watermark).toMap();
+    }
+
+    @PostMapping("/api/v1/admin/activities/{activityId}/skus/{skuId}/adjust-stock")
+    Map<String, Object> adjust(@RequestHeader(value = "Authorization", required = false) String auth,
+            @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) AdjustRequest body) {
+        String operator = tokens.admin(auth);
+        if (body == null || body.delta() == null) {
+            throw ApiException.invalid("delta", "is required (a signed number of units)");
+        }
+        UUID id;
+        try {
+            id = body.adjustmentId() == null ? UUID.randomUUID() : UUID.fromString(body.adjustmentId());
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid("adjustment_id", "must be a UUID");
+        }
+        return runbook.adjustStock(activityId, skuId, body.delta(), id, operator, body.reason());
+    }
+
+    @PostMapping("/api/v1/admin/activities/{activityId}/close-out")
+    Map<String, Object> closeOut(@RequestHeader(value = "Authorization", required = false) String auth,
+            @PathVariable long activityId, @RequestBody(required = false) Reason body,
+            @RequestParam(name = "drain_seconds", defaultValue = "60") long drainSeconds) throws InterruptedException {
+        String operator = tokens.admin(auth);
+        return runbook.closeOut(activityId, operator, body == null ? null : body.reason(), Duration.ofSeconds(drainSeconds));
+    }
+}
