@@ -186,6 +186,9 @@ public class Runbook {
             case "compensate" -> {
                 String released = releaseHold(rid, before);
                 String status = repo.reservation(rid).getFirst().get("status").toString();
+                if ("COMPENSATED".equals(status)) {
+                    yield released + "; already COMPENSATED, nothing to do";
+                }
                 if (!"ORDER_REJECTED".equals(status) && !"COMPENSATING".equals(status)) {
                     throw new IllegalStateException("only a rejected reservation is compensated; this one is " + status);
                 }
