@@ -14,14 +14,24 @@ import picocli.CommandLine.Command;
 @Command(name = "seckill", mixinStandardHelpOptions = true, version = "seckill 0.1.0",
         description = "Flash-sale order engine: Redis admission, RocketMQ, PostgreSQL orders.",
         subcommands = {SeckillCli.Serve.class, DemoCommand.class, io.seckill.bench.BenchCommand.class,
-                io.seckill.dlq.DlqCommand.class, io.seckill.paysim.PaySimCommand.class})
+                io.seckill.dlq.DlqCommand.class, io.seckill.paysim.PaySimCommand.class, AdminCommands.Inspect.class,
+                AdminCommands.Freeze.class, AdminCommands.Repair.class, AdminCommands.Invariants.class,
+                AdminCommands.Reconcile.class, AdminCommands.AdjustStock.class, AdminCommands.CloseOut.class})
 public final class SeckillCli implements Callable<Integer> {
 
     public static void main(String[] args) {
-        int code = new CommandLine(new SeckillCli()).execute(args);
+        int code = commandLine().execute(args);
         if (code != 0 || !List.of("serve", "paysim").contains(args.length > 0 ? args[0] : "")) {
             System.exit(code);
         }
+    }
+
+    /** The parser of every subcommand. */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new SeckillCli());
+        // "adjust-stock 7 1 -3": a negative unit count is an argument, not an option
+        cli.getSubcommands().get("adjust-stock").setUnmatchedOptionsArePositionalParams(true);
+        return cli;
     }
 
     @Override

@@ -132,6 +132,32 @@ class RunbookIT extends PaymentTestBase {
                 Long.toString(activityId))).isOne();
     }
 
+    @Test
+    @DisplayName("the CLI: invariants exits 0 on a healthy sale and 1 on a violation; inspect and reconcile answer")
+    void commandLine() throws Exception {
+        long activityId = openSale(3);
+        UUID order = placeOrder(activityId, 1, 77);
+        awaitSettled(activityId, 1);
+        String[] target = {"--url", "http://127.0.0.1:" + port, "--admin-secret", ADMIN_SECRET, "--operator", "cli-test"};
+        assertThat(cli("invariants", target, "--activity", Long.toString(activityId))).isZero();
+        assertThat(cli("inspect", target, order.toString())).isZero();
+        assertThat(cli("reconcile", target, "--activity", Long.toString(activityId), "--watermark-seconds", "0")).isZero();
+        assertThat(cli("adjust-stock", target, Long.toString(activityId), "1", "-1", "--reason", "one unit damaged")).isZero();
+        assertThat(activities.inventoryView(activityId).getFirst().pg().initial()).isEqualTo(2);
+        assertThat(cli("inspect", target, UUID.randomUUID().toString())).as("unknown id").isEqualTo(2);
+        redis.sync().incr("seckill:{" + activityId + ":1}:stock");
+        assertThat(cli("invariants", target, "--activity", Long.toString(activityId))).as("a violated invariant").isOne();
+        redis.sync().decr("seckill:{" + activityId + ":1}:stock");
+    }
+
+    private static int cli(String command, String[] target, String... args) {
+        String[] all = new String[1 + target.length + args.length];
+        all[0] = command;
+        System.arraycopy(target, 0, all, 1, target.length);
+        System.arraycopy(args, 0, all, 1 + target.length, args.length);
+        return io.seckill.cli.SeckillCli.commandLine().execute(all);
+    }
+
     private void assertStock(long activityId, int initial) {
         var v = activities.inventoryView(activityId).getFirst();
         assertThat(v.pg().initial()).isEqualTo(initial);
