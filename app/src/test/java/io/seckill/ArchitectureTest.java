@@ -20,7 +20,7 @@ class ArchitectureTest {
     void engineDoesNotDependOnTools() {
         noClasses().that().resideInAnyPackage("io.seckill.reservation..", "io.seckill.order..", "io.seckill.inbox..",
                 "io.seckill.outbox..", "io.seckill.projection..", "io.seckill.compensation..", "io.seckill.activity..",
-                "io.seckill.api..", "io.seckill.redis..", "io.seckill.mq..", "io.seckill.payment..")
+                "io.seckill.api..", "io.seckill.redis..", "io.seckill.mq..", "io.seckill.payment..", "io.seckill.reconcile..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.seckill.demo..", "io.seckill.bench..",
                         "io.seckill.cli..", "io.seckill.engines..")
                 .check(CLASSES);
@@ -31,7 +31,7 @@ class ArchitectureTest {
     void onlyRepositoriesTouchJdbc() {
         noClasses().that().resideInAnyPackage("io.seckill.reservation..", "io.seckill.order..", "io.seckill.outbox..",
                 "io.seckill.projection..", "io.seckill.inbox..", "io.seckill.compensation..", "io.seckill.activity..",
-                "io.seckill.payment..")
+                "io.seckill.payment..", "io.seckill.reconcile..")
                 .and().haveSimpleNameNotEndingWith("Repository")
                 .should().dependOnClassesThat().haveFullyQualifiedName("org.springframework.jdbc.core.JdbcTemplate")
                 .check(CLASSES);
