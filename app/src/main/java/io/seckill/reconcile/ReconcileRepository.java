@@ -75,13 +75,14 @@ public class ReconcileRepository {
             WHERE name = 'reconciler' AND (lease_until IS NULL OR lease_until < clock_timestamp() OR owner = ?)
             """;
 
-    /** Every reservation PostgreSQL decided for a SKU, with what Redis must know of it. */
+    /** Every reservation PostgreSQL decided for a SKU, with what Redis must know of it (held ones excepted). */
     private static final String KNOWN = """
             SELECT r.reservation_id, r.user_id, r.status, r.order_id, o.status, t.task_id, r.request_id, r.message_id
             FROM inventory_reservation r
             LEFT JOIN orders o ON o.order_id = r.order_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
             WHERE r.activity_id = ? AND r.sku_id = ?
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
             """;
     private static final String REPAIRS_DONE = """
             SELECT count(*) FROM repair_task WHERE rule_name = ? AND object_id = ? AND status = 'DONE'
