@@ -96,8 +96,16 @@ public final class DeadLetters implements AutoCloseable {
 
     /** Re-sends every dead letter of the group to its original topic; returns how many were re-sent. */
     public int replay(String group, int max) throws Exception {
+        return replay(group, max, l -> false);
+    }
+
+    /** Re-sends the letters with their original ids, except those {@code skip} names (objects under a manual hold). */
+    public int replay(String group, int max, java.util.function.Predicate<Letter> skip) throws Exception {
         int sent = 0;
         for (Letter l : list(group, max)) {
+            if (skip.test(l)) {
+                continue;
+            }
             Message m = new Message(l.originalTopic(), l.raw().getTags(), l.keys(), l.body());
             if (l.messageId() != null) {
                 m.putUserProperty("message_id", l.messageId());

@@ -25,6 +25,34 @@ public final class DlqCommand implements Callable<Integer> {
     @Option(names = "--max", description = "at most this many letters (default ${DEFAULT-VALUE})")
     int max = 1000;
 
+    @Option(names = "--jdbc-url", description = "PostgreSQL of the engine (default: $SECKILL_JDBC_URL); when given, replay "
+            + "skips letters of objects under a manual hold (seckill freeze)")
+    String jdbcUrl = System.getenv("SECKILL_JDBC_URL");
+
+    @Option(names = "--db-user", description = "database user (default: $SECKILL_DB_USER)")
+    String dbUser = System.getenv("SECKILL_DB_USER");
+
+    @Option(names = "--db-password", description = "database password (default: $SECKILL_DB_PASSWORD)")
+    String dbPassword = System.getenv("SECKILL_DB_PASSWORD");
+
+    /** Letters whose key (the reservation id) or message id is held stay in the DLQ. */
+    private java.util.function.Predicate<DeadLetters.Letter> held() {
+        if (jdbcUrl == null || jdbcUrl.isBlank()) {
+            return l -> false;
+        }
+        org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(
+                new org.springframework.jdbc.datasource.DriverManagerDataSource(jdbcUrl, dbUser, dbPassword));
+        return l -> {
+            Long n = jdbc.queryForObject("SELECT count(*) FROM manual_hold WHERE object_id IN (?, ?)", Long.class,
+                    String.valueOf(l.keys()), String.valueOf(l.messageId()));
+            boolean skip = n != null && n > 0;
+            if (skip) {
+                System.out.printf("skipped %s (key %s is under a manual hold)%n", l.brokerMsgId(), l.keys());
+            }
+            return skip;
+        };
+    }
+
     @Override
     public Integer call() throws Exception {
         try (DeadLetters dlq = new DeadLetters(namesrv)) {
@@ -40,7 +68,7 @@ public final class DlqCommand implements Callable<Integer> {
                     return 0;
                 }
                 case "replay" -> {
-                    int n = dlq.replay(group, max);
+                    int n = dlq.replay(group, max, held());
                     System.out.printf("re-sent %d dead letters of %s with their original ids%n", n, group);
                     return 0;
                 }

@@ -50,6 +50,16 @@ class DlqIT extends IntegrationTest {
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(
                     () -> meters.get("mq.dlq.messages").gauge().value() > before);
 
+            // an object under a manual hold is not replayed
+            jdbc.update("INSERT INTO manual_hold (object_type, object_id, reason, operator) VALUES ('RESERVATION', ?, "
+                    + "'checking it', 'test')", rid);
+            assertThat(io.seckill.cli.SeckillCli.commandLine().execute("dlq", "replay", "--namesrv",
+                    TestEngines.get().namesrvAddress(), "--group", group, "--jdbc-url", TestEngines.get().jdbcUrl(),
+                    "--db-user", "postgres", "--db-password", "postgres")).isZero();
+            Thread.sleep(3_000);
+            assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid)).as("held: not replayed").isZero();
+            jdbc.update("DELETE FROM manual_hold WHERE object_id = ?", rid);
+
             assertThat(dlq.replay(group, 10_000)).isPositive();
             awaitSettled(activityId, 1);
             assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid)).isEqualTo(1);
