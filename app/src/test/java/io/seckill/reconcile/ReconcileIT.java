@@ -31,6 +31,8 @@ class ReconcileIT extends PaymentTestBase {
     @Autowired
     Reconciler reconciler;
     @Autowired
+    ReconcileRepository repo;
+    @Autowired
     CompensationWorker compensation;
     @Autowired
     CompensationTaskRepository tasks;
@@ -217,6 +219,22 @@ class ReconcileIT extends PaymentTestBase {
         compensation.runOnce("watermark-test");
         awaitSettled(s.activityId(), 2);
         assertInvariants(s.activityId(), true);
+    }
+
+    @Test
+    @DisplayName("the periodic reconciler runs on one instance at a time: the lease is held, renewed by its owner, taken over "
+            + "only after it expires")
+    void oneRunnerAtATime() {
+        try {
+            assertThat(repo.takeLease("instance-a", Duration.ofSeconds(30))).isTrue();
+            assertThat(repo.takeLease("instance-b", Duration.ofSeconds(30))).isFalse();
+            assertThat(repo.takeLease("instance-a", Duration.ofSeconds(30))).as("renewed by its owner").isTrue();
+            jdbc.update("UPDATE reconcile_lease SET lease_until = clock_timestamp() - interval '1 second'");
+            assertThat(repo.takeLease("instance-b", Duration.ofSeconds(30))).as("taken over after expiry").isTrue();
+            assertThat(repo.takeLease("instance-a", Duration.ofSeconds(30))).isFalse();
+        } finally {
+            jdbc.update("UPDATE reconcile_lease SET owner = NULL, lease_until = NULL");
+        }
     }
 
     @Test
