@@ -56,8 +56,8 @@ class DlqIT extends IntegrationTest {
             assertThat(io.seckill.cli.SeckillCli.commandLine().execute("dlq", "replay", "--namesrv",
                     TestEngines.get().namesrvAddress(), "--group", group, "--jdbc-url", TestEngines.get().jdbcUrl(),
                     "--db-user", "postgres", "--db-password", "postgres")).isZero();
-            Thread.sleep(3_000);
-            assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid)).as("held: not replayed").isZero();
+            Awaitility.await("held: not replayed").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+                    .until(() -> count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid) == 0);
             jdbc.update("DELETE FROM manual_hold WHERE object_id = ?", rid);
 
             assertThat(dlq.replay(group, 10_000)).isPositive();

@@ -139,13 +139,10 @@ class FailpointRepetitionIT extends PaymentTestBase {
             threads.add(Thread.ofVirtual().start(() -> {
                 try {
                     String request = UUID.randomUUID().toString();
-                    SaleClient.Response r = null;
-                    for (int attempt = 0; attempt < 300 && (r == null || r.status() == 500 || r.status() == 503); attempt++) {
-                        if (r != null) {
-                            Thread.sleep(100);
-                        }
-                        r = client().reserve(userToken(user), activityId, 1, request);
-                    }
+                    SaleClient.Response r = Awaitility.await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                            .pollInterval(Duration.ofMillis(100))
+                            .until(() -> client().reserve(userToken(user), activityId, 1, request),
+                                    x -> x.status() != 500 && x.status() != 503);
                     assertThat(r.status()).as(r.body().toString()).isEqualTo(202);
                     queued.add((String) r.body().get("reservation_id"));
                 } catch (Throwable t) {

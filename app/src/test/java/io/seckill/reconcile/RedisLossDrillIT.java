@@ -7,7 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.awaitility.Awaitility;
@@ -44,22 +48,20 @@ class RedisLossDrillIT extends IntegrationTest {
         Set<String> queued = ConcurrentHashMap.newKeySet();
         Map<String, AtomicInteger> answers = new ConcurrentHashMap<>();
         AtomicBoolean lost = new AtomicBoolean();
-        AtomicBoolean stop = new AtomicBoolean();
-        Thread buyers = Thread.ofPlatform().start(() -> {
-            for (long u = 1; !stop.get(); u++) {
-                try {
-                    SaleClient.Response r = reserve(u, activityId, 1);
-                    answers.computeIfAbsent((lost.get() ? "after loss " : "before loss ") + r.code(), k -> new AtomicInteger())
-                            .incrementAndGet();
-                    if (r.status() == 202) {
-                        queued.add((String) r.body().get("reservation_id"));
-                    }
-                    Thread.sleep(25);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
+        AtomicLong nextUser = new AtomicLong();
+        ScheduledExecutorService buyers = Executors.newSingleThreadScheduledExecutor();
+        buyers.scheduleWithFixedDelay(() -> {
+            try {
+                SaleClient.Response r = reserve(nextUser.incrementAndGet(), activityId, 1);
+                answers.computeIfAbsent((lost.get() ? "after loss " : "before loss ") + r.code(), k -> new AtomicInteger())
+                        .incrementAndGet();
+                if (r.status() == 202) {
+                    queued.add((String) r.body().get("reservation_id"));
                 }
+            } catch (Exception e) {
+                answers.computeIfAbsent("error " + e.getClass().getSimpleName(), k -> new AtomicInteger()).incrementAndGet();
             }
-        });
+        }, 0, 25, TimeUnit.MILLISECONDS);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queued.size() >= 25);
         int deleted = deleteKeys("seckill:{" + activityId + ":1}:*");
         lost.set(true);
@@ -71,8 +73,9 @@ class RedisLossDrillIT extends IntegrationTest {
         });
         int atRecalibration = queued.size();
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queued.size() >= atRecalibration + 10);
-        stop.set(true);
-        buyers.join();
+        buyers.shutdown();
+        assertThat(buyers.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(answers.keySet()).noneMatch(k -> k.startsWith("error"));
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REDIS_KEYS_LOST' AND object_id = ?",
                 activityId + ":1")).isOne();
         assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
