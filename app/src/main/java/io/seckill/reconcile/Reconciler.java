@@ -15,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -151,10 +152,17 @@ public class Reconciler {
         UUID after = new UUID(0, 0);
         while (true) {
             List<ReconcileRepository.Row> rows = repo.reservations(activityId, sku.skuId(), after, watermark, 1000);
+            // one pipelined read of the page's Redis states instead of a round trip per reservation
+            List<SkuSlot> slots = new ArrayList<>(rows.size());
+            List<RedisFuture<String>> states = new ArrayList<>(rows.size());
             for (ReconcileRepository.Row r : rows) {
                 SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), r.userId());
-                reservationRules(slot, r, done, found);
-                after = r.reservationId();
+                slots.add(slot);
+                states.add(redis.async().hget(slot.reservation(r.reservationId().toString()), "status"));
+            }
+            for (int i = 0; i < rows.size(); i++) {
+                reservationRules(slots.get(i), rows.get(i), status(states.get(i)), done, found);
+                after = rows.get(i).reservationId();
             }
             checked += rows.size();
             if (rows.size() < 1000) {
@@ -175,10 +183,9 @@ public class Reconciler {
     }
 
     /** Design 13.5, one reservation. */
-    private void reservationRules(SkuSlot slot, ReconcileRepository.Row r, Map<String, Integer> done,
+    private void reservationRules(SkuSlot slot, ReconcileRepository.Row r, String actual, Map<String, Integer> done,
             Map<String, Integer> found) {
         String rid = r.reservationId().toString();
-        String actual = redis.sync().hget(slot.reservation(rid), "status");
         switch (r.status()) {
             case "ORDER_CREATED", "CANCELLED" -> {
                 String expected = "CANCELLED".equals(r.status()) ? "CANCELLED" : switch (r.orderStatus()) {
@@ -229,6 +236,17 @@ public class Reconciler {
             default -> {
                 // RESERVED belongs to the deadline sweeper; MANUAL_REVIEW to a person
             }
+        }
+    }
+
+    private static String status(RedisFuture<String> f) {
+        try {
+            return f.get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted reading Redis", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("cannot read a reservation's Redis state: " + e.getMessage(), e);
         }
     }
 
