@@ -54,6 +54,8 @@ public class Reconciler {
     private final OrderProjection projection;
     private final RedisRecalibration recalibration;
     private final ManualHolds holds;
+    private final RunbookRepository runbookRepo;
+    private final StockAdjustments adjustments;
     private final StatefulRedisConnection<String, String> redis;
     private final MeterRegistry meters;
     private final Timer runTimer;
@@ -62,8 +64,8 @@ public class Reconciler {
 
     Reconciler(SaleRegistry registry, ActivityService activities, ReconcileRepository repo, Repairs repairs,
             AnomalyRepository anomalies, CompensationTaskRepository tasks, CompensationWorker compensation,
-            OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds,
-            StatefulRedisConnection<String, String> redis, MeterRegistry meters) {
+            OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds, RunbookRepository runbookRepo,
+            StockAdjustments adjustments, StatefulRedisConnection<String, String> redis, MeterRegistry meters) {
         this.registry = registry;
         this.activities = activities;
         this.repo = repo;
@@ -74,6 +76,8 @@ public class Reconciler {
         this.projection = projection;
         this.recalibration = recalibration;
         this.holds = holds;
+        this.runbookRepo = runbookRepo;
+        this.adjustments = adjustments;
         this.redis = redis;
         this.meters = meters;
         this.runTimer = Timer.builder("reconcile.run.duration").register(meters);
@@ -113,6 +117,7 @@ public class Reconciler {
             }
         }
         int reclaimed = reclaimStaleOutbox(watermark, done);
+        finishStockAdjustments(watermark, done);
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         runTimer.record(ms, TimeUnit.MILLISECONDS);
         log.info("reconcile.run activities={} repairs={} anomalies={} stale_outbox_reclaimed={} millis={}", sales.size(), done,
@@ -306,6 +311,16 @@ public class Reconciler {
             }
         }
         return n;
+    }
+
+    /** An operator's adjustment that stopped after PostgreSQL: its Redis half, once (the Lua keeps a marker). */
+    private void finishStockAdjustments(Duration watermark, Map<String, Integer> done) {
+        for (UUID id : runbookRepo.pendingAdjustments(watermark)) {
+            Repairs.Result res = repairs.run("FINISH_STOCK_ADJUSTMENT", "STOCK_ADJUSTMENT", id.toString(), 0L, "REDIS_APPLIED",
+                    OPERATOR, "PostgreSQL applied the adjustment, Redis did not", Map.of("adjustment_id", id.toString()),
+                    () -> adjustments.applyRedis(id));
+            count(done, res, "FINISH_STOCK_ADJUSTMENT");
+        }
     }
 
     private ActivityService.InventoryView view(long activityId, long skuId) {

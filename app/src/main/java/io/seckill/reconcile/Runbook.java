@@ -46,7 +46,6 @@ import io.seckill.redis.SkuSlot;
 public class Runbook {
 
     private static final Logger log = LoggerFactory.getLogger(Runbook.class);
-    private static final LuaScript ADJUST = LuaScript.load("adjust_stock");
 
     /** Design 11.6 step 3: who is believed when sources disagree. */
     public static final List<String> AUTHORITY = List.of("1 payment channel and payment records",
@@ -72,13 +71,14 @@ public class Runbook {
     private final StatefulRedisConnection<String, String> redis;
     private final TransactionTemplate tx;
     private final SeckillProperties props;
+    private final StockAdjustments adjustments;
     private DefaultMQProducer mqQuery;
 
     Runbook(RunbookRepository repo, HoldRepository holds, AnomalyRepository anomalies, Repairs repairs, Reconciler reconciler,
             CompensationTaskRepository tasks, CompensationWorker compensation, OrderProjection projection,
             PaymentRepository payments, PaymentChannel channel, SaleRegistry registry, ActivityService activities,
             InvariantChecker invariants, StatefulRedisConnection<String, String> redis, TransactionTemplate tx,
-            SeckillProperties props) {
+            SeckillProperties props, StockAdjustments adjustments) {
         this.repo = repo;
         this.holds = holds;
         this.anomalies = anomalies;
@@ -95,6 +95,7 @@ public class Runbook {
         this.redis = redis;
         this.tx = tx;
         this.props = props;
+        this.adjustments = adjustments;
     }
 
     /** Design 11.6 step 2: every source's evidence about the object behind {@code anyId}, in authority order. */
@@ -274,14 +275,7 @@ public class Runbook {
             throw new ApiException(HttpStatus.CONFLICT, "ADJUSTMENT_ID_CONFLICT", "adjustment " + adjustmentId
                     + " was recorded as " + adj, "adjustment_id", null);
         }
-        String redisResult = "already applied";
-        if (!adj.redisApplied()) {
-            SkuSlot slot = new SkuSlot(activityId, skuId, 0, sku.buckets());
-            redisResult = LuaScript.text(ADJUST.run(redis, new String[] {slot.stock(), slot.counter(),
-                    slot.adjustmentMarker(adjustmentId.toString())}, Integer.toString(delta), adjustmentId.toString(),
-                    Long.toString(Duration.ofDays(30).toMillis())), 1);
-            repo.adjustmentRedisDone(adjustmentId);
-        }
+        String redisResult = adjustments.applyRedis(adjustmentId);
         List<ActivityService.InventoryView> after = activities.inventoryView(activityId);
         holds.audit(operator, "ADJUST_STOCK", "SKU", activityId + ":" + skuId, before.toString(), after.toString(),
                 Map.of("adjustment_id", adjustmentId.toString(), "delta", delta, "redis", redisResult), reason);

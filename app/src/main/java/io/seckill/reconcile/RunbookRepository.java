@@ -89,6 +89,11 @@ public class RunbookRepository {
     private static final String ADJUSTMENT_REDIS_DONE = """
             UPDATE stock_adjustment SET redis_applied_at = clock_timestamp() WHERE adjustment_id = ? AND redis_applied_at IS NULL
             """;
+    private static final String PENDING_ADJUSTMENTS = """
+            SELECT adjustment_id FROM stock_adjustment
+            WHERE redis_applied_at IS NULL AND created_at < clock_timestamp() - ?::interval
+            ORDER BY created_at LIMIT 100
+            """;
     private static final String UNSETTLED_TASKS = """
             SELECT count(*) FROM compensation_task t JOIN inventory_reservation r ON r.reservation_id = t.reservation_id
             WHERE r.activity_id = ? AND t.status IN ('PENDING', 'CLAIMED', 'RETRY')
@@ -178,6 +183,11 @@ public class RunbookRepository {
 
     public void adjustmentRedisDone(UUID id) {
         jdbc.update(ADJUSTMENT_REDIS_DONE, id);
+    }
+
+    /** Adjustments whose PostgreSQL half committed but whose Redis half was not applied. */
+    public List<UUID> pendingAdjustments(java.time.Duration olderThan) {
+        return jdbc.query(PENDING_ADJUSTMENTS, (rs, i) -> rs.getObject(1, UUID.class), olderThan.toMillis() + " milliseconds");
     }
 
     public long unsettledTasks(long activityId) {

@@ -33,6 +33,8 @@ class ReconcileIT extends PaymentTestBase {
     @Autowired
     ReconcileRepository repo;
     @Autowired
+    RunbookRepository runbookRepo;
+    @Autowired
     CompensationWorker compensation;
     @Autowired
     CompensationTaskRepository tasks;
@@ -219,6 +221,27 @@ class ReconcileIT extends PaymentTestBase {
         compensation.runOnce("watermark-test");
         awaitSettled(s.activityId(), 2);
         assertInvariants(s.activityId(), true);
+    }
+
+    @Test
+    @DisplayName("automatic: a stock adjustment that stopped after PostgreSQL gets its Redis half, once")
+    void finishStockAdjustment() throws Exception {
+        long activityId = openSale(10);
+        UUID id = UUID.randomUUID();
+        // the operator's command committed PostgreSQL and died before Redis
+        assertThat(runbookRepo.insertAdjustment(id, activityId, 1, 4, "delivery", "test")).isTrue();
+        assertThat(runbookRepo.adjustPg(activityId, 1, 4)).isTrue();
+        runbookRepo.adjustLedger(id, activityId, 1, 4);
+        assertThat(activities.inventoryView(activityId).getFirst().redis().initial()).isEqualTo(10);
+
+        Reconciler.Report r = reconciler.run(null, NOW);
+        assertThat(r.repairs()).containsEntry("FINISH_STOCK_ADJUSTMENT", 1);
+        assertThat(reconciler.run(null, NOW).repairs()).doesNotContainKey("FINISH_STOCK_ADJUSTMENT");
+        var v = activities.inventoryView(activityId).getFirst();
+        assertThat(v.redis().initial()).isEqualTo(14);
+        assertThat(v.redis().stock()).isEqualTo(14);
+        assertThat(v.pg().available()).isEqualTo(14);
+        assertInvariants(activityId, true);
     }
 
     @Test
