@@ -30,6 +30,7 @@ public class ActivityService {
     private static final Logger log = LoggerFactory.getLogger(ActivityService.class);
     private static final LuaScript WARM = LuaScript.load("warm");
     private static final LuaScript SET_STATUS = LuaScript.load("set_sale_status");
+    private static final LuaScript READ_COUNTERS = LuaScript.load("read_counters");
 
     private final ActivityRepository activities;
     private final InventoryRepository inventory;
@@ -165,17 +166,22 @@ public class ActivityService {
         long committed = 0;
         for (int b = 0; b < inv.buckets(); b++) {
             SkuSlot slot = new SkuSlot(inv.activityId(), inv.skuId(), b, inv.buckets());
-            Map<String, String> c = redis.sync().hgetall(slot.counter());
-            String s = redis.sync().get(slot.stock());
-            if (!c.isEmpty() && s != null) {
+            List<Object> c = READ_COUNTERS.run(redis, new String[] {slot.stock(), slot.counter()});
+            String s = text(c, 0);
+            if (text(c, 1) != null && s != null) {
                 warmed++;
             }
-            initial += parse(c.get("initial"));
-            open += parse(c.get("open_reserved"));
-            committed += parse(c.get("committed"));
+            initial += parse(text(c, 1));
+            open += parse(text(c, 2));
+            committed += parse(text(c, 3));
             stock += parse(s);
         }
         return new RedisCounters(warmed, initial, stock, open, committed);
+    }
+
+    private static String text(List<Object> reply, int i) {
+        Object v = i < reply.size() ? reply.get(i) : null;
+        return v == null ? null : v.toString();
     }
 
     private static long parse(String v) {

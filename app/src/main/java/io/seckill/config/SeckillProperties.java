@@ -127,9 +127,11 @@ public record SeckillProperties(
     }
 
     /** The entry breaker: pause admission when reservations stop reaching the broker. */
-    public record Admission(@DefaultValue("15s") Duration maxUnsentAge) {
+    /** {@code maxPerSecond}: reservation requests one instance admits per second (0 = no limit); above it, 429. */
+    public record Admission(@DefaultValue("15s") Duration maxUnsentAge, @DefaultValue("0") int maxPerSecond) {
         public Admission {
             require(maxUnsentAge.toMillis() >= 1000, "seckill.admission.max-unsent-age", "must be at least 1s");
+            require(maxPerSecond >= 0, "seckill.admission.max-per-second", "must be 0 (no limit) or positive");
         }
     }
 

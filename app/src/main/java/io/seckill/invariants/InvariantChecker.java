@@ -6,6 +6,9 @@ import java.util.List;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SkuInventory;
@@ -51,10 +54,15 @@ public class InvariantChecker {
 
     private final JdbcTemplate jdbc;
     private final ActivityService activities;
+    private final TransactionTemplate snapshot;
 
-    InvariantChecker(JdbcTemplate jdbc, ActivityService activities) {
+    InvariantChecker(JdbcTemplate jdbc, ActivityService activities, PlatformTransactionManager tm) {
         this.jdbc = jdbc;
         this.activities = activities;
+        // every PostgreSQL number of one check comes from one snapshot, even while orders are being written
+        this.snapshot = new TransactionTemplate(tm);
+        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+        this.snapshot.setReadOnly(true);
     }
 
     public record Check(String name, boolean pass, String detail) {
@@ -62,6 +70,10 @@ public class InvariantChecker {
 
     /** Every invariant of the sale; {@code quiet} adds the cross-system equation (only meaningful after drain). */
     public List<Check> check(long activityId, boolean quiet) {
+        return snapshot.execute(s -> checkInSnapshot(activityId, quiet));
+    }
+
+    private List<Check> checkInSnapshot(long activityId, boolean quiet) {
         List<Check> out = new ArrayList<>();
         long dupUsers = count(DUPLICATE_USERS, activityId);
         out.add(new Check("one order per user", dupUsers == 0, dupUsers + " (activity, sku, user) with more than one order"));

@@ -23,11 +23,13 @@ class ReservationController {
     private final ReservationService service;
     private final ReservationQuery query;
     private final TokenVerifier tokens;
+    private final AdmissionLimiter limiter;
 
-    ReservationController(ReservationService service, ReservationQuery query, TokenVerifier tokens) {
+    ReservationController(ReservationService service, ReservationQuery query, TokenVerifier tokens, AdmissionLimiter limiter) {
         this.service = service;
         this.query = query;
         this.tokens = tokens;
+        this.limiter = limiter;
     }
 
     record ReserveRequest(String requestId) {
@@ -36,6 +38,10 @@ class ReservationController {
     @PostMapping("/api/v1/activities/{activityId}/skus/{skuId}/reservations")
     ResponseEntity<Map<String, Object>> reserve(@RequestHeader(value = "Authorization", required = false) String auth,
             @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) ReserveRequest body) {
+        if (!limiter.tryAcquire()) {
+            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "RATE_LIMITED", "too many requests; retry in a second", null,
+                    Map.of("retry_after_seconds", 1));
+        }
         long userId = tokens.user(auth);
         if (body == null) {
             throw ApiException.invalid("body", "is required");

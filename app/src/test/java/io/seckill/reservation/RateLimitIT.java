@@ -1,0 +1,61 @@
+package io.seckill.reservation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import io.seckill.demo.SaleClient;
+import io.seckill.support.IntegrationTest;
+
+class RateLimitIT extends IntegrationTest {
+
+    @Autowired
+    AdmissionLimiter limiter;
+
+    @Test
+    @DisplayName("above seckill.admission.max-per-second a reservation request is answered 429 RATE_LIMITED before Redis")
+    void shedsTheExcess() throws Exception {
+        long activityId = openSale(100);
+        Map<String, AtomicInteger> codes = new ConcurrentHashMap<>();
+        List<SaleClient.Response> limited = java.util.Collections.synchronizedList(new ArrayList<>());
+        limiter.setMaxPerSecond(5);
+        try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
+            List<Future<?>> all = new ArrayList<>();
+            for (long u = 1; u <= 40; u++) {
+                long user = u;
+                all.add(pool.submit(() -> {
+                    SaleClient.Response r = reserve(user, activityId, 1);
+                    codes.computeIfAbsent(r.code(), k -> new AtomicInteger()).incrementAndGet();
+                    if (r.status() == 429) {
+                        limited.add(r);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get();
+            }
+        } finally {
+            limiter.setMaxPerSecond(0);
+        }
+        assertThat(codes).as(codes.toString()).containsKeys("RATE_LIMITED", "QUEUED");
+        assertThat(codes.get("QUEUED").get() + codes.get("RATE_LIMITED").get()).isEqualTo(40);
+        assertThat(limited.getFirst().body()).containsEntry("retry_after_seconds", 1);
+        long reservations = codes.get("QUEUED").get();
+        awaitSettled(activityId, reservations);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(reservations);
+        assertThat(reserve(99, activityId, 1).code()).as("no limit again").isEqualTo("QUEUED");
+        assertInvariants(activityId, false);
+    }
+}
