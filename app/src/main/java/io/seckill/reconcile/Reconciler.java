@@ -193,6 +193,11 @@ public class Reconciler {
         String rid = r.reservationId().toString();
         switch (r.status()) {
             case "ORDER_CREATED", "CANCELLED" -> {
+                if (r.orderStatus() == null) {
+                    anomaly(found, "RESERVATION_WITHOUT_ORDER", "RESERVATION", rid, slot.activityId(), slot.skuId(),
+                            evidence(r, actual, r.status()));
+                    return;
+                }
                 String expected = "CANCELLED".equals(r.status()) ? "CANCELLED" : switch (r.orderStatus()) {
                     case "CREATED", "PAYING" -> "ORDER_CREATED";
                     default -> r.orderStatus();
