@@ -18,35 +18,41 @@ import io.seckill.config.SeckillProperties;
 @Component
 public class AdmissionLimiter {
 
-    private static final int UNLIMITED = Integer.MAX_VALUE;
-
-    private final RateLimiter limiter;
+    private volatile RateLimiter limiter;
     private final Counter limited;
 
     AdmissionLimiter(SeckillProperties props, MeterRegistry meters) {
-        int perSecond = props.admission().maxPerSecond();
-        this.limiter = RateLimiter.of("admission", RateLimiterConfig.custom()
-                .limitForPeriod(perSecond == 0 ? UNLIMITED : perSecond)
+        this.limiter = limiter(props.admission().maxPerSecond());
+        this.limited = meters.counter("reservation.rate_limited");
+    }
+
+    /** null = no limit */
+    private static RateLimiter limiter(int perSecond) {
+        if (perSecond == 0) {
+            return null;
+        }
+        return RateLimiter.of("admission", RateLimiterConfig.custom()
+                .limitForPeriod(perSecond)
                 .limitRefreshPeriod(Duration.ofSeconds(1))
                 .timeoutDuration(Duration.ZERO)
                 .build());
-        this.limited = meters.counter("reservation.rate_limited");
     }
 
     /** @return false when this second's permits are used up */
     boolean tryAcquire() {
-        if (limiter.acquirePermission()) {
+        RateLimiter current = limiter;
+        if (current == null || current.acquirePermission()) {
             return true;
         }
         limited.increment();
         return false;
     }
 
-    /** Changes the rate at run time (0 = no limit); takes effect from the next second. */
+    /** Changes the rate at run time, at once (0 = no limit). */
     public void setMaxPerSecond(int perSecond) {
         if (perSecond < 0) {
             throw new IllegalArgumentException("max per second must be 0 (no limit) or positive");
         }
-        limiter.changeLimitForPeriod(perSecond == 0 ? UNLIMITED : perSecond);
+        limiter = limiter(perSecond);
     }
 }

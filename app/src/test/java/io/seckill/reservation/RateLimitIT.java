@@ -30,6 +30,8 @@ class RateLimitIT extends IntegrationTest {
         Map<String, AtomicInteger> codes = new ConcurrentHashMap<>();
         List<SaleClient.Response> limited = java.util.Collections.synchronizedList(new ArrayList<>());
         limiter.setMaxPerSecond(5);
+        long t0 = System.nanoTime();
+        long seconds;
         try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
             List<Future<?>> all = new ArrayList<>();
             for (long u = 1; u <= 40; u++) {
@@ -46,11 +48,13 @@ class RateLimitIT extends IntegrationTest {
             for (Future<?> f : all) {
                 f.get();
             }
+            seconds = (System.nanoTime() - t0) / 1_000_000_000L + 1;
         } finally {
             limiter.setMaxPerSecond(0);
         }
         assertThat(codes).as(codes.toString()).containsKeys("RATE_LIMITED", "QUEUED");
         assertThat(codes.get("QUEUED").get() + codes.get("RATE_LIMITED").get()).isEqualTo(40);
+        assertThat(codes.get("QUEUED").get()).as("at most 5 per second admitted").isLessThanOrEqualTo(5 * (int) (seconds + 1));
         assertThat(limited.getFirst().body()).containsEntry("retry_after_seconds", 1);
         long reservations = codes.get("QUEUED").get();
         awaitSettled(activityId, reservations);
