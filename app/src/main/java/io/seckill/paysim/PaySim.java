@@ -145,10 +145,6 @@ public final class PaySim implements AutoCloseable {
         return callbacksFailed.get();
     }
 
-    public long refunds() {
-        return refunded.get();
-    }
-
     /** The channel's state of a payment, or null. */
     public Payment payment(UUID paymentId) {
         return payments.get(paymentId);

@@ -24,8 +24,4 @@ public class ManualHolds {
         }
         return added;
     }
-
-    public boolean held(String objectId) {
-        return !repo.holds(java.util.List.of(objectId)).isEmpty();
-    }
 }
