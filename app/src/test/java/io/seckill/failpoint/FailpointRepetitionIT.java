@@ -35,6 +35,7 @@ class FailpointRepetitionIT extends PaymentTestBase {
 
     private static final Logger log = LoggerFactory.getLogger(FailpointRepetitionIT.class);
     private static final int BATCH = 25;
+    private static final int BUSINESS_DEADLINE_SECONDS = 20;
 
     @Autowired
     CompensationWorker compensation;
@@ -61,7 +62,9 @@ class FailpointRepetitionIT extends PaymentTestBase {
         Random random = new Random(seed ^ name.hashCode());
         log.info("failpoint.repetition name={} repetitions={} seed={}", name, reps, seed);
         boolean compensating = name.equals(Failpoints.AFTER_COMPENSATION_LUA);
-        long activityId = openSale(compensating ? 1 : 4 * reps + 8);
+        // a short business deadline: a message that exhausted its redeliveries (bounded, then %DLQ%) while the
+        // failpoint kept hitting it is still brought to a terminal state, by the deadline sweeper and compensation
+        long activityId = openSale(BUSINESS_DEADLINE_SECONDS, new int[] {compensating ? 1 : 4 * reps + 8});
         Set<String> queued = ConcurrentHashMap.newKeySet();
         long userBase = activityId * 10;
         int users = 0;
