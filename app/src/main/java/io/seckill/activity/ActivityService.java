@@ -189,7 +189,7 @@ public class ActivityService {
     }
 
     /** Bucket {@code b}'s share of {@code total} units split over {@code n} buckets. */
-    static int share(int total, int b, int n) {
+    public static int share(int total, int b, int n) {
         return total / n + (b < total % n ? 1 : 0);
     }
 

@@ -29,6 +29,11 @@ public class OrderProjection {
         this.redis = redis;
     }
 
+    /** The reservation hash status that mirrors an order status (SPEC 1a): an unpaid order is ORDER_CREATED. */
+    public static String redisStatus(String orderStatus) {
+        return "CREATED".equals(orderStatus) || "PAYING".equals(orderStatus) ? "ORDER_CREATED" : orderStatus;
+    }
+
     /** Moves the reservation hash to {@code orderStatus} (ORDER_CREATED, CANCEL_PENDING, PAID, CANCELLED). */
     public List<Object> project(SkuSlot slot, String reservationId, String orderId, String orderStatus) {
         String hash = slot.reservation(reservationId);

@@ -198,10 +198,7 @@ public class Reconciler {
                             evidence(r, actual, r.status()));
                     return;
                 }
-                String expected = "CANCELLED".equals(r.status()) ? "CANCELLED" : switch (r.orderStatus()) {
-                    case "CREATED", "PAYING" -> "ORDER_CREATED";
-                    default -> r.orderStatus();
-                };
+                String expected = "CANCELLED".equals(r.status()) ? "CANCELLED" : OrderProjection.redisStatus(r.orderStatus());
                 if (expected.equals(actual)) {
                     return;
                 }

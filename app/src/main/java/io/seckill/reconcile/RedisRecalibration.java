@@ -11,6 +11,7 @@ import org.springframework.stereotype.Component;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
+import io.seckill.activity.ActivityService;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.SkuInventory;
 import io.seckill.config.SeckillProperties;
@@ -127,8 +128,7 @@ public class RedisRecalibration {
             String rid = k.reservationId().toString();
             switch (k.status()) {
                 case "ORDER_CREATED", "CANCELLED" -> {
-                    String target = "CANCELLED".equals(k.status()) ? "CANCELLED"
-                            : "CREATED".equals(k.orderStatus()) || "PAYING".equals(k.orderStatus()) ? "ORDER_CREATED" : k.orderStatus();
+                    String target = "CANCELLED".equals(k.status()) ? "CANCELLED" : OrderProjection.redisStatus(k.orderStatus());
                     restored += LuaScript.code(projection.restoreHash(slot, rid, String.valueOf(k.orderId()), target, k.userId(),
                             k.requestId().toString(), k.messageId().toString())) == 1 ? 1 : 0;
                 }
@@ -149,7 +149,8 @@ public class RedisRecalibration {
         for (int b = 0; b < sku.buckets(); b++) {
             SkuSlot slot = new SkuSlot(activityId, sku.skuId(), b, sku.buckets());
             RECALIBRATE.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
-                    Integer.toString(share(pg.available(), b, sku.buckets())), Integer.toString(share(committed, b, sku.buckets())),
+                    Integer.toString(ActivityService.share(pg.available(), b, sku.buckets())),
+                    Integer.toString(ActivityService.share(committed, b, sku.buckets())),
                     Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()), status);
         }
         Map<String, Object> after = Map.of("stock", pg.available(), "committed", committed, "open_reserved", 0,
@@ -174,9 +175,5 @@ public class RedisRecalibration {
     private SkuInventory pg(long activityId, long skuId) {
         return inventory.forActivity(activityId).stream().filter(i -> i.skuId() == skuId).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no inventory for " + activityId + "/" + skuId));
-    }
-
-    private static int share(int total, int b, int n) {
-        return total / n + (b < total % n ? 1 : 0);
     }
 }

@@ -235,8 +235,7 @@ public class Runbook {
             throw new IllegalStateException("no order: nothing to project (reservation " + status + ")");
         }
         String orderStatus = (String) before.get("order_status");
-        String expected = "CANCELLED".equals(orderStatus) ? "CANCELLED"
-                : "CREATED".equals(orderStatus) || "PAYING".equals(orderStatus) ? "ORDER_CREATED" : orderStatus;
+        String expected = OrderProjection.redisStatus(orderStatus);
         SkuSlot slot = slot((Long) before.get("activity_id"), (Long) before.get("sku_id"), (Long) before.get("user_id"));
         Map<String, Object> res = repo.reservation(rid).getFirst();
         if (redis.sync().exists(slot.reservation(rid.toString())) == 0) {
