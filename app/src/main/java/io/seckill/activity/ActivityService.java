@@ -17,6 +17,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.api.ApiException;
+import io.seckill.mq.MqTopology;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 
@@ -37,9 +38,11 @@ public class ActivityService {
     private final SaleRegistry registry;
     private final TransactionTemplate tx;
     private final StatefulRedisConnection<String, String> redis;
+    private final MqTopology topology;
 
     ActivityService(ActivityRepository activities, InventoryRepository inventory, SaleRegistry registry,
-            TransactionTemplate tx, StatefulRedisConnection<String, String> redis) {
+            TransactionTemplate tx, StatefulRedisConnection<String, String> redis, MqTopology topology) {
+        this.topology = topology;
         this.activities = activities;
         this.inventory = inventory;
         this.registry = registry;
@@ -72,6 +75,11 @@ public class ActivityService {
     /** Copies PostgreSQL stock into every Redis slot of the sale. Refused while the sale is open. */
     public void warm(long activityId) {
         Activity a = registry.load(activityId).orElseThrow(() -> notFound(activityId));
+        try {
+            topology.ensure();
+        } catch (MqTopology.NotReady e) {
+            throw sendPathNotReady(activityId, e.getMessage());
+        }
         if (!activities.transition(activityId, "WARMED", "DRAFT", "WARMED")) {
             throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_WARMABLE",
                     "activity " + activityId + " is " + a.status() + "; only a DRAFT or WARMED sale can be warmed");
@@ -96,6 +104,10 @@ public class ActivityService {
     /** Opens the sale only when every SKU's Redis counters equal PostgreSQL. */
     public void open(long activityId) {
         registry.load(activityId).orElseThrow(() -> notFound(activityId));
+        List<String> sendPath = topology.problems();
+        if (!sendPath.isEmpty()) {
+            throw sendPathNotReady(activityId, String.join("; ", sendPath));
+        }
         for (InventoryView v : inventoryView(activityId)) {
             SkuInventory pg = v.pg();
             RedisCounters r = v.redis();
@@ -191,6 +203,13 @@ public class ActivityService {
     /** Bucket {@code b}'s share of {@code total} units split over {@code n} buckets. */
     public static int share(int total, int b, int n) {
         return total / n + (b < total % n ? 1 : 0);
+    }
+
+    /** The broker cannot take the sale's order messages yet: buyers would be admitted into a stalled pipeline. */
+    private static ApiException sendPathNotReady(long activityId, String problems) {
+        log.warn("activity.send_path_not_ready activity_id={} problems={}", activityId, problems);
+        return new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "SEND_PATH_NOT_READY",
+                "the order topics cannot take messages: " + problems, null, Map.of("problems", problems));
     }
 
     private static ApiException notFound(long activityId) {

@@ -59,8 +59,8 @@ public class CompensationTaskRepository {
             """;
     private static final String MARK_RETRY = """
             UPDATE compensation_task
-            SET status        = CASE WHEN attempt_count >= ? THEN 'MANUAL' ELSE 'RETRY' END,
-                next_retry_at = clock_timestamp() + least(?::interval * power(2, greatest(attempt_count - 1, 0)), ?::interval),
+            SET status        = 'RETRY',
+                next_retry_at = clock_timestamp() + least(?::interval * power(2, least(greatest(attempt_count - 1, 0), 16)), ?::interval),
                 lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = clock_timestamp()
             WHERE task_id = ? AND status = 'CLAIMED' AND lease_owner = ?
             """;
@@ -116,9 +116,9 @@ public class CompensationTaskRepository {
         return jdbc.update(MARK_APPLIED, result, taskId, owner) == 1;
     }
 
-    public boolean markRetry(UUID taskId, String owner, int maxAttempts, java.time.Duration base, java.time.Duration max,
-            String error) {
-        return jdbc.update(MARK_RETRY, maxAttempts, base.toMillis() + " milliseconds", max.toMillis() + " milliseconds",
+    /** A transient failure: try again after a capped backoff, for as long as it lasts. */
+    public boolean markRetry(UUID taskId, String owner, java.time.Duration base, java.time.Duration max, String error) {
+        return jdbc.update(MARK_RETRY, base.toMillis() + " milliseconds", max.toMillis() + " milliseconds",
                 error, taskId, owner) == 1;
     }
 

@@ -20,7 +20,8 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
-import io.seckill.reconcile.AnomalyRepository;
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.worker.PollingWorker;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
@@ -33,7 +34,8 @@ import io.seckill.reservation.ReservationRepository;
  * COMPENSATING); compensate.lua restores stock at most once (marker + status); the reservation
  * becomes COMPENSATED and the task APPLIED only while this worker still owns the lease. Anything the
  * Lua refuses (reservation missing in Redis, order exists, id conflict) goes to MANUAL with an
- * anomaly - never a blind increment. Redis or database errors retry with backoff, then MANUAL.
+ * anomaly, and the reservation to MANUAL_REVIEW - never a blind increment. Redis or database errors are
+ * transient: retried with capped backoff for as long as they last, an anomaly once they outlast the bound.
  */
 @Component
 public class CompensationWorker extends PollingWorker {
@@ -41,10 +43,13 @@ public class CompensationWorker extends PollingWorker {
     private static final Logger log = LoggerFactory.getLogger(CompensationWorker.class);
     private static final LuaScript COMPENSATE = LuaScript.load("compensate");
     static final Duration TERMINAL_TTL = Duration.ofDays(7);
+    private static final Duration RETRY_BASE = Duration.ofMillis(500);
+    private static final Duration RETRY_CAP = Duration.ofSeconds(30);
 
     private final CompensationTaskRepository tasks;
     private final ReservationRepository reservations;
     private final AnomalyRepository anomalies;
+    private final StalledWork stalled;
     private final SaleRegistry registry;
     private final StatefulRedisConnection<String, String> redis;
     private final TransactionTemplate tx;
@@ -53,12 +58,13 @@ public class CompensationWorker extends PollingWorker {
     private final AtomicLong oldestAgeMs = new AtomicLong();
 
     CompensationWorker(CompensationTaskRepository tasks, ReservationRepository reservations, AnomalyRepository anomalies,
-            SaleRegistry registry, StatefulRedisConnection<String, String> redis, TransactionTemplate tx,
+            StalledWork stalled, SaleRegistry registry, StatefulRedisConnection<String, String> redis, TransactionTemplate tx,
             SeckillProperties props, MeterRegistry meters) {
         super("compensation", "compensation.worker", Duration.ofMillis(200), props, meters);
         this.tasks = tasks;
         this.reservations = reservations;
         this.anomalies = anomalies;
+        this.stalled = stalled;
         this.registry = registry;
         this.redis = redis;
         this.tx = tx;
@@ -81,11 +87,15 @@ public class CompensationWorker extends PollingWorker {
             try {
                 apply(task, leaseOwner);
             } catch (RuntimeException e) {
+                // Redis or PostgreSQL unavailable, a timeout: transient - retried with capped backoff for as long as it
+                // lasts, the task stays in the pending gauges, and past the bound a person hears of it
+                String error = e.getClass().getSimpleName() + ": " + e.getMessage();
                 meters.counter("compensation", "result", "retry").increment();
                 log.warn("compensation.retry compensation_id={} reservation_id={} attempt_count={} error_class={}: {}",
                         task.taskId(), task.reservationId(), task.attempt(), e.getClass().getName(), e.getMessage());
-                tasks.markRetry(task.taskId(), leaseOwner, 10, Duration.ofMillis(500), Duration.ofMinutes(5),
-                        e.getClass().getSimpleName() + ": " + e.getMessage());
+                tasks.markRetry(task.taskId(), leaseOwner, RETRY_BASE, RETRY_CAP, error);
+                stalled.failed("compensation", "COMPENSATION_STALLED", "RESERVATION", task.reservationId().toString(), null,
+                        null, task.attempt(), error, Map.of("compensation_id", task.taskId().toString()));
             }
         }
         return claimed.size();
@@ -95,7 +105,9 @@ public class CompensationWorker extends PollingWorker {
     public void apply(CompensationTaskRepository.Claimed task, String leaseOwner) {
         UUID rid = task.reservationId();
         if (reservations.target(rid).isEmpty()) {
-            throw new IllegalStateException("compensation task for unknown reservation " + rid);
+            manual(task, leaseOwner, new ReservationRepository.Target(rid, 0, 0, 0, "UNKNOWN"), "RESERVATION_UNKNOWN",
+                    "the task names a reservation PostgreSQL does not have");
+            return;
         }
         boolean authorized = reservations.markCompensating(rid);
         // read after the CAS: on zero rows this classifies the state that made it fail
@@ -115,11 +127,10 @@ public class CompensationWorker extends PollingWorker {
         } else {
             log.info("compensation.authorized compensation_id={} reservation_id={}", task.taskId(), rid);
         }
-        Activity activity = registry.find(target.activityId())
-                .orElseThrow(() -> new IllegalStateException("unknown activity " + target.activityId()));
-        Activity.Sku sku = activity.sku(target.skuId());
+        Activity.Sku sku = registry.find(target.activityId()).map(a -> a.sku(target.skuId())).orElse(null);
         if (sku == null) {
-            throw new IllegalStateException("unknown sku " + target.activityId() + "/" + target.skuId());
+            manual(task, leaseOwner, target, "SKU_UNKNOWN", "no sale " + target.activityId() + " with sku " + target.skuId());
+            return;
         }
         SkuSlot slot = SkuSlot.forUser(target.activityId(), target.skuId(), sku.buckets(), target.userId());
         String r = rid.toString();
@@ -169,11 +180,14 @@ public class CompensationWorker extends PollingWorker {
                 task.taskId(), target.reservationId(), target.activityId(), target.skuId(), target.userId(), result);
         tx.executeWithoutResult(s -> {
             if (tasks.markManual(task.taskId(), leaseOwner, result, error)) {
+                // SPEC 1a: the reservation leaves the states that must progress; a person takes it from here
+                boolean frozen = reservations.markManualReview(target.reservationId());
                 Map<String, Object> evidence = new LinkedHashMap<>();
                 evidence.put("compensation_id", task.taskId().toString());
                 evidence.put("reservation_status", target.status());
                 evidence.put("result", result);
                 evidence.put("error", error);
+                evidence.put("reservation_frozen", frozen);
                 anomalies.record("COMPENSATION_" + result.replaceAll("[^A-Z_]", "_"), "RESERVATION",
                         target.reservationId().toString(), target.activityId(), target.skuId(), evidence);
             }

@@ -112,15 +112,13 @@ public record SeckillProperties(
     public record Outbox(
             @DefaultValue("200") int batchSize,
             @DefaultValue("30s") Duration lease,
-            @DefaultValue("10") int maxAttempts,
             @DefaultValue("500ms") Duration baseBackoff,
-            @DefaultValue("60s") Duration maxBackoff,
+            @DefaultValue("30s") Duration maxBackoff,
             @DefaultValue("24h") Duration retention,
             @DefaultValue("50ms") Duration idlePoll) {
         public Outbox {
             require(batchSize >= 1 && batchSize <= 5000, "seckill.outbox.batch-size", "must be 1..5000");
             require(lease.toSeconds() >= 1, "seckill.outbox.lease", "must be at least 1s");
-            require(maxAttempts >= 1, "seckill.outbox.max-attempts", "must be positive");
             require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.outbox.base-backoff",
                     "must be between 0 and max-backoff");
         }

@@ -20,7 +20,9 @@ import io.seckill.mq.BrokerBacklog;
 import java.time.Duration;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
-import io.seckill.reconcile.AnomalyRepository;
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.StalledWork;
+import io.seckill.worker.EntryFailures;
 import io.seckill.worker.PollingWorker;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
@@ -49,10 +51,12 @@ class DeadlineSweeper extends PollingWorker {
     private final CompensationTaskRepository compensations;
     private final OutboxRepository outbox;
     private final AnomalyRepository anomalies;
+    private final StalledWork stalled;
+    private final EntryFailures failures = new EntryFailures();
     private final TransactionTemplate tx;
 
     DeadlineSweeper(SaleRegistry registry, StatefulRedisConnection<String, String> redis, ReservationRepository reservations,
-            CompensationTaskRepository compensations, OutboxRepository outbox, AnomalyRepository anomalies,
+            CompensationTaskRepository compensations, OutboxRepository outbox, AnomalyRepository anomalies, StalledWork stalled,
             TransactionTemplate tx, SeckillProperties props, MeterRegistry meters) {
         super("deadline-sweeper", "deadline.sweep", java.time.Duration.ofMillis(500), props, meters);
         this.mq = props.mq();
@@ -66,6 +70,7 @@ class DeadlineSweeper extends PollingWorker {
         this.compensations = compensations;
         this.outbox = outbox;
         this.anomalies = anomalies;
+        this.stalled = stalled;
         this.tx = tx;
     }
 
@@ -144,30 +149,46 @@ class DeadlineSweeper extends PollingWorker {
 
     private int sweepSlot(SkuSlot slot) {
         List<Object> reply = DUE.run(redis, new String[] {slot.deadlines()}, "200");
-        List<String> due = new ArrayList<>(reply.size());
-        for (int i = 0; i < reply.size(); i++) {
-            due.add(LuaScript.text(reply, i));
-        }
-        if (due.isEmpty()) {
+        if (reply.isEmpty()) {
             return 0;
         }
-        List<UUID> ids = due.stream().map(UUID::fromString).toList();
+        List<UUID> ids = new ArrayList<>(reply.size());
+        for (int i = 0; i < reply.size(); i++) {
+            String entry = LuaScript.text(reply, i);
+            try {
+                ids.add(UUID.fromString(entry));
+            } catch (IllegalArgumentException e) {
+                entryFailed(slot, entry, e);
+            }
+        }
         Map<UUID, String> states = reservations.states(ids);
         List<String> settled = new ArrayList<>();
         for (UUID rid : ids) {
             String status = states.get(rid);
-            if (status != null && !"RESERVED".equals(status)) {
-                settled.add(rid.toString());
-                continue;
-            }
-            if (reject(slot, rid, status != null)) {
-                settled.add(rid.toString());
+            try {
+                if ((status != null && !"RESERVED".equals(status)) || reject(slot, rid, status != null)) {
+                    settled.add(rid.toString());
+                    failures.succeeded(slot.deadlines(), rid.toString());
+                }
+            } catch (RuntimeException e) {
+                // one entry that cannot be decided never stops the pass for everyone else's reservations
+                entryFailed(slot, rid.toString(), e);
             }
         }
         if (!settled.isEmpty()) {
             redis.sync().zrem(slot.deadlines(), settled.toArray(String[]::new));
         }
-        return due.size();
+        return reply.size();
+    }
+
+    private void entryFailed(SkuSlot slot, String entry, RuntimeException e) {
+        int attempts = failures.failed(redis, slot.deadlines(), entry);
+        String error = e.getClass().getSimpleName() + ": " + e.getMessage();
+        meters.counter("deadline.entry.failed").increment();
+        log.warn("deadline.entry_failed reservation_id={} slot={} attempts={} backoff_ms={} error_class={}: {}", entry,
+                slot.tag(), attempts, EntryFailures.backoffMs(attempts), e.getClass().getName(), e.getMessage());
+        stalled.failed("deadline-sweeper", "DEADLINE_SWEEP_STALLED", "RESERVATION", entry, slot.activityId(), slot.skuId(),
+                attempts, error, Map.of("slot", slot.tag()));
     }
 
     /** @return true when PostgreSQL now holds a decision for the reservation */

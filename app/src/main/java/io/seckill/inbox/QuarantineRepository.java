@@ -3,7 +3,7 @@ package io.seckill.inbox;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
-import io.seckill.reconcile.AnomalyRepository;
+import io.seckill.anomaly.AnomalyRepository;
 
 /**
  * The SQL of {@code message_quarantine} and the anomaly it raises: a message whose id is known

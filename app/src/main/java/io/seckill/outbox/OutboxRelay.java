@@ -2,6 +2,7 @@ package io.seckill.outbox;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +19,7 @@ import org.springframework.stereotype.Component;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.worker.PollingWorker;
@@ -34,6 +36,7 @@ class OutboxRelay extends PollingWorker {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
 
     private final OutboxRepository outbox;
+    private final StalledWork stalled;
     private final DefaultMQProducer producer;
     private final SeckillProperties props;
     private final SeckillProperties.Outbox cfg;
@@ -41,8 +44,10 @@ class OutboxRelay extends PollingWorker {
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestAgeMs = new AtomicLong();
 
-    OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, SeckillProperties props, MeterRegistry meters) {
+    OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, SeckillProperties props,
+            MeterRegistry meters) {
         super("outbox-relay", "outbox.relay", props.outbox().idlePoll(), props, meters);
+        this.stalled = stalled;
         this.outbox = outbox;
         this.producer = producer;
         this.props = props;
@@ -97,9 +102,11 @@ class OutboxRelay extends PollingWorker {
                 meters.counter("outbox.send", "result", "retry").increment();
                 log.warn("outbox.send_unknown outbox_event_id={} event_type={} attempt_count={}: {}", c.eventId(),
                         c.eventType(), c.attempt(), error);
-                if (!outbox.markRetry(c.eventId(), owner, cfg.maxAttempts(), cfg.baseBackoff(), cfg.maxBackoff(), error)) {
+                if (!outbox.markRetry(c.eventId(), owner, cfg.baseBackoff(), cfg.maxBackoff(), error)) {
                     log.warn("outbox.lease_lost owner={} outbox_event_id={}", owner, c.eventId());
                 }
+                stalled.failed("outbox-relay", "OUTBOX_SEND_STALLED", "OUTBOX_EVENT", c.eventId().toString(), null, null,
+                        c.attempt(), error, Map.of("event_type", c.eventType(), "aggregate_id", c.aggregateId().toString()));
             }
         }
         return claimed.size();

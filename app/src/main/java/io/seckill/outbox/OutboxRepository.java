@@ -43,11 +43,14 @@ public class OutboxRepository {
             SET status = 'SENT', sent_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL, last_error = NULL
             WHERE event_id = ANY (?::uuid[]) AND status = 'SENDING' AND lease_owner = ?
             """;
-    /** Failure or unknown outcome: back off exponentially, MANUAL after the last attempt. */
+    /**
+     * Failure or unknown outcome: back off exponentially up to a cap and try again for as long as it
+     * lasts (a broker outage is transient); the row stays in the pending and oldest-age gauges.
+     */
     private static final String MARK_RETRY = """
             UPDATE event_outbox
-            SET status        = CASE WHEN attempt_count >= ? THEN 'MANUAL' ELSE 'RETRY' END,
-                next_retry_at = clock_timestamp() + least(?::interval * power(2, greatest(attempt_count - 1, 0)), ?::interval),
+            SET status        = 'RETRY',
+                next_retry_at = clock_timestamp() + least(?::interval * power(2, least(greatest(attempt_count - 1, 0), 16)), ?::interval),
                 lease_owner   = NULL,
                 lease_until   = NULL,
                 last_error    = ?
@@ -102,8 +105,8 @@ public class OutboxRepository {
         return jdbc.update(MARK_SENT, eventIds.stream().map(UUID::toString).toArray(String[]::new), owner);
     }
 
-    public boolean markRetry(UUID eventId, String owner, int maxAttempts, Duration base, Duration max, String error) {
-        return jdbc.update(MARK_RETRY, maxAttempts, interval(base), interval(max), truncate(error), eventId, owner) == 1;
+    public boolean markRetry(UUID eventId, String owner, Duration base, Duration max, String error) {
+        return jdbc.update(MARK_RETRY, interval(base), interval(max), truncate(error), eventId, owner) == 1;
     }
 
     public int purgeSent(Duration retention, int limit) {

@@ -1,6 +1,7 @@
 package io.seckill.payment;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -10,6 +11,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.config.SeckillProperties;
@@ -66,10 +68,12 @@ public class OrderCanceller {
     private final TransactionTemplate tx;
     private final MeterRegistry meters;
     private final SeckillProperties.Payment cfg;
+    private final StalledWork stalled;
 
     OrderCanceller(PaymentRepository payments, PaymentService paymentService, PaymentChannel channel,
             InventoryRepository inventory, LedgerRepository ledger, ReservationRepository reservations, OutboxRepository outbox,
-            TransactionTemplate tx, MeterRegistry meters, SeckillProperties props) {
+            TransactionTemplate tx, MeterRegistry meters, SeckillProperties props, StalledWork stalled) {
+        this.stalled = stalled;
         this.payments = payments;
         this.paymentService = paymentService;
         this.channel = channel;
@@ -116,7 +120,19 @@ public class OrderCanceller {
     public int resolvePending(String owner) {
         List<OrderRecord> claimed = payments.claimPending(cfg.batch(), owner, cfg.lease());
         for (OrderRecord o : claimed) {
-            resolve(o, owner);
+            try {
+                resolve(o, owner);
+            } catch (RuntimeException e) {
+                // one order that cannot be resolved does not hold up the others: backed off, counted, and past the
+                // bound an anomaly; it stays CANCEL_PENDING (visible in the backlog gauges) and is asked again
+                String error = e.getClass().getSimpleName() + ": " + e.getMessage();
+                log.warn("order.cancel_failed order_id={} attempts={} error_class={}: {}", o.orderId(), o.cancelAttempts(),
+                        e.getClass().getName(), e.getMessage());
+                payments.cancelBackoff(o.orderId(), owner, cfg.baseBackoff(), cfg.maxBackoff());
+                meters.counter("order.cancel", "result", "failed").increment();
+                stalled.failed("payment", "CANCEL_STALLED", "ORDER", o.orderId().toString(), o.activityId(), o.skuId(),
+                        o.cancelAttempts(), error, Map.of("reservation_id", o.reservationId().toString()));
+            }
         }
         return claimed.size();
     }
@@ -165,6 +181,8 @@ public class OrderCanceller {
         payments.cancelBackoff(o.orderId(), owner, cfg.baseBackoff(), cfg.maxBackoff());
         meters.counter("order.cancel", "result", "unknown").increment();
         log.warn("order.cancel_unknown order_id={} attempts={} reason={}", o.orderId(), o.cancelAttempts(), why);
+        stalled.failed("payment", "CANCEL_STALLED", "ORDER", o.orderId().toString(), o.activityId(), o.skuId(),
+                o.cancelAttempts(), why, Map.of("reservation_id", o.reservationId().toString()));
         return Outcome.UNKNOWN;
     }
 

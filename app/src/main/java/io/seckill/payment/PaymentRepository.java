@@ -113,7 +113,7 @@ public class PaymentRepository {
             UPDATE orders
             SET lease_owner = NULL, lease_until = NULL,
                 cancel_next_at = clock_timestamp()
-                    + least(?::interval * power(2, greatest(cancel_attempts - 1, 0)), ?::interval)
+                    + least(?::interval * power(2, least(greatest(cancel_attempts - 1, 0), 16)), ?::interval)
             WHERE order_id = ? AND status = 'CANCEL_PENDING' AND lease_owner = ?
             """;
     /** Design 9.9 final cancel, fenced by the canceller's lease. */
@@ -156,7 +156,7 @@ public class PaymentRepository {
             UPDATE payment_record
             SET lease_owner = NULL, lease_until = NULL,
                 refund_next_at = clock_timestamp()
-                    + least(?::interval * power(2, greatest(refund_attempts - 1, 0)), ?::interval)
+                    + least(?::interval * power(2, least(greatest(refund_attempts - 1, 0), 16)), ?::interval)
             WHERE payment_id = ? AND refund_status = 'REFUNDING' AND lease_owner = ?
             """;
     private static final String CANCEL_BACKLOG = """

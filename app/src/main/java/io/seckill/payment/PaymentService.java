@@ -20,7 +20,7 @@ import io.seckill.api.ApiException;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
-import io.seckill.reconcile.AnomalyRepository;
+import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.reservation.ReservationIds;
 
 /**

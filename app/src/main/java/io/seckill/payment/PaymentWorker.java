@@ -1,6 +1,7 @@
 package io.seckill.payment;
 
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -10,6 +11,7 @@ import org.springframework.stereotype.Component;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.payment.channel.PaymentChannel;
@@ -29,13 +31,15 @@ public class PaymentWorker extends PollingWorker {
     private final PaymentRepository payments;
     private final PaymentChannel channel;
     private final SeckillProperties.Payment cfg;
+    private final StalledWork stalled;
     private final String owner = MqClients.instanceName("payment") + "-" + UUID.randomUUID();
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestMs = new AtomicLong();
 
-    PaymentWorker(OrderCanceller canceller, PaymentRepository payments, PaymentChannel channel, SeckillProperties props,
-            MeterRegistry meters) {
+    PaymentWorker(OrderCanceller canceller, PaymentRepository payments, PaymentChannel channel, StalledWork stalled,
+            SeckillProperties props, MeterRegistry meters) {
         super("payment", "payment.worker", props.payment().scanInterval(), props, meters);
+        this.stalled = stalled;
         this.canceller = canceller;
         this.payments = payments;
         this.channel = channel;
@@ -65,6 +69,7 @@ public class PaymentWorker extends PollingWorker {
         List<PaymentRepository.Refund> due = payments.claimRefunds(cfg.batch(), leaseOwner, cfg.lease());
         for (PaymentRepository.Refund r : due) {
             String result;
+            String error = null;
             try {
                 PaymentChannel.State s = channel.refund(r.paymentId(), r.refundId(), r.amount());
                 if (s.status() == PaymentChannel.Status.REFUNDED && payments.markRefunded(r.paymentId(), leaseOwner)) {
@@ -74,15 +79,28 @@ public class PaymentWorker extends PollingWorker {
                 } else {
                     payments.refundBackoff(r.paymentId(), leaseOwner, cfg.baseBackoff(), cfg.maxBackoff());
                     result = "not_refunded";
+                    error = "channel answered " + s.status();
                     log.warn("payment.refund_pending payment_id={} channel_status={} attempts={}", r.paymentId(), s.status(),
                             r.attempts());
                 }
             } catch (PaymentChannel.ChannelUnavailable e) {
                 payments.refundBackoff(r.paymentId(), leaseOwner, cfg.baseBackoff(), cfg.maxBackoff());
                 result = "unknown";
+                error = e.getMessage();
                 log.warn("payment.refund_unknown payment_id={} attempts={}: {}", r.paymentId(), r.attempts(), e.getMessage());
+            } catch (RuntimeException e) {
+                // one refund that fails does not hold up the others: backed off, counted, an anomaly past the bound
+                payments.refundBackoff(r.paymentId(), leaseOwner, cfg.baseBackoff(), cfg.maxBackoff());
+                result = "failed";
+                error = e.getClass().getSimpleName() + ": " + e.getMessage();
+                log.warn("payment.refund_failed payment_id={} attempts={} error_class={}: {}", r.paymentId(), r.attempts(),
+                        e.getClass().getName(), e.getMessage());
             }
             meters.counter("payment.refund", "result", result).increment();
+            if (error != null) {
+                stalled.failed("payment", "REFUND_STALLED", "PAYMENT", r.paymentId().toString(), null, null, r.attempts(),
+                        error, Map.of("order_id", r.orderId().toString(), "refund_id", r.refundId().toString()));
+            }
         }
         return due.size();
     }

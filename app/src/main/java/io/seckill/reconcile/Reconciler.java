@@ -27,6 +27,7 @@ import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
+import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.redis.SkuSlot;
 
 /**
@@ -113,7 +114,16 @@ public class Reconciler {
                 : registry.load(activityId).map(List::of).orElse(List.of());
         for (Activity a : sales) {
             for (Activity.Sku sku : a.skus()) {
-                skus.add(reconcileSku(a, sku, watermark, done, found));
+                try {
+                    skus.add(reconcileSku(a, sku, watermark, done, found));
+                } catch (RuntimeException e) {
+                    // one SKU that cannot be read (a Redis timeout, say) does not end the run for the others
+                    meters.counter("reconcile.sku.failed").increment();
+                    log.warn("reconcile.sku_failed activity_id={} sku_id={} error_class={}: {}", a.activityId(), sku.skuId(),
+                            e.getClass().getName(), e.getMessage());
+                    skus.add(new SkuReport(a.activityId(), sku.skuId(), 0, 0, 0, 0, "FAILED: " + e.getClass().getSimpleName()
+                            + ": " + e.getMessage()));
+                }
             }
         }
         int reclaimed = reclaimStaleOutbox(watermark, done);
@@ -166,8 +176,17 @@ public class Reconciler {
                 states.add(redis.async().hget(slot.reservation(r.reservationId().toString()), "status"));
             }
             for (int i = 0; i < rows.size(); i++) {
-                reservationRules(slots.get(i), rows.get(i), status(states.get(i)), done, found);
-                after = rows.get(i).reservationId();
+                ReconcileRepository.Row row = rows.get(i);
+                after = row.reservationId();
+                try {
+                    reservationRules(slots.get(i), row, status(states.get(i)), done, found);
+                } catch (RuntimeException e) {
+                    // one reservation whose rule fails is counted and reported; the next run judges it again
+                    count(done, "RULE_FAILED");
+                    meters.counter("reconcile.rule.failed").increment();
+                    log.warn("reconcile.rule_failed reservation_id={} activity_id={} sku_id={} error_class={}: {}",
+                            row.reservationId(), activityId, sku.skuId(), e.getClass().getName(), e.getMessage());
+                }
             }
             checked += rows.size();
             if (rows.size() < 1000) {

@@ -18,6 +18,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.mq.BrokerBacklog;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
+import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.redis.SkuSlot;
 
 /**

@@ -34,6 +34,7 @@ import io.seckill.payment.PaymentService;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
+import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.redis.SkuSlot;
 
 /**

@@ -64,6 +64,15 @@ public class ReservationRepository {
             SET status = 'COMPENSATED', version = version + 1, updated_at = clock_timestamp()
             WHERE reservation_id = ? AND status = 'COMPENSATING'
             """;
+    /**
+     * SPEC 1a: a reservation automation has given up on leaves the transient states for a person
+     * (frozen, with an anomaly beside it). Only the states that must otherwise progress are taken.
+     */
+    private static final String MARK_MANUAL_REVIEW = """
+            UPDATE inventory_reservation
+            SET status = 'MANUAL_REVIEW', version = version + 1, updated_at = clock_timestamp()
+            WHERE reservation_id = ? AND status IN ('ORDER_REJECTED', 'COMPENSATING')
+            """;
     /** The reservation follows its cancelled order (SPEC 1a: ORDER_CREATED -> CANCELLED). */
     private static final String MARK_CANCELLED = """
             UPDATE inventory_reservation
@@ -174,6 +183,11 @@ public class ReservationRepository {
     /** COMPENSATING -> COMPENSATED; false when the reservation is in any other state. */
     public boolean markCompensated(UUID reservationId) {
         return single(jdbc.update(MARK_COMPENSATED, reservationId), reservationId);
+    }
+
+    /** ORDER_REJECTED | COMPENSATING -> MANUAL_REVIEW; false when the reservation is in any other state. */
+    public boolean markManualReview(UUID reservationId) {
+        return single(jdbc.update(MARK_MANUAL_REVIEW, reservationId), reservationId);
     }
 
     public boolean markCancelled(UUID reservationId) {

@@ -1,6 +1,7 @@
 package io.seckill.reservation;
 
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -13,12 +14,15 @@ import org.springframework.stereotype.Component;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.worker.EntryFailures;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -35,16 +39,23 @@ class SendDueScanner extends PollingWorker {
     private static final LuaScript MARK_PUBLISHED = LuaScript.load("mark_published");
     private static final LuaScript MARK_UNKNOWN = LuaScript.load("mark_send_unknown");
     private static final int FIELDS = 10;
+    /** Anomaly type of a send_due entry whose reservation hash was gone. */
+    public static final String ORPHAN = "SEND_DUE_ORPHAN";
 
     private final SeckillProperties props;
     private final SaleRegistry registry;
     private final StatefulRedisConnection<String, String> redis;
     private final DefaultMQProducer producer;
     private final String owner = MqClients.instanceName("send-due") + "-" + UUID.randomUUID();
+    private final AnomalyRepository anomalies;
+    private final StalledWork stalled;
+    private final EntryFailures failures = new EntryFailures();
 
     SendDueScanner(SeckillProperties props, SaleRegistry registry, StatefulRedisConnection<String, String> redis,
-            DefaultMQProducer producer, MeterRegistry meters) {
+            DefaultMQProducer producer, AnomalyRepository anomalies, StalledWork stalled, MeterRegistry meters) {
         super("send-due-scanner", "reservation.scan", props.reservation().scanInterval(), props, meters);
+        this.anomalies = anomalies;
+        this.stalled = stalled;
         this.props = props;
         this.registry = registry;
         this.redis = redis;
@@ -79,24 +90,45 @@ class SendDueScanner extends PollingWorker {
             String rid = LuaScript.text(r, i * FIELDS);
             String status = LuaScript.text(r, i * FIELDS + 1);
             if ("MISSING".equals(status)) {
-                meters.counter("reservation.send.missing").increment();
-                log.error("reservation.send_due_orphan reservation_id={} slot={}: reservation hash missing, left to "
-                        + "reconciliation", rid, slot.tag());
+                orphan(slot, rid);
                 continue;
             }
-            OrderCreateRequested body = OrderCreateRequested.of(UUID.fromString(LuaScript.text(r, i * FIELDS + 2)),
-                    UUID.fromString(LuaScript.text(r, i * FIELDS + 3)), UUID.fromString(rid),
-                    Long.parseLong(LuaScript.text(r, i * FIELDS + 5)), Long.parseLong(LuaScript.text(r, i * FIELDS + 6)),
-                    Long.parseLong(LuaScript.text(r, i * FIELDS + 4)), Long.parseLong(LuaScript.text(r, i * FIELDS + 7)),
-                    Long.parseLong(LuaScript.text(r, i * FIELDS + 8)));
-            int attempts = Integer.parseInt(LuaScript.text(r, i * FIELDS + 9));
-            sends.add(resend(slot, body, attempts));
+            try {
+                OrderCreateRequested body = OrderCreateRequested.of(UUID.fromString(LuaScript.text(r, i * FIELDS + 2)),
+                        UUID.fromString(LuaScript.text(r, i * FIELDS + 3)), UUID.fromString(rid),
+                        Long.parseLong(LuaScript.text(r, i * FIELDS + 5)), Long.parseLong(LuaScript.text(r, i * FIELDS + 6)),
+                        Long.parseLong(LuaScript.text(r, i * FIELDS + 4)), Long.parseLong(LuaScript.text(r, i * FIELDS + 7)),
+                        Long.parseLong(LuaScript.text(r, i * FIELDS + 8)));
+                int attempts = Integer.parseInt(LuaScript.text(r, i * FIELDS + 9));
+                sends.add(resend(slot, body, attempts));
+            } catch (RuntimeException e) {
+                // a reservation whose recovery fields cannot be read is postponed and reported; the others are sent
+                int attempts = failures.failed(redis, slot.sendDue(), rid);
+                meters.counter("reservation.send.entry_failed").increment();
+                log.warn("reservation.send_due_entry_failed reservation_id={} slot={} attempts={} error_class={}: {}", rid,
+                        slot.tag(), attempts, e.getClass().getName(), e.getMessage());
+                stalled.failed("send-due-scanner", "SEND_DUE_UNREADABLE", "RESERVATION", rid, slot.activityId(), slot.skuId(),
+                        attempts, e.getClass().getSimpleName() + ": " + e.getMessage(), Map.of("slot", slot.tag()));
+            }
         }
         // all of a claim are sent at once, asynchronously; the pass ends when each is settled or timed out
         java.util.concurrent.CompletableFuture.allOf(sends.toArray(java.util.concurrent.CompletableFuture[]::new))
                 .orTimeout(props.mq().sendTimeout().toMillis() * 3, java.util.concurrent.TimeUnit.MILLISECONDS)
                 .exceptionally(e -> null).join();
         return n;
+    }
+
+    /**
+     * A send_due entry whose reservation hash is gone cannot be re-sent (its recovery fields went with
+     * it). claim_due.lua dropped it from the index; it is recorded as an anomaly that reconciliation
+     * resolves once PostgreSQL shows the reservation decided, and leaves open for a person otherwise.
+     */
+    private void orphan(SkuSlot slot, String rid) {
+        meters.counter("reservation.send.missing").increment();
+        log.error("reservation.send_due_orphan reservation_id={} slot={}: reservation hash missing; recorded as "
+                + "SEND_DUE_ORPHAN for reconciliation", rid, slot.tag());
+        anomalies.record(ORPHAN, "RESERVATION", rid, slot.activityId(), slot.skuId(), Map.of("slot", slot.tag(),
+                "index", "send_due"));
     }
 
     private java.util.concurrent.CompletableFuture<Void> resend(SkuSlot slot, OrderCreateRequested body, int attempts) {

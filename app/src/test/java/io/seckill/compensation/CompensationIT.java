@@ -77,7 +77,7 @@ class CompensationIT extends IntegrationTest {
         worker.apply(fresh, "owner-b");
         worker.apply(stale, "owner-a");
         assertCompensatedOnce(r);
-        assertThat(tasks.markRetry(r.taskId(), "owner-a", 10, Duration.ofSeconds(1), Duration.ofSeconds(1), "late")).isFalse();
+        assertThat(tasks.markRetry(r.taskId(), "owner-a", Duration.ofSeconds(1), Duration.ofSeconds(1), "late")).isFalse();
         assertThat(tasks.markManual(r.taskId(), "owner-a", "X", "late")).isFalse();
     }
 
@@ -139,8 +139,59 @@ class CompensationIT extends IntegrationTest {
                 .containsEntry("status", "MANUAL").containsEntry("last_result", "RESERVATION_MISSING");
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
                 + "'COMPENSATION_RESERVATION_MISSING'", r.reservationId().toString())).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
+                r.reservationId())).as("SPEC 1a: given up -> MANUAL_REVIEW").isEqualTo("MANUAL_REVIEW");
         assertThat(worker.runOnce("owner-n")).as("a MANUAL task is left alone").isZero();
         assertThat(redis.sync().get(r.slot() + "stock")).isEqualTo("0");
+    }
+
+    @Test
+    @DisplayName("a poison task beside healthy ones: a Redis error is retried (never MANUAL), alerted past the bound, and "
+            + "finishes once it heals; a task for an unknown reservation goes MANUAL with an anomaly; the healthy one finishes")
+    void poisonTasksBesideHealthyOnes() throws Exception {
+        Rejected poison = rejectedReservation();
+        Rejected healthy = rejectedReservation();
+        String poisonKey = poison.slot() + "reservation:" + poison.reservationId();
+        Map<String, String> saved = redis.sync().hgetall(poisonKey);
+        redis.sync().del(poisonKey);
+        redis.sync().set(poisonKey, "not a hash"); // every command on it fails with WRONGTYPE
+        UUID unknownReservation = UUID.randomUUID();
+        UUID unknownTask = CompensationTaskRepository.taskId(unknownReservation);
+        tasks.insertRelease(List.of(unknownReservation));
+
+        worker.runOnce("owner-p");
+
+        assertThat(status(healthy.reservationId())).isEqualTo("COMPENSATED");
+        assertThat(redis.sync().get(healthy.slot() + "stock")).isEqualTo("1");
+        assertThat(jdbc.queryForMap("SELECT status, last_error FROM compensation_task WHERE task_id = ?", poison.taskId()))
+                .containsEntry("status", "RETRY").hasEntrySatisfying("last_error", e -> assertThat(e.toString()).contains("WRONGTYPE"));
+        assertThat(status(poison.reservationId())).as("transient: not frozen").isEqualTo("COMPENSATING");
+        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class, unknownTask))
+                .isEqualTo("MANUAL");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
+                + "'COMPENSATION_RESERVATION_UNKNOWN' AND status = 'OPEN'", unknownReservation.toString())).isEqualTo(1);
+
+        // the second failed attempt crosses the bound (2 in the tests): an anomaly an alert can use, still RETRY
+        jdbc.update("UPDATE compensation_task SET next_retry_at = clock_timestamp() WHERE task_id = ?", poison.taskId());
+        worker.runOnce("owner-p");
+        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class, poison.taskId()))
+                .isEqualTo("RETRY");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
+                + "'COMPENSATION_STALLED' AND status = 'OPEN'", poison.reservationId().toString())).isEqualTo(1);
+        assertThat(client().getText("/actuator/prometheus"))
+                .contains("work_stalled_total{type=\"COMPENSATION_STALLED\",worker=\"compensation\"}");
+
+        // Redis heals: the task finishes, the unit returns once
+        redis.sync().del(poisonKey);
+        redis.sync().hset(poisonKey, saved);
+        jdbc.update("UPDATE compensation_task SET next_retry_at = clock_timestamp() WHERE task_id = ?", poison.taskId());
+        worker.runOnce("owner-p");
+        assertCompensatedOnce(poison);
+    }
+
+    private String status(UUID reservationId) {
+        return jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
+                reservationId);
     }
 
     @Test

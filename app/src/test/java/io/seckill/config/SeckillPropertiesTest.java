@@ -24,7 +24,7 @@ class SeckillPropertiesTest {
                 .hasMessageStartingWith("seckill.order-consumer.batch-size");
         assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(50, 0))
                 .hasMessageStartingWith("seckill.order-consumer.threads");
-        assertThatThrownBy(() -> new SeckillProperties.Outbox(0, Duration.ofSeconds(30), 10, Duration.ofMillis(500),
+        assertThatThrownBy(() -> new SeckillProperties.Outbox(0, Duration.ofSeconds(30), Duration.ofMillis(500),
                 Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))
                 .hasMessageStartingWith("seckill.outbox.batch-size");
         assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", new SeckillProperties.Ids(

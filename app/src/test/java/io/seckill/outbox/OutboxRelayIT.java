@@ -34,7 +34,7 @@ class OutboxRelayIT extends IntegrationTest {
         jdbc.update(INSERT, id, id, "SENDING", 1, "stale-relay", "-1 second", "0 seconds");
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(status(id)));
         assertThat(outbox.markSent(List.of(id), "stale-relay")).isZero();
-        assertThat(outbox.markRetry(id, "stale-relay", 10, Duration.ofSeconds(1), Duration.ofSeconds(5), "late")).isFalse();
+        assertThat(outbox.markRetry(id, "stale-relay", Duration.ofSeconds(1), Duration.ofSeconds(5), "late")).isFalse();
         Map<String, Object> row = jdbc.queryForMap("SELECT status, attempt_count, lease_owner FROM event_outbox WHERE event_id = ?", id);
         assertThat(row.get("status")).isEqualTo("SENT");
         assertThat(row.get("attempt_count")).isEqualTo(2);
@@ -42,12 +42,12 @@ class OutboxRelayIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("a failed send backs off exponentially while the owner holds the lease; the last attempt goes MANUAL")
-    void backoffThenManual() {
+    @DisplayName("a failed send backs off exponentially while the owner holds the lease, capped, and is never given up")
+    void backoffNeverManual() {
         UUID retry = UUID.randomUUID();
         jdbc.update(INSERT, retry, retry, "SENDING", 3, "relay-a", "1 hour", "0 seconds");
-        assertThat(outbox.markRetry(retry, "relay-b", 10, Duration.ofHours(1), Duration.ofHours(10), "x")).isFalse();
-        assertThat(outbox.markRetry(retry, "relay-a", 10, Duration.ofHours(1), Duration.ofHours(10), "broker down")).isTrue();
+        assertThat(outbox.markRetry(retry, "relay-b", Duration.ofHours(1), Duration.ofHours(10), "x")).isFalse();
+        assertThat(outbox.markRetry(retry, "relay-a", Duration.ofHours(1), Duration.ofHours(10), "broker down")).isTrue();
         Map<String, Object> row = jdbc.queryForMap("""
                 SELECT status, last_error, lease_owner,
                        extract(epoch FROM next_retry_at - clock_timestamp()) AS wait
@@ -58,11 +58,15 @@ class OutboxRelayIT extends IntegrationTest {
         // attempt 3: base * 2^(3-1) = 4 hours, capped at 10 hours
         assertThat(((Number) row.get("wait")).doubleValue()).isBetween(4 * 3600 - 60.0, 4 * 3600 + 1.0);
 
-        UUID manual = UUID.randomUUID();
-        jdbc.update(INSERT, manual, manual, "SENDING", 10, "relay-a", "1 hour", "0 seconds");
-        assertThat(outbox.markRetry(manual, "relay-a", 10, Duration.ofMillis(1), Duration.ofMillis(10), "gave up")).isTrue();
-        assertThat(status(manual)).isEqualTo("MANUAL");
-        jdbc.update("DELETE FROM event_outbox WHERE event_id IN (?, ?)", retry, manual);
+        UUID many = UUID.randomUUID();
+        jdbc.update(INSERT, many, many, "SENDING", 40, "relay-a", "1 hour", "0 seconds");
+        assertThat(outbox.markRetry(many, "relay-a", Duration.ofHours(1), Duration.ofHours(2), "still down")).isTrue();
+        Map<String, Object> capped = jdbc.queryForMap("""
+                SELECT status, extract(epoch FROM next_retry_at - clock_timestamp()) AS wait
+                FROM event_outbox WHERE event_id = ?""", many);
+        assertThat(capped.get("status")).as("a transient failure is retried, however long it lasts").isEqualTo("RETRY");
+        assertThat(((Number) capped.get("wait")).doubleValue()).isBetween(2 * 3600 - 60.0, 2 * 3600 + 1.0);
+        jdbc.update("DELETE FROM event_outbox WHERE event_id IN (?, ?)", retry, many);
     }
 
     @Test

@@ -54,6 +54,7 @@ public abstract class IntegrationTest {
         registry.add("seckill.payment.lease", () -> "5s");
         registry.add("seckill.payment.base-backoff", () -> "50ms");
         registry.add("seckill.mq.max-reconsume-times", () -> "3");
+        registry.add("seckill.workers.stall-alert-attempts", () -> "2");
     }
 
     @LocalServerPort

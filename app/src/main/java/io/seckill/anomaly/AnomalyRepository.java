@@ -1,4 +1,4 @@
-package io.seckill.reconcile;
+package io.seckill.anomaly;
 
 import java.util.List;
 import java.util.Map;
