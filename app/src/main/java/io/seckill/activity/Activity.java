@@ -11,6 +11,12 @@ public record Activity(long activityId, String name, String status, Instant star
     public record Sku(long skuId, BigDecimal price, int buckets, int initialStock) {
     }
 
+    /** The same sale in another state (the shape never changes; the state does). */
+    public Activity withStatus(String newStatus) {
+        return newStatus.equals(status) ? this : new Activity(activityId, name, newStatus, startsAt, endsAt,
+                businessDeadlineSeconds, paymentTimeoutSeconds, skus);
+    }
+
     public Sku sku(long skuId) {
         for (Sku s : skus) {
             if (s.skuId() == skuId) {

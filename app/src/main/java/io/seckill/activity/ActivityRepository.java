@@ -1,7 +1,9 @@
 package io.seckill.activity;
 
 import java.sql.Timestamp;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -26,8 +28,8 @@ class ActivityRepository {
             WHERE activity_id = ? AND status = ANY (?::text[])
             """;
 
-    private static final String LIVE_IDS = """
-            SELECT activity_id FROM activity
+    private static final String LIVE = """
+            SELECT activity_id, status FROM activity
             WHERE status IN ('OPEN', 'CLOSED') AND ends_at > clock_timestamp() - interval '7 days'
             ORDER BY activity_id
             """;
@@ -49,9 +51,13 @@ class ActivityRepository {
                 activityId).stream().findFirst();
     }
 
-    /** Sales that are open or ended within a week: their Redis slots may hold reservations to recover. */
-    List<Long> liveIds() {
-        return jdbc.queryForList(LIVE_IDS, Long.class);
+    /** Sales that are open or ended within a week (their Redis slots may hold reservations to recover), with their status. */
+    Map<Long, String> live() {
+        Map<Long, String> out = new LinkedHashMap<>();
+        jdbc.query(LIVE, rs -> {
+            out.put(rs.getLong(1), rs.getString(2));
+        });
+        return out;
     }
 
     /** Guarded state change: true when this call moved the activity from one of {@code from} to {@code to}. */

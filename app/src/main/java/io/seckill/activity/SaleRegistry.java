@@ -1,6 +1,8 @@
 package io.seckill.activity;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -8,8 +10,10 @@ import org.springframework.stereotype.Component;
 
 /**
  * The immutable shape of each sale (SKUs, buckets, price, deadlines), cached per instance so the
- * hot path does not query PostgreSQL. Open/closed is NOT cached: admission judges it inside the
- * Lua. Unknown activity ids are remembered briefly so a flood of them cannot reach the database.
+ * hot path does not query PostgreSQL. Open/closed is not trusted from the cache: admission judges it
+ * inside the Lua, {@link #live()} carries the status read within the last second, and a decision
+ * that depends on the status reads it fresh with {@link #load(long)}. Unknown activity ids are
+ * remembered briefly so a flood of them cannot reach the database.
  */
 @Component
 public class SaleRegistry {
@@ -50,20 +54,29 @@ public class SaleRegistry {
         return activities.find(activityId, skus);
     }
 
-    private volatile List<Long> liveIds = List.of();
-    private volatile long liveIdsUntil;
+    private volatile Map<Long, String> live = Map.of();
+    private volatile long liveUntil;
 
     /**
-     * Every sale that is open or has been (from PostgreSQL, re-read at most once a second), for the
-     * background workers that poll several times a second.
+     * Every sale that is open or has been, with its status as PostgreSQL has it now (ids and statuses
+     * re-read at most once a second), for the background workers that poll several times a second.
+     * The cached shapes pick up the fresh status too.
      */
     public List<Activity> live() {
         long now = System.nanoTime();
-        if (now - liveIdsUntil >= 0) {
-            liveIds = activities.liveIds();
-            liveIdsUntil = now + 1_000_000_000L;
+        if (now - liveUntil >= 0) {
+            live = activities.live();
+            liveUntil = now + 1_000_000_000L;
         }
-        return liveIds.stream().map(this::find).flatMap(Optional::stream).toList();
+        List<Activity> out = new ArrayList<>(live.size());
+        live.forEach((id, status) -> find(id).ifPresent(a -> {
+            Activity fresh = a.withStatus(status);
+            if (fresh != a) {
+                known.put(id, fresh);
+            }
+            out.add(fresh);
+        }));
+        return out;
     }
 
     void forget(long activityId) {

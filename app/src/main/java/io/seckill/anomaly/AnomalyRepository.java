@@ -15,6 +15,11 @@ import io.seckill.mq.Json;
 @Repository
 public class AnomalyRepository {
 
+    /** A send_due entry whose reservation hash was gone: it could not be re-sent. */
+    public static final String SEND_DUE_ORPHAN = "SEND_DUE_ORPHAN";
+    /** A reservation past its deadline, gone from Redis and unknown to PostgreSQL when swept. */
+    public static final String DEADLINE_RESERVATION_MISSING = "DEADLINE_RESERVATION_MISSING";
+
     private static final String INSERT = """
             INSERT INTO reconcile_anomaly (anomaly_type, object_type, object_id, activity_id, sku_id, evidence)
             VALUES (?, ?, ?, ?, ?, ?::jsonb)
@@ -23,6 +28,17 @@ public class AnomalyRepository {
     private static final String FOR_OBJECT = """
             SELECT anomaly_id, anomaly_type, object_type, object_id, status, evidence::text, created_at
             FROM reconcile_anomaly WHERE object_id = ANY (?) ORDER BY anomaly_id
+            """;
+
+    private static final String OPEN_OF_TYPES = """
+            SELECT anomaly_id, object_id FROM reconcile_anomaly
+            WHERE status = 'OPEN' AND anomaly_type = ANY (?) ORDER BY anomaly_id LIMIT ?
+            """;
+    private static final String RESOLVE = """
+            UPDATE reconcile_anomaly
+            SET status = 'RESOLVED', resolved_at = clock_timestamp(),
+                evidence = evidence || jsonb_build_object('resolution', ?::text)
+            WHERE anomaly_id = ? AND status = 'OPEN'
             """;
 
     private final JdbcTemplate jdbc;
@@ -35,6 +51,20 @@ public class AnomalyRepository {
     public boolean record(String type, String objectType, String objectId, Long activityId, Long skuId,
             Map<String, ?> evidence) {
         return jdbc.update(INSERT, type, objectType, objectId, activityId, skuId, Json.text(evidence)) == 1;
+    }
+
+    public record Open(long anomalyId, String objectId) {
+    }
+
+    /** Open anomalies of the given types, oldest first. */
+    public List<Open> open(List<String> types, int limit) {
+        return jdbc.query(OPEN_OF_TYPES, (rs, i) -> new Open(rs.getLong(1), rs.getString(2)),
+                types.toArray(String[]::new), limit);
+    }
+
+    /** Closes an open anomaly that automation has shown to be harmless, with the reason in its evidence. */
+    public boolean resolve(long anomalyId, String resolution) {
+        return jdbc.update(RESOLVE, resolution, anomalyId) == 1;
     }
 
     public List<Map<String, Object>> forObjects(List<String> objectIds) {

@@ -197,8 +197,8 @@ class DeadlineSweeper extends PollingWorker {
         if (h.isEmpty() && !knownToPostgres) {
             meters.counter("deadline.redis.missing").increment();
             log.error("deadline.reservation_missing reservation_id={} slot={}: past its deadline, unknown to PostgreSQL and "
-                    + "gone from Redis; left to reconciliation", rid, slot.tag());
-            anomalies.record("DEADLINE_RESERVATION_MISSING", "RESERVATION", rid.toString(), slot.activityId(), slot.skuId(),
+                    + "gone from Redis; recorded for reconciliation", rid, slot.tag());
+            anomalies.record(AnomalyRepository.DEADLINE_RESERVATION_MISSING, "RESERVATION", rid.toString(), slot.activityId(), slot.skuId(),
                     Map.of("slot", slot.tag()));
             return true;
         }

@@ -11,6 +11,7 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.ResponseCode;
 import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
 import org.apache.rocketmq.remoting.protocol.admin.OffsetWrapper;
 import org.apache.rocketmq.remoting.protocol.route.BrokerData;
@@ -39,10 +40,29 @@ public final class BrokerBacklog implements AutoCloseable {
         reader.start();
     }
 
-    /** Age in ms of the oldest message of {@code topic} that {@code group} has not consumed; 0 when none. */
-    public synchronized long oldestUnconsumedAgeMs(String group, String topic) throws Exception {
+    /**
+     * Age in ms of the oldest message of any of {@code topics} that {@code group} has not consumed; 0
+     * when none. A topic the broker does not have (a retry topic before the first redelivery) holds none.
+     */
+    public synchronized long oldestUnconsumedAgeMs(String group, String... topics) throws Exception {
+        long oldest = Long.MAX_VALUE;
+        for (String topic : topics) {
+            oldest = Math.min(oldest, oldestStoreTime(group, topic));
+        }
+        return oldest == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
+    }
+
+    private long oldestStoreTime(String group, String topic) throws Exception {
         MQClientAPIImpl api = admin.getDefaultMQProducerImpl().getMqClientFactory().getMQClientAPIImpl();
-        TopicRouteData route = api.getTopicRouteInfoFromNameServer(topic, 3_000);
+        TopicRouteData route;
+        try {
+            route = api.getTopicRouteInfoFromNameServer(topic, 3_000);
+        } catch (MQClientException e) {
+            if (e.getResponseCode() == ResponseCode.TOPIC_NOT_EXIST) {
+                return Long.MAX_VALUE;
+            }
+            throw e;
+        }
         long oldest = Long.MAX_VALUE;
         for (BrokerData broker : route.getBrokerDatas()) {
             String addr = broker.getBrokerAddrs().get(MixAll.MASTER_ID);
@@ -60,7 +80,7 @@ public final class BrokerBacklog implements AutoCloseable {
                 }
             }
         }
-        return oldest == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
+        return oldest;
     }
 
     private Long storeTime(MessageQueue queue, long offset) throws MQClientException {

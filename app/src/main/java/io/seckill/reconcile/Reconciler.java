@@ -29,6 +29,7 @@ import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.ReservationRepository;
 
 /**
  * Watermark reconciliation (design 10.6, 11.5, 13.4, 13.5), per activity and SKU: the PostgreSQL
@@ -59,6 +60,7 @@ public class Reconciler {
     private final StockAdjustments adjustments;
     private final StatefulRedisConnection<String, String> redis;
     private final MeterRegistry meters;
+    private final ReservationRepository reservations;
     private final Timer runTimer;
     private final AtomicLong watermarkLag = new AtomicLong();
     private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
@@ -66,7 +68,9 @@ public class Reconciler {
     Reconciler(SaleRegistry registry, ActivityService activities, ReconcileRepository repo, Repairs repairs,
             AnomalyRepository anomalies, CompensationTaskRepository tasks, CompensationWorker compensation,
             OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds, RunbookRepository runbookRepo,
-            StockAdjustments adjustments, StatefulRedisConnection<String, String> redis, MeterRegistry meters) {
+            StockAdjustments adjustments, StatefulRedisConnection<String, String> redis, MeterRegistry meters,
+            ReservationRepository reservations) {
+        this.reservations = reservations;
         this.registry = registry;
         this.activities = activities;
         this.repo = repo;
@@ -126,6 +130,7 @@ public class Reconciler {
                 }
             }
         }
+        resolveOrphans(done);
         int reclaimed = reclaimStaleOutbox(watermark, done);
         finishStockAdjustments(watermark, done);
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
@@ -318,6 +323,37 @@ public class Reconciler {
                 .orElseThrow(() -> new IllegalStateException("task " + r.taskId() + " could not be claimed"));
         compensation.apply(claimed, owner);
         return "task " + r.taskId() + " finished through the compensation worker";
+    }
+
+    /**
+     * The rule for index entries whose Redis reservation was gone (send_due orphans, deadline entries
+     * with no hash): once PostgreSQL holds the reservation decided - its message did arrive - nothing
+     * was lost and the anomaly is resolved; while PostgreSQL has no decision it stays open for a
+     * person, since the unit's recovery fields are gone with the hash.
+     */
+    private void resolveOrphans(Map<String, Integer> done) {
+        List<AnomalyRepository.Open> open = anomalies.open(List.of(AnomalyRepository.SEND_DUE_ORPHAN,
+                AnomalyRepository.DEADLINE_RESERVATION_MISSING), 1000);
+        if (open.isEmpty()) {
+            return;
+        }
+        Map<AnomalyRepository.Open, UUID> byAnomaly = new LinkedHashMap<>();
+        for (AnomalyRepository.Open a : open) {
+            try {
+                byAnomaly.put(a, UUID.fromString(a.objectId()));
+            } catch (IllegalArgumentException e) {
+                log.debug("reconcile.orphan_not_a_reservation object_id={}", a.objectId());
+            }
+        }
+        Map<UUID, String> states = reservations.states(List.copyOf(byAnomaly.values()));
+        byAnomaly.forEach((a, rid) -> {
+            String status = states.get(rid);
+            if (status != null && !"RESERVED".equals(status)
+                    && anomalies.resolve(a.anomalyId(), "PostgreSQL holds the reservation as " + status)) {
+                count(done, "ORPHAN_RESOLVED");
+                meters.counter("reconcile.auto.repair", "type", "ORPHAN_RESOLVED").increment();
+            }
+        });
     }
 
     private int reclaimStaleOutbox(Duration watermark, Map<String, Integer> done) {

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.rocketmq.common.MixAll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -11,6 +12,7 @@ import org.springframework.stereotype.Component;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.SkuInventory;
@@ -42,11 +44,13 @@ public class RedisRecalibration {
     private final StatefulRedisConnection<String, String> redis;
     private final SeckillProperties props;
     private final MeterRegistry meters;
+    private final SaleRegistry registry;
     private BrokerBacklog backlog;
 
     RedisRecalibration(InventoryRepository inventory, ReconcileRepository repo, OrderProjection projection,
             AnomalyRepository anomalies, HoldRepository holds, Repairs repairs, StatefulRedisConnection<String, String> redis,
-            SeckillProperties props, MeterRegistry meters) {
+            SeckillProperties props, MeterRegistry meters, SaleRegistry registry) {
+        this.registry = registry;
         this.inventory = inventory;
         this.repo = repo;
         this.projection = projection;
@@ -109,7 +113,9 @@ public class RedisRecalibration {
             if (backlog == null) {
                 backlog = new BrokerBacklog(props.mq().namesrv());
             }
-            long age = backlog.oldestUnconsumedAgeMs(props.mq().orderConsumerGroup(), props.mq().orderRequestTopic());
+            // a message waiting for redelivery sits in the group's retry topic: it is still in flight
+            String group = props.mq().orderConsumerGroup();
+            long age = backlog.oldestUnconsumedAgeMs(group, props.mq().orderRequestTopic(), MixAll.getRetryTopic(group));
             return age == 0 ? null : "order messages unconsumed for " + age + " ms";
         } catch (Exception e) {
             return "order backlog unknown: " + e.getMessage();
@@ -121,7 +127,12 @@ public class RedisRecalibration {
         long activityId = a.activityId();
         SkuInventory pg = pg(activityId, sku.skuId());
         int committed = pg.occupied() + pg.sold();
-        String status = "OPEN".equals(a.status()) || "CLOSED".equals(a.status()) ? a.status() : "PAUSED";
+        // the sale's status now, from PostgreSQL: a cached one could reopen a closed sale in Redis
+        String saleStatus = registry.load(activityId).map(Activity::status).orElse("PAUSED");
+        String status = switch (saleStatus) {
+            case "OPEN", "CLOSED", "WARMED" -> saleStatus;
+            default -> "PAUSED";
+        };
         int restored = 0;
         int absorbed = 0;
         for (ReconcileRepository.Known k : repo.known(activityId, sku.skuId())) {

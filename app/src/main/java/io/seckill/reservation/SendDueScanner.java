@@ -39,8 +39,6 @@ class SendDueScanner extends PollingWorker {
     private static final LuaScript MARK_PUBLISHED = LuaScript.load("mark_published");
     private static final LuaScript MARK_UNKNOWN = LuaScript.load("mark_send_unknown");
     private static final int FIELDS = 10;
-    /** Anomaly type of a send_due entry whose reservation hash was gone. */
-    public static final String ORPHAN = "SEND_DUE_ORPHAN";
 
     private final SeckillProperties props;
     private final SaleRegistry registry;
@@ -127,7 +125,7 @@ class SendDueScanner extends PollingWorker {
         meters.counter("reservation.send.missing").increment();
         log.error("reservation.send_due_orphan reservation_id={} slot={}: reservation hash missing; recorded as "
                 + "SEND_DUE_ORPHAN for reconciliation", rid, slot.tag());
-        anomalies.record(ORPHAN, "RESERVATION", rid, slot.activityId(), slot.skuId(), Map.of("slot", slot.tag(),
+        anomalies.record(AnomalyRepository.SEND_DUE_ORPHAN, "RESERVATION", rid, slot.activityId(), slot.skuId(), Map.of("slot", slot.tag(),
                 "index", "send_due"));
     }
 

@@ -1,0 +1,107 @@
+package io.seckill.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.support.IntegrationTest;
+
+/** Recovery decides on the state as it is now, and every orphaned index entry has a rule. */
+class StaleStateIT extends IntegrationTest {
+
+    private static final Duration NOW = Duration.ofMillis(1);
+
+    @Autowired
+    Reconciler reconciler;
+    @Autowired
+    SaleRegistry registry;
+    @Autowired
+    AnomalyRepository anomalies;
+    @Autowired
+    RedisRecalibration recalibration;
+
+    @Test
+    @DisplayName("a sale cached while OPEN and closed since is recalibrated CLOSED after Redis key loss, never reopened")
+    void recalibrationReadsTheSaleStatusFresh() throws Exception {
+        long activityId = openSale(5);
+        placeOrder(activityId, 1, 701);
+        Activity seenWhileOpen = registry.find(activityId).orElseThrow();
+        assertThat(seenWhileOpen.status()).isEqualTo("OPEN");
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/close", adminToken(), null).status())
+                .isEqualTo(200);
+        awaitSettled(activityId, 1);
+        deleteKeys("seckill:{" + activityId + ":1}:*");
+
+        // the recovery is handed the sale as an instance cached it while it was open
+        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300)).until(() ->
+                "RECALIBRATED".equals(recalibration.recover(seenWhileOpen, seenWhileOpen.sku(1), new HashMap<>())));
+
+        assertThat(redis.sync().hget("seckill:{" + activityId + ":1}:meta", "status")).isEqualTo("CLOSED");
+        assertThat(reserve(702, activityId, 1).code()).isEqualTo("ACTIVITY_NOT_OPEN");
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("the live sales carry the status PostgreSQL has now, not the one first cached")
+    void liveSalesCarryFreshStatus() throws Exception {
+        long activityId = openSale(2);
+        assertThat(registry.find(activityId).orElseThrow().status()).isEqualTo("OPEN");
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/close", adminToken(), null).status())
+                .isEqualTo(200);
+        Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(registry.live())
+                .filteredOn(a -> a.activityId() == activityId).singleElement()
+                .satisfies(a -> assertThat(a.status()).isEqualTo("CLOSED")));
+        assertThat(registry.find(activityId).orElseThrow().status()).isEqualTo("CLOSED");
+    }
+
+    @Test
+    @DisplayName("orphaned index entries: resolved by reconciliation once PostgreSQL holds the reservation decided, kept "
+            + "open for a person while it does not")
+    void orphanRule() throws Exception {
+        long activityId = openSale(3);
+        UUID orderId = placeOrder(activityId, 1, 703);
+        String decided = jdbc.queryForObject("SELECT reservation_id::text FROM orders WHERE order_id = ?", String.class,
+                orderId);
+        String unknown = UUID.randomUUID().toString();
+        anomalies.record(AnomalyRepository.SEND_DUE_ORPHAN, "RESERVATION", decided, activityId, 1L, Map.of("slot", "x"));
+        anomalies.record(AnomalyRepository.DEADLINE_RESERVATION_MISSING, "RESERVATION", unknown, activityId, 1L,
+                Map.of("slot", "x"));
+
+        Reconciler.Report r = reconciler.run(activityId, NOW);
+
+        assertThat(r.repairs()).containsEntry("ORPHAN_RESOLVED", 1);
+        assertThat(jdbc.queryForMap("SELECT status, evidence->>'resolution' AS resolution FROM reconcile_anomaly "
+                + "WHERE object_id = ? AND anomaly_type = 'SEND_DUE_ORPHAN'", decided))
+                .containsEntry("status", "RESOLVED")
+                .containsEntry("resolution", "PostgreSQL holds the reservation as ORDER_CREATED");
+        assertThat(jdbc.queryForObject("SELECT status FROM reconcile_anomaly WHERE object_id = ?", String.class, unknown))
+                .isEqualTo("OPEN");
+    }
+
+    private int deleteKeys(String pattern) {
+        int n = 0;
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> page = redis.sync().scan(cursor, ScanArgs.Builder.matches(pattern).limit(500));
+            if (!page.getKeys().isEmpty()) {
+                n += redis.sync().del(page.getKeys().toArray(String[]::new)).intValue();
+            }
+            cursor = page;
+        } while (!cursor.isFinished());
+        return n;
+    }
+}
