@@ -32,6 +32,12 @@ public class ActivityService {
     private static final LuaScript WARM = LuaScript.load("warm");
     private static final LuaScript SET_STATUS = LuaScript.load("set_sale_status");
     private static final LuaScript READ_COUNTERS = LuaScript.load("read_counters");
+    /** numeric(12,2) holds at most this. */
+    static final BigDecimal MAX_PRICE = new BigDecimal("9999999999.99");
+    /** A deadline or payment timeout of more than 30 days is a typo, not a flash sale. */
+    static final int MAX_DEADLINE_SECONDS = 30 * 24 * 3600;
+    static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
+    static final Instant LATEST = Instant.parse("2200-01-01T00:00:00Z");
 
     private final ActivityRepository activities;
     private final InventoryRepository inventory;
@@ -232,11 +238,17 @@ public class ActivityService {
         if (in.endsAt() == null || !in.endsAt().isAfter(in.startsAt())) {
             throw ApiException.invalid("ends_at", "is required and must be after starts_at");
         }
-        if (in.businessDeadlineSeconds() == null || in.businessDeadlineSeconds() <= 0) {
-            throw ApiException.invalid("business_deadline_seconds", "must be a positive number of seconds");
+        if (in.startsAt().isBefore(EARLIEST) || in.endsAt().isAfter(LATEST)) {
+            throw ApiException.invalid(in.startsAt().isBefore(EARLIEST) ? "starts_at" : "ends_at",
+                    "must lie between " + EARLIEST + " and " + LATEST);
         }
-        if (in.paymentTimeoutSeconds() == null || in.paymentTimeoutSeconds() <= 0) {
-            throw ApiException.invalid("payment_timeout_seconds", "must be a positive number of seconds");
+        if (in.businessDeadlineSeconds() == null || in.businessDeadlineSeconds() <= 0
+                || in.businessDeadlineSeconds() > MAX_DEADLINE_SECONDS) {
+            throw ApiException.invalid("business_deadline_seconds", "must be 1.." + MAX_DEADLINE_SECONDS + " seconds");
+        }
+        if (in.paymentTimeoutSeconds() == null || in.paymentTimeoutSeconds() <= 0
+                || in.paymentTimeoutSeconds() > MAX_DEADLINE_SECONDS) {
+            throw ApiException.invalid("payment_timeout_seconds", "must be 1.." + MAX_DEADLINE_SECONDS + " seconds");
         }
         if (in.skus() == null || in.skus().isEmpty()) {
             throw ApiException.invalid("skus", "at least one SKU is required");
@@ -252,8 +264,9 @@ public class ActivityService {
             if (!seen.add(s.skuId())) {
                 throw ApiException.invalid(f + "sku_id", "duplicate sku " + s.skuId());
             }
-            if (s.price() == null || s.price().signum() < 0 || s.price().scale() > 2) {
-                throw ApiException.invalid(f + "price", "must be a non-negative amount with at most 2 decimals");
+            if (s.price() == null || s.price().signum() < 0 || s.price().scale() > 2 || s.price().compareTo(MAX_PRICE) > 0) {
+                throw ApiException.invalid(f + "price", "must be a non-negative amount with at most 2 decimals, at most "
+                        + MAX_PRICE.toPlainString());
             }
             if (s.stock() == null || s.stock() < 0) {
                 throw ApiException.invalid(f + "stock", "must be a non-negative integer");

@@ -1,75 +1,99 @@
 package io.seckill.api;
 
-import java.net.URI;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.HttpMediaTypeNotSupportedException;
-import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
-import org.springframework.web.servlet.resource.NoResourceFoundException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
-/** The one place that turns refusals and failures into RFC 9457 problem details with a stable code. */
+/**
+ * The one place that turns refusals and failures into RFC 9457 problem details with a stable code.
+ * Spring MVC's own refusals (method, media type, missing parameter, unreadable body, ...) keep the
+ * framework's status and get a code from it; the engine's refusals carry their own.
+ */
 @RestControllerAdvice
-class ProblemHandler {
+class ProblemHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
 
     @ExceptionHandler(ApiException.class)
     ResponseEntity<ProblemDetail> api(ApiException e) {
-        ProblemDetail p = problem(e.status(), e.code(), e.getMessage());
+        ProblemDetail p = Problems.problem(e.status(), e.code(), e.getMessage());
         if (e.field() != null) {
             p.setProperty("field", e.field());
         }
         e.extra().forEach(p::setProperty);
-        return ResponseEntity.status(e.status()).body(p);
-    }
-
-    @ExceptionHandler(HttpMessageNotReadableException.class)
-    ResponseEntity<ProblemDetail> unreadable(HttpMessageNotReadableException e) {
-        return api(ApiException.invalid("body", "missing or malformed JSON body"));
+        return problem(e.status(), p);
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
     ResponseEntity<ProblemDetail> badPath(MethodArgumentTypeMismatchException e) {
-        return api(ApiException.invalid(snake(e.getName()), "not a valid " + e.getRequiredType().getSimpleName()));
-    }
-
-    @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
-    ResponseEntity<ProblemDetail> mediaType(HttpMediaTypeNotSupportedException e) {
-        return api(ApiException.invalid("content_type", "must be application/json"));
-    }
-
-    @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
-    ResponseEntity<ProblemDetail> method(HttpRequestMethodNotSupportedException e) {
-        return ResponseEntity.status(HttpStatus.METHOD_NOT_ALLOWED)
-                .body(problem(HttpStatus.METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", e.getMessage()));
-    }
-
-    @ExceptionHandler(NoResourceFoundException.class)
-    ResponseEntity<ProblemDetail> notFound(NoResourceFoundException e) {
-        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(problem(HttpStatus.NOT_FOUND, "NOT_FOUND", "no such resource"));
+        Class<?> type = e.getRequiredType();
+        return api(ApiException.invalid(snake(e.getName()), "not a valid " + (type == null ? "value" : type.getSimpleName())));
     }
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
         log.error("request failed error_class={}", e.getClass().getName(), e);
-        return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR)
-                .body(problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error"));
+        return problem(HttpStatus.INTERNAL_SERVER_ERROR,
+                Problems.problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error"));
     }
 
-    private static ProblemDetail problem(HttpStatus status, String code, String detail) {
-        ProblemDetail p = ProblemDetail.forStatusAndDetail(status, detail);
-        p.setType(URI.create("https://seckill.io/problems/" + code.toLowerCase().replace('_', '-')));
-        p.setTitle(code);
-        p.setProperty("code", code);
-        return p;
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e, HttpHeaders headers,
+            HttpStatusCode status, WebRequest request) {
+        if (causedBy(e, BodyLimitFilter.TooLarge.class)) {
+            return cast(problem(HttpStatus.PAYLOAD_TOO_LARGE, Problems.problem(HttpStatus.PAYLOAD_TOO_LARGE,
+                    "PAYLOAD_TOO_LARGE", "request body is over the limit")));
+        }
+        return cast(api(ApiException.invalid("body", "missing or malformed JSON body")));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHttpMediaTypeNotSupported(HttpMediaTypeNotSupportedException e,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        return cast(api(new ApiException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
+                "content type must be application/json", "content_type", java.util.Map.of())));
+    }
+
+    /** Every other framework refusal: the framework's status and detail, our code. */
+    @Override
+    protected ResponseEntity<Object> handleExceptionInternal(Exception e, Object body, HttpHeaders headers,
+            HttpStatusCode status, WebRequest request) {
+        String detail = body instanceof ProblemDetail p && p.getDetail() != null ? p.getDetail() : e.getMessage();
+        ProblemDetail p = Problems.problem(status, Problems.codeFor(status.value()), detail == null ? "" : detail);
+        if (status.is5xxServerError()) {
+            log.error("request failed error_class={}", e.getClass().getName(), e);
+        }
+        return ResponseEntity.status(status).headers(headers).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(p);
+    }
+
+    private static ResponseEntity<ProblemDetail> problem(HttpStatusCode status, ProblemDetail p) {
+        return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(p);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static ResponseEntity<Object> cast(ResponseEntity<ProblemDetail> r) {
+        return (ResponseEntity) r;
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String snake(String name) {

@@ -1,9 +1,13 @@
 package io.seckill.api;
 
 import java.text.ParseException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 import com.nimbusds.jose.JOSEException;
@@ -17,29 +21,43 @@ import io.seckill.config.SeckillProperties;
 
 /**
  * Verifies bearer JWTs (HS256, Nimbus JOSE+JWT): buyers' tokens with the user secret ({@code sub}
- * = numeric user id), the admin credential with its own secret and scope {@code seckill:admin}.
+ * = positive numeric user id), the admin credential with its own secret and scope {@code seckill:admin}.
+ * {@code exp} is required; {@code exp}, {@code nbf} and {@code iat} are judged with
+ * {@code seckill.jwt.leeway} of clock skew.
  */
 @Component
 public class TokenVerifier {
 
     public static final String ADMIN_SCOPE = "seckill:admin";
+    private static final int MAX_TOKEN_CHARS = 8192;
+
+    private static final java.util.regex.Pattern USER_ID = java.util.regex.Pattern.compile("[1-9][0-9]{0,17}");
 
     private final JWSVerifier userVerifier;
     private final JWSVerifier adminVerifier;
+    private final Duration leeway;
+    private final Clock clock;
 
+    @Autowired
     public TokenVerifier(SeckillProperties props) throws JOSEException {
-        this.userVerifier = new MACVerifier(props.jwt().userSecret());
-        this.adminVerifier = new MACVerifier(props.jwt().adminSecret());
+        this(props, Clock.systemUTC());
     }
 
-    /** The caller's user id, or 401. */
+    public TokenVerifier(SeckillProperties props, Clock clock) throws JOSEException {
+        this.userVerifier = new MACVerifier(props.jwt().userSecret());
+        this.adminVerifier = new MACVerifier(props.jwt().adminSecret());
+        this.leeway = props.jwt().leeway();
+        this.clock = clock;
+    }
+
+    /** The caller's user id (a positive integer in {@code sub}), or 401. */
     public long user(String authorization) {
         JWTClaimsSet claims = verify(authorization, userVerifier);
-        try {
-            return Long.parseLong(claims.getSubject());
-        } catch (NumberFormatException e) {
-            throw ApiException.unauthorized("token subject is not a user id");
+        String sub = claims.getSubject();
+        if (!USER_ID.matcher(sub).matches()) {
+            throw ApiException.unauthorized("token subject is not a user id (a positive integer)");
         }
+        return Long.parseLong(sub);
     }
 
     /** The admin operator's name, or 401/403. */
@@ -54,9 +72,12 @@ public class TokenVerifier {
         return claims.getSubject() == null ? "admin" : claims.getSubject();
     }
 
-    private static JWTClaimsSet verify(String authorization, JWSVerifier verifier) {
-        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+    private JWTClaimsSet verify(String authorization, JWSVerifier verifier) {
+        if (authorization == null || authorization.length() < 8 || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             throw ApiException.unauthorized("missing bearer token");
+        }
+        if (authorization.length() > MAX_TOKEN_CHARS) {
+            throw ApiException.unauthorized("token too long");
         }
         try {
             SignedJWT jwt = SignedJWT.parse(authorization.substring(7).trim());
@@ -64,15 +85,24 @@ public class TokenVerifier {
                 throw ApiException.unauthorized("invalid token signature");
             }
             JWTClaimsSet claims = jwt.getJWTClaimsSet();
+            Instant now = clock.instant();
             Date exp = claims.getExpirationTime();
-            if (exp == null || exp.before(new Date())) {
+            if (exp == null || exp.toInstant().plus(leeway).isBefore(now)) {
                 throw ApiException.unauthorized("token expired or without expiry");
             }
-            if (claims.getSubject() == null) {
+            Date nbf = claims.getNotBeforeTime();
+            if (nbf != null && nbf.toInstant().minus(leeway).isAfter(now)) {
+                throw ApiException.unauthorized("token not valid yet (nbf)");
+            }
+            Date iat = claims.getIssueTime();
+            if (iat != null && iat.toInstant().minus(leeway).isAfter(now)) {
+                throw ApiException.unauthorized("token issued in the future (iat)");
+            }
+            if (claims.getSubject() == null || claims.getSubject().isBlank()) {
                 throw ApiException.unauthorized("token has no subject");
             }
             return claims;
-        } catch (ParseException | JOSEException e) {
+        } catch (ParseException | JOSEException | IllegalStateException e) {
             throw ApiException.unauthorized("malformed token");
         }
     }

@@ -59,8 +59,10 @@ public record SeckillProperties(
     }
 
     /** HS256 secrets: one for buyers' tokens, a separate one for the admin credential. */
-    public record Jwt(String userSecret, String adminSecret) {
+    public record Jwt(String userSecret, String adminSecret, @DefaultValue("30s") Duration leeway) {
         public Jwt {
+            require(leeway != null && !leeway.isNegative() && leeway.toMinutes() <= 10, "seckill.jwt.leeway",
+                    "must be 0..10m");
             require(userSecret != null && userSecret.length() >= 32, "seckill.jwt.user-secret", "must be at least 32 characters");
             require(adminSecret != null && adminSecret.length() >= 32, "seckill.jwt.admin-secret", "must be at least 32 characters");
             require(!userSecret.equals(adminSecret), "seckill.jwt.admin-secret", "must differ from the user secret");
@@ -124,10 +126,15 @@ public record SeckillProperties(
         }
     }
 
-    /** The entry breaker: pause admission when reservations stop reaching the broker. */
-    /** {@code maxPerSecond}: reservation requests one instance admits per second (0 = no limit); above it, 429. */
-    public record Admission(@DefaultValue("15s") Duration maxUnsentAge, @DefaultValue("0") int maxPerSecond) {
+    /**
+     * The entry breaker ({@code maxUnsentAge}: pause admission when reservations stop reaching the
+     * broker); {@code maxPerSecond}: reservation requests one instance admits per second (0 = no
+     * limit); {@code maxPerUserPerSecond}: the same for one buyer. Above either, 429.
+     */
+    public record Admission(@DefaultValue("15s") Duration maxUnsentAge, @DefaultValue("0") int maxPerSecond,
+            @DefaultValue("10") int maxPerUserPerSecond) {
         public Admission {
+            require(maxPerUserPerSecond >= 0, "seckill.admission.max-per-user-per-second", "must be 0 (no limit) or positive");
             require(maxUnsentAge.toMillis() >= 1000, "seckill.admission.max-unsent-age", "must be at least 1s");
             require(maxPerSecond >= 0, "seckill.admission.max-per-second", "must be 0 (no limit) or positive");
         }

@@ -27,6 +27,7 @@ import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
 import io.seckill.payment.PaymentRepository;
 import io.seckill.paysim.PaySim;
+import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.reservation.ReservationRepository;
 
 /**
@@ -64,7 +65,8 @@ public final class SaleScenario {
             Map<String, Long> reservationStates, Map<String, Long> orderStates, double seconds, long requests,
             long p50Micros, long p99Micros, long maxMicros, double drainSeconds, Map<String, Long> failpointsFired,
             long retriedAfterError, Map<String, Long> buyerBehaviour, Map<String, Long> payments, long released,
-            long callbacksDelivered, long callbacksRefused, List<InvariantChecker.Check> checks) {
+            long callbacksDelivered, long callbacksRefused, long admissionPaused, long breakerTrips,
+            List<InvariantChecker.Check> checks) {
 
         public boolean allPass() {
             return checks.stream().allMatch(InvariantChecker.Check::pass);
@@ -83,6 +85,8 @@ public final class SaleScenario {
             if (!failpointsFired.isEmpty()) {
                 out.println("chaos: failpoints fired " + failpointsFired + "; requests retried after a 500: " + retriedAfterError);
             }
+            out.printf("entry breaker: %d answers 503 ADMISSION_PAUSED, paused %d times%s%n", admissionPaused, breakerTrips,
+                    failpointsFired.isEmpty() && admissionPaused + breakerTrips > 0 ? "  <- with no fault injected" : "");
             out.printf("pipeline drained %.2f s after the last request%n", drainSeconds);
             out.println("reservations (PostgreSQL):   " + reservationStates);
             out.println("orders (PostgreSQL):         " + orderStates);
@@ -112,6 +116,8 @@ public final class SaleScenario {
         AtomicLong requests = new AtomicLong();
         ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(5), 3);
 
+        AdmissionBreaker breaker = app.getBean(AdmissionBreaker.class);
+        long tripsBefore = breaker.trips();
         long t0 = System.nanoTime();
         try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
             List<Future<?>> all = new ArrayList<>(users);
@@ -127,6 +133,9 @@ public final class SaleScenario {
             }
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
+        long trips = breaker.trips() - tripsBefore;
+        long paused = java.util.stream.Stream.of(first, replay, retry)
+                .mapToLong(m -> m.getOrDefault("ADMISSION_PAUSED", new AtomicLong()).get()).sum();
         for (int i = 0; i < afterSaleWork.size(); i++) {
             afterSaleWork.get(i).get();
         }
@@ -157,6 +166,9 @@ public final class SaleScenario {
                 terminal + " of " + queued.size()));
         checks.add(new InvariantChecker.Check("a resent request returns the same reservation", mismatches.get() == 0,
                 mismatches.get() + " mismatches"));
+        checks.add(new InvariantChecker.Check("the entry breaker paused admission only under an injected fault",
+                !chaos.isEmpty() || (paused == 0 && trips == 0), paused + " answers 503, " + trips + " pauses"
+                        + (chaos.isEmpty() ? ", no fault injected" : ", faults injected")));
         Map<String, Long> orderStates = app.getBean(OrderRepository.class).countByStatus(activityId);
         long unfinished = orderStates.entrySet().stream().filter(e -> !e.getKey().equals("PAID") && !e.getKey().equals("CANCELLED"))
                 .mapToLong(Map.Entry::getValue).sum();
@@ -172,7 +184,8 @@ public final class SaleScenario {
                 orderStates, seconds, requests.get(),
                 latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getMaxValue(), drainSeconds,
                 chaos.isEmpty() ? Map.of() : Failpoints.fired(), retriedAfterError.get(), snapshot(behaviour), paymentStates,
-                orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), checks);
+                orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), paused, trips,
+                checks);
     }
 
     private void setUp(long activityId, int skuCount, int unitsPerSku) throws Exception {

@@ -164,8 +164,9 @@ public class OrderCanceller {
         }
         UUID paymentId = PaymentService.paymentId(o.orderId());
         return switch (state.status()) {
-            case CLOSED, NOT_FOUND -> finish(o, owner);
-            case SUCCESS, REFUNDED -> {
+            // money that came and was given back leaves the order unpaid: it is cancelled like a closed one
+            case CLOSED, NOT_FOUND, REFUNDED -> finish(o, owner);
+            case SUCCESS -> {
                 paymentService.applyPaid(channel.provider(), paymentId, o.orderId(), state.providerTransactionId(),
                         state.amount(), state.paidAt() == null ? java.time.Instant.now() : state.paidAt(), "cancel_query");
                 meters.counter("order.cancel", "result", "paid").increment();

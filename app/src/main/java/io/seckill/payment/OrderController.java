@@ -144,7 +144,15 @@ class OrderController {
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("payment_id", cb.paymentId().toString());
-        if (cb.status() != PaymentChannel.Status.SUCCESS && cb.status() != PaymentChannel.Status.REFUNDED) {
+        // only a successful payment pays an order; a refund notice never does: it is answered with the refund state
+        // this side already holds (the refund worker confirms refunds with the channel itself), and writes nothing
+        if (cb.status() == PaymentChannel.Status.REFUNDED) {
+            String known = payments.payment(cb.paymentId()).map(PaymentRepository.Payment::refundStatus).orElse(null);
+            meters.counter("payment.callback.refund_notice").increment();
+            out.put("result", known == null ? "IGNORED" : known);
+            return out;
+        }
+        if (cb.status() != PaymentChannel.Status.SUCCESS) {
             meters.counter("payment.callback.ignored").increment();
             log.info("payment.callback_ignored payment_id={} status={}", cb.paymentId(), cb.status());
             out.put("result", "IGNORED");

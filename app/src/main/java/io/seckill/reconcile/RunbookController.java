@@ -32,6 +32,10 @@ class RunbookController {
         this.props = props;
     }
 
+    static final long MAX_WATERMARK_SECONDS = 30L * 24 * 3600;
+    static final long MAX_DRAIN_SECONDS = 3600;
+    static final int MAX_ADJUST = 100_000_000;
+
     record Reason(String reason) {
     }
 
@@ -76,8 +80,8 @@ class RunbookController {
             @RequestParam(name = "activity_id", required = false) Long activityId,
             @RequestParam(name = "watermark_seconds", required = false) Long watermarkSeconds) {
         tokens.admin(auth);
-        if (watermarkSeconds != null && watermarkSeconds < 0) {
-            throw ApiException.invalid("watermark_seconds", "must not be negative");
+        if (watermarkSeconds != null && (watermarkSeconds < 0 || watermarkSeconds > MAX_WATERMARK_SECONDS)) {
+            throw ApiException.invalid("watermark_seconds", "must be 0.." + MAX_WATERMARK_SECONDS);
         }
         Duration watermark = watermarkSeconds == null ? props.reconcile().watermark() : Duration.ofSeconds(watermarkSeconds);
         return reconciler.run(activityId, watermark).toMap();
@@ -89,6 +93,9 @@ class RunbookController {
         String operator = tokens.admin(auth);
         if (body == null || body.delta() == null) {
             throw ApiException.invalid("delta", "is required (a signed number of units)");
+        }
+        if (Math.abs((long) body.delta()) > MAX_ADJUST) {
+            throw ApiException.invalid("delta", "must be within +-" + MAX_ADJUST + " units");
         }
         UUID id;
         try {
@@ -104,6 +111,9 @@ class RunbookController {
             @PathVariable long activityId, @RequestBody(required = false) Reason body,
             @RequestParam(name = "drain_seconds", defaultValue = "60") long drainSeconds) throws InterruptedException {
         String operator = tokens.admin(auth);
+        if (drainSeconds < 0 || drainSeconds > MAX_DRAIN_SECONDS) {
+            throw ApiException.invalid("drain_seconds", "must be 0.." + MAX_DRAIN_SECONDS);
+        }
         return runbook.closeOut(activityId, operator, body == null ? null : body.reason(), Duration.ofSeconds(drainSeconds));
     }
 }

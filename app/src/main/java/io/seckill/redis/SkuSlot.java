@@ -50,6 +50,11 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
     }
 
     /** Undecided reservations by business deadline (the deadline sweeper's index). */
+    /** Entries of send_due whose recovery fields could not be read: out of the work, kept for a person. */
+    public String sendAside() {
+        return prefix() + "send_aside";
+    }
+
     public String deadlines() {
         return prefix() + "deadline";
     }

@@ -35,6 +35,7 @@ public class AdmissionBreaker {
     private final SeckillProperties props;
     private final Counter sendOk;
     private final Counter sendFailed;
+    private final Counter trips;
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestAgeMs = new AtomicLong();
     private volatile boolean open;
@@ -51,10 +52,16 @@ public class AdmissionBreaker {
         Gauge.builder("reservation.send.pending", pending, AtomicLong::get).register(meters);
         Gauge.builder("reservation.send.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
         Gauge.builder("admission.paused", this, b -> b.open ? 1 : 0).register(meters);
+        this.trips = meters.counter("admission.trips");
     }
 
     public boolean isOpen() {
         return open;
+    }
+
+    /** How many times admission has been paused since start. */
+    public long trips() {
+        return (long) trips.count();
     }
 
     @Scheduled(fixedDelay = 500)
@@ -79,6 +86,9 @@ public class AdmissionBreaker {
         } catch (RuntimeException e) {
             // the backlog cannot be measured (Redis down): admission fails closed on its own Redis call anyway
             log.warn("admission.breaker_check_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
+        }
+        if (open && !wasOpen) {
+            trips.increment();
         }
         if (open != wasOpen) {
             log.warn("admission.{} oldest_unsent_age_ms={} send_pending={}", open ? "paused" : "resumed", oldestAgeMs.get(),

@@ -1,6 +1,7 @@
 package io.seckill.reservation;
 
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.stereotype.Component;
 
@@ -11,19 +12,31 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
 
 /**
- * The per-instance admission rate ({@code seckill.admission.max-per-second}): above it a
- * reservation request is answered {@code 429 RATE_LIMITED} before it costs Redis anything, so a
- * burst larger than the instance can carry is shed at the door instead of queuing in threads.
+ * The per-instance admission rates. {@code seckill.admission.max-per-second}: above it a reservation
+ * request is answered {@code 429 RATE_LIMITED} before it costs Redis anything, so a burst larger than
+ * the instance can carry is shed at the door instead of queuing in threads.
+ * {@code seckill.admission.max-per-user-per-second}: one buyer (one token subject) cannot take more
+ * than that share, so a script hammering the endpoint is answered 429 without using up the permits of
+ * real buyers. Both are judged after the token is verified: an anonymous flood never reaches them.
  */
 @Component
 public class AdmissionLimiter {
 
     private volatile RateLimiter limiter;
+    private volatile int perUser;
     private final Counter limited;
+    private final Counter userLimited;
+    /** Requests of each user in the current second; replaced when the second changes (bounded by one second of users). */
+    private volatile UserWindow window = new UserWindow(0, new ConcurrentHashMap<>());
+
+    private record UserWindow(long second, ConcurrentHashMap<Long, Integer> counts) {
+    }
 
     AdmissionLimiter(SeckillProperties props, MeterRegistry meters) {
         this.limiter = limiter(props.admission().maxPerSecond());
-        this.limited = meters.counter("reservation.rate_limited");
+        this.perUser = props.admission().maxPerUserPerSecond();
+        this.limited = meters.counter("reservation.rate_limited", "scope", "instance");
+        this.userLimited = meters.counter("reservation.rate_limited", "scope", "user");
     }
 
     /** null = no limit */
@@ -38,8 +51,21 @@ public class AdmissionLimiter {
                 .build());
     }
 
-    /** @return false when this second's permits are used up */
-    boolean tryAcquire() {
+    /** @return false when {@code userId}'s share or this second's permits are used up */
+    boolean tryAcquire(long userId) {
+        int userLimit = perUser;
+        if (userLimit > 0) {
+            long second = System.nanoTime() / 1_000_000_000L;
+            UserWindow w = window;
+            if (w.second() != second) {
+                w = new UserWindow(second, new ConcurrentHashMap<>());
+                window = w;
+            }
+            if (w.counts().merge(userId, 1, Integer::sum) > userLimit) {
+                userLimited.increment();
+                return false;
+            }
+        }
         RateLimiter current = limiter;
         if (current == null || current.acquirePermission()) {
             return true;
@@ -54,5 +80,13 @@ public class AdmissionLimiter {
             throw new IllegalArgumentException("max per second must be 0 (no limit) or positive");
         }
         limiter = limiter(perSecond);
+    }
+
+    /** Changes the per-user rate at run time, at once (0 = no limit). */
+    public void setMaxPerUserPerSecond(int perSecond) {
+        if (perSecond < 0) {
+            throw new IllegalArgumentException("max per user per second must be 0 (no limit) or positive");
+        }
+        perUser = perSecond;
     }
 }

@@ -38,11 +38,11 @@ class ReservationController {
     @PostMapping("/api/v1/activities/{activityId}/skus/{skuId}/reservations")
     ResponseEntity<Map<String, Object>> reserve(@RequestHeader(value = "Authorization", required = false) String auth,
             @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) ReserveRequest body) {
-        if (!limiter.tryAcquire()) {
+        long userId = tokens.user(auth);
+        if (!limiter.tryAcquire(userId)) {
             throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "RATE_LIMITED", "too many requests; retry in a second", null,
                     Map.of("retry_after_seconds", 1));
         }
-        long userId = tokens.user(auth);
         if (body == null) {
             throw ApiException.invalid("body", "is required");
         }

@@ -15,14 +15,12 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.anomaly.AnomalyRepository;
-import io.seckill.anomaly.StalledWork;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
-import io.seckill.worker.EntryFailures;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -38,6 +36,7 @@ class SendDueScanner extends PollingWorker {
     private static final LuaScript CLAIM_DUE = LuaScript.load("claim_due");
     private static final LuaScript MARK_PUBLISHED = LuaScript.load("mark_published");
     private static final LuaScript MARK_UNKNOWN = LuaScript.load("mark_send_unknown");
+    private static final LuaScript SET_ASIDE = LuaScript.load("set_aside_entry");
     private static final int FIELDS = 10;
 
     private final SeckillProperties props;
@@ -46,14 +45,11 @@ class SendDueScanner extends PollingWorker {
     private final DefaultMQProducer producer;
     private final String owner = MqClients.instanceName("send-due") + "-" + UUID.randomUUID();
     private final AnomalyRepository anomalies;
-    private final StalledWork stalled;
-    private final EntryFailures failures = new EntryFailures();
 
     SendDueScanner(SeckillProperties props, SaleRegistry registry, StatefulRedisConnection<String, String> redis,
-            DefaultMQProducer producer, AnomalyRepository anomalies, StalledWork stalled, MeterRegistry meters) {
+            DefaultMQProducer producer, AnomalyRepository anomalies, MeterRegistry meters) {
         super("send-due-scanner", "reservation.scan", props.reservation().scanInterval(), props, meters);
         this.anomalies = anomalies;
-        this.stalled = stalled;
         this.props = props;
         this.registry = registry;
         this.redis = redis;
@@ -100,13 +96,9 @@ class SendDueScanner extends PollingWorker {
                 int attempts = Integer.parseInt(LuaScript.text(r, i * FIELDS + 9));
                 sends.add(resend(slot, body, attempts));
             } catch (RuntimeException e) {
-                // a reservation whose recovery fields cannot be read is postponed and reported; the others are sent
-                int attempts = failures.failed(redis, slot.sendDue(), rid);
-                meters.counter("reservation.send.entry_failed").increment();
-                log.warn("reservation.send_due_entry_failed reservation_id={} slot={} attempts={} error_class={}: {}", rid,
-                        slot.tag(), attempts, e.getClass().getName(), e.getMessage());
-                stalled.failed("send-due-scanner", "SEND_DUE_UNREADABLE", "RESERVATION", rid, slot.activityId(), slot.skuId(),
-                        attempts, e.getClass().getSimpleName() + ": " + e.getMessage(), Map.of("slot", slot.tag()));
+                // recovery fields that cannot be read never heal by retrying: the entry is set aside (it no longer counts
+                // as a backlog that would pause admission for everyone) and reported; the others of the claim are sent
+                unreadable(slot, rid, e);
             }
         }
         // all of a claim are sent at once, asynchronously; the pass ends when each is settled or timed out
@@ -127,6 +119,15 @@ class SendDueScanner extends PollingWorker {
                 + "SEND_DUE_ORPHAN for reconciliation", rid, slot.tag());
         anomalies.record(AnomalyRepository.SEND_DUE_ORPHAN, "RESERVATION", rid, slot.activityId(), slot.skuId(), Map.of("slot", slot.tag(),
                 "index", "send_due"));
+    }
+
+    private void unreadable(SkuSlot slot, String rid, RuntimeException e) {
+        SET_ASIDE.run(redis, new String[] {slot.sendDue(), slot.sendAside()}, rid);
+        meters.counter("reservation.send.unreadable").increment();
+        log.error("reservation.send_due_unreadable reservation_id={} slot={} error_class={}: {}; set aside in {}", rid,
+                slot.tag(), e.getClass().getName(), e.getMessage(), slot.sendAside());
+        anomalies.record("SEND_DUE_UNREADABLE", "RESERVATION", rid, slot.activityId(), slot.skuId(), Map.of("slot", slot.tag(),
+                "set_aside_in", slot.sendAside(), "error", e.getClass().getSimpleName() + ": " + e.getMessage()));
     }
 
     private java.util.concurrent.CompletableFuture<Void> resend(SkuSlot slot, OrderCreateRequested body, int attempts) {

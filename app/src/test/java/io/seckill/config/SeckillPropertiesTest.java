@@ -14,10 +14,10 @@ class SeckillPropertiesTest {
     @Test
     @DisplayName("nonsense configuration is refused with a message naming the property")
     void namesTheProperty() {
-        assertThatThrownBy(() -> new SeckillProperties.Jwt("short", "x".repeat(40)))
+        assertThatThrownBy(() -> new SeckillProperties.Jwt("short", "x".repeat(40), Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.jwt.user-secret");
         String s = "s".repeat(40);
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s)).hasMessageStartingWith("seckill.jwt.admin-secret");
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s, Duration.ofSeconds(30))).hasMessageStartingWith("seckill.jwt.admin-secret");
         assertThatThrownBy(() -> new SeckillProperties.Ids(Map.of(1, "too-short")))
                 .hasMessageStartingWith("seckill.ids.keys[1]");
         assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(0, 4))
@@ -28,16 +28,16 @@ class SeckillPropertiesTest {
                 Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))
                 .hasMessageStartingWith("seckill.outbox.batch-size");
         assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", new SeckillProperties.Ids(
-                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x"), null, null, null, null, null, null, null, null))
+                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x", Duration.ofSeconds(30)), null, null, null, null, null, null, null, null))
                 .hasMessageStartingWith("seckill.roles");
         assertThatThrownBy(() -> payment("short", Duration.ofSeconds(3), Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.payment.callback-secret");
         assertThatThrownBy(() -> payment(s, Duration.ofSeconds(3), Duration.ofSeconds(5)))
                 .hasMessageStartingWith("seckill.payment.lease");
         assertThat(payment(null, Duration.ofSeconds(3), Duration.ofSeconds(9)).callbackSecret()).isNull();
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10))
                 .hasMessageStartingWith("seckill.admission.max-per-second");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10))
                 .hasMessageStartingWith("seckill.admission.max-unsent-age");
     }
 

@@ -173,6 +173,31 @@ class PaymentIT extends PaymentTestBase {
     }
 
     @Test
+    @DisplayName("a signed REFUNDED callback never pays an unpaid order: ignored, nothing written; the SUCCESS one still pays")
+    void refundedCallbackNeverPays() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 23);
+        UUID payment = startPayment(23, order);
+        assertThat(sim.pay(payment, false)).isTrue();
+        long now = Instant.now().getEpochSecond();
+        PaySim.SignedCallback good = sim.signedCallback(payment, now);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> body = new LinkedHashMap<>(Json.read(good.body(), Map.class));
+        body.put("status", "REFUNDED");
+
+        HttpResponse<String> r = deliver(signed(body, now));
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("IGNORED");
+        assertThat(orderStatus(order)).isEqualTo("PAYING");
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).isZero();
+        assertThat(ledger(order, "SELL")).isZero();
+        assertThat(deliver(good).statusCode()).isEqualTo(200);
+        assertThat(orderStatus(order)).isEqualTo("PAID");
+        assertPgConserved(activityId, 1);
+    }
+
+    @Test
     @DisplayName("money taken after the local cancel: payment recorded, anomaly raised, refunded; the order stays CANCELLED")
     void paidAfterCancel() throws Exception {
         long activityId = openSale(2);

@@ -62,4 +62,43 @@ class RateLimitIT extends IntegrationTest {
         assertThat(reserve(99, activityId, 1).code()).as("no limit again").isEqualTo("QUEUED");
         assertInvariants(activityId, false);
     }
+
+    @Test
+    @DisplayName("an anonymous flood is answered 401 before the limiter: it uses up no permits, a real buyer is still admitted")
+    void anonymousFloodDoesNotStarveBuyers() throws Exception {
+        long activityId = openSale(10);
+        limiter.setMaxPerSecond(5);
+        try {
+            for (int i = 0; i < 50; i++) {
+                SaleClient.Response r = client().reserve("not-a-token", activityId, 1, java.util.UUID.randomUUID().toString());
+                assertThat(r.status()).isEqualTo(401);
+            }
+            assertThat(reserve(801, activityId, 1).code()).as("the permits are still there").isEqualTo("QUEUED");
+        } finally {
+            limiter.setMaxPerSecond(0);
+        }
+        awaitSettled(activityId, 1);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("one buyer above seckill.admission.max-per-user-per-second is answered 429; another buyer is not")
+    void perUserLimit() throws Exception {
+        long activityId = openSale(10);
+        limiter.setMaxPerUserPerSecond(3);
+        Map<String, AtomicInteger> codes = new ConcurrentHashMap<>();
+        try {
+            // one second's worth of the same buyer's retries (each with a new request id, as a script would send)
+            for (int i = 0; i < 20; i++) {
+                codes.computeIfAbsent(reserve(802, activityId, 1).code(), k -> new AtomicInteger()).incrementAndGet();
+            }
+            assertThat(reserve(803, activityId, 1).code()).isEqualTo("QUEUED");
+        } finally {
+            limiter.setMaxPerUserPerSecond(10);
+        }
+        assertThat(codes).as(codes.toString()).containsKey("RATE_LIMITED");
+        assertThat(codes.get("QUEUED").get()).as("one attempt per user anyway").isEqualTo(1);
+        awaitSettled(activityId, 2);
+        assertInvariants(activityId, true);
+    }
 }

@@ -113,8 +113,23 @@ public final class PaysimChannel implements PaymentChannel {
         } catch (RuntimeException e) {
             throw new CallbackRejected("body", "not a JSON object");
         }
+        if (m == null) {
+            throw new CallbackRejected("body", "not a JSON object");
+        }
         return new Callback(uuid(m, "payment_id"), uuid(m, "order_id"), text(m, "provider_transaction_id"),
-                amount(m), status(m), m.get("paid_at") == null ? null : Instant.parse(m.get("paid_at").toString()));
+                amount(m), status(m), paidAt(m));
+    }
+
+    private static Instant paidAt(Map<String, Object> m) {
+        Object v = m.get("paid_at");
+        if (v == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(v.toString());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new CallbackRejected("paid_at", "must be an ISO-8601 instant");
+        }
     }
 
     private static State state(UUID paymentId, Map<String, Object> m) {

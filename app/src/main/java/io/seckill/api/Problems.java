@@ -1,0 +1,78 @@
+package io.seckill.api;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+
+import io.seckill.mq.Json;
+import jakarta.servlet.http.HttpServletResponse;
+
+/** RFC 9457 problem details with a stable {@code code}: one shape for the application, filters and the container. */
+public final class Problems {
+
+    public static final String CONTENT_TYPE = "application/problem+json";
+
+    private Problems() {
+    }
+
+    public static ProblemDetail problem(HttpStatusCode status, String code, String detail) {
+        ProblemDetail p = ProblemDetail.forStatusAndDetail(status, detail);
+        p.setType(type(code));
+        p.setTitle(code);
+        p.setProperty("code", code);
+        return p;
+    }
+
+    /** The code of a refusal the framework or the container makes, by its status. */
+    public static String codeFor(int status) {
+        return switch (status) {
+            case 400 -> "INVALID_REQUEST";
+            case 401 -> "UNAUTHORIZED";
+            case 403 -> "FORBIDDEN";
+            case 404 -> "NOT_FOUND";
+            case 405 -> "METHOD_NOT_ALLOWED";
+            case 406 -> "NOT_ACCEPTABLE";
+            case 408 -> "REQUEST_TIMEOUT";
+            case 413 -> "PAYLOAD_TOO_LARGE";
+            case 414 -> "URI_TOO_LONG";
+            case 415 -> "UNSUPPORTED_MEDIA_TYPE";
+            case 429 -> "RATE_LIMITED";
+            case 431 -> "HEADERS_TOO_LARGE";
+            case 501 -> "NOT_IMPLEMENTED";
+            case 503 -> "UNAVAILABLE";
+            default -> status >= 500 ? "INTERNAL_ERROR" : "BAD_REQUEST";
+        };
+    }
+
+    /** The problem document as bytes, for writers outside Spring MVC. */
+    public static byte[] json(int status, String code, String detail) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", type(code).toString());
+        m.put("title", code);
+        m.put("status", status);
+        m.put("detail", detail);
+        m.put("code", code);
+        return Json.bytes(m);
+    }
+
+    /** Writes a problem to a servlet response that nothing has been written to yet. */
+    public static void write(HttpServletResponse response, HttpStatus status, String code, String detail) throws IOException {
+        byte[] body = json(status.value(), code, detail);
+        response.setStatus(status.value());
+        response.setContentType(CONTENT_TYPE);
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+        response.flushBuffer();
+    }
+
+    private static URI type(String code) {
+        return URI.create("https://seckill.io/problems/" + code.toLowerCase().replace('_', '-'));
+    }
+}
