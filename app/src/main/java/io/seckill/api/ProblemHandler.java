@@ -1,5 +1,6 @@
 package io.seckill.api;
 
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -40,6 +41,12 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     ResponseEntity<ProblemDetail> badPath(MethodArgumentTypeMismatchException e) {
         Class<?> type = e.getRequiredType();
         return api(ApiException.invalid(snake(e.getName()), "not a valid " + (type == null ? "value" : type.getSimpleName())));
+    }
+
+    /** A query string or form the container cannot decode (a bad %-escape, say). */
+    @ExceptionHandler(InvalidParameterException.class)
+    ResponseEntity<ProblemDetail> badParameters(InvalidParameterException e) {
+        return api(ApiException.invalid("query", "parameters that cannot be decoded"));
     }
 
     @ExceptionHandler(Exception.class)

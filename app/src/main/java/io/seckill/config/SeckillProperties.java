@@ -186,12 +186,16 @@ public record SeckillProperties(
     /**
      * Reconciliation (design 10.6): only data last changed more than {@code watermark} ago is judged
      * (longer than a transaction, the outbox delay and the projection delay together, plus margin).
+     * Periodic runs judge what changed since the last run; every {@code fullPassEvery} each SKU is
+     * judged whole once more (Redis-side drift leaves no trace in PostgreSQL's change times).
      */
     public record Reconcile(
             @DefaultValue("2m") Duration watermark,
             @DefaultValue("30s") Duration interval,
-            @DefaultValue("5m") Duration lease) {
+            @DefaultValue("5m") Duration lease,
+            @DefaultValue("10m") Duration fullPassEvery) {
         public Reconcile {
+            require(fullPassEvery.toSeconds() >= 1, "seckill.reconcile.full-pass-every", "must be at least 1s");
             require(watermark.toMillis() >= 1000, "seckill.reconcile.watermark", "must be at least 1s");
             require(interval.toMillis() >= 1000, "seckill.reconcile.interval", "must be at least 1s");
             require(lease.compareTo(interval) >= 0, "seckill.reconcile.lease", "must be at least the interval");

@@ -216,8 +216,9 @@ public final class SaleScenario {
         Object rid = r.body().get("reservation_id");
         if (r.status() == 202) {
             queued.add(rid.toString());
+            String statusUrl = (String) r.body().get("status_url");
             afterSaleWork.add(afterSale.submit(() -> {
-                winner(token, rid.toString(), userId);
+                winner(token, statusUrl, userId);
                 return null;
             }));
         }
@@ -242,11 +243,11 @@ public final class SaleScenario {
      * some cancel, some let the payment time run out, and a few pay only after the order was
      * cancelled (the channel takes the money anyway: it must be refunded).
      */
-    private void winner(String token, String reservationId, long userId) throws Exception {
+    private void winner(String token, String statusUrl, long userId) throws Exception {
         String orderId = null;
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (orderId == null && System.nanoTime() < until) {
-            SaleClient.Response v = client.get("/api/v1/reservations/" + reservationId, token);
+            SaleClient.Response v = client.get(statusUrl, token);
             Object state = v.body().get("state");
             if ("ORDER_CREATED".equals(state)) {
                 orderId = (String) v.body().get("order_id");

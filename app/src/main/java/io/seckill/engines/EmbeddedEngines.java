@@ -61,9 +61,11 @@ public final class EmbeddedEngines implements AutoCloseable {
         }
         EmbeddedPostgres postgres = pg.start();
         int redisPort = freePort();
+        Path redisDir = Files.createDirectories(home.resolve("redis"));
         RedisServer redis = RedisServer.builder()
                 .port(redisPort)
                 .bind("127.0.0.1")
+                .setting("dir " + redisDir)
                 .setting("save \"\"")
                 .setting("appendonly no")
                 .setting("maxmemory 1gb")
@@ -99,6 +101,24 @@ public final class EmbeddedEngines implements AutoCloseable {
 
     public String namesrvAddress() {
         return broker.namesrvAddress();
+    }
+
+    /**
+     * Stops Redis the way an operator's restart does: its data saved to its directory first, so the
+     * next {@link #startRedis()} loads it (a stop, not a data loss; the data-loss drill is elsewhere).
+     */
+    public void stopRedis() throws IOException {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri());
+        try (var c = client.connect()) {
+            c.sync().save();
+        } finally {
+            client.shutdown();
+        }
+        redis.stop();
+    }
+
+    public void startRedis() throws IOException {
+        redis.start();
     }
 
     public BrokerProcess broker() {

@@ -38,6 +38,47 @@ public class ReconcileRepository {
             ORDER BY r.reservation_id
             LIMIT ?
             """;
+    /**
+     * The change window of one SKU: reservations whose row changed after the cursor (updated_at, id)
+     * and before the watermark, in change order (index idx_inventory_reservation_sku_changed).
+     */
+    private static final String CHANGED_RESERVATIONS = """
+            SELECT r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
+                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id,
+                   r.updated_at, r.reservation_id
+            FROM inventory_reservation r
+            LEFT JOIN orders o ON o.order_id = r.order_id
+            LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
+            WHERE r.activity_id = ? AND r.sku_id = ? AND (r.updated_at, r.reservation_id) > (?, ?)
+              AND r.updated_at < clock_timestamp() - ?::interval
+              AND (o.updated_at IS NULL OR o.updated_at < clock_timestamp() - ?::interval)
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h
+                              WHERE h.object_id IN (r.reservation_id::text, coalesce(r.order_id::text, '-')))
+              AND NOT EXISTS (SELECT 1 FROM event_outbox e
+                              WHERE e.aggregate_id IN (r.reservation_id, coalesce(r.order_id, r.reservation_id))
+                                AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+            ORDER BY r.updated_at, r.reservation_id
+            LIMIT ?
+            """;
+    /** The same for orders that changed (paid, cancelled) while their reservation row did not (idx_orders_sku_changed). */
+    private static final String CHANGED_ORDERS = """
+            SELECT r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
+                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id,
+                   o.updated_at, o.order_id
+            FROM orders o
+            JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
+            LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
+            WHERE o.activity_id = ? AND o.sku_id = ? AND (o.updated_at, o.order_id) > (?, ?)
+              AND o.updated_at < clock_timestamp() - ?::interval
+              AND r.updated_at < clock_timestamp() - ?::interval
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id IN (r.reservation_id::text, o.order_id::text))
+              AND NOT EXISTS (SELECT 1 FROM event_outbox e
+                              WHERE e.aggregate_id IN (r.reservation_id, o.order_id)
+                                AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+            ORDER BY o.updated_at, o.order_id
+            LIMIT ?
+            """;
+    private static final String WINDOW_START = "SELECT clock_timestamp() - ?::interval";
     private static final String STALE_OUTBOX = """
             SELECT event_id, attempt_count FROM event_outbox
             WHERE status = 'SENDING' AND lease_until < clock_timestamp() - ?::interval
@@ -105,6 +146,35 @@ public class ReconcileRepository {
                 rs.getLong(4), rs.getObject(5, UUID.class), rs.getString(6), rs.getObject(7, UUID.class), rs.getString(8),
                 rs.getBoolean(9), rs.getObject(10, UUID.class), rs.getObject(11, UUID.class)), activityId, skuId, after, w, w,
                 limit);
+    }
+
+    /** Where a change window stopped: the last (updated_at, id) judged. */
+    public record Cursor(java.time.Instant changedAt, UUID id) {
+        public static final Cursor START = new Cursor(java.time.Instant.EPOCH, new UUID(0, 0));
+    }
+
+    /** A page of a change window: the rows and the cursor after the last of them. */
+    public record Page(List<Row> rows, Cursor next) {
+    }
+
+    /** Reservations of the SKU changed after {@code after}; {@code orders}: those whose order changed instead. */
+    public Page changed(boolean orders, long activityId, long skuId, Cursor after, Duration watermark, int limit) {
+        String w = interval(watermark);
+        List<Row> rows = new java.util.ArrayList<>();
+        Cursor[] last = {after};
+        jdbc.query(orders ? CHANGED_ORDERS : CHANGED_RESERVATIONS, rs -> {
+            rows.add(new Row(rs.getObject(1, UUID.class), rs.getLong(2), rs.getString(3), rs.getLong(4),
+                    rs.getObject(5, UUID.class), rs.getString(6), rs.getObject(7, UUID.class), rs.getString(8), rs.getBoolean(9),
+                    rs.getObject(10, UUID.class), rs.getObject(11, UUID.class)));
+            last[0] = new Cursor(rs.getTimestamp(12).toInstant(), rs.getObject(13, UUID.class));
+        }, activityId, skuId, java.sql.Timestamp.from(after.changedAt()), after.id(), w, w, limit);
+        return new Page(rows, last[0]);
+    }
+
+    /** Where change windows begin after a full pass judged everything older than the watermark (database clock). */
+    public Cursor windowStart(Duration watermark) {
+        java.sql.Timestamp t = jdbc.queryForObject(WINDOW_START, java.sql.Timestamp.class, interval(watermark));
+        return new Cursor(t.toInstant(), new UUID(0, 0));
     }
 
     public record StaleEvent(UUID eventId, int attempts) {

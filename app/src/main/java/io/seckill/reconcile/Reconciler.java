@@ -25,6 +25,7 @@ import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
+import io.seckill.config.SeckillProperties;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
 import io.seckill.anomaly.AnomalyRepository;
@@ -64,13 +65,21 @@ public class Reconciler {
     private final Timer runTimer;
     private final AtomicLong watermarkLag = new AtomicLong();
     private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
+    /** Per SKU: where the change windows stand and when the last full pass was. */
+    private final Map<String, Window> windows = new ConcurrentHashMap<>();
+    private final Duration fullPassEvery;
+    private static final int PAGE = 1000;
+
+    private record Window(ReconcileRepository.Cursor reservations, ReconcileRepository.Cursor orders, long fullAtNanos) {
+    }
 
     Reconciler(SaleRegistry registry, ActivityService activities, ReconcileRepository repo, Repairs repairs,
             AnomalyRepository anomalies, CompensationTaskRepository tasks, CompensationWorker compensation,
             OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds, RunbookRepository runbookRepo,
             StockAdjustments adjustments, StatefulRedisConnection<String, String> redis, MeterRegistry meters,
-            ReservationRepository reservations) {
+            ReservationRepository reservations, SeckillProperties props) {
         this.reservations = reservations;
+        this.fullPassEvery = props.reconcile().fullPassEvery();
         this.registry = registry;
         this.activities = activities;
         this.repo = repo;
@@ -119,7 +128,7 @@ public class Reconciler {
         for (Activity a : sales) {
             for (Activity.Sku sku : a.skus()) {
                 try {
-                    skus.add(reconcileSku(a, sku, watermark, done, found));
+                    skus.add(reconcileSku(a, sku, watermark, activityId != null, done, found));
                 } catch (RuntimeException e) {
                     // one SKU that cannot be read (a Redis timeout, say) does not end the run for the others
                     meters.counter("reconcile.sku.failed").increment();
@@ -129,6 +138,12 @@ public class Reconciler {
                             + ": " + e.getMessage()));
                 }
             }
+        }
+        if (activityId == null) {
+            java.util.Set<Long> live = new java.util.HashSet<>();
+            sales.forEach(a -> live.add(a.activityId()));
+            gauges.keySet().stream().map(k -> Long.parseLong(k.split("\\|")[1])).filter(id -> !live.contains(id)).distinct()
+                    .toList().forEach(this::forget);
         }
         resolveOrphans(done);
         int reclaimed = reclaimStaleOutbox(watermark, done);
@@ -140,7 +155,7 @@ public class Reconciler {
         return new Report(skus, done, found, reclaimed, ms);
     }
 
-    private SkuReport reconcileSku(Activity a, Activity.Sku sku, Duration watermark, Map<String, Integer> done,
+    private SkuReport reconcileSku(Activity a, Activity.Sku sku, Duration watermark, boolean full, Map<String, Integer> done,
             Map<String, Integer> found) {
         long activityId = a.activityId();
         ActivityService.InventoryView view = view(activityId, sku.skuId());
@@ -169,34 +184,38 @@ public class Reconciler {
 
         long checked = 0;
         int repairsBefore = done.values().stream().mapToInt(Integer::intValue).sum();
-        UUID after = new UUID(0, 0);
-        while (true) {
-            List<ReconcileRepository.Row> rows = repo.reservations(activityId, sku.skuId(), after, watermark, 1000);
-            // one pipelined read of the page's Redis states instead of a round trip per reservation
-            List<SkuSlot> slots = new ArrayList<>(rows.size());
-            List<RedisFuture<String>> states = new ArrayList<>(rows.size());
-            for (ReconcileRepository.Row r : rows) {
-                SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), r.userId());
-                slots.add(slot);
-                states.add(redis.async().hget(slot.reservation(r.reservationId().toString()), "status"));
+        String key = activityId + ":" + sku.skuId();
+        Window window = full ? null : windows.get(key);
+        if (window == null || System.nanoTime() - window.fullAtNanos() > fullPassEvery.toNanos()) {
+            // a full pass: every reservation of the SKU once, in id order; the change windows start where it began
+            ReconcileRepository.Cursor start = repo.windowStart(watermark);
+            UUID after = new UUID(0, 0);
+            while (true) {
+                List<ReconcileRepository.Row> rows = repo.reservations(activityId, sku.skuId(), after, watermark, PAGE);
+                judge(activityId, sku, rows, done, found);
+                checked += rows.size();
+                if (rows.size() < PAGE) {
+                    break;
+                }
+                after = rows.getLast().reservationId();
             }
-            for (int i = 0; i < rows.size(); i++) {
-                ReconcileRepository.Row row = rows.get(i);
-                after = row.reservationId();
-                try {
-                    reservationRules(slots.get(i), row, status(states.get(i)), done, found);
-                } catch (RuntimeException e) {
-                    // one reservation whose rule fails is counted and reported; the next run judges it again
-                    count(done, "RULE_FAILED");
-                    meters.counter("reconcile.rule.failed").increment();
-                    log.warn("reconcile.rule_failed reservation_id={} activity_id={} sku_id={} error_class={}: {}",
-                            row.reservationId(), activityId, sku.skuId(), e.getClass().getName(), e.getMessage());
+            windows.put(key, new Window(start, start, System.nanoTime()));
+        } else {
+            // only what changed since the last run: reservation rows, then orders (paid or cancelled since)
+            ReconcileRepository.Cursor[] cursors = {window.reservations(), window.orders()};
+            for (int kind = 0; kind < 2; kind++) {
+                while (true) {
+                    ReconcileRepository.Page page = repo.changed(kind == 1, activityId, sku.skuId(), cursors[kind], watermark,
+                            PAGE);
+                    judge(activityId, sku, page.rows(), done, found);
+                    checked += page.rows().size();
+                    cursors[kind] = page.next();
+                    if (page.rows().size() < PAGE) {
+                        break;
+                    }
                 }
             }
-            checked += rows.size();
-            if (rows.size() < 1000) {
-                break;
-            }
+            windows.put(key, new Window(cursors[0], cursors[1], window.fullAtNanos()));
         }
 
         view = view(activityId, sku.skuId());
@@ -209,6 +228,30 @@ public class Reconciler {
                     Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross));
         }
         return new SkuReport(activityId, sku.skuId(), checked, pgDelta, view.redis().invariantDelta(), cross, redisState);
+    }
+
+    /** A page of reservations: their Redis states in one pipelined read, then the rules of each. */
+    private void judge(long activityId, Activity.Sku sku, List<ReconcileRepository.Row> rows, Map<String, Integer> done,
+            Map<String, Integer> found) {
+        List<SkuSlot> slots = new ArrayList<>(rows.size());
+        List<RedisFuture<String>> states = new ArrayList<>(rows.size());
+        for (ReconcileRepository.Row r : rows) {
+            SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), r.userId());
+            slots.add(slot);
+            states.add(redis.async().hget(slot.reservation(r.reservationId().toString()), "status"));
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            ReconcileRepository.Row row = rows.get(i);
+            try {
+                reservationRules(slots.get(i), row, status(states.get(i)), done, found);
+            } catch (RuntimeException e) {
+                // one reservation whose rule fails is counted and reported; the next full pass judges it again
+                count(done, "RULE_FAILED");
+                meters.counter("reconcile.rule.failed").increment();
+                log.warn("reconcile.rule_failed reservation_id={} activity_id={} sku_id={} error_class={}: {}",
+                        row.reservationId(), activityId, sku.skuId(), e.getClass().getName(), e.getMessage());
+            }
+        }
     }
 
     /** Design 13.5, one reservation. */
@@ -425,5 +468,22 @@ public class Reconciler {
                     .tag("sku", Long.toString(skuId)).register(meters);
             return v;
         });
+    }
+
+    /**
+     * A sale that was closed out (or is no longer live) leaves the per-SKU gauges and the change
+     * windows: the exported series stay bounded by the live sales, not by every sale ever run.
+     */
+    public void forget(long activityId) {
+        String tag = "|" + activityId + "|";
+        gauges.keySet().removeIf(k -> {
+            if (!k.contains(tag)) {
+                return false;
+            }
+            String[] p = k.split("\\|");
+            meters.find(p[0]).tags("activity", p[1], "sku", p[2]).gauges().forEach(meters::remove);
+            return true;
+        });
+        windows.keySet().removeIf(k -> k.startsWith(activityId + ":"));
     }
 }

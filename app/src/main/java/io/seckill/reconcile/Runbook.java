@@ -321,6 +321,7 @@ public class Runbook {
         if (pending.isEmpty()) {
             expireKeys(registry.load(activityId).orElseThrow(), Duration.ofDays(7));
             repo.closedOut(activityId);
+            reconciler.forget(activityId);
         }
         holds.audit(operator, "CLOSE_OUT", "ACTIVITY", Long.toString(activityId), Map.of("status", a.status()),
                 Map.of("drained", pending.isEmpty()), Map.of("orders", report.get("orders")), reason);

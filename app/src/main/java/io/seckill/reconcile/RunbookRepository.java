@@ -15,19 +15,25 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class RunbookRepository {
 
-    /** Any business id -> the reservation it belongs to. */
+    /** Any business id that is a UUID -> the reservation it belongs to (every comparison on an indexed uuid column). */
     private static final String RESOLVE = """
             SELECT r.reservation_id FROM inventory_reservation r
-            WHERE r.reservation_id::text = ? OR r.request_id::text = ? OR r.message_id::text = ? OR r.order_id::text = ?
+            WHERE r.reservation_id = ?::uuid OR r.request_id = ?::uuid OR r.message_id = ?::uuid OR r.order_id = ?::uuid
             UNION
-            SELECT o.reservation_id FROM orders o WHERE o.order_id::text = ?
+            SELECT o.reservation_id FROM orders o WHERE o.order_id = ?::uuid
             UNION
-            SELECT o.reservation_id FROM payment_attempt a JOIN orders o ON o.order_id = a.order_id WHERE a.payment_id::text = ?
+            SELECT o.reservation_id FROM payment_attempt a JOIN orders o ON o.order_id = a.order_id WHERE a.payment_id = ?::uuid
             UNION
             SELECT o.reservation_id FROM payment_record p JOIN orders o ON o.order_id = p.order_id
-            WHERE p.payment_id::text = ? OR p.provider_transaction_id = ?
+            WHERE p.payment_id = ?::uuid OR p.provider_transaction_id = ?
             UNION
-            SELECT t.reservation_id FROM compensation_task t WHERE t.task_id::text = ?
+            SELECT t.reservation_id FROM compensation_task t WHERE t.task_id = ?::uuid
+            LIMIT 2
+            """;
+    /** Any other business id: only a channel's transaction id can be one. */
+    private static final String RESOLVE_TEXT = """
+            SELECT o.reservation_id FROM payment_record p JOIN orders o ON o.order_id = p.order_id
+            WHERE p.provider_transaction_id = ?
             LIMIT 2
             """;
     private static final String RESERVATION = "SELECT * FROM inventory_reservation WHERE reservation_id = ?";
@@ -115,8 +121,13 @@ public class RunbookRepository {
 
     /** The reservation behind any business id; empty when unknown, an error when ambiguous. */
     public Optional<UUID> resolve(String anyId) {
-        List<UUID> found = jdbc.query(RESOLVE, (rs, i) -> rs.getObject(1, UUID.class), anyId, anyId, anyId, anyId, anyId, anyId,
-                anyId, anyId, anyId);
+        List<UUID> found;
+        try {
+            String id = UUID.fromString(anyId).toString();
+            found = jdbc.query(RESOLVE, (rs, i) -> rs.getObject(1, UUID.class), id, id, id, id, id, id, id, anyId, id);
+        } catch (IllegalArgumentException notUuid) {
+            found = jdbc.query(RESOLVE_TEXT, (rs, i) -> rs.getObject(1, UUID.class), anyId);
+        }
         if (found.size() > 1) {
             throw new IllegalArgumentException("id " + anyId + " matches more than one reservation");
         }

@@ -11,6 +11,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.seckill.api.ApiException;
@@ -53,11 +54,13 @@ class ReservationController {
             case ReserveResult.Queued q -> {
                 out.put("code", "QUEUED");
                 out.put("reservation_id", q.reservationId().toString());
+                out.put("status_url", statusUrl(q.reservationId(), activityId, skuId));
                 yield ResponseEntity.status(HttpStatus.ACCEPTED).body(out);
             }
             case ReserveResult.Replayed r -> {
                 out.put("code", "QUEUED");
                 out.put("reservation_id", r.reservationId().toString());
+                out.put("status_url", statusUrl(r.reservationId(), activityId, skuId));
                 out.put("replayed", true);
                 out.put("state", ReservationQuery.redisState(r.status()));
                 yield ResponseEntity.status(HttpStatus.ACCEPTED).body(out);
@@ -73,16 +76,23 @@ class ReservationController {
 
     @GetMapping("/api/v1/reservations/{reservationId}")
     Map<String, Object> get(@RequestHeader(value = "Authorization", required = false) String auth,
-            @PathVariable String reservationId) {
+            @PathVariable String reservationId, @RequestParam(name = "activity_id", required = false) Long activityId,
+            @RequestParam(name = "sku_id", required = false) Long skuId) {
         long userId = tokens.user(auth);
+        ReservationQuery.Hint hint = activityId != null && skuId != null ? new ReservationQuery.Hint(activityId, skuId) : null;
         UUID id;
         try {
             id = UUID.fromString(reservationId);
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid("reservation_id", "must be a UUID");
         }
-        return query.find(userId, id).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND, "RESERVATION_NOT_FOUND",
+        return query.find(userId, id, hint).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND, "RESERVATION_NOT_FOUND",
                 "no reservation " + id + " for this user"));
+    }
+
+    /** Where to ask for the reservation's state: the slot it lives in is named, so the query reads one hash. */
+    private static String statusUrl(UUID reservationId, long activityId, long skuId) {
+        return "/api/v1/reservations/" + reservationId + "?activity_id=" + activityId + "&sku_id=" + skuId;
     }
 
     static UUID parseRequestId(String raw) {

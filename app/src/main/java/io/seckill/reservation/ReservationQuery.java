@@ -1,15 +1,21 @@
 package io.seckill.reservation;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
@@ -38,9 +44,13 @@ class ReservationQuery {
         this.staleAfterMs = props.reservation().projectionStaleAfter().toMillis();
     }
 
+    /** Where the buyer says the reservation is (the status URL of the 202 answer carries it); null when not said. */
+    record Hint(long activityId, long skuId) {
+    }
+
     /** Empty when the reservation does not exist or belongs to someone else. */
-    Optional<Map<String, Object>> find(long userId, UUID reservationId) {
-        Map<String, String> projected = fromRedis(userId, reservationId);
+    Optional<Map<String, Object>> find(long userId, UUID reservationId, Hint hint) {
+        Map<String, String> projected = fromRedis(userId, reservationId, hint);
         if (!projected.isEmpty()) {
             if (!Long.toString(userId).equals(projected.get("user_id"))) {
                 return Optional.empty();
@@ -67,21 +77,45 @@ class ReservationQuery {
         return Optional.empty();
     }
 
-    private Map<String, String> fromRedis(long userId, UUID reservationId) {
+    /**
+     * The reservation's Redis hash, read where it lives: the slot the buyer names, else the one
+     * PostgreSQL knows (one indexed lookup), else - a reservation not yet in PostgreSQL and no hint -
+     * every live SKU's slot in one pipelined round trip.
+     */
+    private Map<String, String> fromRedis(long userId, UUID reservationId, Hint hint) {
         try {
+            SkuSlot slot = hint == null ? null : slot(hint.activityId(), hint.skuId(), userId);
+            if (slot == null) {
+                slot = reservations.target(reservationId)
+                        .map(t -> slot(t.activityId(), t.skuId(), t.userId())).orElse(null);
+            }
+            if (slot != null) {
+                return redis.sync().hgetall(slot.reservation(reservationId.toString()));
+            }
+            List<RedisFuture<Map<String, String>>> reads = new ArrayList<>();
             for (Activity a : registry.live()) {
                 for (Activity.Sku sku : a.skus()) {
-                    SkuSlot slot = SkuSlot.forUser(a.activityId(), sku.skuId(), sku.buckets(), userId);
-                    Map<String, String> h = redis.sync().hgetall(slot.reservation(reservationId.toString()));
-                    if (!h.isEmpty()) {
-                        return h;
-                    }
+                    SkuSlot s = SkuSlot.forUser(a.activityId(), sku.skuId(), sku.buckets(), userId);
+                    reads.add(redis.async().hgetall(s.reservation(reservationId.toString())));
                 }
             }
-        } catch (RedisException e) {
+            for (RedisFuture<Map<String, String>> f : reads) {
+                Map<String, String> h = f.get(2, TimeUnit.SECONDS);
+                if (!h.isEmpty()) {
+                    return h;
+                }
+            }
+        } catch (RedisException | ExecutionException | TimeoutException e) {
             log.warn("reservation.query_redis_failed reservation_id={} error_class={}", reservationId, e.getClass().getName());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         return Map.of();
+    }
+
+    private SkuSlot slot(long activityId, long skuId, long userId) {
+        return registry.find(activityId).map(a -> a.sku(skuId))
+                .map(sku -> SkuSlot.forUser(activityId, skuId, sku.buckets(), userId)).orElse(null);
     }
 
     static String redisState(String status) {
