@@ -273,7 +273,8 @@ public final class BenchCommand implements Callable<Integer> {
     /** {EVALSHA reservations/s, HTTP reservations/s}, both at {@link #concurrency}. */
     private double[] admission(EmbeddedEngines engines) throws Exception {
         Map<String, Object> p = baseProperties(engines);
-        p.put("seckill.roles", "api");
+        // the API and the send path behind it (the rescan too): admission is only real if its messages leave
+        p.put("seckill.roles", "api,send-due-scanner");
         p.putAll(appProperties);
         p.put("server.port", "0");
         p.put("server.address", "127.0.0.1");
@@ -296,6 +297,9 @@ public final class BenchCommand implements Callable<Integer> {
                 evalsha = ExternalLoad.redisBenchmark(redisBenchmark.get(), engines.redisPort(), sha, evalActivity,
                         concurrency, 150_000);
                 System.out.printf("[evalsha] redis-benchmark: %,.0f reservations/s%n", evalsha);
+                // those reservations are Redis writes only, never meant to be sent: the next phase starts clean
+                SkuSlot evalSlot = new SkuSlot(evalActivity, 1, 0, 1);
+                app.getBean(StatefulRedisConnection.class).sync().del(evalSlot.sendDue(), evalSlot.deadlines());
             } else {
                 System.out.println("[evalsha] redis-benchmark not installed (apt-get install redis-tools): JVM client");
                 evalsha = evalshaRun(engines, evalActivity);
@@ -307,12 +311,20 @@ public final class BenchCommand implements Callable<Integer> {
             if (wrk.isPresent()) {
                 List<String> warmupTokens = java.util.stream.IntStream.rangeClosed(1, 150_000).parallel()
                         .mapToObj(u -> Tokens.user(userSecret, 4_000_000L + u, Duration.ofHours(1))).toList();
-                double warm = ExternalLoad.wrk(wrk.get(), url, warmupTokens, concurrency, warmup, engines.home());
-                System.out.printf("[http] warm-up %d s: %,.0f reservations/s%n", warmup, warm);
+                SendPathWatch watch = new SendPathWatch(app);
+                ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk.get(), url, warmupTokens, concurrency, warmup,
+                        engines.home());
+                System.out.printf("[http] warm-up %d s: %,.0f admitted/s of %,.0f answers/s, statuses %s; %s%n", warmup,
+                        warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
                 List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
                         .mapToObj(u -> Tokens.user(userSecret, 3_000_000L + u, Duration.ofHours(1))).toList();
-                http = ExternalLoad.wrk(wrk.get(), url, tokens, concurrency, seconds, engines.home());
-                System.out.printf("[http] wrk: %,.0f reservations/s%n", http);
+                ExternalLoad.WrkResult measured = ExternalLoad.wrk(wrk.get(), url, tokens, concurrency, seconds,
+                        engines.home());
+                http = measured.admittedPerSecond();
+                System.out.printf("[http] wrk: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms;"
+                        + " %s%n", http, measured.requestsPerSecond(), measured.statuses(), measured.p50Millis(),
+                        measured.p99Millis(), watch.sinceLast());
+                watch.close();
             } else {
                 System.out.println("[http] wrk not installed (apt-get install wrk): JVM client, which costs CPU itself");
                 http = httpRun("http://127.0.0.1:" + port, httpActivity);

@@ -91,8 +91,12 @@ public record SeckillProperties(
             @DefaultValue("2s") Duration projectionStaleAfter,
             @DefaultValue("10s") Duration scanLease,
             @DefaultValue("200") int scanBatch,
-            @DefaultValue("200ms") Duration scanInterval) {
+            @DefaultValue("200ms") Duration scanInterval,
+            @DefaultValue("64") int sendBatch,
+            @DefaultValue("32") int sendBatchesInFlight) {
         public Reservation {
+            require(sendBatch >= 1 && sendBatch <= 1000, "seckill.reservation.send-batch", "must be 1..1000");
+            require(sendBatchesInFlight >= 1, "seckill.reservation.send-batches-in-flight", "must be positive");
             require(sendGrace.toMillis() >= 100, "seckill.reservation.send-grace", "must be at least 100ms");
             require(maxInFlightSends >= 1, "seckill.reservation.max-in-flight-sends", "must be positive");
             require(requestMapTtl.toMinutes() >= 1, "seckill.reservation.request-map-ttl", "must be at least 1m");

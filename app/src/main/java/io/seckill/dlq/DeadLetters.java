@@ -73,6 +73,8 @@ public final class DeadLetters implements AutoCloseable {
         reader.setNamesrvAddr(namesrv);
         reader.setInstanceName(MqClients.instanceName("dlq-reader"));
         reader.setAutoCommit(false);
+        // a fresh reader starts at the first letter even if its pull task runs before the seek below
+        reader.setConsumeFromWhere(org.apache.rocketmq.common.consumer.ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         reader.start();
         try {
             Collection<MessageQueue> queues = reader.fetchMessageQueues(topic(group));

@@ -14,9 +14,10 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.worker.PollingWorker;
 
 /**
- * Watches the order consumer's dead-letter queue (design 12.3 "DLQ new: any"): publishes
- * {@code mq_dlq_messages{group}} and logs an ERROR whenever it grows, so every dead letter reaches a
- * human ({@code seckill dlq list|replay}).
+ * Watches the dead-letter queues of both consumer groups (design 12.3 "DLQ new: any"): the order
+ * consumer's and the projection's. Publishes {@code mq_dlq_messages{group}} and logs an ERROR whenever
+ * one grows, so every dead letter reaches a human ({@code seckill dlq list|replay --group G}); a dead
+ * projection event is also repaired by reconciliation, PostgreSQL being the truth.
  */
 @Component
 class DlqWatcher extends PollingWorker {
@@ -24,14 +25,17 @@ class DlqWatcher extends PollingWorker {
     private static final Logger log = LoggerFactory.getLogger(DlqWatcher.class);
 
     private final SeckillProperties props;
-    private final AtomicLong count = new AtomicLong();
+    private final java.util.Map<String, AtomicLong> counts = new java.util.LinkedHashMap<>();
     private DeadLetters dlq;
 
     DlqWatcher(SeckillProperties props, MeterRegistry meters) {
         super("dlq-watch", "dlq.watch", Duration.ofSeconds(5), props, meters);
         this.props = props;
-        Gauge.builder("mq.dlq.messages", count, AtomicLong::get).tag("group", props.mq().orderConsumerGroup())
-                .register(meters);
+        for (String group : java.util.List.of(props.mq().orderConsumerGroup(), props.mq().projectionGroup())) {
+            AtomicLong count = new AtomicLong();
+            counts.put(group, count);
+            Gauge.builder("mq.dlq.messages", count, AtomicLong::get).tag("group", group).register(meters);
+        }
     }
 
     @Override
@@ -43,12 +47,14 @@ class DlqWatcher extends PollingWorker {
         } catch (MQClientException e) {
             throw new IllegalStateException("cannot start the DLQ reader: " + e.getMessage(), e);
         }
-        long now = dlq.count(props.mq().orderConsumerGroup());
-        long before = count.getAndSet(now);
-        if (now > before) {
-            log.error("mq.dlq_grew consumer_group={} dead_letters={} new={}: list them with 'seckill dlq list', re-drive "
-                    + "with 'seckill dlq replay'", props.mq().orderConsumerGroup(), now, now - before);
-        }
+        counts.forEach((group, count) -> {
+            long now = dlq.count(group);
+            long before = count.getAndSet(now);
+            if (now > before) {
+                log.error("mq.dlq_grew consumer_group={} dead_letters={} new={}: list them with 'seckill dlq list --group {}', "
+                        + "re-drive with 'seckill dlq replay --group {}'", group, now, now - before, group, group);
+            }
+        });
         return 0;
     }
 

@@ -18,27 +18,6 @@ import io.seckill.mq.Json;
 public class ReconcileRepository {
 
     /**
-     * Reservations of one SKU last changed before the watermark, with their order and compensation
-     * task, and whether an event about them is still on its way (then the projection may be behind).
-     */
-    private static final String RESERVATIONS = """
-            SELECT r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
-                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id
-            FROM inventory_reservation r
-            LEFT JOIN orders o ON o.order_id = r.order_id
-            LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
-            WHERE r.activity_id = ? AND r.sku_id = ? AND r.reservation_id > ?
-              AND r.updated_at < clock_timestamp() - ?::interval
-              AND (o.updated_at IS NULL OR o.updated_at < clock_timestamp() - ?::interval)
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h
-                              WHERE h.object_id IN (r.reservation_id::text, coalesce(r.order_id::text, '-')))
-              AND NOT EXISTS (SELECT 1 FROM event_outbox e
-                              WHERE e.aggregate_id IN (r.reservation_id, coalesce(r.order_id, r.reservation_id))
-                                AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
-            ORDER BY r.reservation_id
-            LIMIT ?
-            """;
-    /**
      * The change window of one SKU: reservations whose row changed after the cursor (updated_at, id)
      * and before the watermark, in change order (index idx_inventory_reservation_sku_changed).
      */
@@ -138,14 +117,6 @@ public class ReconcileRepository {
     /** One reservation as reconciliation sees it. */
     public record Row(UUID reservationId, long userId, String status, long version, UUID orderId, String orderStatus,
             UUID taskId, String taskStatus, boolean taskLeaseExpired, UUID requestId, UUID messageId) {
-    }
-
-    public List<Row> reservations(long activityId, long skuId, UUID after, Duration watermark, int limit) {
-        String w = interval(watermark);
-        return jdbc.query(RESERVATIONS, (rs, i) -> new Row(rs.getObject(1, UUID.class), rs.getLong(2), rs.getString(3),
-                rs.getLong(4), rs.getObject(5, UUID.class), rs.getString(6), rs.getObject(7, UUID.class), rs.getString(8),
-                rs.getBoolean(9), rs.getObject(10, UUID.class), rs.getObject(11, UUID.class)), activityId, skuId, after, w, w,
-                limit);
     }
 
     /** Where a change window stopped: the last (updated_at, id) judged. */

@@ -186,37 +186,26 @@ public class Reconciler {
         int repairsBefore = done.values().stream().mapToInt(Integer::intValue).sum();
         String key = activityId + ":" + sku.skuId();
         Window window = full ? null : windows.get(key);
-        if (window == null || System.nanoTime() - window.fullAtNanos() > fullPassEvery.toNanos()) {
-            // a full pass: every reservation of the SKU once, in id order; the change windows start where it began
-            ReconcileRepository.Cursor start = repo.windowStart(watermark);
-            UUID after = new UUID(0, 0);
+        long fullAt = window == null ? 0 : window.fullAtNanos();
+        if (window == null || System.nanoTime() - fullAt > fullPassEvery.toNanos()) {
+            // a full pass: every reservation of the SKU from the beginning of time; orders from the watermark on
+            window = new Window(ReconcileRepository.Cursor.START, repo.windowStart(watermark), System.nanoTime());
+            fullAt = window.fullAtNanos();
+        }
+        // reservation rows changed since the cursor, then orders paid or cancelled since theirs
+        ReconcileRepository.Cursor[] cursors = {window.reservations(), window.orders()};
+        for (int kind = 0; kind < 2; kind++) {
             while (true) {
-                List<ReconcileRepository.Row> rows = repo.reservations(activityId, sku.skuId(), after, watermark, PAGE);
-                judge(activityId, sku, rows, done, found);
-                checked += rows.size();
-                if (rows.size() < PAGE) {
+                ReconcileRepository.Page page = repo.changed(kind == 1, activityId, sku.skuId(), cursors[kind], watermark, PAGE);
+                judge(activityId, sku, page.rows(), done, found);
+                checked += page.rows().size();
+                cursors[kind] = page.next();
+                if (page.rows().size() < PAGE) {
                     break;
                 }
-                after = rows.getLast().reservationId();
             }
-            windows.put(key, new Window(start, start, System.nanoTime()));
-        } else {
-            // only what changed since the last run: reservation rows, then orders (paid or cancelled since)
-            ReconcileRepository.Cursor[] cursors = {window.reservations(), window.orders()};
-            for (int kind = 0; kind < 2; kind++) {
-                while (true) {
-                    ReconcileRepository.Page page = repo.changed(kind == 1, activityId, sku.skuId(), cursors[kind], watermark,
-                            PAGE);
-                    judge(activityId, sku, page.rows(), done, found);
-                    checked += page.rows().size();
-                    cursors[kind] = page.next();
-                    if (page.rows().size() < PAGE) {
-                        break;
-                    }
-                }
-            }
-            windows.put(key, new Window(cursors[0], cursors[1], window.fullAtNanos()));
         }
+        windows.put(key, new Window(cursors[0], cursors[1], fullAt));
 
         view = view(activityId, sku.skuId());
         long cross = view.crossSystemDelta();

@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -51,6 +53,27 @@ public final class LuaScript {
             sha = conn.sync().scriptLoad(source);
             return conn.sync().evalsha(sha, ScriptOutputType.MULTI, keys, args);
         }
+    }
+
+    /**
+     * Runs the script without blocking the calling thread (a broker callback, say); a Redis that
+     * lost its script cache is answered by EVAL of the source.
+     */
+    public CompletionStage<List<Object>> runAsync(StatefulRedisConnection<String, String> conn, String[] keys,
+            String... args) {
+        String current = sha;
+        if (current == null) {
+            current = sha = conn.sync().scriptLoad(source);
+        }
+        CompletionStage<List<Object>> first = conn.async().evalsha(current, ScriptOutputType.MULTI, keys, args);
+        return first.exceptionallyCompose(e -> {
+            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof RedisNoScriptException) {
+                sha = null;
+                return conn.async().<List<Object>>eval(source, ScriptOutputType.MULTI, keys, args);
+            }
+            return CompletableFuture.failedStage(cause);
+        });
     }
 
     public static long code(List<Object> reply) {

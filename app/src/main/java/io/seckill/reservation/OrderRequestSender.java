@@ -1,7 +1,13 @@
 package io.seckill.reservation;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
@@ -10,10 +16,13 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
@@ -23,36 +32,56 @@ import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 
 /**
- * Sends ORDER_CREATE_REQUESTED right after admission, asynchronously and with a bound on messages
- * in flight. On SEND_OK the reservation is marked PUBLISHED and leaves send_due. On failure, or
- * when the bound is full, the send_due entry simply stays: the rescan re-sends it later with the
- * same message_id and body.
+ * Sends ORDER_CREATE_REQUESTED right after admission without holding up the answer, and without one
+ * broker round trip per reservation: the request thread only queues the message (bounded); one
+ * dispatcher drains whatever has queued up meanwhile into RocketMQ batch sends (up to
+ * {@code seckill.reservation.send-batch} messages, a bounded number of batches in flight), and a
+ * confirmed batch is marked PUBLISHED in Redis with one script call per slot, asynchronously. A
+ * failed batch, or a message the full queue refused, simply stays in send_due: the rescan re-sends it
+ * later with the same message_id and body (unknown is not failure, design 2.3 rule 2).
  */
 @Component
-public class OrderRequestSender {
+public class OrderRequestSender implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(OrderRequestSender.class);
-    private static final LuaScript MARK_PUBLISHED = LuaScript.load("mark_published");
+    private static final LuaScript MARK_PUBLISHED_MANY = LuaScript.load("mark_published_many");
     public static final String RETRY_COUNT_PROPERTY = "retry_count";
+    /** RocketMQ's own bound on one batch's body (4 MiB) with room to spare. */
+    private static final int MAX_BATCH_BYTES = 1 << 20;
+
+    private record Pending(OrderCreateRequested body, SkuSlot slot, Message message) {
+    }
 
     private final DefaultMQProducer producer;
     private final StatefulRedisConnection<String, String> redis;
     private final String topic;
-    private final Semaphore inFlight;
+    private final long sendTimeoutMs;
+    private final int batchMax;
+    private final BlockingQueue<Pending> queue;
+    private final Semaphore batchesInFlight;
     private final Counter sendOk;
     private final Counter sendFailed;
     private final Counter deferred;
+    private final DistributionSummary batchSize;
     private final LogThrottle failureLog = new LogThrottle(java.time.Duration.ofSeconds(1));
+    private volatile boolean running;
+    private Thread dispatcher;
 
     OrderRequestSender(DefaultMQProducer producer, StatefulRedisConnection<String, String> redis, SeckillProperties props,
             MeterRegistry meters) {
         this.producer = producer;
         this.redis = redis;
         this.topic = props.mq().orderRequestTopic();
-        this.inFlight = new Semaphore(props.reservation().maxInFlightSends());
+        this.sendTimeoutMs = props.mq().sendTimeout().toMillis();
+        this.batchMax = props.reservation().sendBatch();
+        this.queue = new ArrayBlockingQueue<>(props.reservation().maxInFlightSends());
+        this.batchesInFlight = new Semaphore(props.reservation().sendBatchesInFlight());
         this.sendOk = meters.counter("reservation.send", "result", "ok");
         this.sendFailed = meters.counter("reservation.send", "result", "failed");
         this.deferred = meters.counter("reservation.send", "result", "deferred");
+        this.batchSize = DistributionSummary.builder("reservation.send.batch.size")
+                .description("Order messages carried by one broker send").register(meters);
+        Gauge.builder("reservation.send.queued", queue, BlockingQueue::size).register(meters);
     }
 
     /** The message for a reservation: key = reservation id, body immutable, retry count as metadata. */
@@ -63,60 +92,173 @@ public class OrderRequestSender {
         return m;
     }
 
+    /** Queues the first send of a reservation; never blocks the request thread. */
     void send(OrderCreateRequested body, SkuSlot slot) {
-        if (!inFlight.tryAcquire()) {
+        if (!running || !queue.offer(new Pending(body, slot, message(topic, body, 0)))) {
             deferred.increment();
             log.debug("reservation.mq_send_deferred reservation_id={} message_id={}", body.reservationId(), body.messageId());
-            return;
         }
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        dispatcher = Thread.ofPlatform().name("order-request-sender").daemon().start(this::dispatch);
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (dispatcher != null) {
+            dispatcher.interrupt();
+            try {
+                dispatcher.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Before the workers and the web server stop, after the producer is up. */
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 200;
+    }
+
+    /** Takes what has queued up (at least one), sends it as batches; a failure never ends the loop. */
+    private void dispatch() {
+        List<Pending> drained = new ArrayList<>(batchMax);
+        while (running) {
+            try {
+                Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                drained.add(first);
+                queue.drainTo(drained, batchMax - 1);
+                for (List<Pending> batch : split(drained)) {
+                    batchesInFlight.acquire();
+                    sendBatch(batch);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                // the drained messages stay in send_due and are re-sent by the rescan
+                failed(drained, e.getClass().getName() + ": " + e.getMessage());
+            } finally {
+                drained.clear();
+            }
+        }
+    }
+
+    /** Batches under the broker's size bound. */
+    private static List<List<Pending>> split(List<Pending> drained) {
+        List<List<Pending>> out = new ArrayList<>();
+        List<Pending> current = new ArrayList<>();
+        int bytes = 0;
+        for (Pending p : drained) {
+            int size = p.message().getBody().length + 512;
+            if (!current.isEmpty() && bytes + size > MAX_BATCH_BYTES) {
+                out.add(current);
+                current = new ArrayList<>();
+                bytes = 0;
+            }
+            current.add(p);
+            bytes += size;
+        }
+        if (!current.isEmpty()) {
+            out.add(current);
+        }
+        return out;
+    }
+
+    private void sendBatch(List<Pending> batch) {
+        List<Pending> sent = List.copyOf(batch);
+        List<Message> messages = new ArrayList<>(sent.size());
+        sent.forEach(p -> messages.add(p.message()));
+        batchSize.record(sent.size());
         try {
-            producer.send(message(topic, body, 0), new SendCallback() {
+            SendCallback callback = new SendCallback() {
                 @Override
                 public void onSuccess(SendResult result) {
-                    inFlight.release();
+                    batchesInFlight.release();
                     if (result.getSendStatus() == SendStatus.SEND_OK) {
-                        sendOk.increment();
-                        markPublished(body, slot);
+                        sendOk.increment(sent.size());
+                        markPublished(sent);
                     } else {
-                        failed(body, "send status " + result.getSendStatus());
+                        failed(sent, "send status " + result.getSendStatus());
                     }
                 }
 
                 @Override
                 public void onException(Throwable e) {
-                    inFlight.release();
-                    failed(body, e.getClass().getName() + ": " + e.getMessage());
+                    batchesInFlight.release();
+                    failed(sent, e.getClass().getName() + ": " + e.getMessage());
                 }
-            });
+            };
+            if (messages.size() == 1) {
+                producer.send(messages.getFirst(), callback, sendTimeoutMs);
+            } else {
+                producer.send(messages, callback, sendTimeoutMs);
+            }
         } catch (Exception e) {
-            inFlight.release();
-            failed(body, e.getClass().getName() + ": " + e.getMessage());
+            batchesInFlight.release();
+            failed(sent, e.getClass().getName() + ": " + e.getMessage());
         }
     }
 
-    /** Unknown, not failed (design 2.3 rule 2): the send_due entry stays and the rescan re-sends the same id. */
-    private void failed(OrderCreateRequested body, String error) {
-        sendFailed.increment();
+    /** Unknown, not failed (design 2.3 rule 2): the send_due entries stay and the rescan re-sends the same ids. */
+    private void failed(List<Pending> batch, String error) {
+        sendFailed.increment(batch.size());
         long suppressed = failureLog.tryAcquire();
         if (suppressed >= 0) {
-            log.warn("reservation.mq_send_unknown reservation_id={} message_id={} suppressed_since_last={}: {}",
-                    body.reservationId(), body.messageId(), suppressed, error);
+            log.warn("reservation.mq_send_unknown messages={} first_reservation_id={} suppressed_since_last={}: {}",
+                    batch.size(), batch.isEmpty() ? null : batch.getFirst().body().reservationId(), suppressed, error);
         }
     }
 
-    private void markPublished(OrderCreateRequested body, SkuSlot slot) {
-        String rid = body.reservationId().toString();
+    /** One script call per slot of the batch, without blocking the broker's callback thread. */
+    private void markPublished(List<Pending> batch) {
         try {
             Failpoints.hit(Failpoints.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
-            List<Object> r = MARK_PUBLISHED.run(redis, new String[] {slot.reservation(rid), slot.sendDue()}, rid, "");
-            if (LuaScript.code(r) < 0) {
-                log.warn("reservation.mark_published_refused reservation_id={} message_id={} result={}", rid,
-                        body.messageId(), LuaScript.text(r, 1));
-            }
         } catch (RuntimeException e) {
-            // The entry stays in send_due; the rescan re-sends with the same message_id (a harmless duplicate).
-            log.warn("reservation.mark_published_failed reservation_id={} message_id={} error_class={}: {}", rid,
-                    body.messageId(), e.getClass().getName(), e.getMessage());
+            log.warn("reservation.mark_published_failed messages={} error_class={}: {}", batch.size(), e.getClass().getName(),
+                    e.getMessage());
+            return;
+        }
+        Map<String, List<Pending>> bySlot = new LinkedHashMap<>();
+        for (Pending p : batch) {
+            bySlot.computeIfAbsent(p.slot().tag(), k -> new ArrayList<>()).add(p);
+        }
+        for (List<Pending> group : bySlot.values()) {
+            SkuSlot slot = group.getFirst().slot();
+            String[] keys = new String[group.size() + 1];
+            String[] ids = new String[group.size()];
+            keys[0] = slot.sendDue();
+            for (int i = 0; i < group.size(); i++) {
+                ids[i] = group.get(i).body().reservationId().toString();
+                keys[i + 1] = slot.reservation(ids[i]);
+            }
+            try {
+                MARK_PUBLISHED_MANY.runAsync(redis, keys, ids).whenComplete((r, e) -> {
+                    if (e != null) {
+                        // the entries stay in send_due; the rescan re-sends with the same message_id (a harmless duplicate)
+                        log.warn("reservation.mark_published_failed slot={} messages={} error_class={}: {}", slot.tag(),
+                                group.size(), e.getClass().getName(), e.getMessage());
+                    } else if (((Number) r.get(2)).longValue() > 0) {
+                        log.warn("reservation.mark_published_missing slot={} missing={}", slot.tag(), r.get(2));
+                    }
+                });
+            } catch (RuntimeException e) {
+                log.warn("reservation.mark_published_failed slot={} messages={} error_class={}: {}", slot.tag(), group.size(),
+                        e.getClass().getName(), e.getMessage());
+            }
         }
     }
 }

@@ -1,0 +1,68 @@
+package io.seckill.bench;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.context.ApplicationContext;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.reservation.AdmissionBreaker;
+
+/**
+ * Watches the send path while the bench drives admission: the entry breaker's pauses, the oldest
+ * reservation not yet on the broker (sampled every 250 ms), how many rode in one broker send.
+ */
+final class SendPathWatch implements AutoCloseable {
+
+    private final AdmissionBreaker breaker;
+    private final MeterRegistry meters;
+    private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+    private final AtomicLong maxOldestMs = new AtomicLong();
+    private long trips;
+    private double sent;
+    private double batches;
+
+    SendPathWatch(ApplicationContext app) {
+        this.breaker = app.getBean(AdmissionBreaker.class);
+        this.meters = app.getBean(MeterRegistry.class);
+        this.trips = breaker.trips();
+        this.sent = batchSum();
+        this.batches = batchCount();
+        sampler.scheduleAtFixedRate(() -> {
+            var g = meters.find("reservation.send.oldest.age.seconds").gauge();
+            if (g != null) {
+                maxOldestMs.accumulateAndGet((long) (g.value() * 1000), Math::max);
+            }
+        }, 0, 250, TimeUnit.MILLISECONDS);
+    }
+
+    /** What happened since the last call. */
+    String sinceLast() {
+        long t = breaker.trips();
+        double s = batchSum();
+        double b = batchCount();
+        String out = String.format("send path: breaker paused %d times, oldest unsent max %.1f s, %.1f messages per broker send",
+                t - trips, maxOldestMs.getAndSet(0) / 1000.0, b == batches ? 0 : (s - sent) / (b - batches));
+        trips = t;
+        sent = s;
+        batches = b;
+        return out;
+    }
+
+    private double batchSum() {
+        var d = meters.find("reservation.send.batch.size").summary();
+        return d == null ? 0 : d.totalAmount();
+    }
+
+    private double batchCount() {
+        var d = meters.find("reservation.send.batch.size").summary();
+        return d == null ? 0 : d.count();
+    }
+
+    @Override
+    public void close() {
+        sampler.shutdownNow();
+    }
+}
