@@ -1,11 +1,11 @@
 package io.seckill.dlq;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 
-import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.PullResult;
+import org.apache.rocketmq.client.consumer.PullStatus;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -63,33 +63,43 @@ public final class DeadLetters implements AutoCloseable {
         return total;
     }
 
-    /** Up to {@code max} dead letters, oldest first per queue. */
+    /**
+     * Up to {@code max} dead letters, oldest first per queue. Read with explicit pulls from each
+     * queue's first to its last offset: deterministic, unlike a lite pull consumer whose background
+     * pull may not have fetched anything when the read gives up. The pull consumer is the client's
+     * deprecated API; it is the one that reads a queue by offset without a subscription.
+     */
+    @SuppressWarnings("deprecation")
     public List<Letter> list(String group, int max) throws MQClientException {
         List<Letter> out = new ArrayList<>();
         if (count(group) == 0) {
             return out;
         }
-        DefaultLitePullConsumer reader = new DefaultLitePullConsumer("seckill-dlq-reader-" + UUID.randomUUID());
+        org.apache.rocketmq.client.consumer.DefaultMQPullConsumer reader =
+                new org.apache.rocketmq.client.consumer.DefaultMQPullConsumer("seckill-dlq-reader-" + UUID.randomUUID());
         reader.setNamesrvAddr(namesrv);
         reader.setInstanceName(MqClients.instanceName("dlq-reader"));
-        reader.setAutoCommit(false);
-        // a fresh reader starts at the first letter even if its pull task runs before the seek below
-        reader.setConsumeFromWhere(org.apache.rocketmq.common.consumer.ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         reader.start();
         try {
-            Collection<MessageQueue> queues = reader.fetchMessageQueues(topic(group));
-            reader.assign(queues);
-            for (MessageQueue q : queues) {
-                reader.seekToBegin(q);
-            }
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (out.size() < max && System.nanoTime() < deadline && out.size() < count(group)) {
-                for (MessageExt m : reader.poll(500)) {
-                    if (out.size() < max) {
-                        out.add(letter(m));
+            for (MessageQueue q : reader.fetchSubscribeMessageQueues(topic(group))) {
+                long offset = reader.minOffset(q);
+                long end = reader.maxOffset(q);
+                while (offset < end && out.size() < max) {
+                    PullResult r = reader.pull(q, "*", offset, Math.min(32, max - out.size()), 5_000);
+                    if (r.getPullStatus() != PullStatus.FOUND) {
+                        break;
                     }
+                    r.getMsgFoundList().forEach(m -> out.add(letter(m)));
+                    offset = r.getNextBeginOffset();
                 }
             }
+        } catch (MQClientException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted reading " + topic(group), e);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read " + topic(group) + ": " + e.getMessage(), e);
         } finally {
             reader.shutdown();
         }

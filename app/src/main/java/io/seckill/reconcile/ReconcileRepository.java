@@ -31,11 +31,12 @@ public class ReconcileRepository {
             WHERE r.activity_id = ? AND r.sku_id = ? AND (r.updated_at, r.reservation_id) > (?, ?)
               AND r.updated_at < clock_timestamp() - ?::interval
               AND (o.updated_at IS NULL OR o.updated_at < clock_timestamp() - ?::interval)
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h
-                              WHERE h.object_id IN (r.reservation_id::text, coalesce(r.order_id::text, '-')))
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.order_id::text)
               AND NOT EXISTS (SELECT 1 FROM event_outbox e
-                              WHERE e.aggregate_id IN (r.reservation_id, coalesce(r.order_id, r.reservation_id))
-                                AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+                              WHERE e.aggregate_id = r.reservation_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+              AND NOT EXISTS (SELECT 1 FROM event_outbox e
+                              WHERE e.aggregate_id = r.order_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
             ORDER BY r.updated_at, r.reservation_id
             LIMIT ?
             """;
@@ -50,10 +51,12 @@ public class ReconcileRepository {
             WHERE o.activity_id = ? AND o.sku_id = ? AND (o.updated_at, o.order_id) > (?, ?)
               AND o.updated_at < clock_timestamp() - ?::interval
               AND r.updated_at < clock_timestamp() - ?::interval
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id IN (r.reservation_id::text, o.order_id::text))
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = o.order_id::text)
               AND NOT EXISTS (SELECT 1 FROM event_outbox e
-                              WHERE e.aggregate_id IN (r.reservation_id, o.order_id)
-                                AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+                              WHERE e.aggregate_id = r.reservation_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+              AND NOT EXISTS (SELECT 1 FROM event_outbox e
+                              WHERE e.aggregate_id = o.order_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
             ORDER BY o.updated_at, o.order_id
             LIMIT ?
             """;
