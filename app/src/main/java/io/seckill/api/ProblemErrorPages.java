@@ -62,6 +62,12 @@ final class ProblemErrorPages {
             Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
             int status = code instanceof Integer i ? i : HttpStatus.INTERNAL_SERVER_ERROR.value();
             Object message = request.getAttribute(RequestDispatcher.ERROR_MESSAGE);
+            if (status >= 500) {
+                Object failure = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+                org.slf4j.LoggerFactory.getLogger(ProblemErrorPages.class).error("request failed before the application "
+                        + "uri={} error={}", request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI), message,
+                        failure instanceof Throwable t ? t : null);
+            }
             String detail = message instanceof String m && !m.isBlank() ? m : "the request was refused (" + status + ")";
             return ResponseEntity.status(status).contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON)
                     .body(Problems.problem(HttpStatusCode.valueOf(status), Problems.codeFor(status), detail));

@@ -58,7 +58,9 @@ class BadRequestPropertyIT extends IntegrationTest {
                 .build();
         List<String> failures = new ArrayList<>();
         Map<Integer, Integer> statuses = new java.util.TreeMap<>();
-        long seed = Long.getLong("seckill.property.seed", System.nanoTime());
+        // a fixed seed keeps the default suite deterministic; -Dseckill.property.seed=random explores new inputs
+        String given = System.getProperty("seckill.property.seed", "20261201");
+        long seed = "random".equals(given) ? System.nanoTime() : Long.parseLong(given);
         java.util.Random random = new java.util.Random(seed);
         Gen<Request> requests = requests();
         java.util.stream.Stream.generate(() -> requests.next(random)).limit(REQUESTS).forEach(r -> {
