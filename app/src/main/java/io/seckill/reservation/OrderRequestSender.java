@@ -16,7 +16,6 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -30,6 +29,7 @@ import io.seckill.metrics.LogThrottle;
 import io.seckill.mq.Json;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.worker.PollingWorker;
 
 /**
  * Sends ORDER_CREATE_REQUESTED right after admission without holding up the answer, and without one
@@ -41,7 +41,7 @@ import io.seckill.redis.SkuSlot;
  * later with the same message_id and body (unknown is not failure, design 2.3 rule 2).
  */
 @Component
-public class OrderRequestSender implements SmartLifecycle {
+public class OrderRequestSender extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(OrderRequestSender.class);
     private static final LuaScript MARK_PUBLISHED_MANY = LuaScript.load("mark_published_many");
@@ -64,11 +64,10 @@ public class OrderRequestSender implements SmartLifecycle {
     private final Counter deferred;
     private final DistributionSummary batchSize;
     private final LogThrottle failureLog = new LogThrottle(java.time.Duration.ofSeconds(1));
-    private volatile boolean running;
-    private Thread dispatcher;
 
     OrderRequestSender(DefaultMQProducer producer, StatefulRedisConnection<String, String> redis, SeckillProperties props,
             MeterRegistry meters) {
+        super("api", "reservation.sender", java.time.Duration.ZERO, props, meters);
         this.producer = producer;
         this.redis = redis;
         this.topic = props.mq().orderRequestTopic();
@@ -94,66 +93,43 @@ public class OrderRequestSender implements SmartLifecycle {
 
     /** Queues the first send of a reservation; never blocks the request thread. */
     void send(OrderCreateRequested body, SkuSlot slot) {
-        if (!running || !queue.offer(new Pending(body, slot, message(topic, body, 0)))) {
+        if (!isRunning() || !queue.offer(new Pending(body, slot, message(topic, body, 0)))) {
             deferred.increment();
             log.debug("reservation.mq_send_deferred reservation_id={} message_id={}", body.reservationId(), body.messageId());
         }
     }
 
     @Override
-    public void start() {
-        running = true;
-        dispatcher = Thread.ofPlatform().name("order-request-sender").daemon().start(this::dispatch);
+    protected String threadName() {
+        return "order-request-sender";
     }
 
+    /**
+     * One pass of the dispatcher: takes what has queued up (waiting briefly for the first message) and
+     * sends it as batches; returns how many messages it sent off (0 = idle).
+     */
     @Override
-    public void stop() {
-        running = false;
-        if (dispatcher != null) {
-            dispatcher.interrupt();
-            try {
-                dispatcher.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    /** Before the workers and the web server stop, after the producer is up. */
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 200;
-    }
-
-    /** Takes what has queued up (at least one), sends it as batches; a failure never ends the loop. */
-    private void dispatch() {
+    protected int runPass() {
         List<Pending> drained = new ArrayList<>(batchMax);
-        while (running) {
-            try {
-                Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                drained.add(first);
-                queue.drainTo(drained, batchMax - 1);
-                for (List<Pending> batch : split(drained)) {
-                    batchesInFlight.acquire();
-                    sendBatch(batch);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                // the drained messages stay in send_due and are re-sent by the rescan
-                failed(drained, e.getClass().getName() + ": " + e.getMessage());
-            } finally {
-                drained.clear();
+        try {
+            Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
+            if (first == null) {
+                return 0;
             }
+            drained.add(first);
+            queue.drainTo(drained, batchMax - 1);
+            for (List<Pending> batch : split(drained)) {
+                batchesInFlight.acquire();
+                sendBatch(batch);
+            }
+            return drained.size();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        } catch (RuntimeException e) {
+            // the drained messages stay in send_due and are re-sent by the rescan
+            failed(drained, e.getClass().getName() + ": " + e.getMessage());
+            throw e;
         }
     }
 

@@ -35,6 +35,11 @@ public abstract class PollingWorker implements SmartLifecycle {
         this.meters = meters;
     }
 
+    /** The worker thread's name (in every log line it writes): the role by default. */
+    protected String threadName() {
+        return role;
+    }
+
     /** One pass; returns how much it did (0 = idle). */
     protected abstract int runPass();
 
@@ -44,7 +49,7 @@ public abstract class PollingWorker implements SmartLifecycle {
             return;
         }
         running = true;
-        thread = Thread.ofPlatform().name(role).daemon().start(this::loop);
+        thread = Thread.ofPlatform().name(threadName()).daemon().start(this::loop);
     }
 
     private void loop() {

@@ -81,6 +81,27 @@ class OutboxRelayIT extends IntegrationTest {
         assertThat(status(recent)).isEqualTo("SENT");
     }
 
+    @Test
+    @DisplayName("a poison event (a body the broker can never take) beside a healthy one: the healthy one is sent, the "
+            + "poison one stays RETRY - never MANUAL - and past the bound is an anomaly with a metric")
+    void poisonEventBesideHealthyOne() throws Exception {
+        UUID poison = UUID.randomUUID();
+        UUID healthy = UUID.randomUUID();
+        jdbc.update("""
+                INSERT INTO event_outbox (event_id, aggregate_type, aggregate_id, event_type, schema_version, message_key, payload)
+                VALUES (?, 'TEST', ?, 'TEST_EVENT', 1, 'k', jsonb_build_object('x', repeat('a', 5000000)))""", poison, poison);
+        jdbc.update(INSERT, healthy, healthy, "PENDING", 0, null, "0 seconds", "0 seconds");
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(status(healthy)));
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM reconcile_anomaly "
+                    + "WHERE anomaly_type = 'OUTBOX_SEND_STALLED' AND object_id = ? AND status = 'OPEN'", poison.toString()) == 1);
+            assertThat(status(poison)).isIn("RETRY", "SENDING");
+            assertThat(client().getText("/actuator/prometheus")).contains("work_stalled_total{type=\"OUTBOX_SEND_STALLED\"");
+        } finally {
+            jdbc.update("DELETE FROM event_outbox WHERE event_id IN (?, ?)", poison, healthy);
+        }
+    }
+
     private String status(UUID id) {
         return jdbc.query("SELECT status FROM event_outbox WHERE event_id = ?", rs -> rs.next() ? rs.getString(1) : null, id);
     }

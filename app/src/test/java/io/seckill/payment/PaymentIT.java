@@ -228,6 +228,39 @@ class PaymentIT extends PaymentTestBase {
     }
 
     @Test
+    @DisplayName("one expired order that cannot be cancelled beside a healthy one: the healthy one is cancelled, the poison "
+            + "one stays CANCEL_PENDING with backoff and is an anomaly past the bound; once it can be, it is cancelled too")
+    void poisonCancelBesideHealthyOne() throws Exception {
+        long activityId = openSale(3, 3);
+        UUID healthy = placeOrder(activityId, 1, 51);
+        UUID poison = placeOrder(activityId, 2, 52);
+        awaitSettled(activityId, 2);
+        // PostgreSQL says SKU 2 has no occupied unit to release: the final cancel of the poison order must fail
+        jdbc.update("UPDATE sku_inventory SET occupied_stock = occupied_stock - 1, available_stock = available_stock + 1 "
+                + "WHERE activity_id = ? AND sku_id = 2", activityId);
+        expire(healthy);
+        expire(poison);
+        try {
+            for (int attempt = 0; attempt < 2; attempt++) {
+                jdbc.update("UPDATE orders SET cancel_next_at = clock_timestamp() WHERE order_id = ?", poison);
+                worker.runOnce("poison-canceller");
+            }
+            assertThat(orderStatus(healthy)).isEqualTo("CANCELLED");
+            assertThat(orderStatus(poison)).isEqualTo("CANCEL_PENDING");
+            assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'CANCEL_STALLED' AND object_id = ? "
+                    + "AND status = 'OPEN'", poison.toString())).isEqualTo(1);
+        } finally {
+            jdbc.update("UPDATE sku_inventory SET occupied_stock = occupied_stock + 1, available_stock = available_stock - 1 "
+                    + "WHERE activity_id = ? AND sku_id = 2", activityId);
+        }
+        jdbc.update("UPDATE orders SET cancel_next_at = clock_timestamp() WHERE order_id = ?", poison);
+        worker.runOnce("poison-canceller");
+        assertThat(orderStatus(poison)).isEqualTo("CANCELLED");
+        awaitSettled(activityId, 2);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
     @DisplayName("the buyer cancels an unpaid order: released once, cancel is repeatable, paying it afterwards is refused")
     void buyerCancels() throws Exception {
         long activityId = openSale(3);

@@ -75,6 +75,34 @@ class ReconcileIT extends PaymentTestBase {
     }
 
     @Test
+    @DisplayName("one reservation whose rule fails (its Redis key unreadable) does not end the run: counted, and the "
+            + "healthy one beside it is still repaired")
+    void poisonReservationBesideHealthyOne() throws Exception {
+        long activityId = openSale(3);
+        String slot = "seckill:{" + activityId + ":1}:";
+        UUID poisonOrder = placeOrder(activityId, 1, 11);
+        UUID healthyOrder = placeOrder(activityId, 1, 12);
+        awaitSettled(activityId, 2);
+        UUID poison = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, poisonOrder);
+        UUID healthy = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, healthyOrder);
+        Map<String, String> saved = redis.sync().hgetall(slot + "reservation:" + poison);
+        redis.sync().del(slot + "reservation:" + poison);
+        redis.sync().set(slot + "reservation:" + poison, "not a hash");
+        redis.sync().hset(slot + "reservation:" + healthy, "status", "RESERVED");
+        redis.sync().hincrby(slot + "counter", "committed", -1);
+        redis.sync().hincrby(slot + "counter", "open_reserved", 1);
+
+        Reconciler.Report r = reconciler.run(activityId, NOW);
+
+        assertThat(r.repairs()).containsEntry("RULE_FAILED", 1).containsEntry("REBUILD_ORDER_PROJECTION", 1);
+        assertThat(redis.sync().hget(slot + "reservation:" + healthy, "status")).isEqualTo("ORDER_CREATED");
+        redis.sync().del(slot + "reservation:" + poison);
+        redis.sync().hset(slot + "reservation:" + poison, saved);
+        assertThat(reconciler.run(activityId, NOW).repairs()).doesNotContainKey("RULE_FAILED");
+        assertInvariants(activityId, true);
+    }
+
+    @Test
     @DisplayName("fault #20: two reconcilers at once over the same anomalies -> one repair each, one effect")
     void twoReconcilersAtOnce() throws Exception {
         Sale s = sale();
