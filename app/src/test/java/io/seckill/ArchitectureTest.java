@@ -36,4 +36,11 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().haveFullyQualifiedName("org.springframework.jdbc.core.JdbcTemplate")
                 .check(CLASSES);
     }
+
+    @Test
+    @DisplayName("no package cycles between features")
+    void noCycles() {
+        com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices().matching("io.seckill.(*)..")
+                .should().beFreeOfCycles().check(CLASSES);
+    }
 }
