@@ -294,9 +294,15 @@ public final class BenchCommand implements Callable<Integer> {
             if (redisBenchmark.isPresent()) {
                 String sha = app.getBean(StatefulRedisConnection.class).sync().scriptLoad(LuaScript.load("reserve").source())
                         .toString();
+                java.util.Optional<Long> redisPid = CpuMeter.redisPid(engines.redisPort());
+                long redisCpu0 = redisPid.map(CpuMeter::processNanos).orElse(-1L);
+                int evalRequests = 150_000;
                 evalsha = ExternalLoad.redisBenchmark(redisBenchmark.get(), engines.redisPort(), sha, evalActivity,
-                        concurrency, 150_000);
-                System.out.printf("[evalsha] redis-benchmark: %,.0f reservations/s%n", evalsha);
+                        concurrency, evalRequests);
+                long redisCpu1 = redisPid.map(CpuMeter::processNanos).orElse(-1L);
+                System.out.printf("[evalsha] redis-benchmark: %,.0f reservations/s; redis-server CPU per EVALSHA: %s%n", evalsha,
+                        redisCpu0 < 0 || redisCpu1 < 0 ? "not measured" : String.format("%.1f us",
+                                (redisCpu1 - redisCpu0) / 1000.0 / evalRequests));
                 // those reservations are Redis writes only, never meant to be sent: the next phase starts clean
                 SkuSlot evalSlot = new SkuSlot(evalActivity, 1, 0, 1);
                 app.getBean(StatefulRedisConnection.class).sync().del(evalSlot.sendDue(), evalSlot.deadlines());
@@ -318,9 +324,14 @@ public final class BenchCommand implements Callable<Integer> {
                         warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
                 List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
                         .mapToObj(u -> Tokens.user(userSecret, 3_000_000L + u, Duration.ofHours(1))).toList();
+                long cpu0 = CpuMeter.selfNanos();
                 ExternalLoad.WrkResult measured = ExternalLoad.wrk(wrk.get(), url, tokens, concurrency, seconds,
                         engines.home());
+                long cpu1 = CpuMeter.selfNanos();
                 http = measured.admittedPerSecond();
+                System.out.printf("[http] application CPU per answer: %.0f us (%d answers, %.1f CPU-seconds in %d s)%n",
+                        (cpu1 - cpu0) / 1000.0 / Math.max(1, measured.answers()), measured.answers(), (cpu1 - cpu0) / 1e9,
+                        seconds);
                 System.out.printf("[http] wrk: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms;"
                         + " %s%n", http, measured.requestsPerSecond(), measured.statuses(), measured.p50Millis(),
                         measured.p99Millis(), watch.sinceLast());

@@ -51,6 +51,10 @@ final class ExternalLoad {
     /** What wrk measured: all answers per second, the 202s per second, every status seen, latency. */
     record WrkResult(double requestsPerSecond, double admittedPerSecond, java.util.Map<Integer, Long> statuses,
             double p50Millis, double p99Millis) {
+        long answers() {
+            return statuses.values().stream().mapToLong(Long::longValue).sum();
+        }
+
         long refused() {
             return statuses.entrySet().stream().filter(e -> e.getKey() != 202).mapToLong(java.util.Map.Entry::getValue).sum();
         }

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.demo.SaleClient;
+import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
 
@@ -39,6 +41,14 @@ class LongOutageIT extends IntegrationTest {
 
     @Autowired
     CompensationWorker compensation;
+    @Autowired
+    AdmissionBreaker breaker;
+
+    /** Each outage starts from a pipeline at rest: the entry breaker closed (another test may have tripped it). */
+    @BeforeEach
+    void atRest() {
+        Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> !breaker.isOpen());
+    }
 
     @Test
     @DisplayName("a 5-minute Redis stop with compensations in flight: admission fails closed, tasks retry without going "
@@ -138,6 +148,8 @@ class LongOutageIT extends IntegrationTest {
                     && count("SELECT count(*) FROM event_outbox e JOIN orders o ON o.order_id = e.aggregate_id "
                             + "WHERE o.activity_id = ? AND e.status <> 'SENT'", activityId) == 0);
             awaitSettled(activityId, 10 + queued.size());
+            String slot = "seckill:{" + activityId + ":1}:";
+            Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> redis.sync().zcard(slot + "send_due") == 0);
         } finally {
             worker.shutdownNow();
             worker.awaitTermination(30, TimeUnit.SECONDS);
