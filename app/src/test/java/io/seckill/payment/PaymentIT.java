@@ -261,6 +261,41 @@ class PaymentIT extends PaymentTestBase {
     }
 
     @Test
+    @DisplayName("a refund the channel cannot make (it has no such payment) beside a healthy one: the healthy one is "
+            + "refunded, the poison one stays REFUNDING with backoff and is an anomaly past the bound")
+    void poisonRefundBesideHealthyOne() throws Exception {
+        long activityId = openSale(3);
+        UUID order = placeOrder(activityId, 1, 61);
+        UUID payment = startPayment(61, order);
+        expire(order);
+        worker.runOnce("canceller-61");
+        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        sim.knobs(new PaySim.Knobs(1, 0, true, 0, 0));
+        assertThat(sim.pay(payment, false)).isTrue();
+        assertThat(deliverCallback(payment).body()).contains("REFUNDING");
+        UUID poison = UUID.randomUUID();
+        jdbc.update("""
+                INSERT INTO payment_record (payment_id, order_id, provider, provider_transaction_id, amount, status, paid_at,
+                                            refund_status, refund_id, refund_next_at)
+                VALUES (?, ?, 'paysim', ?, 10.50, 'SUCCESS', clock_timestamp(), 'REFUNDING', ?, clock_timestamp())""",
+                poison, order, "unknown-to-the-channel-" + poison, UUID.randomUUID());
+        try {
+            for (int attempt = 0; attempt < 2; attempt++) {
+                jdbc.update("UPDATE payment_record SET refund_next_at = clock_timestamp() WHERE payment_id = ?", poison);
+                worker.refunds("refunder-61");
+            }
+            assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class,
+                    payment)).isEqualTo("REFUNDED");
+            assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class,
+                    poison)).isEqualTo("REFUNDING");
+            assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REFUND_STALLED' AND object_id = ? "
+                    + "AND status = 'OPEN'", poison.toString())).isEqualTo(1);
+        } finally {
+            jdbc.update("DELETE FROM payment_record WHERE payment_id = ?", poison);
+        }
+    }
+
+    @Test
     @DisplayName("the buyer cancels an unpaid order: released once, cancel is repeatable, paying it afterwards is refused")
     void buyerCancels() throws Exception {
         long activityId = openSale(3);
