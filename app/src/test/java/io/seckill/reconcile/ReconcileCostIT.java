@@ -98,10 +98,13 @@ class ReconcileCostIT extends IntegrationTest {
         Object[] window = {1L, 1L, java.sql.Timestamp.from(java.time.Instant.EPOCH), new UUID(0, 0), "1 second", "1 second",
                 1000};
         String id = UUID.randomUUID().toString();
+        // the walk and the task join use their indexes; the pending-outbox and hold anti-joins are index probes or scans
+        // of a partial index of pending rows only (which one PostgreSQL picks depends on its statistics) - never a
+        // sequential scan of a table
         assertThat(plan(changedReservations, window)).contains("idx_inventory_reservation_sku_changed")
-                .contains("idx_compensation_task_reservation").contains("idx_event_outbox_aggregate_pending")
-                .contains("idx_manual_hold_object");
-        assertThat(plan(changedOrders, window)).contains("idx_orders_sku_changed");
+                .contains("idx_compensation_task_reservation").containsPattern("idx_event_outbox_(aggregate_pending|dispatch)")
+                .doesNotContain("Seq Scan");
+        assertThat(plan(changedOrders, window)).contains("idx_orders_sku_changed").doesNotContain("Seq Scan");
         assertThat(plan(resolve, id, id, id, id, id, id, id, "tx", id)).contains("idx_inventory_reservation_request")
                 .contains("idx_inventory_reservation_order").contains("idx_payment_record_provider_transaction")
                 .doesNotContain("Seq Scan on inventory_reservation");
