@@ -59,9 +59,8 @@ class DeadlineIT extends IntegrationTest {
         Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "delay:4000*1");
         try {
             rid = (String) reserve(152, activityId, 1).body().get("reservation_id");
-            Awaitility.await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
-            assertThat(count("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ?::uuid", rid))
-                    .as("still held by the consumer").isZero();
+            Awaitility.await("still held by the consumer").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                    .until(() -> count("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ?::uuid", rid) == 0);
         } finally {
             Failpoints.disarmAll();
         }
