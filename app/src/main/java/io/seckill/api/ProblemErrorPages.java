@@ -5,11 +5,14 @@ import org.apache.catalina.Host;
 import org.apache.catalina.Lifecycle;
 import org.apache.catalina.Valve;
 import org.apache.catalina.valves.ErrorReportValve;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.webmvc.error.ErrorController;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Component;
@@ -26,6 +29,8 @@ import jakarta.servlet.http.HttpServletRequest;
  * whitelabel JSON).
  */
 final class ProblemErrorPages {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProblemErrorPages.class);
 
     private ProblemErrorPages() {
     }
@@ -64,12 +69,12 @@ final class ProblemErrorPages {
             Object message = request.getAttribute(RequestDispatcher.ERROR_MESSAGE);
             if (status >= 500) {
                 Object failure = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
-                org.slf4j.LoggerFactory.getLogger(ProblemErrorPages.class).error("request failed before the application "
+                LOG.error("request failed before the application "
                         + "uri={} error={}", request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI), message,
                         failure instanceof Throwable t ? t : null);
             }
             String detail = message instanceof String m && !m.isBlank() ? m : "the request was refused (" + status + ")";
-            return ResponseEntity.status(status).contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON)
+            return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON)
                     .body(Problems.problem(HttpStatusCode.valueOf(status), Problems.codeFor(status), detail));
         }
     }

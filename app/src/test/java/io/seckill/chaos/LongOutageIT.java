@@ -95,8 +95,7 @@ class LongOutageIT extends IntegrationTest {
                     "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'COMPENSATED'",
                     activityId) == 5);
         } finally {
-            worker.shutdownNow();
-            worker.awaitTermination(30, TimeUnit.SECONDS);
+            stop(worker);
         }
         assertAllTerminalNoManual(activityId, queued);
         assertThat(redis.sync().get(slot + "stock")).as("the 5 rejected units are back").isEqualTo("5");
@@ -151,8 +150,7 @@ class LongOutageIT extends IntegrationTest {
             String slot = "seckill:{" + activityId + ":1}:";
             Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> redis.sync().zcard(slot + "send_due") == 0);
         } finally {
-            worker.shutdownNow();
-            worker.awaitTermination(30, TimeUnit.SECONDS);
+            stop(worker);
         }
         assertAllTerminalNoManual(activityId, queued);
         assertInvariants(activityId, true);
@@ -176,6 +174,11 @@ class LongOutageIT extends IntegrationTest {
         worker.scheduleWithFixedDelay(() -> runQuietly(() -> compensation.runOnce("outage-compensation")), 0, 500,
                 TimeUnit.MILLISECONDS);
         return worker;
+    }
+
+    private static void stop(ScheduledExecutorService worker) throws InterruptedException {
+        worker.shutdownNow();
+        worker.awaitTermination(30, TimeUnit.SECONDS);
     }
 
     private static void runQuietly(Runnable r) {
