@@ -4,16 +4,18 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 
+import io.seckill.state.SaleStatus;
+
 /** A sale: its window, deadlines and SKUs, as stored in PostgreSQL. */
-public record Activity(long activityId, String name, String status, Instant startsAt, Instant endsAt,
+public record Activity(long activityId, String name, SaleStatus status, Instant startsAt, Instant endsAt,
         int businessDeadlineSeconds, int paymentTimeoutSeconds, List<Sku> skus) {
 
     public record Sku(long skuId, BigDecimal price, int buckets, int initialStock) {
     }
 
     /** The same sale in another state (the shape never changes; the state does). */
-    public Activity withStatus(String newStatus) {
-        return newStatus.equals(status) ? this : new Activity(activityId, name, newStatus, startsAt, endsAt,
+    public Activity withStatus(SaleStatus newStatus) {
+        return newStatus == status ? this : new Activity(activityId, name, newStatus, startsAt, endsAt,
                 businessDeadlineSeconds, paymentTimeoutSeconds, skus);
     }
 

@@ -9,6 +9,9 @@ import java.util.Optional;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.state.Lifecycle;
+import io.seckill.state.SaleStatus;
+
 /** The SQL of the {@code activity} table. */
 @Repository
 class ActivityRepository {
@@ -34,6 +37,8 @@ class ActivityRepository {
             ORDER BY activity_id
             """;
 
+    private static final String CLOSED_OUT = "UPDATE activity SET closed_out_at = clock_timestamp() WHERE activity_id = ?";
+
     private final JdbcTemplate jdbc;
 
     ActivityRepository(JdbcTemplate jdbc) {
@@ -46,26 +51,31 @@ class ActivityRepository {
     }
 
     Optional<Activity> find(long activityId, List<Activity.Sku> skus) {
-        return jdbc.query(FIND, (rs, i) -> new Activity(rs.getLong(1), rs.getString(2), rs.getString(3),
+        return jdbc.query(FIND, (rs, i) -> new Activity(rs.getLong(1), rs.getString(2), SaleStatus.valueOf(rs.getString(3)),
                 rs.getTimestamp(4).toInstant(), rs.getTimestamp(5).toInstant(), rs.getInt(6), rs.getInt(7), skus),
                 activityId).stream().findFirst();
     }
 
     /** Sales that are open or ended within a week (their Redis slots may hold reservations to recover), with their status. */
-    Map<Long, String> live() {
-        Map<Long, String> out = new LinkedHashMap<>();
+    Map<Long, SaleStatus> live() {
+        Map<Long, SaleStatus> out = new LinkedHashMap<>();
         jdbc.query(LIVE, rs -> {
-            out.put(rs.getLong(1), rs.getString(2));
+            out.put(rs.getLong(1), SaleStatus.valueOf(rs.getString(2)));
         });
         return out;
     }
 
-    /** Guarded state change: true when this call moved the activity from one of {@code from} to {@code to}. */
-    boolean transition(long activityId, String to, String... from) {
-        int n = jdbc.update(TRANSITION, to, activityId, from);
+    /** Guarded state change: true when this call moved the activity to {@code to} from a state that may move there. */
+    boolean transition(long activityId, SaleStatus to) {
+        String[] from = Lifecycle.sources(SaleStatus.class, to).stream().map(Enum::name).toArray(String[]::new);
+        int n = jdbc.update(TRANSITION, to.name(), activityId, from);
         if (n > 1) {
             throw new IllegalStateException("activity " + activityId + " transition touched " + n + " rows");
         }
         return n == 1;
+    }
+
+    void closedOut(long activityId) {
+        jdbc.update(CLOSED_OUT, activityId);
     }
 }

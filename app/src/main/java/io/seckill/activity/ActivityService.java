@@ -9,17 +9,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.seckill.api.ApiException;
+import io.seckill.refusal.Refusal;
 import io.seckill.mq.MqTopology;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.state.SaleStatus;
 
 /**
  * Creating, warming, opening and closing sales. PostgreSQL holds the decision (guarded status
@@ -67,7 +67,7 @@ public class ActivityService {
         Activity a = validate(in);
         tx.executeWithoutResult(s -> {
             if (!activities.insert(a)) {
-                throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_EXISTS", "activity " + a.activityId() + " already exists");
+                throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_EXISTS", "activity " + a.activityId() + " already exists");
             }
             for (Activity.Sku sku : a.skus()) {
                 inventory.insert(a.activityId(), sku.skuId(), sku.price(), sku.buckets(), sku.initialStock());
@@ -86,8 +86,8 @@ public class ActivityService {
         } catch (MqTopology.NotReady e) {
             throw sendPathNotReady(activityId, e.getMessage());
         }
-        if (!activities.transition(activityId, "WARMED", "DRAFT", "WARMED")) {
-            throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_WARMABLE",
+        if (!activities.transition(activityId, SaleStatus.WARMED)) {
+            throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_WARMABLE",
                     "activity " + activityId + " is " + a.status() + "; only a DRAFT or WARMED sale can be warmed");
         }
         for (SkuInventory inv : inventory.forActivity(activityId)) {
@@ -99,7 +99,7 @@ public class ActivityService {
                         Integer.toString(share(committed, b, inv.buckets())),
                         Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()));
                 if (LuaScript.code(r) != 1) {
-                    throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_WARMABLE",
+                    throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_WARMABLE",
                             "sku " + inv.skuId() + " bucket " + b + ": " + LuaScript.text(r, 1));
                 }
             }
@@ -120,34 +120,39 @@ public class ActivityService {
             boolean equal = r.warmedBuckets() == pg.buckets() && r.initial() == pg.initial() && r.stock() == pg.available()
                     && r.openReserved() == 0 && r.committed() == pg.occupied() + pg.sold();
             if (!equal) {
-                throw new ApiException(HttpStatus.CONFLICT, "REDIS_NOT_WARMED",
+                throw new Refusal(Refusal.Kind.CONFLICT, "REDIS_NOT_WARMED",
                         "sku " + pg.skuId() + ": Redis " + r + " does not match PostgreSQL " + pg, "sku_id",
                         Map.of("sku_id", pg.skuId()));
             }
         }
-        if (!activities.transition(activityId, "OPEN", "WARMED", "CLOSED", "OPEN")) {
-            throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_WARMED", "activity " + activityId + " is not warmed");
+        if (!activities.transition(activityId, SaleStatus.OPEN)) {
+            throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_WARMED", "activity " + activityId + " is not warmed");
         }
-        setStatus(activityId, "OPEN");
+        setStatus(activityId, SaleStatus.OPEN);
         log.info("activity.opened activity_id={}", activityId);
     }
 
     public void close(long activityId) {
         registry.load(activityId).orElseThrow(() -> notFound(activityId));
-        if (!activities.transition(activityId, "CLOSED", "OPEN", "CLOSED")) {
-            throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_OPEN", "activity " + activityId + " is not open");
+        if (!activities.transition(activityId, SaleStatus.CLOSED)) {
+            throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_OPEN", "activity " + activityId + " is not open");
         }
-        setStatus(activityId, "CLOSED");
+        setStatus(activityId, SaleStatus.CLOSED);
         log.info("activity.closed activity_id={}", activityId);
     }
 
-    private void setStatus(long activityId, String status) {
+    /** The sale was closed out: its Redis keys expire, its gauges are gone. */
+    public void closedOut(long activityId) {
+        activities.closedOut(activityId);
+    }
+
+    private void setStatus(long activityId, SaleStatus status) {
         for (SkuInventory inv : inventory.forActivity(activityId)) {
             for (int b = 0; b < inv.buckets(); b++) {
                 SkuSlot slot = new SkuSlot(activityId, inv.skuId(), b, inv.buckets());
-                List<Object> r = SET_STATUS.run(redis, new String[] {slot.meta()}, status);
+                List<Object> r = SET_STATUS.run(redis, new String[] {slot.meta()}, status.name());
                 if (LuaScript.code(r) != 1) {
-                    throw new ApiException(HttpStatus.CONFLICT, "REDIS_NOT_WARMED",
+                    throw new Refusal(Refusal.Kind.CONFLICT, "REDIS_NOT_WARMED",
                             "sku " + inv.skuId() + " bucket " + b + " is not warmed");
                 }
             }
@@ -212,46 +217,46 @@ public class ActivityService {
     }
 
     /** The broker cannot take the sale's order messages yet: buyers would be admitted into a stalled pipeline. */
-    private static ApiException sendPathNotReady(long activityId, String problems) {
+    private static Refusal sendPathNotReady(long activityId, String problems) {
         log.warn("activity.send_path_not_ready activity_id={} problems={}", activityId, problems);
-        return new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "SEND_PATH_NOT_READY",
+        return new Refusal(Refusal.Kind.UNAVAILABLE, "SEND_PATH_NOT_READY",
                 "the order topics cannot take messages: " + problems, null, Map.of("problems", problems));
     }
 
-    private static ApiException notFound(long activityId) {
-        return new ApiException(HttpStatus.NOT_FOUND, "ACTIVITY_NOT_FOUND", "no activity " + activityId, "activity_id", Map.of());
+    private static Refusal notFound(long activityId) {
+        return new Refusal(Refusal.Kind.NOT_FOUND, "ACTIVITY_NOT_FOUND", "no activity " + activityId, "activity_id", Map.of());
     }
 
     static Activity validate(NewActivity in) {
         if (in == null) {
-            throw ApiException.invalid("body", "is required");
+            throw Refusal.invalid("body", "is required");
         }
         if (in.activityId() == null || in.activityId() <= 0) {
-            throw ApiException.invalid("activity_id", "must be a positive integer");
+            throw Refusal.invalid("activity_id", "must be a positive integer");
         }
         if (in.name() == null || in.name().isBlank() || in.name().length() > 200) {
-            throw ApiException.invalid("name", "must be 1..200 characters");
+            throw Refusal.invalid("name", "must be 1..200 characters");
         }
         if (in.startsAt() == null) {
-            throw ApiException.invalid("starts_at", "is required (ISO-8601 instant)");
+            throw Refusal.invalid("starts_at", "is required (ISO-8601 instant)");
         }
         if (in.endsAt() == null || !in.endsAt().isAfter(in.startsAt())) {
-            throw ApiException.invalid("ends_at", "is required and must be after starts_at");
+            throw Refusal.invalid("ends_at", "is required and must be after starts_at");
         }
         if (in.startsAt().isBefore(EARLIEST) || in.endsAt().isAfter(LATEST)) {
-            throw ApiException.invalid(in.startsAt().isBefore(EARLIEST) ? "starts_at" : "ends_at",
+            throw Refusal.invalid(in.startsAt().isBefore(EARLIEST) ? "starts_at" : "ends_at",
                     "must lie between " + EARLIEST + " and " + LATEST);
         }
         if (in.businessDeadlineSeconds() == null || in.businessDeadlineSeconds() <= 0
                 || in.businessDeadlineSeconds() > MAX_DEADLINE_SECONDS) {
-            throw ApiException.invalid("business_deadline_seconds", "must be 1.." + MAX_DEADLINE_SECONDS + " seconds");
+            throw Refusal.invalid("business_deadline_seconds", "must be 1.." + MAX_DEADLINE_SECONDS + " seconds");
         }
         if (in.paymentTimeoutSeconds() == null || in.paymentTimeoutSeconds() <= 0
                 || in.paymentTimeoutSeconds() > MAX_DEADLINE_SECONDS) {
-            throw ApiException.invalid("payment_timeout_seconds", "must be 1.." + MAX_DEADLINE_SECONDS + " seconds");
+            throw Refusal.invalid("payment_timeout_seconds", "must be 1.." + MAX_DEADLINE_SECONDS + " seconds");
         }
         if (in.skus() == null || in.skus().isEmpty()) {
-            throw ApiException.invalid("skus", "at least one SKU is required");
+            throw Refusal.invalid("skus", "at least one SKU is required");
         }
         List<Activity.Sku> skus = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
@@ -259,25 +264,25 @@ public class ActivityService {
             NewSku s = in.skus().get(i);
             String f = "skus[" + i + "].";
             if (s == null || s.skuId() == null || s.skuId() <= 0) {
-                throw ApiException.invalid(f + "sku_id", "must be a positive integer");
+                throw Refusal.invalid(f + "sku_id", "must be a positive integer");
             }
             if (!seen.add(s.skuId())) {
-                throw ApiException.invalid(f + "sku_id", "duplicate sku " + s.skuId());
+                throw Refusal.invalid(f + "sku_id", "duplicate sku " + s.skuId());
             }
             if (s.price() == null || s.price().signum() < 0 || s.price().scale() > 2 || s.price().compareTo(MAX_PRICE) > 0) {
-                throw ApiException.invalid(f + "price", "must be a non-negative amount with at most 2 decimals, at most "
+                throw Refusal.invalid(f + "price", "must be a non-negative amount with at most 2 decimals, at most "
                         + MAX_PRICE.toPlainString());
             }
             if (s.stock() == null || s.stock() < 0) {
-                throw ApiException.invalid(f + "stock", "must be a non-negative integer");
+                throw Refusal.invalid(f + "stock", "must be a non-negative integer");
             }
             int buckets = s.buckets() == null ? 1 : s.buckets();
             if (buckets < 1 || buckets > 1024) {
-                throw ApiException.invalid(f + "buckets", "must be 1..1024");
+                throw Refusal.invalid(f + "buckets", "must be 1..1024");
             }
             skus.add(new Activity.Sku(s.skuId(), s.price(), buckets, s.stock()));
         }
-        return new Activity(in.activityId(), in.name(), "DRAFT", in.startsAt(), in.endsAt(),
+        return new Activity(in.activityId(), in.name(), SaleStatus.DRAFT, in.startsAt(), in.endsAt(),
                 in.businessDeadlineSeconds(), in.paymentTimeoutSeconds(), List.copyOf(skus));
     }
 

@@ -60,6 +60,14 @@ public class InventoryRepository {
             WHERE activity_id = ? AND sku_id = ? AND occupied_stock >= 1
             """;
 
+    /** A stock adjustment: initial and available move by the delta; refused when available would go below zero. */
+    private static final String ADJUST = """
+            UPDATE sku_inventory
+            SET initial_stock = initial_stock + ?, available_stock = available_stock + ?, version = version + 1,
+                updated_at = clock_timestamp()
+            WHERE activity_id = ? AND sku_id = ? AND available_stock + ? >= 0
+            """;
+
     private static final RowMapper<SkuInventory> ROW = (rs, i) -> new SkuInventory(rs.getLong(1), rs.getLong(2),
             rs.getBigDecimal(3), rs.getInt(4), rs.getInt(5), rs.getInt(6), rs.getInt(7), rs.getInt(8));
 
@@ -94,6 +102,10 @@ public class InventoryRepository {
     /** occupied - 1, available + 1; false when nothing is occupied. */
     public boolean release(long activityId, long skuId) {
         return single(jdbc.update(RELEASE, activityId, skuId), activityId, skuId);
+    }
+
+    public boolean adjust(long activityId, long skuId, int delta) {
+        return single(jdbc.update(ADJUST, delta, delta, activityId, skuId, delta), activityId, skuId);
     }
 
     private static boolean single(int rows, long activityId, long skuId) {

@@ -1,6 +1,8 @@
 package io.seckill.activity;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -23,6 +25,23 @@ public class LedgerRepository {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """;
 
+    /** A stock adjustment's row: initial and available move together, nothing else. */
+    private static final String ADJUST = """
+            INSERT INTO inventory_ledger (activity_id, sku_id, change_type, delta_available, delta_occupied, delta_sold,
+                                          idempotency_key)
+            VALUES (?, ?, 'ADJUST', ?, 0, 0, ?)
+            """;
+    private static final String OF_RESERVATION = "SELECT * FROM inventory_ledger WHERE reservation_id = ? ORDER BY ledger_id";
+    private static final String BY_TYPE = """
+            SELECT change_type, count(*) FROM inventory_ledger WHERE activity_id = ? GROUP BY 1 ORDER BY 1
+            """;
+    /** One SKU's OCCUPY, SELL and RELEASE rows. */
+    private static final String SKU_COUNTS = """
+            SELECT count(*) FILTER (WHERE change_type = 'OCCUPY'), count(*) FILTER (WHERE change_type = 'SELL'),
+                   count(*) FILTER (WHERE change_type = 'RELEASE')
+            FROM inventory_ledger WHERE activity_id = ? AND sku_id = ?
+            """;
+
     private final JdbcTemplate jdbc;
 
     LedgerRepository(JdbcTemplate jdbc) {
@@ -30,6 +49,32 @@ public class LedgerRepository {
     }
 
     public record Movement(long activityId, long skuId, UUID reservationId, UUID orderId) {
+    }
+
+    public record SkuCounts(long occupy, long sell, long release) {
+    }
+
+    /** The ADJUST row of a stock adjustment, key {@code ADJUST:<adjustment>}. */
+    public void adjust(UUID adjustmentId, long activityId, long skuId, int delta) {
+        jdbc.update(ADJUST, activityId, skuId, delta, "ADJUST:" + adjustmentId);
+    }
+
+    /** The reservation's ledger rows as stored, for an operator's evidence. */
+    public List<Map<String, Object>> ofReservation(UUID reservationId) {
+        return jdbc.queryForList(OF_RESERVATION, reservationId);
+    }
+
+    public Map<String, Long> countByType(long activityId) {
+        Map<String, Long> out = new TreeMap<>();
+        jdbc.query(BY_TYPE, rs -> {
+            out.put(rs.getString(1), rs.getLong(2));
+        }, activityId);
+        return out;
+    }
+
+    public SkuCounts skuCounts(long activityId, long skuId) {
+        return jdbc.queryForObject(SKU_COUNTS, (rs, i) -> new SkuCounts(rs.getLong(1), rs.getLong(2), rs.getLong(3)),
+                activityId, skuId);
     }
 
     /** The SELL row of a paid order: occupied - 1, sold + 1, key {@code SELL:<order>}. */

@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.stereotype.Component;
 
+import io.seckill.state.SaleStatus;
+
 /**
  * The immutable shape of each sale (SKUs, buckets, price, deadlines), cached per instance so the
  * hot path does not query PostgreSQL. Open/closed is not trusted from the cache: admission judges it
@@ -54,7 +56,7 @@ public class SaleRegistry {
         return activities.find(activityId, skus);
     }
 
-    private volatile Map<Long, String> live = Map.of();
+    private volatile Map<Long, SaleStatus> live = Map.of();
     private volatile long liveUntil;
 
     /**

@@ -41,6 +41,10 @@ public class AnomalyRepository {
             WHERE anomaly_id = ? AND status = 'OPEN'
             """;
 
+    private static final String OPEN_BY_TYPE = """
+            SELECT anomaly_type, count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN' GROUP BY 1 ORDER BY 1
+            """;
+
     private final JdbcTemplate jdbc;
 
     AnomalyRepository(JdbcTemplate jdbc) {
@@ -65,6 +69,15 @@ public class AnomalyRepository {
     /** Closes an open anomaly that automation has shown to be harmless, with the reason in its evidence. */
     public boolean resolve(long anomalyId, String resolution) {
         return jdbc.update(RESOLVE, resolution, anomalyId) == 1;
+    }
+
+    /** A sale's open anomalies by type. */
+    public Map<String, Long> openByType(long activityId) {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        jdbc.query(OPEN_BY_TYPE, rs -> {
+            out.put(rs.getString(1), rs.getLong(2));
+        }, activityId);
+        return out;
     }
 
     public List<Map<String, Object>> forObjects(List<String> objectIds) {

@@ -17,6 +17,8 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
+import io.seckill.refusal.Refusal;
+
 /**
  * The one place that turns refusals and failures into RFC 9457 problem details with a stable code.
  * Spring MVC's own refusals (method, media type, missing parameter, unreadable body, ...) keep the
@@ -27,26 +29,43 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
 
-    @ExceptionHandler(ApiException.class)
-    ResponseEntity<ProblemDetail> api(ApiException e) {
-        ProblemDetail p = Problems.problem(e.status(), e.code(), e.getMessage());
+    @ExceptionHandler(Refusal.class)
+    ResponseEntity<ProblemDetail> api(Refusal e) {
+        HttpStatus status = status(e.kind());
+        ProblemDetail p = Problems.problem(status, e.code(), e.getMessage());
         if (e.field() != null) {
             p.setProperty("field", e.field());
         }
         e.extra().forEach(p::setProperty);
-        return problem(e.status(), p);
+        return problem(status, p);
+    }
+
+    /** Each kind of refusal as an HTTP status, here and nowhere else. */
+    static HttpStatus status(Refusal.Kind kind) {
+        return switch (kind) {
+            case INVALID -> HttpStatus.BAD_REQUEST;
+            case UNAUTHENTICATED -> HttpStatus.UNAUTHORIZED;
+            case FORBIDDEN -> HttpStatus.FORBIDDEN;
+            case NOT_FOUND -> HttpStatus.NOT_FOUND;
+            case CONFLICT -> HttpStatus.CONFLICT;
+            case UNSUPPORTED_MEDIA -> HttpStatus.UNSUPPORTED_MEDIA_TYPE;
+            case TOO_LARGE -> HttpStatus.PAYLOAD_TOO_LARGE;
+            case TOO_MANY -> HttpStatus.TOO_MANY_REQUESTS;
+            case UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
+            case UPSTREAM_FAILED -> HttpStatus.BAD_GATEWAY;
+        };
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
     ResponseEntity<ProblemDetail> badPath(MethodArgumentTypeMismatchException e) {
         Class<?> type = e.getRequiredType();
-        return api(ApiException.invalid(snake(e.getName()), "not a valid " + (type == null ? "value" : type.getSimpleName())));
+        return api(Refusal.invalid(snake(e.getName()), "not a valid " + (type == null ? "value" : type.getSimpleName())));
     }
 
     /** A query string or form the container cannot decode (a bad %-escape, say). */
     @ExceptionHandler(InvalidParameterException.class)
     ResponseEntity<ProblemDetail> badParameters(InvalidParameterException e) {
-        return api(ApiException.invalid("query", "parameters that cannot be decoded"));
+        return api(Refusal.invalid("query", "parameters that cannot be decoded"));
     }
 
     @ExceptionHandler(Exception.class)
@@ -63,13 +82,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             return cast(problem(HttpStatus.PAYLOAD_TOO_LARGE, Problems.problem(HttpStatus.PAYLOAD_TOO_LARGE,
                     "PAYLOAD_TOO_LARGE", "request body is over the limit")));
         }
-        return cast(api(ApiException.invalid("body", "missing or malformed JSON body")));
+        return cast(api(Refusal.invalid("body", "missing or malformed JSON body")));
     }
 
     @Override
     protected ResponseEntity<Object> handleHttpMediaTypeNotSupported(HttpMediaTypeNotSupportedException e,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-        return cast(api(new ApiException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
+        return cast(api(new Refusal(Refusal.Kind.UNSUPPORTED_MEDIA, "UNSUPPORTED_MEDIA_TYPE",
                 "content type must be application/json", "content_type", java.util.Map.of())));
     }
 

@@ -7,17 +7,17 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.stereotype.Component;
-
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSVerifier;
 import com.nimbusds.jose.crypto.MACVerifier;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Component;
 
 import io.seckill.config.SeckillProperties;
+import io.seckill.refusal.Refusal;
 
 /**
  * Verifies bearer JWTs (HS256, Nimbus JOSE+JWT): buyers' tokens with the user secret ({@code sub}
@@ -55,7 +55,7 @@ public class TokenVerifier {
         JWTClaimsSet claims = verify(authorization, userVerifier);
         String sub = claims.getSubject();
         if (!USER_ID.matcher(sub).matches()) {
-            throw ApiException.unauthorized("token subject is not a user id (a positive integer)");
+            throw Refusal.unauthenticated("token subject is not a user id (a positive integer)");
         }
         return Long.parseLong(sub);
     }
@@ -67,43 +67,43 @@ public class TokenVerifier {
         boolean ok = scope instanceof String s ? List.of(s.split(" ")).contains(ADMIN_SCOPE)
                 : scope instanceof List<?> l && l.contains(ADMIN_SCOPE);
         if (!ok) {
-            throw new ApiException(org.springframework.http.HttpStatus.FORBIDDEN, "FORBIDDEN", "admin scope required");
+            throw Refusal.forbidden("admin scope required");
         }
         return claims.getSubject() == null ? "admin" : claims.getSubject();
     }
 
     private JWTClaimsSet verify(String authorization, JWSVerifier verifier) {
         if (authorization == null || authorization.length() < 8 || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            throw ApiException.unauthorized("missing bearer token");
+            throw Refusal.unauthenticated("missing bearer token");
         }
         if (authorization.length() > MAX_TOKEN_CHARS) {
-            throw ApiException.unauthorized("token too long");
+            throw Refusal.unauthenticated("token too long");
         }
         try {
             SignedJWT jwt = SignedJWT.parse(authorization.substring(7).trim());
             if (!JWSAlgorithm.HS256.equals(jwt.getHeader().getAlgorithm()) || !jwt.verify(verifier)) {
-                throw ApiException.unauthorized("invalid token signature");
+                throw Refusal.unauthenticated("invalid token signature");
             }
             JWTClaimsSet claims = jwt.getJWTClaimsSet();
             Instant now = clock.instant();
             Date exp = claims.getExpirationTime();
             if (exp == null || exp.toInstant().plus(leeway).isBefore(now)) {
-                throw ApiException.unauthorized("token expired or without expiry");
+                throw Refusal.unauthenticated("token expired or without expiry");
             }
             Date nbf = claims.getNotBeforeTime();
             if (nbf != null && nbf.toInstant().minus(leeway).isAfter(now)) {
-                throw ApiException.unauthorized("token not valid yet (nbf)");
+                throw Refusal.unauthenticated("token not valid yet (nbf)");
             }
             Date iat = claims.getIssueTime();
             if (iat != null && iat.toInstant().minus(leeway).isAfter(now)) {
-                throw ApiException.unauthorized("token issued in the future (iat)");
+                throw Refusal.unauthenticated("token issued in the future (iat)");
             }
             if (claims.getSubject() == null || claims.getSubject().isBlank()) {
-                throw ApiException.unauthorized("token has no subject");
+                throw Refusal.unauthenticated("token has no subject");
             }
             return claims;
         } catch (ParseException | JOSEException | IllegalStateException e) {
-            throw ApiException.unauthorized("malformed token");
+            throw Refusal.unauthenticated("malformed token");
         }
     }
 }

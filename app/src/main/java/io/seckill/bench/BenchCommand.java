@@ -17,6 +17,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -24,16 +27,15 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.jdbc.core.JdbcTemplate;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.SeckillApplication;
 import io.seckill.activity.ActivityService;
 import io.seckill.api.Tokens;
 import io.seckill.demo.SaleClient;
 import io.seckill.engines.EmbeddedEngines;
+import io.seckill.mq.Json;
 import io.seckill.mq.MqClients;
 import io.seckill.order.InboundOrder;
 import io.seckill.order.OrderBatchService;
@@ -42,9 +44,7 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.OrderRequestSender;
 import io.seckill.reservation.ReservationIds;
-import io.seckill.mq.Json;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import io.seckill.reservation.ReservationRepository;
 
 /**
  * {@code seckill bench}: throughput measured against ceilings measured in the same run, on the
@@ -155,13 +155,13 @@ public final class BenchCommand implements Callable<Integer> {
         System.out.printf("[%s] %d messages pre-loaded on %s; starting the consumer%n", label, n, topic);
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
                 .web(WebApplicationType.NONE).properties(p).run()) {
-            JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
+            ReservationRepository reservations = app.getBean(ReservationRepository.class);
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
             // timed from the first settled order to the last: consumer start-up and rebalance are not throughput
             long first = 0;
             long t0 = 0;
             long done;
-            while ((done = count(jdbc, activityId)) < n) {
+            while ((done = reservations.decided(activityId)) < n) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(label + ": consumer did not drain " + n + " messages in 10 minutes");
                 }
@@ -177,12 +177,6 @@ public final class BenchCommand implements Callable<Integer> {
                     sizes.mean());
             return rate;
         }
-    }
-
-    private static long count(JdbcTemplate jdbc, long activityId) {
-        Long c = jdbc.queryForObject("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'",
-                Long.class, activityId);
-        return c == null ? 0 : c;
     }
 
     private void createActivity(EmbeddedEngines engines, Map<String, Object> p, long activityId, int stock) throws Exception {

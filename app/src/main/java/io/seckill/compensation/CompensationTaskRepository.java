@@ -1,12 +1,19 @@
 package io.seckill.compensation;
 
+import static io.seckill.db.Sql.count;
+import static io.seckill.db.Sql.interval;
+
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
 import io.seckill.reservation.ReservationIds;
+import io.seckill.retry.Backoff;
 
 /**
  * The SQL of {@code compensation_task} (design 9.4, 9.7): the durable decision that a Redis
@@ -60,8 +67,9 @@ public class CompensationTaskRepository {
     private static final String MARK_RETRY = """
             UPDATE compensation_task
             SET status        = 'RETRY',
-                next_retry_at = clock_timestamp() + least(?::interval * power(2, least(greatest(attempt_count - 1, 0), 16)), ?::interval),
-                lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = clock_timestamp()
+                lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = clock_timestamp(),
+                next_retry_at = clock_timestamp() +
+            """ + Backoff.SQL_DELAY.formatted("attempt_count") + """
             WHERE task_id = ? AND status = 'CLAIMED' AND lease_owner = ?
             """;
     private static final String MARK_MANUAL = """
@@ -74,6 +82,25 @@ public class CompensationTaskRepository {
             SELECT count(*), coalesce(extract(epoch FROM clock_timestamp() - min(created_at)), 0)
             FROM compensation_task WHERE status IN ('PENDING', 'RETRY', 'CLAIMED')
             """;
+
+    /** An operator takes a reservation's tasks out of automation. */
+    private static final String FREEZE = """
+            UPDATE compensation_task SET status = 'MANUAL', lease_owner = NULL, lease_until = NULL,
+                   last_result = 'FROZEN', updated_at = clock_timestamp()
+            WHERE reservation_id = ? AND status IN ('PENDING', 'CLAIMED', 'RETRY')
+            """;
+    /** ... and gives them back, runnable at once. */
+    private static final String UNFREEZE = """
+            UPDATE compensation_task SET status = 'RETRY', next_retry_at = clock_timestamp(), last_result = 'RELEASED',
+                   updated_at = clock_timestamp()
+            WHERE reservation_id = ? AND status = 'MANUAL'
+            """;
+    private static final String UNSETTLED = """
+            SELECT count(*) FROM compensation_task t JOIN inventory_reservation r ON r.reservation_id = t.reservation_id
+            WHERE r.activity_id = ? AND t.status IN ('PENDING', 'CLAIMED', 'RETRY')
+            """;
+    private static final String RESERVATION_OF = "SELECT reservation_id FROM compensation_task WHERE task_id = ?";
+    private static final String OF_RESERVATION = "SELECT * FROM compensation_task WHERE reservation_id = ?";
 
     private final JdbcTemplate jdbc;
 
@@ -101,14 +128,14 @@ public class CompensationTaskRepository {
     public record Backlog(long pending, double oldestAgeSeconds) {
     }
 
-    public List<Claimed> claimDue(int limit, String owner, java.time.Duration lease) {
+    public List<Claimed> claimDue(int limit, String owner, Duration lease) {
         return jdbc.query(CLAIM_DUE, (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                rs.getInt(3)), limit, owner, lease.toMillis() + " milliseconds");
+                rs.getInt(3)), limit, owner, interval(lease));
     }
 
-    public java.util.Optional<Claimed> claim(UUID taskId, String owner, java.time.Duration lease) {
+    public Optional<Claimed> claim(UUID taskId, String owner, Duration lease) {
         return jdbc.query(CLAIM, (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                rs.getInt(3)), owner, lease.toMillis() + " milliseconds", taskId).stream().findFirst();
+                rs.getInt(3)), owner, interval(lease), taskId).stream().findFirst();
     }
 
     /** @return false when this owner no longer holds the lease (a newer owner decides) */
@@ -117,9 +144,30 @@ public class CompensationTaskRepository {
     }
 
     /** A transient failure: try again after a capped backoff, for as long as it lasts. */
-    public boolean markRetry(UUID taskId, String owner, java.time.Duration base, java.time.Duration max, String error) {
-        return jdbc.update(MARK_RETRY, base.toMillis() + " milliseconds", max.toMillis() + " milliseconds",
-                error, taskId, owner) == 1;
+    public boolean markRetry(UUID taskId, String owner, Backoff backoff, String error) {
+        return jdbc.update(MARK_RETRY, error, interval(backoff.base()), interval(backoff.max()), taskId, owner) == 1;
+    }
+
+    public int freeze(UUID reservationId) {
+        return jdbc.update(FREEZE, reservationId);
+    }
+
+    public int unfreeze(UUID reservationId) {
+        return jdbc.update(UNFREEZE, reservationId);
+    }
+
+    /** A sale's tasks not yet applied. */
+    public long unsettled(long activityId) {
+        return count(jdbc.queryForObject(UNSETTLED, Long.class, activityId));
+    }
+
+    public Optional<UUID> reservationOf(UUID taskId) {
+        return jdbc.query(RESERVATION_OF, (rs, i) -> rs.getObject(1, UUID.class), taskId).stream().findFirst();
+    }
+
+    /** The reservation's task rows as stored, for an operator's evidence. */
+    public List<Map<String, Object>> ofReservation(UUID reservationId) {
+        return jdbc.queryForList(OF_RESERVATION, reservationId);
     }
 
     public boolean markManual(UUID taskId, String owner, String result, String error) {

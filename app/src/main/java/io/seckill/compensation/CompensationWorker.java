@@ -7,25 +7,26 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
-import io.seckill.anomaly.AnomalyRepository;
-import io.seckill.anomaly.StalledWork;
-import io.seckill.worker.PollingWorker;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
+import io.seckill.retry.Backoff;
+import io.seckill.worker.PollingWorker;
 
 /**
  * The compensation worker (design 7.5, 9.6, 9.7, 16.10-16.11): a rejected reservation's unit goes
@@ -43,8 +44,7 @@ public class CompensationWorker extends PollingWorker {
     private static final Logger log = LoggerFactory.getLogger(CompensationWorker.class);
     private static final LuaScript COMPENSATE = LuaScript.load("compensate");
     static final Duration TERMINAL_TTL = Duration.ofDays(7);
-    private static final Duration RETRY_BASE = Duration.ofMillis(500);
-    private static final Duration RETRY_CAP = Duration.ofSeconds(30);
+    private static final Backoff RETRY = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30));
 
     private final CompensationTaskRepository tasks;
     private final ReservationRepository reservations;
@@ -93,7 +93,7 @@ public class CompensationWorker extends PollingWorker {
                 meters.counter("compensation", "result", "retry").increment();
                 log.warn("compensation.retry compensation_id={} reservation_id={} attempt_count={} error_class={}: {}",
                         task.taskId(), task.reservationId(), task.attempt(), e.getClass().getName(), e.getMessage());
-                tasks.markRetry(task.taskId(), leaseOwner, RETRY_BASE, RETRY_CAP, error);
+                tasks.markRetry(task.taskId(), leaseOwner, RETRY, error);
                 stalled.failed("compensation", "COMPENSATION_STALLED", "RESERVATION", task.reservationId().toString(), null,
                         null, task.attempt(), error, Map.of("compensation_id", task.taskId().toString()));
             }
@@ -105,7 +105,7 @@ public class CompensationWorker extends PollingWorker {
     public void apply(CompensationTaskRepository.Claimed task, String leaseOwner) {
         UUID rid = task.reservationId();
         if (reservations.target(rid).isEmpty()) {
-            manual(task, leaseOwner, new ReservationRepository.Target(rid, 0, 0, 0, "UNKNOWN"), "RESERVATION_UNKNOWN",
+            manual(task, leaseOwner, new ReservationRepository.Target(rid, 0, 0, 0, null), "RESERVATION_UNKNOWN",
                     "the task names a reservation PostgreSQL does not have");
             return;
         }
@@ -114,8 +114,8 @@ public class CompensationWorker extends PollingWorker {
         ReservationRepository.Target target = reservations.target(rid).orElseThrow();
         if (!authorized) {
             switch (target.status()) {
-                case "COMPENSATING" -> log.info("compensation.resumed compensation_id={} reservation_id={}", task.taskId(), rid);
-                case "COMPENSATED" -> {
+                case COMPENSATING -> log.info("compensation.resumed compensation_id={} reservation_id={}", task.taskId(), rid);
+                case COMPENSATED -> {
                     finish(task, leaseOwner, "ALREADY_COMPENSATED");
                     return;
                 }

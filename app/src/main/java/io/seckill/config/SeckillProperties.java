@@ -8,6 +8,8 @@ import java.util.TreeMap;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
+import io.seckill.retry.Backoff;
+
 /**
  * All of the engine's own settings, checked when bound: a nonsensical value fails start-up with
  * a message naming the property.
@@ -128,6 +130,10 @@ public record SeckillProperties(
             require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.outbox.base-backoff",
                     "must be between 0 and max-backoff");
         }
+
+        public Backoff backoff() {
+            return new Backoff(baseBackoff, maxBackoff);
+        }
     }
 
     /**
@@ -184,6 +190,10 @@ public record SeckillProperties(
             require(batch >= 1 && batch <= 5000, "seckill.payment.batch", "must be 1..5000");
             require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.payment.base-backoff",
                     "must be between 0 and max-backoff");
+        }
+
+        public Backoff backoff() {
+            return new Backoff(baseBackoff, maxBackoff);
         }
     }
 

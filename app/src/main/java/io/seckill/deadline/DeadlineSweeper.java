@@ -1,33 +1,32 @@
 package io.seckill.deadline;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
-import io.seckill.compensation.CompensationTaskRepository;
-import io.seckill.config.SeckillProperties;
-import io.seckill.mq.BrokerBacklog;
-import java.time.Duration;
-import io.seckill.outbox.OutboxEvent;
-import io.seckill.outbox.OutboxRepository;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
-import io.seckill.worker.EntryFailures;
-import io.seckill.worker.PollingWorker;
+import io.seckill.compensation.Rejections;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.BrokerBacklog;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.ReservationStatus;
+import io.seckill.worker.EntryFailures;
+import io.seckill.worker.PollingWorker;
 
 /**
  * The business-deadline sweeper (design 11.2). The SLO, the business deadline and the TTL are three
@@ -48,15 +47,14 @@ class DeadlineSweeper extends PollingWorker {
     private final SaleRegistry registry;
     private final StatefulRedisConnection<String, String> redis;
     private final ReservationRepository reservations;
-    private final CompensationTaskRepository compensations;
-    private final OutboxRepository outbox;
+    private final Rejections rejections;
     private final AnomalyRepository anomalies;
     private final StalledWork stalled;
     private final EntryFailures failures = new EntryFailures();
     private final TransactionTemplate tx;
 
     DeadlineSweeper(SaleRegistry registry, StatefulRedisConnection<String, String> redis, ReservationRepository reservations,
-            CompensationTaskRepository compensations, OutboxRepository outbox, AnomalyRepository anomalies, StalledWork stalled,
+            Rejections rejections, AnomalyRepository anomalies, StalledWork stalled,
             TransactionTemplate tx, SeckillProperties props, MeterRegistry meters) {
         super("deadline-sweeper", "deadline.sweep", java.time.Duration.ofMillis(500), props, meters);
         this.mq = props.mq();
@@ -67,8 +65,7 @@ class DeadlineSweeper extends PollingWorker {
         this.registry = registry;
         this.redis = redis;
         this.reservations = reservations;
-        this.compensations = compensations;
-        this.outbox = outbox;
+        this.rejections = rejections;
         this.anomalies = anomalies;
         this.stalled = stalled;
         this.tx = tx;
@@ -161,12 +158,12 @@ class DeadlineSweeper extends PollingWorker {
                 entryFailed(slot, entry, e);
             }
         }
-        Map<UUID, String> states = reservations.states(ids);
+        Map<UUID, ReservationStatus> states = reservations.states(ids);
         List<String> settled = new ArrayList<>();
         for (UUID rid : ids) {
-            String status = states.get(rid);
+            ReservationStatus status = states.get(rid);
             try {
-                if ((status != null && !"RESERVED".equals(status)) || reject(slot, rid, status != null)) {
+                if ((status != null && status != ReservationStatus.RESERVED) || reject(slot, rid, status != null)) {
                     settled.add(rid.toString());
                     failures.succeeded(slot.deadlines(), rid.toString());
                 }
@@ -212,9 +209,7 @@ class DeadlineSweeper extends PollingWorker {
                 return reservations.states(List.of(rid)).containsKey(rid);
             }
             ReservationRepository.Target t = reservations.target(rid).orElseThrow();
-            compensations.insertRelease(List.of(rid));
-            outbox.insert("RESERVATION", OutboxEvent.RESERVATION_COMPENSATE_REQUIRED, List.of(OutboxEvent.compensateRequired(
-                    rid, t.activityId(), t.skuId(), t.userId(), REASON, CompensationTaskRepository.taskId(rid))));
+            rejections.compensate(List.of(new Rejections.Rejected(rid, t.activityId(), t.skuId(), t.userId())), REASON);
             meters.counter("deadline.rejected").increment();
             log.info("deadline.rejected reservation_id={} activity_id={} sku_id={} user_id={} reason={}", rid,
                     t.activityId(), t.skuId(), t.userId(), REASON);

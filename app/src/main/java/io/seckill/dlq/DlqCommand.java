@@ -9,6 +9,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import io.seckill.hold.HoldRepository;
+
 /** {@code seckill dlq list|replay}: the dead letters of a consumer group, and their re-drive with the same ids. */
 @Command(name = "dlq", mixinStandardHelpOptions = true, description = "List or replay a consumer group's dead letters.")
 public final class DlqCommand implements Callable<Integer> {
@@ -40,12 +42,9 @@ public final class DlqCommand implements Callable<Integer> {
         if (jdbcUrl == null || jdbcUrl.isBlank()) {
             return l -> false;
         }
-        org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(
-                new org.springframework.jdbc.datasource.DriverManagerDataSource(jdbcUrl, dbUser, dbPassword));
+        HoldRepository holds = HoldRepository.connect(jdbcUrl, dbUser, dbPassword);
         return l -> {
-            Long n = jdbc.queryForObject("SELECT count(*) FROM manual_hold WHERE object_id IN (?, ?)", Long.class,
-                    String.valueOf(l.keys()), String.valueOf(l.messageId()));
-            boolean skip = n != null && n > 0;
+            boolean skip = !holds.holds(List.of(String.valueOf(l.keys()), String.valueOf(l.messageId()))).isEmpty();
             if (skip) {
                 System.out.printf("skipped %s (key %s is under a manual hold)%n", l.brokerMsgId(), l.keys());
             }

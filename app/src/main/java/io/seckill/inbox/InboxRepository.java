@@ -1,13 +1,15 @@
 package io.seckill.inbox;
 
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.HashMap;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
+
+import io.seckill.state.InboxResult;
 
 /**
  * The SQL of {@code consumer_inbox} (design 9.2): the insert comes first in the consuming
@@ -36,6 +38,10 @@ public class InboxRepository {
             WHERE i.consumer_group = ? AND i.message_id = t.m AND i.result_code = 'PROCESSING'
             """;
 
+    private static final String OF_RESERVATION = """
+            SELECT consumer_group, message_id, result_code, order_id, processed_at FROM consumer_inbox WHERE reservation_id = ?
+            """;
+
     private final JdbcTemplate jdbc;
 
     InboxRepository(JdbcTemplate jdbc) {
@@ -45,7 +51,7 @@ public class InboxRepository {
     public record Claim(UUID messageId, UUID reservationId, UUID requestId, byte[] payloadHash) {
     }
 
-    public record Entry(UUID messageId, byte[] payloadHash, String resultCode, UUID orderId) {
+    public record Entry(UUID messageId, byte[] payloadHash, InboxResult result, UUID orderId) {
     }
 
     /** Inserts PROCESSING rows; returns the message ids this transaction now owns. */
@@ -66,22 +72,27 @@ public class InboxRepository {
         Map<UUID, Entry> out = new HashMap<>();
         jdbc.query(FIND, rs -> {
             UUID id = rs.getObject(1, UUID.class);
-            out.put(id, new Entry(id, rs.getBytes(2), rs.getString(3), rs.getObject(4, UUID.class)));
+            out.put(id, new Entry(id, rs.getBytes(2), InboxResult.valueOf(rs.getString(3)), rs.getObject(4, UUID.class)));
         }, group, messageIds.stream().map(UUID::toString).toArray(String[]::new));
         return out;
     }
 
     /** Records the outcome of each owned message; returns how many rows moved out of PROCESSING. */
-    public int finish(String group, Map<UUID, String> codes, Map<UUID, UUID> orders) {
+    public int finish(String group, Map<UUID, InboxResult> codes, Map<UUID, UUID> orders) {
         int n = codes.size();
         String[] m = new String[n], c = new String[n], o = new String[n];
         int i = 0;
         for (var e : codes.entrySet()) {
             m[i] = e.getKey().toString();
-            c[i] = e.getValue();
+            c[i] = e.getValue().name();
             UUID order = orders.get(e.getKey());
             o[i++] = order == null ? null : order.toString();
         }
         return jdbc.update(FINISH, m, c, o, group);
+    }
+
+    /** The reservation's inbox rows, for an operator's evidence. */
+    public List<Map<String, Object>> ofReservation(UUID reservationId) {
+        return jdbc.queryForList(OF_RESERVATION, reservationId);
     }
 }

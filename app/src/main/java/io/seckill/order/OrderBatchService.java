@@ -12,28 +12,29 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
-import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.Rejections;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.InboxRepository;
 import io.seckill.inbox.QuarantineRepository;
-import io.seckill.mq.Json;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.InboxResult;
+import io.seckill.state.ReservationStatus;
 
 /**
  * The order transaction of design 9.2-9.4, batched: inbox first, reservation upsert and lock,
@@ -66,7 +67,7 @@ public class OrderBatchService {
     private final OrderRepository orders;
     private final LedgerRepository ledger;
     private final OutboxRepository outbox;
-    private final CompensationTaskRepository compensations;
+    private final Rejections rejections;
     private final SaleRegistry registry;
     private final String group;
     private final String topic;
@@ -80,7 +81,7 @@ public class OrderBatchService {
 
     OrderBatchService(TransactionTemplate tx, InboxRepository inbox, QuarantineRepository quarantine,
             ReservationRepository reservations, InventoryRepository inventory, OrderRepository orders,
-            LedgerRepository ledger, OutboxRepository outbox, CompensationTaskRepository compensations,
+            LedgerRepository ledger, OutboxRepository outbox, Rejections rejections,
             SaleRegistry registry, SeckillProperties props, MeterRegistry meters) {
         this.tx = tx;
         this.inbox = inbox;
@@ -90,7 +91,7 @@ public class OrderBatchService {
         this.orders = orders;
         this.ledger = ledger;
         this.outbox = outbox;
-        this.compensations = compensations;
+        this.rejections = rejections;
         this.registry = registry;
         this.group = props.mq().orderConsumerGroup();
         this.topic = props.mq().orderRequestTopic();
@@ -104,8 +105,8 @@ public class OrderBatchService {
     }
 
     /** Processes a batch; every message gets an outcome (RETRY when it could not be settled now). */
-    public Map<InboundOrder, Outcome> process(List<InboundOrder> batch) {
-        Map<InboundOrder, Outcome> out = new IdentityHashMap<>();
+    public Map<InboundOrder, MessageOutcome> process(List<InboundOrder> batch) {
+        Map<InboundOrder, MessageOutcome> out = new IdentityHashMap<>();
         if (batch.isEmpty()) {
             return out;
         }
@@ -130,15 +131,15 @@ public class OrderBatchService {
                 log.error("order.consume_failed message_id={} reservation_id={} activity_id={} sku_id={} user_id={} "
                         + "consumer_group={} error_class={}", x.messageId(), x.reservationId(), x.activityId(), x.skuId(),
                         x.userId(), group, e.getClass().getName(), e);
-                out.put(m, Outcome.RETRY);
+                out.put(m, MessageOutcome.RETRY);
             }
         }
         count(out);
         return out;
     }
 
-    private void count(Map<InboundOrder, Outcome> out) {
-        for (Outcome o : out.values()) {
+    private void count(Map<InboundOrder, MessageOutcome> out) {
+        for (MessageOutcome o : out.values()) {
             meters.counter("order.consume", "result", o.name().toLowerCase()).increment();
         }
     }
@@ -150,17 +151,17 @@ public class OrderBatchService {
         }
     }
 
-    private Map<InboundOrder, Outcome> transact(List<InboundOrder> batch, boolean single) {
+    private Map<InboundOrder, MessageOutcome> transact(List<InboundOrder> batch, boolean single) {
         AtomicBoolean bodyDone = new AtomicBoolean();
         try {
-            Map<InboundOrder, Outcome> result = tx.execute(s -> {
-                Map<InboundOrder, Outcome> r = body(batch, single);
+            Map<InboundOrder, MessageOutcome> result = tx.execute(s -> {
+                Map<InboundOrder, MessageOutcome> r = body(batch, single);
                 bodyDone.set(true);
                 return r;
             });
             Failpoints.hit(Failpoints.DURING_COMMIT_RESPONSE);
             for (var e : result.entrySet()) {
-                if (e.getValue() == Outcome.CREATED) {
+                if (e.getValue() == MessageOutcome.CREATED) {
                     OrderCreateRequested x = e.getKey().msg();
                     log.debug("order.transaction_committed message_id={} reservation_id={} user_id={}", x.messageId(),
                             x.reservationId(), x.userId());
@@ -183,42 +184,42 @@ public class OrderBatchService {
      * Present with the same hash - committed, acknowledge. Absent - rolled back, redeliver. The
      * database unreachable - unknown: redeliver later, never compensate.
      */
-    Map<InboundOrder, Outcome> resolveCommitOutcome(List<InboundOrder> batch) {
-        Map<InboundOrder, Outcome> out = new IdentityHashMap<>();
+    Map<InboundOrder, MessageOutcome> resolveCommitOutcome(List<InboundOrder> batch) {
+        Map<InboundOrder, MessageOutcome> out = new IdentityHashMap<>();
         Map<UUID, InboxRepository.Entry> found;
         try {
             found = inbox.find(group, batch.stream().map(m -> m.msg().messageId()).toList());
         } catch (RuntimeException e) {
             log.warn("order.commit_unknown_unresolved batch={} error_class={}: {}", batch.size(), e.getClass().getName(),
                     e.getMessage());
-            batch.forEach(m -> out.put(m, Outcome.RETRY));
+            batch.forEach(m -> out.put(m, MessageOutcome.RETRY));
             return out;
         }
         for (InboundOrder m : batch) {
             InboxRepository.Entry e = found.get(m.msg().messageId());
-            if (e == null || "PROCESSING".equals(e.resultCode())) {
-                out.put(m, Outcome.RETRY);
+            if (e == null || e.result() == InboxResult.PROCESSING) {
+                out.put(m, MessageOutcome.RETRY);
             } else if (!Arrays.equals(e.payloadHash(), m.hash())) {
                 // design 9.8: the inbox holds this id with another payload - stop, quarantine, a human decides
                 out.put(m, quarantineAfterUnknownCommit(m, e.payloadHash()));
             } else {
-                out.put(m, Outcome.fromInboxCode(e.resultCode()));
+                out.put(m, MessageOutcome.of(e.result()));
             }
         }
         return out;
     }
 
-    private Outcome quarantineAfterUnknownCommit(InboundOrder m, byte[] knownHash) {
+    private MessageOutcome quarantineAfterUnknownCommit(InboundOrder m, byte[] knownHash) {
         try {
             return tx.execute(s -> duplicateOrConflict(m, knownHash));
         } catch (RuntimeException ex) {
             log.error("order.quarantine_failed message_id={} error_class={}", m.msg().messageId(), ex.getClass().getName(), ex);
-            return Outcome.RETRY;
+            return MessageOutcome.RETRY;
         }
     }
 
-    private Map<InboundOrder, Outcome> body(List<InboundOrder> batch, boolean single) {
-        Map<InboundOrder, Outcome> out = new IdentityHashMap<>();
+    private Map<InboundOrder, MessageOutcome> body(List<InboundOrder> batch, boolean single) {
+        Map<InboundOrder, MessageOutcome> out = new IdentityHashMap<>();
         // 1. one claim per message id; repeats inside the batch are judged against the first
         Map<UUID, InboundOrder> firstById = new TreeMap<>();
         List<InboundOrder> repeats = new ArrayList<>();
@@ -261,7 +262,7 @@ public class OrderBatchService {
         for (ReservationRepository.Row r : reservations.lock(mine.stream().map(m -> m.msg().reservationId()).toList())) {
             rows.put(r.reservationId(), r);
         }
-        Map<UUID, String> inboxCodes = new LinkedHashMap<>();
+        Map<UUID, InboxResult> inboxCodes = new LinkedHashMap<>();
         Map<UUID, UUID> inboxOrders = new HashMap<>();
         Map<List<Long>, List<InboundOrder>> candidatesBySku = new TreeMap<>(SKU_ORDER);
         for (InboundOrder m : mine) {
@@ -275,10 +276,10 @@ public class OrderBatchService {
                         + row.reservationId() + " whose message is " + row.messageId());
             }
             switch (row.status()) {
-                case "RESERVED" -> candidatesBySku.computeIfAbsent(List.of(m.msg().activityId(), m.msg().skuId()),
+                case RESERVED -> candidatesBySku.computeIfAbsent(List.of(m.msg().activityId(), m.msg().skuId()),
                         k -> new ArrayList<>()).add(m);
-                case "ORDER_CREATED" -> settle(out, inboxCodes, inboxOrders, m, Outcome.CREATED, row.orderId());
-                default -> settle(out, inboxCodes, inboxOrders, m, Outcome.LATE_REJECTED, null);
+                case ORDER_CREATED -> settle(out, inboxCodes, inboxOrders, m, MessageOutcome.CREATED, row.orderId());
+                default -> settle(out, inboxCodes, inboxOrders, m, MessageOutcome.LATE_REJECTED, null);
             }
         }
 
@@ -332,8 +333,9 @@ public class OrderBatchService {
             }
             createdBySku.merge(sku, 1, Integer::sum);
             movements.add(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), orderId));
-            createdEvents.add(orderCreatedEvent(o, orderId));
-            settle(out, inboxCodes, inboxOrders, m, Outcome.CREATED, orderId);
+            createdEvents.add(OutboxEvent.orderCreated(orderId, o.reservationId(), o.activityId(), o.skuId(), o.userId(),
+                    o.amount()));
+            settle(out, inboxCodes, inboxOrders, m, MessageOutcome.CREATED, orderId);
         }
         if (single) {
             // the unit taken in step 4 goes back in this same transaction (design 9.3)
@@ -354,14 +356,14 @@ public class OrderBatchService {
                 expect(reservations.markOrderCreated(moved), moved.size(), "RESERVED -> ORDER_CREATED");
             }
             reservations.insertSettled(mine.stream().map(InboundOrder::msg).filter(x -> fresh.containsKey(x.reservationId()))
-                    .toList(), "ORDER_CREATED", null, fresh);
+                    .toList(), ReservationStatus.ORDER_CREATED, null, fresh);
         }
         outbox.insert("ORDER", OutboxEvent.ORDER_CREATED, createdEvents);
 
         // 6. rejections: durable decision + compensation task + event, in this transaction
-        reject(soldOut, REASON_SOLD_OUT, Outcome.REJECTED_SOLD_OUT, rows, out, inboxCodes, inboxOrders);
+        reject(soldOut, REASON_SOLD_OUT, MessageOutcome.REJECTED_SOLD_OUT, rows, out, inboxCodes, inboxOrders);
         stockRejects.increment(soldOut.size());
-        reject(duplicateUsers, REASON_DUPLICATE_USER, Outcome.REJECTED_DUPLICATE_USER, rows, out, inboxCodes, inboxOrders);
+        reject(duplicateUsers, REASON_DUPLICATE_USER, MessageOutcome.REJECTED_DUPLICATE_USER, rows, out, inboxCodes, inboxOrders);
         userConflicts.increment(duplicateUsers.size());
 
         // 7. one outcome per owned message
@@ -380,8 +382,8 @@ public class OrderBatchService {
         return out;
     }
 
-    private void reject(List<InboundOrder> rejected, String reason, Outcome outcome, Map<UUID, ReservationRepository.Row> rows,
-            Map<InboundOrder, Outcome> out, Map<UUID, String> inboxCodes, Map<UUID, UUID> inboxOrders) {
+    private void reject(List<InboundOrder> rejected, String reason, MessageOutcome outcome, Map<UUID, ReservationRepository.Row> rows,
+            Map<InboundOrder, MessageOutcome> out, Map<UUID, InboxResult> inboxCodes, Map<UUID, UUID> inboxOrders) {
         if (rejected.isEmpty()) {
             return;
         }
@@ -391,56 +393,39 @@ public class OrderBatchService {
             expect(reservations.markRejected(known, reason), known.size(), "RESERVED -> ORDER_REJECTED");
         }
         reservations.insertSettled(rejected.stream().map(InboundOrder::msg).filter(x -> !rows.containsKey(x.reservationId()))
-                .toList(), "ORDER_REJECTED", reason, Map.of());
-        compensations.insertRelease(ids);
-        List<OutboxEvent> events = new ArrayList<>();
+                .toList(), ReservationStatus.ORDER_REJECTED, reason, Map.of());
+        rejections.compensate(rejected.stream().map(m -> new Rejections.Rejected(m.msg().reservationId(),
+                m.msg().activityId(), m.msg().skuId(), m.msg().userId())).toList(), reason);
         for (InboundOrder m : rejected) {
             OrderCreateRequested x = m.msg();
-            events.add(OutboxEvent.compensateRequired(x.reservationId(), x.activityId(), x.skuId(), x.userId(), reason,
-                    CompensationTaskRepository.taskId(x.reservationId())));
             log.info("order.rejected message_id={} reservation_id={} activity_id={} sku_id={} user_id={} reason={}",
                     x.messageId(), x.reservationId(), x.activityId(), x.skuId(), x.userId(), reason);
             settle(out, inboxCodes, inboxOrders, m, outcome, null);
         }
-        outbox.insert("RESERVATION", OutboxEvent.RESERVATION_COMPENSATE_REQUIRED, events);
     }
 
-    private static OutboxEvent orderCreatedEvent(OrderRepository.NewOrder o, UUID orderId) {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("event_type", OutboxEvent.ORDER_CREATED);
-        p.put("order_id", orderId.toString());
-        p.put("reservation_id", o.reservationId().toString());
-        p.put("activity_id", o.activityId());
-        p.put("sku_id", o.skuId());
-        p.put("user_id", o.userId());
-        p.put("amount", o.amount().toPlainString());
-        p.put("order_status", "CREATED");
-        return new OutboxEvent(ReservationIds.derived(OutboxEvent.ORDER_CREATED, orderId), "ORDER", orderId,
-                OutboxEvent.ORDER_CREATED, Json.text(p));
-    }
-
-    private static void settle(Map<InboundOrder, Outcome> out, Map<UUID, String> inboxCodes, Map<UUID, UUID> inboxOrders,
-            InboundOrder m, Outcome outcome, UUID orderId) {
+    private static void settle(Map<InboundOrder, MessageOutcome> out, Map<UUID, InboxResult> inboxCodes, Map<UUID, UUID> inboxOrders,
+            InboundOrder m, MessageOutcome outcome, UUID orderId) {
         out.put(m, outcome);
-        inboxCodes.put(m.msg().messageId(), outcome.inboxCode());
+        inboxCodes.put(m.msg().messageId(), outcome.inboxResult());
         if (orderId != null) {
             inboxOrders.put(m.msg().messageId(), orderId);
         }
     }
 
-    private Outcome duplicateOrConflict(InboundOrder m, byte[] knownHash) {
+    private MessageOutcome duplicateOrConflict(InboundOrder m, byte[] knownHash) {
         if (Arrays.equals(knownHash, m.hash())) {
             duplicates.increment();
             log.debug("order.consumer_duplicate message_id={} reservation_id={} consumer_group={}", m.msg().messageId(),
                     m.msg().reservationId(), group);
-            return Outcome.DUPLICATE;
+            return MessageOutcome.DUPLICATE;
         }
         payloadConflicts.increment();
         log.error("order.payload_conflict message_id={} reservation_id={} consumer_group={}: same message_id, different "
                 + "payload; quarantined", m.msg().messageId(), m.msg().reservationId(), group);
         quarantine.quarantine(group, topic, m.msg().messageId().toString(), m.brokerMsgId(), "PAYLOAD_CONFLICT", m.body(),
                 m.hash(), knownHash);
-        return Outcome.QUARANTINED;
+        return MessageOutcome.QUARANTINED;
     }
 
     private static void expect(int actual, int expected, String what) {

@@ -90,10 +90,10 @@ class OrderConsumer extends PushConsumerRole {
                 retry.add(m);
             }
         }
-        Map<InboundOrder, Outcome> outcomes = service.process(parsed);
+        Map<InboundOrder, MessageOutcome> outcomes = service.process(parsed);
         Failpoints.hit(Failpoints.AFTER_PG_COMMIT_BEFORE_ACK);
         for (InboundOrder in : parsed) {
-            if (outcomes.getOrDefault(in, Outcome.RETRY) == Outcome.RETRY) {
+            if (outcomes.getOrDefault(in, MessageOutcome.RETRY) == MessageOutcome.RETRY) {
                 retry.add(source.get(in));
             }
         }

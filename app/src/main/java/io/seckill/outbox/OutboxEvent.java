@@ -1,8 +1,18 @@
 package io.seckill.outbox;
 
+import java.math.BigDecimal;
 import java.util.UUID;
 
-/** One row to publish: a fixed event_id, so every re-send is recognisably the same event (design 9.4). */
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+import io.seckill.mq.Json;
+import io.seckill.reservation.ReservationIds;
+import io.seckill.state.OrderStatus;
+
+/**
+ * One row to publish: a fixed event_id derived from (type, aggregate), so every re-send is
+ * recognisably the same event. The payloads are the records below, written as snake_case JSON.
+ */
 public record OutboxEvent(UUID eventId, String aggregateType, UUID aggregateId, String eventType, String payloadJson) {
 
     public static final String ORDER_CREATED = "ORDER_CREATED";
@@ -11,33 +21,40 @@ public record OutboxEvent(UUID eventId, String aggregateType, UUID aggregateId, 
     public static final String ORDER_PAID = "ORDER_PAID";
     public static final String ORDER_CANCELLED = "ORDER_CANCELLED";
 
-    /** An order's state change after creation: the event id is fixed by (type, order). */
-    public static OutboxEvent orderStatus(String eventType, UUID orderId, UUID reservationId, long activityId, long skuId,
-            long userId, String orderStatus) {
-        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
-        p.put("event_type", eventType);
-        p.put("order_id", orderId.toString());
-        p.put("reservation_id", reservationId.toString());
-        p.put("activity_id", activityId);
-        p.put("sku_id", skuId);
-        p.put("user_id", userId);
-        p.put("order_status", orderStatus);
-        return new OutboxEvent(io.seckill.reservation.ReservationIds.derived(eventType, orderId), "ORDER", orderId, eventType,
-                io.seckill.mq.Json.text(p));
+    /** An order was created or changed state; {@code amount} only on creation. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record OrderChanged(String eventType, UUID orderId, UUID reservationId, long activityId, long skuId, long userId,
+            String amount, OrderStatus orderStatus) {
     }
 
-    /** The event that goes with a durable decision to give a reservation's unit back. */
+    /** A durable decision to give a reservation's unit back in Redis. */
+    public record CompensateRequired(String eventType, UUID reservationId, long activityId, long skuId, long userId,
+            String reason, UUID compensationTaskId) {
+    }
+
+    /** A new order (CREATED). */
+    public static OutboxEvent orderCreated(UUID orderId, UUID reservationId, long activityId, long skuId, long userId,
+            BigDecimal amount) {
+        return order(new OrderChanged(ORDER_CREATED, orderId, reservationId, activityId, skuId, userId, amount.toPlainString(),
+                OrderStatus.CREATED));
+    }
+
+    /** An order's state change after creation. */
+    public static OutboxEvent orderStatus(String eventType, UUID orderId, UUID reservationId, long activityId, long skuId,
+            long userId, OrderStatus orderStatus) {
+        return order(new OrderChanged(eventType, orderId, reservationId, activityId, skuId, userId, null, orderStatus));
+    }
+
     public static OutboxEvent compensateRequired(UUID reservationId, long activityId, long skuId, long userId, String reason,
             UUID compensationTaskId) {
-        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
-        p.put("event_type", RESERVATION_COMPENSATE_REQUIRED);
-        p.put("reservation_id", reservationId.toString());
-        p.put("activity_id", activityId);
-        p.put("sku_id", skuId);
-        p.put("user_id", userId);
-        p.put("reason", reason);
-        p.put("compensation_task_id", compensationTaskId.toString());
-        return new OutboxEvent(io.seckill.reservation.ReservationIds.derived(RESERVATION_COMPENSATE_REQUIRED, reservationId),
-                "RESERVATION", reservationId, RESERVATION_COMPENSATE_REQUIRED, io.seckill.mq.Json.text(p));
+        CompensateRequired p = new CompensateRequired(RESERVATION_COMPENSATE_REQUIRED, reservationId, activityId, skuId, userId,
+                reason, compensationTaskId);
+        return new OutboxEvent(ReservationIds.derived(RESERVATION_COMPENSATE_REQUIRED, reservationId), "RESERVATION",
+                reservationId, RESERVATION_COMPENSATE_REQUIRED, Json.text(p));
+    }
+
+    private static OutboxEvent order(OrderChanged p) {
+        return new OutboxEvent(ReservationIds.derived(p.eventType(), p.orderId()), "ORDER", p.orderId(), p.eventType(),
+                Json.text(p));
     }
 }

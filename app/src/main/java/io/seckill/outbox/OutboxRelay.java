@@ -102,7 +102,7 @@ class OutboxRelay extends PollingWorker {
                 meters.counter("outbox.send", "result", "retry").increment();
                 log.warn("outbox.send_unknown outbox_event_id={} event_type={} attempt_count={}: {}", c.eventId(),
                         c.eventType(), c.attempt(), error);
-                if (!outbox.markRetry(c.eventId(), owner, cfg.baseBackoff(), cfg.maxBackoff(), error)) {
+                if (!outbox.markRetry(c.eventId(), owner, cfg.backoff(), error)) {
                     log.warn("outbox.lease_lost owner={} outbox_event_id={}", owner, c.eventId());
                 }
                 stalled.failed("outbox-relay", "OUTBOX_SEND_STALLED", "OUTBOX_EVENT", c.eventId().toString(), null, null,

@@ -1,11 +1,17 @@
 package io.seckill.outbox;
 
+import static io.seckill.db.Sql.count;
+import static io.seckill.db.Sql.interval;
+
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
+
+import io.seckill.retry.Backoff;
 
 /**
  * The SQL of {@code event_outbox} (design 9.4-9.5, 10.4): rows are written inside business
@@ -50,10 +56,11 @@ public class OutboxRepository {
     private static final String MARK_RETRY = """
             UPDATE event_outbox
             SET status        = 'RETRY',
-                next_retry_at = clock_timestamp() + least(?::interval * power(2, least(greatest(attempt_count - 1, 0), 16)), ?::interval),
                 lease_owner   = NULL,
                 lease_until   = NULL,
-                last_error    = ?
+                last_error    = ?,
+                next_retry_at = clock_timestamp() +
+            """ + Backoff.SQL_DELAY.formatted("attempt_count") + """
             WHERE event_id = ? AND status = 'SENDING' AND lease_owner = ?
             """;
     private static final String PURGE = """
@@ -66,6 +73,37 @@ public class OutboxRepository {
             FROM event_outbox WHERE status IN ('PENDING', 'RETRY', 'SENDING')
             """;
 
+    /** SENDING rows whose lease ran out longer than the watermark ago: a relay died holding them. */
+    private static final String STALE = """
+            SELECT event_id, attempt_count FROM event_outbox
+            WHERE status = 'SENDING' AND lease_until < clock_timestamp() - ?::interval
+            LIMIT 1000
+            """;
+    private static final String RECLAIM = """
+            UPDATE event_outbox
+            SET status = 'RETRY', lease_owner = NULL, lease_until = NULL, next_retry_at = clock_timestamp(),
+                last_error = 'lease expired; re-claimed by reconciliation'
+            WHERE event_id = ? AND status = 'SENDING' AND lease_until < clock_timestamp()
+            """;
+    /** Unsent events of one SKU's orders. */
+    private static final String SKU_BACKLOG = """
+            SELECT count(*) FROM event_outbox e JOIN orders o ON o.order_id = e.aggregate_id
+            WHERE o.activity_id = ? AND o.sku_id = ? AND e.status IN ('PENDING', 'RETRY', 'SENDING')
+            """;
+    /** Unsent events of a sale's orders and reservations. */
+    private static final String SALE_BACKLOG = """
+            SELECT count(*) FROM event_outbox e
+            WHERE e.status IN ('PENDING', 'RETRY', 'SENDING')
+              AND (e.aggregate_id IN (SELECT order_id FROM orders WHERE activity_id = ?)
+                   OR e.aggregate_id IN (SELECT reservation_id FROM inventory_reservation WHERE activity_id = ?))
+            """;
+    private static final String OF_RESERVATION = """
+            SELECT event_id, event_type, status, attempt_count, lease_owner, lease_until, last_error, created_at, sent_at
+            FROM event_outbox
+            WHERE aggregate_id = ? OR aggregate_id = (SELECT order_id FROM orders WHERE reservation_id = ?)
+            ORDER BY created_at
+            """;
+
     private final JdbcTemplate jdbc;
 
     OutboxRepository(JdbcTemplate jdbc) {
@@ -76,6 +114,9 @@ public class OutboxRepository {
     }
 
     public record Backlog(long pending, double oldestAgeSeconds) {
+    }
+
+    public record Stale(UUID eventId, int attempts) {
     }
 
     /** Inside the business transaction: events of one type. */
@@ -105,8 +146,31 @@ public class OutboxRepository {
         return jdbc.update(MARK_SENT, eventIds.stream().map(UUID::toString).toArray(String[]::new), owner);
     }
 
-    public boolean markRetry(UUID eventId, String owner, Duration base, Duration max, String error) {
-        return jdbc.update(MARK_RETRY, interval(base), interval(max), truncate(error), eventId, owner) == 1;
+    public boolean markRetry(UUID eventId, String owner, Backoff backoff, String error) {
+        return jdbc.update(MARK_RETRY, truncate(error), interval(backoff.base()), interval(backoff.max()), eventId,
+                owner) == 1;
+    }
+
+    public List<Stale> stale(Duration watermark) {
+        return jdbc.query(STALE, (rs, i) -> new Stale(rs.getObject(1, UUID.class), rs.getInt(2)), interval(watermark));
+    }
+
+    /** SENDING with an expired lease -> RETRY; false when a relay settled or re-claimed it first. */
+    public boolean reclaim(UUID eventId) {
+        return jdbc.update(RECLAIM, eventId) == 1;
+    }
+
+    public long skuBacklog(long activityId, long skuId) {
+        return count(jdbc.queryForObject(SKU_BACKLOG, Long.class, activityId, skuId));
+    }
+
+    public long saleBacklog(long activityId) {
+        return count(jdbc.queryForObject(SALE_BACKLOG, Long.class, activityId, activityId));
+    }
+
+    /** The events of a reservation and its order, for an operator's evidence. */
+    public List<Map<String, Object>> ofReservation(UUID reservationId) {
+        return jdbc.queryForList(OF_RESERVATION, reservationId, reservationId);
     }
 
     public int purgeSent(Duration retention, int limit) {
@@ -115,10 +179,6 @@ public class OutboxRepository {
 
     public Backlog backlog() {
         return jdbc.queryForObject(BACKLOG, (rs, i) -> new Backlog(rs.getLong(1), rs.getDouble(2)));
-    }
-
-    static String interval(Duration d) {
-        return d.toMillis() + " milliseconds";
     }
 
     private static String truncate(String s) {

@@ -5,21 +5,24 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.anomaly.StalledWork;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.order.OrderRecord;
+import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.OrderStatus;
 
 /**
  * Cancelling an unpaid order without ever cancelling a paid one (design 7.6, 9.9, 15.10).
@@ -47,7 +50,7 @@ public class OrderCanceller {
     private static final Logger log = LoggerFactory.getLogger(OrderCanceller.class);
 
     /** How one CANCEL_PENDING order was resolved. */
-    public enum Outcome {
+    public enum CancelOutcome {
         /** This call cancelled the order and released its unit. */
         CANCELLED,
         /** The channel had the money: the order became PAID. */
@@ -58,7 +61,7 @@ public class OrderCanceller {
         NOOP
     }
 
-    private final PaymentRepository payments;
+    private final OrderRepository orders;
     private final PaymentService paymentService;
     private final PaymentChannel channel;
     private final InventoryRepository inventory;
@@ -70,11 +73,11 @@ public class OrderCanceller {
     private final SeckillProperties.Payment cfg;
     private final StalledWork stalled;
 
-    OrderCanceller(PaymentRepository payments, PaymentService paymentService, PaymentChannel channel,
+    OrderCanceller(OrderRepository orders, PaymentService paymentService, PaymentChannel channel,
             InventoryRepository inventory, LedgerRepository ledger, ReservationRepository reservations, OutboxRepository outbox,
             TransactionTemplate tx, MeterRegistry meters, SeckillProperties props, StalledWork stalled) {
         this.stalled = stalled;
-        this.payments = payments;
+        this.orders = orders;
         this.paymentService = paymentService;
         this.channel = channel;
         this.inventory = inventory;
@@ -89,9 +92,9 @@ public class OrderCanceller {
     /** Step 1 for expired orders, a batch at a time; returns how many entered CANCEL_PENDING. */
     public int markExpired(int limit) {
         List<OrderRecord> moved = tx.execute(s -> {
-            List<OrderRecord> orders = payments.markExpired(limit);
-            outbox.insert("ORDER", OutboxEvent.ORDER_CANCEL_PENDING, orders.stream().map(OrderCanceller::pendingEvent).toList());
-            return orders;
+            List<OrderRecord> expired = orders.markExpired(limit);
+            outbox.insert("ORDER", OutboxEvent.ORDER_CANCEL_PENDING, expired.stream().map(OrderCanceller::pendingEvent).toList());
+            return expired;
         });
         if (!moved.isEmpty()) {
             meters.counter("order.cancel_pending", "reason", "payment_timeout").increment(moved.size());
@@ -104,7 +107,7 @@ public class OrderCanceller {
     /** Step 1 for a buyer's own unpaid order; empty when the order was not CREATED or PAYING. */
     public Optional<OrderRecord> markBuyerCancel(UUID orderId, long userId) {
         Optional<OrderRecord> moved = tx.execute(s -> {
-            Optional<OrderRecord> o = payments.markBuyerCancel(orderId, userId);
+            Optional<OrderRecord> o = orders.markBuyerCancel(orderId, userId);
             o.ifPresent(x -> outbox.insert("ORDER", OutboxEvent.ORDER_CANCEL_PENDING, List.of(pendingEvent(x))));
             return o;
         });
@@ -118,7 +121,7 @@ public class OrderCanceller {
 
     /** Steps 2-3 for the due CANCEL_PENDING orders, as {@code owner}; returns how many were claimed. */
     public int resolvePending(String owner) {
-        List<OrderRecord> claimed = payments.claimPending(cfg.batch(), owner, cfg.lease());
+        List<OrderRecord> claimed = orders.claimCancels(cfg.batch(), owner, cfg.lease());
         for (OrderRecord o : claimed) {
             try {
                 resolve(o, owner);
@@ -128,7 +131,7 @@ public class OrderCanceller {
                 String error = e.getClass().getSimpleName() + ": " + e.getMessage();
                 log.warn("order.cancel_failed order_id={} attempts={} error_class={}: {}", o.orderId(), o.cancelAttempts(),
                         e.getClass().getName(), e.getMessage());
-                payments.cancelBackoff(o.orderId(), owner, cfg.baseBackoff(), cfg.maxBackoff());
+                orders.cancelBackoff(o.orderId(), owner, cfg.backoff());
                 meters.counter("order.cancel", "result", "failed").increment();
                 stalled.failed("payment", "CANCEL_STALLED", "ORDER", o.orderId().toString(), o.activityId(), o.skuId(),
                         o.cancelAttempts(), error, Map.of("reservation_id", o.reservationId().toString()));
@@ -138,12 +141,12 @@ public class OrderCanceller {
     }
 
     /** Steps 2-3 for one order right now (the buyer's cancel), if no other worker holds it. */
-    public Outcome resolveNow(UUID orderId, String owner) {
-        return payments.claimPending(orderId, owner, cfg.lease()).map(o -> resolve(o, owner)).orElse(Outcome.NOOP);
+    public CancelOutcome resolveNow(UUID orderId, String owner) {
+        return orders.claimCancel(orderId, owner, cfg.lease()).map(o -> resolve(o, owner)).orElse(CancelOutcome.NOOP);
     }
 
     /** Step 2 then 3 for a claimed order. */
-    Outcome resolve(OrderRecord o, String owner) {
+    CancelOutcome resolve(OrderRecord o, String owner) {
         return decide(o, owner, closeAtChannel(o));
     }
 
@@ -158,7 +161,7 @@ public class OrderCanceller {
     }
 
     /** Step 3: act on the channel's answer, as the lease owner. */
-    Outcome decide(OrderRecord o, String owner, PaymentChannel.State state) {
+    CancelOutcome decide(OrderRecord o, String owner, PaymentChannel.State state) {
         if (state == null) {
             return unknown(o, owner, "channel unavailable");
         }
@@ -172,25 +175,25 @@ public class OrderCanceller {
                 meters.counter("order.cancel", "result", "paid").increment();
                 log.warn("order.cancel_found_paid order_id={} payment_id={} provider_transaction_id={}", o.orderId(), paymentId,
                         state.providerTransactionId());
-                yield Outcome.PAID;
+                yield CancelOutcome.PAID;
             }
             case WAITING -> unknown(o, owner, "channel kept the payment open after close");
         };
     }
 
-    private Outcome unknown(OrderRecord o, String owner, String why) {
-        payments.cancelBackoff(o.orderId(), owner, cfg.baseBackoff(), cfg.maxBackoff());
+    private CancelOutcome unknown(OrderRecord o, String owner, String why) {
+        orders.cancelBackoff(o.orderId(), owner, cfg.backoff());
         meters.counter("order.cancel", "result", "unknown").increment();
         log.warn("order.cancel_unknown order_id={} attempts={} reason={}", o.orderId(), o.cancelAttempts(), why);
         stalled.failed("payment", "CANCEL_STALLED", "ORDER", o.orderId().toString(), o.activityId(), o.skuId(),
                 o.cancelAttempts(), why, Map.of("reservation_id", o.reservationId().toString()));
-        return Outcome.UNKNOWN;
+        return CancelOutcome.UNKNOWN;
     }
 
     /** Step 3: the channel confirmed unpaid; one transaction, fenced by the lease. */
-    Outcome finish(OrderRecord o, String owner) {
+    CancelOutcome finish(OrderRecord o, String owner) {
         boolean cancelled = tx.execute(s -> {
-            if (!payments.markCancelled(o.orderId(), owner)) {
+            if (!orders.markCancelled(o.orderId(), owner)) {
                 return false;
             }
             if (!inventory.release(o.activityId(), o.skuId())) {
@@ -203,23 +206,24 @@ public class OrderCanceller {
             }
             ledger.release(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), o.orderId()));
             outbox.insert("ORDER", OutboxEvent.ORDER_CANCELLED, List.of(OutboxEvent.orderStatus(OutboxEvent.ORDER_CANCELLED,
-                    o.orderId(), o.reservationId(), o.activityId(), o.skuId(), o.userId(), "CANCELLED")));
+                    o.orderId(), o.reservationId(), o.activityId(), o.skuId(), o.userId(), OrderStatus.CANCELLED)));
             return true;
         });
         if (cancelled) {
             meters.counter("order.cancel", "result", "cancelled").increment();
             log.info("order.cancelled order_id={} reservation_id={} activity_id={} sku_id={} reason={}", o.orderId(),
                     o.reservationId(), o.activityId(), o.skuId(), o.cancelReason());
-            return Outcome.CANCELLED;
+            return CancelOutcome.CANCELLED;
         }
-        String now = payments.order(o.orderId()).map(OrderRecord::status).orElse("MISSING");
-        meters.counter("order.cancel", "result", "refused_" + now.toLowerCase()).increment();
-        log.info("order.cancel_refused order_id={} status={} (paid, already cancelled, or the lease moved on)", o.orderId(), now);
-        return "PAID".equals(now) ? Outcome.PAID : Outcome.NOOP;
+        OrderStatus now = orders.find(o.orderId()).map(OrderRecord::status).orElse(null);
+        String seen = now == null ? "missing" : now.name().toLowerCase();
+        meters.counter("order.cancel", "result", "refused_" + seen).increment();
+        log.info("order.cancel_refused order_id={} status={} (paid, already cancelled, or the lease moved on)", o.orderId(), seen);
+        return now == OrderStatus.PAID ? CancelOutcome.PAID : CancelOutcome.NOOP;
     }
 
     private static OutboxEvent pendingEvent(OrderRecord o) {
         return OutboxEvent.orderStatus(OutboxEvent.ORDER_CANCEL_PENDING, o.orderId(), o.reservationId(), o.activityId(),
-                o.skuId(), o.userId(), "CANCEL_PENDING");
+                o.skuId(), o.userId(), OrderStatus.CANCEL_PENDING);
     }
 }

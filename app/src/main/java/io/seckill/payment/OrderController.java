@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.env.Environment;
@@ -18,12 +19,15 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.api.ApiException;
 import io.seckill.api.TokenVerifier;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
+import io.seckill.order.OrderRecord;
+import io.seckill.order.OrderRepository;
 import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.refusal.Refusal;
+import io.seckill.state.OrderStatus;
+import io.seckill.state.RefundStatus;
 
 /**
  * The buyer's order API (see, pay, cancel) and the channel's callback endpoint. Calls to the
@@ -35,6 +39,7 @@ class OrderController {
     private static final Logger log = LoggerFactory.getLogger(OrderController.class);
 
     private final PaymentRepository payments;
+    private final OrderRepository orders;
     private final PaymentService paymentService;
     private final OrderCanceller canceller;
     private final PaymentChannel channel;
@@ -44,9 +49,10 @@ class OrderController {
     private final MeterRegistry meters;
     private final String owner = MqClients.instanceName("buyer-cancel") + "-" + UUID.randomUUID();
 
-    OrderController(PaymentRepository payments, PaymentService paymentService, OrderCanceller canceller,
+    OrderController(PaymentRepository payments, OrderRepository orders, PaymentService paymentService, OrderCanceller canceller,
             PaymentChannel channel, TokenVerifier tokens, SeckillProperties props, Environment env, MeterRegistry meters) {
         this.payments = payments;
+        this.orders = orders;
         this.paymentService = paymentService;
         this.canceller = canceller;
         this.channel = channel;
@@ -67,21 +73,21 @@ class OrderController {
             @PathVariable String orderId) {
         OrderRecord o = owned(tokens.user(auth), orderId);
         switch (o.status()) {
-            case "PAID" -> throw new ApiException(HttpStatus.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid");
-            case "CANCEL_PENDING", "CANCELLED" -> throw cancelled(o);
-            case "CREATED" -> {
-                if (!payments.startPaying(o.orderId())) {
-                    OrderRecord now = payments.order(o.orderId()).orElseThrow();
-                    if (!"PAYING".equals(now.status())) {
-                        throw now.status().equals("CREATED")
-                                ? new ApiException(HttpStatus.CONFLICT, "ORDER_EXPIRED", "the payment time of order "
+            case PAID -> throw new Refusal(Refusal.Kind.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid");
+            case CANCEL_PENDING, CANCELLED -> throw cancelled(o);
+            case CREATED -> {
+                if (!orders.startPaying(o.orderId())) {
+                    OrderRecord now = orders.find(o.orderId()).orElseThrow();
+                    if (now.status() != OrderStatus.PAYING) {
+                        throw now.status() == OrderStatus.CREATED
+                                ? new Refusal(Refusal.Kind.CONFLICT, "ORDER_EXPIRED", "the payment time of order "
                                         + o.orderId() + " ran out at " + o.expiresAt())
                                 : cancelled(now);
                     }
                 }
             }
-            default -> {
-                // PAYING: the same payment again
+            case PAYING -> {
+                // the same payment again
             }
         }
         UUID paymentId = PaymentService.paymentId(o.orderId());
@@ -91,11 +97,11 @@ class OrderController {
             created = channel.create(paymentId, o.orderId(), o.amount(), notifyUrl());
         } catch (PaymentChannel.ChannelUnavailable e) {
             log.warn("payment.create_failed order_id={} payment_id={}: {}", o.orderId(), paymentId, e.getMessage());
-            throw new ApiException(HttpStatus.BAD_GATEWAY, "PAYMENT_CHANNEL_UNAVAILABLE",
+            throw new Refusal(Refusal.Kind.UPSTREAM_FAILED, "PAYMENT_CHANNEL_UNAVAILABLE",
                     "the payment channel did not answer; try again");
         }
         if (created.status() == PaymentChannel.Status.CLOSED) {
-            throw new ApiException(HttpStatus.CONFLICT, "ORDER_CANCELLED", "order " + o.orderId() + " is being cancelled");
+            throw new Refusal(Refusal.Kind.CONFLICT, "ORDER_CANCELLED", "order " + o.orderId() + " is being cancelled");
         }
         payments.attemptOpened(paymentId, created.providerTransactionId(), created.payUrl());
         Map<String, Object> out = new LinkedHashMap<>();
@@ -114,16 +120,16 @@ class OrderController {
             @PathVariable String orderId) {
         long userId = tokens.user(auth);
         OrderRecord o = owned(userId, orderId);
-        if ("PAID".equals(o.status())) {
-            throw new ApiException(HttpStatus.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid; ask for a refund");
+        if (o.status() == OrderStatus.PAID) {
+            throw Refusal.conflict("ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid; ask for a refund");
         }
-        if ("CREATED".equals(o.status()) || "PAYING".equals(o.status())) {
+        if (o.status().unpaid()) {
             canceller.markBuyerCancel(o.orderId(), userId);
         }
         canceller.resolveNow(o.orderId(), owner);
-        OrderRecord now = payments.order(o.orderId()).orElseThrow();
-        if ("PAID".equals(now.status())) {
-            throw new ApiException(HttpStatus.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " was paid");
+        OrderRecord now = orders.find(o.orderId()).orElseThrow();
+        if (now.status() == OrderStatus.PAID) {
+            throw new Refusal(Refusal.Kind.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " was paid");
         }
         return view(now);
     }
@@ -132,7 +138,7 @@ class OrderController {
     Map<String, Object> callback(@PathVariable String provider, @RequestHeader HttpHeaders headers,
             @RequestBody(required = false) byte[] body) {
         if (!channel.provider().equals(provider)) {
-            throw new ApiException(HttpStatus.NOT_FOUND, "UNKNOWN_PROVIDER", "no payment provider '" + provider + "'");
+            throw new Refusal(Refusal.Kind.NOT_FOUND, "UNKNOWN_PROVIDER", "no payment provider '" + provider + "'");
         }
         PaymentChannel.Callback cb;
         try {
@@ -140,16 +146,16 @@ class OrderController {
         } catch (PaymentChannel.CallbackRejected e) {
             meters.counter("payment.callback.refused", "reason", "verification").increment();
             log.warn("payment.callback_rejected provider={} field={}: {}", provider, e.field(), e.getMessage());
-            throw new ApiException(HttpStatus.UNAUTHORIZED, "CALLBACK_REJECTED", e.getMessage(), e.field(), null);
+            throw new Refusal(Refusal.Kind.UNAUTHENTICATED, "CALLBACK_REJECTED", e.getMessage(), e.field(), null);
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("payment_id", cb.paymentId().toString());
         // only a successful payment pays an order; a refund notice never does: it is answered with the refund state
         // this side already holds (the refund worker confirms refunds with the channel itself), and writes nothing
         if (cb.status() == PaymentChannel.Status.REFUNDED) {
-            String known = payments.payment(cb.paymentId()).map(PaymentRepository.Payment::refundStatus).orElse(null);
+            RefundStatus known = payments.payment(cb.paymentId()).map(PaymentRepository.Payment::refundStatus).orElse(null);
             meters.counter("payment.callback.refund_notice").increment();
-            out.put("result", known == null ? "IGNORED" : known);
+            out.put("result", known == null ? "IGNORED" : known.name());
             return out;
         }
         if (cb.status() != PaymentChannel.Status.SUCCESS) {
@@ -158,7 +164,7 @@ class OrderController {
             out.put("result", "IGNORED");
             return out;
         }
-        PaymentService.Result r = paymentService.applyPaid(provider, cb.paymentId(), cb.orderId(), cb.providerTransactionId(),
+        PaymentService.PaymentOutcome r = paymentService.applyPaid(provider, cb.paymentId(), cb.orderId(), cb.providerTransactionId(),
                 cb.amount(), cb.paidAt() == null ? Instant.now() : cb.paidAt(), "callback");
         out.put("result", r.name());
         return out;
@@ -177,14 +183,14 @@ class OrderController {
         try {
             id = UUID.fromString(orderId);
         } catch (IllegalArgumentException e) {
-            throw ApiException.invalid("order_id", "must be a UUID");
+            throw Refusal.invalid("order_id", "must be a UUID");
         }
-        return payments.order(id).filter(o -> o.userId() == userId).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND,
-                "ORDER_NOT_FOUND", "no order " + id + " for this user"));
+        return orders.find(id).filter(o -> o.userId() == userId).orElseThrow(() -> Refusal.notFound("ORDER_NOT_FOUND",
+                "no order " + id + " for this user"));
     }
 
-    private static ApiException cancelled(OrderRecord o) {
-        return new ApiException(HttpStatus.CONFLICT, "ORDER_CANCELLED", "order " + o.orderId() + " is " + o.status());
+    private static Refusal cancelled(OrderRecord o) {
+        return new Refusal(Refusal.Kind.CONFLICT, "ORDER_CANCELLED", "order " + o.orderId() + " is " + o.status());
     }
 
     static Map<String, Object> view(OrderRecord o) {
@@ -193,7 +199,7 @@ class OrderController {
         m.put("reservation_id", o.reservationId().toString());
         m.put("activity_id", o.activityId());
         m.put("sku_id", o.skuId());
-        m.put("status", o.status());
+        m.put("status", o.status().name());
         m.put("amount", o.amount().toPlainString());
         m.put("expires_at", o.expiresAt().toString());
         if (o.paidAt() != null) {

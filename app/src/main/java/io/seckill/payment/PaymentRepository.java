@@ -1,37 +1,33 @@
 package io.seckill.payment;
 
+import static io.seckill.db.Sql.count;
+import static io.seckill.db.Sql.interval;
+
 import java.math.BigDecimal;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.retry.Backoff;
+import io.seckill.state.PaymentStatus;
+import io.seckill.state.RefundStatus;
+
 /**
- * The SQL of payment and cancellation (design 9.9): every order move is a guarded UPDATE whose
- * WHERE clause is the rule, and the row count is the answer. Cancel work is leased (owner token on
- * the database clock) and every later write of that work checks the owner.
+ * The SQL of {@code payment_attempt} and {@code payment_record}: what was asked of the channel, what
+ * it confirmed, and the refunds of money an order may not keep ({@link RefundStatus}). Both unique
+ * keys of a record (payment id, channel transaction id) are the idempotency guard of a callback.
  */
 @Repository
 public class PaymentRepository {
 
-    private static final String ORDER_COLUMNS = """
-            o.order_id, o.activity_id, o.sku_id, o.user_id, o.reservation_id, o.status, o.amount, o.expires_at,
-            o.paid_at, o.cancelled_at, o.cancel_reason, o.cancel_attempts
-            """;
-    private static final String FIND_ORDER = "SELECT " + ORDER_COLUMNS + " FROM orders o WHERE o.order_id = ?";
-    /** CREATED -> PAYING while the order has not expired. */
-    private static final String START_PAYING = """
-            UPDATE orders
-            SET status = 'PAYING', version = version + 1, updated_at = clock_timestamp()
-            WHERE order_id = ? AND status = 'CREATED' AND expires_at > clock_timestamp()
-            """;
     private static final String INSERT_ATTEMPT = """
             INSERT INTO payment_attempt (payment_id, order_id, provider, amount) VALUES (?, ?, ?, ?)
             ON CONFLICT (payment_id) DO NOTHING
@@ -40,7 +36,6 @@ public class PaymentRepository {
             UPDATE payment_attempt SET provider_transaction_id = ?, pay_url = ?, updated_at = clock_timestamp()
             WHERE payment_id = ?
             """;
-    /** Design 9.9, with both unique keys (payment id, provider transaction id) as the idempotency guard. */
     private static final String INSERT_PAYMENT = """
             INSERT INTO payment_record (payment_id, order_id, provider, provider_transaction_id, amount, status, paid_at)
             VALUES (?, ?, ?, ?, ?, 'SUCCESS', ?)
@@ -49,82 +44,6 @@ public class PaymentRepository {
     private static final String FIND_PAYMENT = """
             SELECT payment_id, order_id, provider, provider_transaction_id, amount, status, refund_status
             FROM payment_record WHERE payment_id = ?
-            """;
-    /** Design 9.9: payment wins over CREATED, PAYING and CANCEL_PENDING. */
-    private static final String MARK_PAID = """
-            UPDATE orders
-            SET status = 'PAID', paid_at = ?, version = version + 1, updated_at = clock_timestamp(),
-                lease_owner = NULL, lease_until = NULL
-            WHERE order_id = ? AND status IN ('CREATED', 'PAYING', 'CANCEL_PENDING')
-            """;
-    /**
-     * Design 9.9 entry to CANCEL_PENDING for expired orders, a batch at a time, without waiting on locked
-     * rows; an order an operator froze (design 11.6 step 1) is left alone.
-     */
-    private static final String MARK_EXPIRED = """
-            WITH due AS (
-                SELECT order_id FROM orders
-                WHERE status IN ('CREATED', 'PAYING') AND expires_at <= clock_timestamp()
-                  AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)
-                ORDER BY expires_at
-                LIMIT ?
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE orders AS o
-            SET status = 'CANCEL_PENDING', cancel_reason = 'PAYMENT_TIMEOUT', cancel_next_at = clock_timestamp(),
-                version = o.version + 1, updated_at = clock_timestamp()
-            FROM due
-            WHERE o.order_id = due.order_id AND o.status IN ('CREATED', 'PAYING') AND o.expires_at <= clock_timestamp()
-            RETURNING
-            """ + ORDER_COLUMNS;
-    /** The buyer gives up an unpaid order; no expiry condition. */
-    private static final String MARK_BUYER_CANCEL = """
-            UPDATE orders AS o
-            SET status = 'CANCEL_PENDING', cancel_reason = 'BUYER_CANCELLED', cancel_next_at = clock_timestamp(),
-                version = o.version + 1, updated_at = clock_timestamp()
-            WHERE o.order_id = ? AND o.user_id = ? AND o.status IN ('CREATED', 'PAYING')
-            RETURNING
-            """ + ORDER_COLUMNS;
-    private static final String CLAIM_PENDING = """
-            WITH due AS (
-                SELECT order_id FROM orders
-                WHERE status = 'CANCEL_PENDING' AND cancel_next_at <= clock_timestamp()
-                  AND (lease_until IS NULL OR lease_until < clock_timestamp())
-                  AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)
-                ORDER BY cancel_next_at
-                LIMIT ?
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE orders AS o
-            SET lease_owner = ?, lease_until = clock_timestamp() + ?::interval, cancel_attempts = o.cancel_attempts + 1
-            FROM due
-            WHERE o.order_id = due.order_id AND o.status = 'CANCEL_PENDING'
-            RETURNING
-            """ + ORDER_COLUMNS;
-    private static final String CLAIM_ONE = """
-            UPDATE orders AS o
-            SET lease_owner = ?, lease_until = clock_timestamp() + ?::interval, cancel_attempts = o.cancel_attempts + 1
-            WHERE o.order_id = ? AND o.status = 'CANCEL_PENDING'
-              AND (o.lease_until IS NULL OR o.lease_until < clock_timestamp())
-            RETURNING
-            """ + ORDER_COLUMNS;
-    /** The channel could not say: try again later, with exponential backoff; never cancel on an unknown. */
-    private static final String CANCEL_BACKOFF = """
-            UPDATE orders
-            SET lease_owner = NULL, lease_until = NULL,
-                cancel_next_at = clock_timestamp()
-                    + least(?::interval * power(2, least(greatest(cancel_attempts - 1, 0), 16)), ?::interval)
-            WHERE order_id = ? AND status = 'CANCEL_PENDING' AND lease_owner = ?
-            """;
-    /** Design 9.9 final cancel, fenced by the canceller's lease. */
-    private static final String MARK_CANCELLED = """
-            UPDATE orders
-            SET status = 'CANCELLED', cancelled_at = clock_timestamp(), version = version + 1,
-                updated_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
-            WHERE order_id = ?
-              AND status = 'CANCEL_PENDING'
-              AND lease_owner = ?
-              AND NOT EXISTS (SELECT 1 FROM payment_record p WHERE p.order_id = orders.order_id AND p.status = 'SUCCESS')
             """;
     private static final String START_REFUND = """
             UPDATE payment_record
@@ -154,20 +73,39 @@ public class PaymentRepository {
             """;
     private static final String REFUND_BACKOFF = """
             UPDATE payment_record
-            SET lease_owner = NULL, lease_until = NULL,
-                refund_next_at = clock_timestamp()
-                    + least(?::interval * power(2, least(greatest(refund_attempts - 1, 0), 16)), ?::interval)
+            SET lease_owner = NULL, lease_until = NULL, refund_next_at = clock_timestamp() +
+            """ + Backoff.SQL_DELAY.formatted("refund_attempts") + """
             WHERE payment_id = ? AND refund_status = 'REFUNDING' AND lease_owner = ?
             """;
-    private static final String CANCEL_BACKLOG = """
-            SELECT count(*), coalesce(extract(epoch FROM clock_timestamp() - min(updated_at)), 0)
-            FROM orders WHERE status = 'CANCEL_PENDING'
-            """;
-
     private static final String PAYMENT_COUNTS = """
             SELECT coalesce(p.refund_status, p.status), count(*)
             FROM payment_record p JOIN orders o ON o.order_id = p.order_id
             WHERE o.activity_id = ? GROUP BY 1
+            """;
+    /** Money kept for an order that is not PAID: it must be on its way back. */
+    private static final String UNREFUNDED = """
+            SELECT count(*) FROM payment_record p JOIN orders o ON o.order_id = p.order_id
+            WHERE o.activity_id = ? AND p.status = 'SUCCESS' AND o.status <> 'PAID' AND p.refund_status IS NULL
+            """;
+    /** The reservation behind a payment id or a channel transaction id. */
+    private static final String RESERVATION_OF_RECORD = """
+            SELECT o.reservation_id FROM payment_record p JOIN orders o ON o.order_id = p.order_id
+            WHERE p.payment_id = ?::uuid OR p.provider_transaction_id = ?
+            LIMIT 2
+            """;
+    private static final String RESERVATION_OF_TRANSACTION = """
+            SELECT o.reservation_id FROM payment_record p JOIN orders o ON o.order_id = p.order_id
+            WHERE p.provider_transaction_id = ?
+            LIMIT 2
+            """;
+    private static final String RESERVATION_OF_ATTEMPT = """
+            SELECT o.reservation_id FROM payment_attempt a JOIN orders o ON o.order_id = a.order_id WHERE a.payment_id = ?
+            """;
+    private static final String RECORDS_OF_RESERVATION = """
+            SELECT p.* FROM payment_record p JOIN orders o ON o.order_id = p.order_id WHERE o.reservation_id = ?
+            """;
+    private static final String ATTEMPTS_OF_RESERVATION = """
+            SELECT a.* FROM payment_attempt a JOIN orders o ON o.order_id = a.order_id WHERE o.reservation_id = ?
             """;
 
     private final JdbcTemplate jdbc;
@@ -176,24 +114,13 @@ public class PaymentRepository {
         this.jdbc = jdbc;
     }
 
-    /** A payment as recorded. */
+    /** A payment as recorded; {@code refundStatus} null while the money is kept. */
     public record Payment(UUID paymentId, UUID orderId, String provider, String providerTransactionId, BigDecimal amount,
-            String status, String refundStatus) {
+            PaymentStatus status, RefundStatus refundStatus) {
     }
 
     /** A refund to drive through the channel. */
     public record Refund(UUID paymentId, UUID orderId, BigDecimal amount, UUID refundId, int attempts) {
-    }
-
-    public record Backlog(long pending, double oldestAgeSeconds) {
-    }
-
-    public Optional<OrderRecord> order(UUID orderId) {
-        return jdbc.query(FIND_ORDER, PaymentRepository::orderRow, orderId).stream().findFirst();
-    }
-
-    public boolean startPaying(UUID orderId) {
-        return jdbc.update(START_PAYING, orderId) == 1;
     }
 
     public void recordAttempt(UUID paymentId, UUID orderId, String provider, BigDecimal amount) {
@@ -213,36 +140,8 @@ public class PaymentRepository {
 
     public Optional<Payment> payment(UUID paymentId) {
         return jdbc.query(FIND_PAYMENT, (rs, i) -> new Payment(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                rs.getString(3), rs.getString(4), rs.getBigDecimal(5), rs.getString(6), rs.getString(7)), paymentId)
-                .stream().findFirst();
-    }
-
-    public boolean markPaid(UUID orderId, Instant paidAt) {
-        return jdbc.update(MARK_PAID, Timestamp.from(paidAt), orderId) == 1;
-    }
-
-    public List<OrderRecord> markExpired(int limit) {
-        return jdbc.query(MARK_EXPIRED, PaymentRepository::orderRow, limit);
-    }
-
-    public Optional<OrderRecord> markBuyerCancel(UUID orderId, long userId) {
-        return jdbc.query(MARK_BUYER_CANCEL, PaymentRepository::orderRow, orderId, userId).stream().findFirst();
-    }
-
-    public List<OrderRecord> claimPending(int limit, String owner, Duration lease) {
-        return jdbc.query(CLAIM_PENDING, PaymentRepository::orderRow, limit, owner, interval(lease));
-    }
-
-    public Optional<OrderRecord> claimPending(UUID orderId, String owner, Duration lease) {
-        return jdbc.query(CLAIM_ONE, PaymentRepository::orderRow, owner, interval(lease), orderId).stream().findFirst();
-    }
-
-    public boolean cancelBackoff(UUID orderId, String owner, Duration base, Duration max) {
-        return jdbc.update(CANCEL_BACKOFF, interval(base), interval(max), orderId, owner) == 1;
-    }
-
-    public boolean markCancelled(UUID orderId, String owner) {
-        return jdbc.update(MARK_CANCELLED, orderId, owner) == 1;
+                rs.getString(3), rs.getString(4), rs.getBigDecimal(5), PaymentStatus.valueOf(rs.getString(6)),
+                rs.getString(7) == null ? null : RefundStatus.valueOf(rs.getString(7))), paymentId).stream().findFirst();
     }
 
     public boolean startRefund(UUID paymentId, UUID refundId) {
@@ -258,34 +157,41 @@ public class PaymentRepository {
         return jdbc.update(MARK_REFUNDED, paymentId, owner) == 1;
     }
 
-    public boolean refundBackoff(UUID paymentId, String owner, Duration base, Duration max) {
-        return jdbc.update(REFUND_BACKOFF, interval(base), interval(max), paymentId, owner) == 1;
-    }
-
-    public Backlog cancelBacklog() {
-        return jdbc.queryForObject(CANCEL_BACKLOG, (rs, i) -> new Backlog(rs.getLong(1), rs.getDouble(2)));
+    public boolean refundBackoff(UUID paymentId, String owner, Backoff backoff) {
+        return jdbc.update(REFUND_BACKOFF, interval(backoff.base()), interval(backoff.max()), paymentId, owner) == 1;
     }
 
     /** Payment records of a sale by state: SUCCESS (kept), REFUNDING, REFUNDED. */
-    public java.util.Map<String, Long> paymentCounts(long activityId) {
-        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    public Map<String, Long> paymentCounts(long activityId) {
+        Map<String, Long> out = new TreeMap<>();
         jdbc.query(PAYMENT_COUNTS, rs -> {
             out.put(rs.getString(1), rs.getLong(2));
         }, activityId);
         return out;
     }
 
-    private static OrderRecord orderRow(ResultSet rs, int i) throws SQLException {
-        return new OrderRecord(rs.getObject(1, UUID.class), rs.getLong(2), rs.getLong(3), rs.getLong(4),
-                rs.getObject(5, UUID.class), rs.getString(6), rs.getBigDecimal(7), instant(rs.getTimestamp(8)),
-                instant(rs.getTimestamp(9)), instant(rs.getTimestamp(10)), rs.getString(11), rs.getInt(12));
+    public long unrefunded(long activityId) {
+        return count(jdbc.queryForObject(UNREFUNDED, Long.class, activityId));
     }
 
-    private static Instant instant(Timestamp t) {
-        return t == null ? null : t.toInstant();
+    /** The reservations behind an id that may be a payment id (a UUID) or a channel transaction id. */
+    public List<UUID> reservationsOf(String anyId, boolean uuid) {
+        if (!uuid) {
+            return jdbc.query(RESERVATION_OF_TRANSACTION, (rs, i) -> rs.getObject(1, UUID.class), anyId);
+        }
+        List<UUID> out = new java.util.ArrayList<>(jdbc.query(RESERVATION_OF_RECORD,
+                (rs, i) -> rs.getObject(1, UUID.class), anyId, anyId));
+        out.addAll(jdbc.query(RESERVATION_OF_ATTEMPT, (rs, i) -> rs.getObject(1, UUID.class), UUID.fromString(anyId)));
+        return out;
     }
 
-    private static String interval(Duration d) {
-        return d.toMillis() + " milliseconds";
+    /** The reservation's payment records as stored, for an operator's evidence. */
+    public List<Map<String, Object>> recordsOfReservation(UUID reservationId) {
+        return jdbc.queryForList(RECORDS_OF_RESERVATION, reservationId);
+    }
+
+    /** The reservation's payment attempts as stored, for an operator's evidence. */
+    public List<Map<String, Object>> attemptsOfReservation(UUID reservationId) {
+        return jdbc.queryForList(ATTEMPTS_OF_RESERVATION, reservationId);
     }
 }

@@ -7,21 +7,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
-import io.seckill.api.ApiException;
+import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.order.OrderRecord;
+import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
-import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationIds;
+import io.seckill.state.OrderStatus;
+import io.seckill.state.RefundStatus;
 
 /**
  * A successful payment, whoever reports it (the channel's callback, or the channel's answer to the
@@ -37,7 +40,7 @@ public class PaymentService {
     private static final Logger log = LoggerFactory.getLogger(PaymentService.class);
 
     /** What applying a successful payment did. */
-    public enum Result {
+    public enum PaymentOutcome {
         /** This call moved the order to PAID. */
         PAID,
         /** The order was already PAID by this payment: nothing more to do. */
@@ -49,6 +52,7 @@ public class PaymentService {
     }
 
     private final PaymentRepository payments;
+    private final OrderRepository orders;
     private final InventoryRepository inventory;
     private final LedgerRepository ledger;
     private final OutboxRepository outbox;
@@ -56,9 +60,10 @@ public class PaymentService {
     private final TransactionTemplate tx;
     private final MeterRegistry meters;
 
-    PaymentService(PaymentRepository payments, InventoryRepository inventory, LedgerRepository ledger, OutboxRepository outbox,
+    PaymentService(PaymentRepository payments, OrderRepository orders, InventoryRepository inventory, LedgerRepository ledger, OutboxRepository outbox,
             AnomalyRepository anomalies, TransactionTemplate tx, MeterRegistry meters) {
         this.payments = payments;
+        this.orders = orders;
         this.inventory = inventory;
         this.ledger = ledger;
         this.outbox = outbox;
@@ -80,20 +85,20 @@ public class PaymentService {
      * Applies a successful payment reported by {@code source}. Checks come first and write nothing:
      * unknown order (404), a payment id that is not this order's, or an amount that differs (400).
      */
-    public Result applyPaid(String provider, UUID paymentId, UUID orderId, String providerTransactionId, BigDecimal amount,
+    public PaymentOutcome applyPaid(String provider, UUID paymentId, UUID orderId, String providerTransactionId, BigDecimal amount,
             Instant paidAt, String source) {
-        OrderRecord order = payments.order(orderId).orElseThrow(() -> refused("unknown_order", orderId, paymentId,
-                new ApiException(HttpStatus.NOT_FOUND, "ORDER_NOT_FOUND", "no order " + orderId, "order_id", null)));
+        OrderRecord order = orders.find(orderId).orElseThrow(() -> refused("unknown_order", orderId, paymentId,
+                Refusal.notFound("ORDER_NOT_FOUND", "no order " + orderId, "order_id")));
         if (!paymentId(orderId).equals(paymentId)) {
             throw refused("payment_id_mismatch", orderId, paymentId,
-                    ApiException.invalid("payment_id", "is not the payment of order " + orderId));
+                    Refusal.invalid("payment_id", "is not the payment of order " + orderId));
         }
         if (amount.compareTo(order.amount()) != 0) {
-            throw refused("amount_mismatch", orderId, paymentId, new ApiException(HttpStatus.BAD_REQUEST, "AMOUNT_MISMATCH",
+            throw refused("amount_mismatch", orderId, paymentId, new Refusal(Refusal.Kind.INVALID, "AMOUNT_MISMATCH",
                     "amount " + amount.toPlainString() + " differs from the order amount " + order.amount().toPlainString(),
                     "amount", null));
         }
-        Result r;
+        PaymentOutcome r;
         try {
             r = tx.execute(s -> paidInTransaction(provider, paymentId, order, providerTransactionId, amount, paidAt));
         } catch (PaymentConflict e) {
@@ -103,7 +108,7 @@ public class PaymentService {
             meters.counter("payment.apply", "result", "conflict", "source", source).increment();
             log.error("payment.conflict payment_id={} order_id={} provider={} provider_transaction_id={} source={}: {}",
                     paymentId, orderId, provider, providerTransactionId, source, e.getMessage());
-            throw new ApiException(HttpStatus.CONFLICT, "PAYMENT_CONFLICT", e.getMessage(), "provider_transaction_id", null);
+            throw Refusal.conflict("PAYMENT_CONFLICT", e.getMessage(), "provider_transaction_id");
         }
         meters.counter("payment.apply", "result", r.name().toLowerCase(), "source", source).increment();
         log.info("payment.applied payment_id={} order_id={} provider_transaction_id={} source={} result={}", paymentId,
@@ -111,7 +116,7 @@ public class PaymentService {
         return r;
     }
 
-    private Result paidInTransaction(String provider, UUID paymentId, OrderRecord order, String providerTransactionId,
+    private PaymentOutcome paidInTransaction(String provider, UUID paymentId, OrderRecord order, String providerTransactionId,
             BigDecimal amount, Instant paidAt) {
         boolean inserted = payments.insertPayment(paymentId, order.orderId(), provider, providerTransactionId, amount, paidAt);
         Failpoints.hit(Failpoints.AFTER_PAYMENT_RECORD_INSERT);
@@ -123,35 +128,35 @@ public class PaymentService {
                         + known.providerTransactionId() + ", not " + providerTransactionId);
             }
         }
-        if (payments.markPaid(order.orderId(), paidAt)) {
+        if (orders.markPaid(order.orderId(), paidAt)) {
             if (!inventory.sell(order.activityId(), order.skuId())) {
                 throw new IllegalStateException("sku " + order.activityId() + "/" + order.skuId()
                         + " has no occupied unit to sell for order " + order.orderId());
             }
             ledger.sell(new LedgerRepository.Movement(order.activityId(), order.skuId(), order.reservationId(), order.orderId()));
             outbox.insert("ORDER", OutboxEvent.ORDER_PAID, List.of(OutboxEvent.orderStatus(OutboxEvent.ORDER_PAID,
-                    order.orderId(), order.reservationId(), order.activityId(), order.skuId(), order.userId(), "PAID")));
-            return Result.PAID;
+                    order.orderId(), order.reservationId(), order.activityId(), order.skuId(), order.userId(), OrderStatus.PAID)));
+            return PaymentOutcome.PAID;
         }
-        OrderRecord now = payments.order(order.orderId()).orElseThrow();
-        switch (now.status()) {
-            case "PAID" -> {
+        OrderRecord now = orders.find(order.orderId()).orElseThrow();
+        return switch (now.status()) {
+            case PAID -> {
                 if (!inserted) {
-                    return Result.ALREADY_PAID;
+                    yield PaymentOutcome.ALREADY_PAID;
                 }
                 startRefund(paymentId, now, "DUPLICATE_PAYMENT", providerTransactionId);
-                return Result.REFUNDING;
+                yield PaymentOutcome.REFUNDING;
             }
-            case "CANCELLED" -> {
+            case CANCELLED -> {
                 if (startRefund(paymentId, now, "PAID_AFTER_CANCEL", providerTransactionId)) {
-                    return Result.REFUNDING;
+                    yield PaymentOutcome.REFUNDING;
                 }
-                String refund = payments.payment(paymentId).orElseThrow().refundStatus();
-                return "REFUNDED".equals(refund) ? Result.REFUNDED : Result.REFUNDING;
+                RefundStatus refund = payments.payment(paymentId).orElseThrow().refundStatus();
+                yield refund == RefundStatus.REFUNDED ? PaymentOutcome.REFUNDED : PaymentOutcome.REFUNDING;
             }
-            default -> throw new IllegalStateException("order " + order.orderId() + " is " + now.status()
-                    + " and refused the PAID update");
-        }
+            case CREATED, PAYING, CANCEL_PENDING -> throw new IllegalStateException("order " + order.orderId() + " is "
+                    + now.status() + " and refused the PAID update");
+        };
     }
 
     /** Inside the payment transaction: the money goes back through the channel, and a human hears of it. */
@@ -173,7 +178,7 @@ public class PaymentService {
         return true;
     }
 
-    private ApiException refused(String reason, UUID orderId, UUID paymentId, ApiException e) {
+    private Refusal refused(String reason, UUID orderId, UUID paymentId, Refusal e) {
         meters.counter("payment.callback.refused", "reason", reason).increment();
         log.warn("payment.refused reason={} order_id={} payment_id={}: {}", reason, orderId, paymentId, e.getMessage());
         return e;

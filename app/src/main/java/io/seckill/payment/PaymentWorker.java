@@ -5,15 +5,16 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
+import io.seckill.order.OrderRepository;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.worker.PollingWorker;
 
@@ -29,6 +30,7 @@ public class PaymentWorker extends PollingWorker {
 
     private final OrderCanceller canceller;
     private final PaymentRepository payments;
+    private final OrderRepository orders;
     private final PaymentChannel channel;
     private final SeckillProperties.Payment cfg;
     private final StalledWork stalled;
@@ -36,12 +38,13 @@ public class PaymentWorker extends PollingWorker {
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestMs = new AtomicLong();
 
-    PaymentWorker(OrderCanceller canceller, PaymentRepository payments, PaymentChannel channel, StalledWork stalled,
+    PaymentWorker(OrderCanceller canceller, PaymentRepository payments, OrderRepository orders, PaymentChannel channel, StalledWork stalled,
             SeckillProperties props, MeterRegistry meters) {
         super("payment", "payment.worker", props.payment().scanInterval(), props, meters);
         this.stalled = stalled;
         this.canceller = canceller;
         this.payments = payments;
+        this.orders = orders;
         this.channel = channel;
         this.cfg = props.payment();
         Gauge.builder("order.cancel_pending.count", pending, AtomicLong::get).register(meters);
@@ -50,7 +53,7 @@ public class PaymentWorker extends PollingWorker {
 
     @Override
     protected int runPass() {
-        PaymentRepository.Backlog b = payments.cancelBacklog();
+        OrderRepository.Backlog b = orders.cancelBacklog();
         pending.set(b.pending());
         oldestMs.set((long) (b.oldestAgeSeconds() * 1000));
         return runOnce(owner);
@@ -77,20 +80,20 @@ public class PaymentWorker extends PollingWorker {
                     log.warn("payment.refunded payment_id={} order_id={} refund_id={} amount={}", r.paymentId(), r.orderId(),
                             r.refundId(), r.amount());
                 } else {
-                    payments.refundBackoff(r.paymentId(), leaseOwner, cfg.baseBackoff(), cfg.maxBackoff());
+                    payments.refundBackoff(r.paymentId(), leaseOwner, cfg.backoff());
                     result = "not_refunded";
                     error = "channel answered " + s.status();
                     log.warn("payment.refund_pending payment_id={} channel_status={} attempts={}", r.paymentId(), s.status(),
                             r.attempts());
                 }
             } catch (PaymentChannel.ChannelUnavailable e) {
-                payments.refundBackoff(r.paymentId(), leaseOwner, cfg.baseBackoff(), cfg.maxBackoff());
+                payments.refundBackoff(r.paymentId(), leaseOwner, cfg.backoff());
                 result = "unknown";
                 error = e.getMessage();
                 log.warn("payment.refund_unknown payment_id={} attempts={}: {}", r.paymentId(), r.attempts(), e.getMessage());
             } catch (RuntimeException e) {
                 // one refund that fails does not hold up the others: backed off, counted, an anomaly past the bound
-                payments.refundBackoff(r.paymentId(), leaseOwner, cfg.baseBackoff(), cfg.maxBackoff());
+                payments.refundBackoff(r.paymentId(), leaseOwner, cfg.backoff());
                 result = "failed";
                 error = e.getClass().getSimpleName() + ": " + e.getMessage();
                 log.warn("payment.refund_failed payment_id={} attempts={} error_class={}: {}", r.paymentId(), r.attempts(),

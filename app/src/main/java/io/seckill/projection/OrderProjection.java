@@ -3,11 +3,12 @@ package io.seckill.projection;
 import java.time.Duration;
 import java.util.List;
 
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.springframework.stereotype.Component;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.state.OrderStatus;
 
 /**
  * The standard ways an order's state reaches the Redis reservation hash, each one idempotent Lua
@@ -30,8 +31,8 @@ public class OrderProjection {
     }
 
     /** The reservation hash status that mirrors an order status (SPEC 1a): an unpaid order is ORDER_CREATED. */
-    public static String redisStatus(String orderStatus) {
-        return "CREATED".equals(orderStatus) || "PAYING".equals(orderStatus) ? "ORDER_CREATED" : orderStatus;
+    public static String redisStatus(OrderStatus orderStatus) {
+        return orderStatus.unpaid() ? "ORDER_CREATED" : orderStatus.name();
     }
 
     /** Moves the reservation hash to {@code orderStatus} (ORDER_CREATED, CANCEL_PENDING, PAID, CANCELLED). */

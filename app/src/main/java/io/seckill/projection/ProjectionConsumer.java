@@ -3,6 +3,7 @@ package io.seckill.projection;
 import java.util.List;
 import java.util.Map;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
@@ -12,7 +13,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
@@ -22,6 +22,7 @@ import io.seckill.mq.PushConsumerRole;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.state.SaleStatus;
 
 /**
  * The Redis projection role (design 7.1, 11.5): order events from the outbox become reservation
@@ -101,8 +102,8 @@ class ProjectionConsumer extends PushConsumerRole {
         String word = LuaScript.text(r, 1);
         meters.counter("projection.apply", "event", type.toLowerCase(), "result",
                 word.toLowerCase().replaceAll("[^a-z_]", "_")).increment();
-        if (code == 1 && OutboxEvent.ORDER_CANCELLED.equals(type) && !"OPEN".equals(registry.find(activityId)
-                .map(Activity::status).orElse("?"))) {
+        if (code == 1 && OutboxEvent.ORDER_CANCELLED.equals(type) && registry.find(activityId)
+                .map(Activity::status).orElse(null) != SaleStatus.OPEN) {
             meters.counter("inventory.released_after_close").increment();
             log.info("projection.released_after_close order_id={} activity_id={} sku_id={}", orderId, activityId, skuId);
         }

@@ -11,26 +11,33 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.activity.StockAdjustments;
+import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.config.SeckillProperties;
+import io.seckill.hold.ManualHolds;
+import io.seckill.order.OrderRepository;
+import io.seckill.outbox.OutboxRepository;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.ReservationStatus;
+import io.seckill.state.TaskStatus;
 
 /**
  * Watermark reconciliation (design 10.6, 11.5, 13.4, 13.5), per activity and SKU: the PostgreSQL
@@ -57,8 +64,9 @@ public class Reconciler {
     private final OrderProjection projection;
     private final RedisRecalibration recalibration;
     private final ManualHolds holds;
-    private final RunbookRepository runbookRepo;
     private final StockAdjustments adjustments;
+    private final OrderRepository orders;
+    private final OutboxRepository outbox;
     private final StatefulRedisConnection<String, String> redis;
     private final MeterRegistry meters;
     private final ReservationRepository reservations;
@@ -70,14 +78,16 @@ public class Reconciler {
     private final Duration fullPassEvery;
     private static final int PAGE = 1000;
 
-    private record Window(ReconcileRepository.Cursor reservations, ReconcileRepository.Cursor orders, long fullAtNanos) {
+    private record Window(Judged.Cursor reservations, Judged.Cursor orders, long fullAtNanos) {
     }
 
     Reconciler(SaleRegistry registry, ActivityService activities, ReconcileRepository repo, Repairs repairs,
             AnomalyRepository anomalies, CompensationTaskRepository tasks, CompensationWorker compensation,
-            OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds, RunbookRepository runbookRepo,
-            StockAdjustments adjustments, StatefulRedisConnection<String, String> redis, MeterRegistry meters,
-            ReservationRepository reservations, SeckillProperties props) {
+            OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds, StockAdjustments adjustments,
+            StatefulRedisConnection<String, String> redis, MeterRegistry meters, ReservationRepository reservations,
+            OrderRepository orders, OutboxRepository outbox, SeckillProperties props) {
+        this.orders = orders;
+        this.outbox = outbox;
         this.reservations = reservations;
         this.fullPassEvery = props.reconcile().fullPassEvery();
         this.registry = registry;
@@ -90,7 +100,6 @@ public class Reconciler {
         this.projection = projection;
         this.recalibration = recalibration;
         this.holds = holds;
-        this.runbookRepo = runbookRepo;
         this.adjustments = adjustments;
         this.redis = redis;
         this.meters = meters;
@@ -166,7 +175,7 @@ public class Reconciler {
                     Map.of("pg", view.pg().toString()));
         }
         String redisState = "OK";
-        boolean warmedSale = !"DRAFT".equals(a.status());
+        boolean warmedSale = a.status().warmed();
         if (warmedSale && view.redis().warmedBuckets() < sku.buckets()) {
             redisState = recalibration.recover(a, sku, found);
             if (!"RECALIBRATED".equals(redisState)) {
@@ -189,14 +198,17 @@ public class Reconciler {
         long fullAt = window == null ? 0 : window.fullAtNanos();
         if (window == null || System.nanoTime() - fullAt > fullPassEvery.toNanos()) {
             // a full pass: every reservation of the SKU from the beginning of time; orders from the watermark on
-            window = new Window(ReconcileRepository.Cursor.START, repo.windowStart(watermark), System.nanoTime());
+            window = new Window(Judged.Cursor.START, new Judged.Cursor(repo.windowStart(watermark), Judged.Cursor.START.id()),
+                    System.nanoTime());
             fullAt = window.fullAtNanos();
         }
         // reservation rows changed since the cursor, then orders paid or cancelled since theirs
-        ReconcileRepository.Cursor[] cursors = {window.reservations(), window.orders()};
+        Judged.Cursor[] cursors = {window.reservations(), window.orders()};
         for (int kind = 0; kind < 2; kind++) {
             while (true) {
-                ReconcileRepository.Page page = repo.changed(kind == 1, activityId, sku.skuId(), cursors[kind], watermark, PAGE);
+                Judged.Page page = kind == 0
+                        ? reservations.changed(activityId, sku.skuId(), cursors[kind], watermark, PAGE)
+                        : orders.changed(activityId, sku.skuId(), cursors[kind], watermark, PAGE);
                 judge(activityId, sku, page.rows(), done, found);
                 checked += page.rows().size();
                 cursors[kind] = page.next();
@@ -211,7 +223,7 @@ public class Reconciler {
         long cross = view.crossSystemDelta();
         gauge("inventory.cross_system.delta", activityId, sku.skuId()).set(cross);
         int repairsNow = done.values().stream().mapToInt(Integer::intValue).sum();
-        if (cross != 0 && repairsNow == repairsBefore && repo.outboxBacklog(activityId, sku.skuId()) == 0
+        if (cross != 0 && repairsNow == repairsBefore && outbox.skuBacklog(activityId, sku.skuId()) == 0
                 && view.redis().openReserved() == 0) {
             anomaly(found, "CROSS_SYSTEM_DELTA", "SKU", activityId + ":" + sku.skuId(), activityId, sku.skuId(),
                     Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross));
@@ -220,17 +232,17 @@ public class Reconciler {
     }
 
     /** A page of reservations: their Redis states in one pipelined read, then the rules of each. */
-    private void judge(long activityId, Activity.Sku sku, List<ReconcileRepository.Row> rows, Map<String, Integer> done,
+    private void judge(long activityId, Activity.Sku sku, List<Judged> rows, Map<String, Integer> done,
             Map<String, Integer> found) {
         List<SkuSlot> slots = new ArrayList<>(rows.size());
         List<RedisFuture<String>> states = new ArrayList<>(rows.size());
-        for (ReconcileRepository.Row r : rows) {
+        for (Judged r : rows) {
             SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), r.userId());
             slots.add(slot);
             states.add(redis.async().hget(slot.reservation(r.reservationId().toString()), "status"));
         }
         for (int i = 0; i < rows.size(); i++) {
-            ReconcileRepository.Row row = rows.get(i);
+            Judged row = rows.get(i);
             try {
                 reservationRules(slots.get(i), row, status(states.get(i)), done, found);
             } catch (RuntimeException e) {
@@ -244,24 +256,25 @@ public class Reconciler {
     }
 
     /** Design 13.5, one reservation. */
-    private void reservationRules(SkuSlot slot, ReconcileRepository.Row r, String actual, Map<String, Integer> done,
+    private void reservationRules(SkuSlot slot, Judged r, String actual, Map<String, Integer> done,
             Map<String, Integer> found) {
         String rid = r.reservationId().toString();
         switch (r.status()) {
-            case "ORDER_CREATED", "CANCELLED" -> {
+            case ORDER_CREATED, CANCELLED -> {
                 if (r.orderStatus() == null) {
                     anomaly(found, "RESERVATION_WITHOUT_ORDER", "RESERVATION", rid, slot.activityId(), slot.skuId(),
-                            evidence(r, actual, r.status()));
+                            evidence(r, actual, r.status().name()));
                     return;
                 }
-                String expected = "CANCELLED".equals(r.status()) ? "CANCELLED" : OrderProjection.redisStatus(r.orderStatus());
+                String expected = r.status() == ReservationStatus.CANCELLED ? "CANCELLED"
+                        : OrderProjection.redisStatus(r.orderStatus());
                 if (expected.equals(actual)) {
                     return;
                 }
                 if ("PAID".equals(expected) && "COMPENSATED".equals(actual)) {
                     Map<String, Object> ev = evidence(r, actual, expected);
                     anomaly(found, "PAID_BUT_REDIS_COMPENSATED", "RESERVATION", rid, slot.activityId(), slot.skuId(), ev);
-                    holds.hold("RESERVATION", rid, r.status(), "severe conflict: PG order PAID, Redis COMPENSATED", OPERATOR);
+                    holds.hold("RESERVATION", rid, r.status().name(), "severe conflict: PG order PAID, Redis COMPENSATED", OPERATOR);
                     return;
                 }
                 if (!projectable(actual, expected)) {
@@ -269,34 +282,34 @@ public class Reconciler {
                             evidence(r, actual, expected));
                     return;
                 }
-                Repairs.Result res = repairs.run("REBUILD_ORDER_PROJECTION", "RESERVATION", rid, r.version(), expected, OPERATOR,
+                Repairs.Run res = repairs.run("REBUILD_ORDER_PROJECTION", "RESERVATION", rid, r.version(), expected, OPERATOR,
                         "PostgreSQL says " + expected + ", Redis says " + actual, evidence(r, actual, expected),
                         () -> rebuild(slot, r, actual, expected));
                 count(done, res, "REBUILD_ORDER_PROJECTION");
             }
-            case "ORDER_REJECTED" -> {
+            case ORDER_REJECTED -> {
                 if (r.taskId() == null) {
                     count(done, ensureTask(r, actual), "ENSURE_COMPENSATION_TASK");
                 }
             }
-            case "COMPENSATING" -> {
+            case COMPENSATING -> {
                 if (r.taskId() == null) {
                     count(done, ensureTask(r, actual), "ENSURE_COMPENSATION_TASK");
-                } else if ("COMPENSATED".equals(actual) && ("RETRY".equals(r.taskStatus()) || "PENDING".equals(r.taskStatus())
-                        || ("CLAIMED".equals(r.taskStatus()) && r.taskLeaseExpired()))) {
-                    Repairs.Result res = repairs.run("FINISH_COMPENSATION", "RESERVATION", rid, r.version(), "COMPENSATED",
+                } else if ("COMPENSATED".equals(actual) && (r.taskStatus() == TaskStatus.RETRY
+                        || r.taskStatus() == TaskStatus.PENDING || (r.taskStatus() == TaskStatus.CLAIMED && r.taskLeaseExpired()))) {
+                    Repairs.Run res = repairs.run("FINISH_COMPENSATION", "RESERVATION", rid, r.version(), "COMPENSATED",
                             OPERATOR, "Redis already compensated; PostgreSQL still COMPENSATING", evidence(r, actual, "COMPENSATED"),
                             () -> finishCompensation(r));
                     count(done, res, "FINISH_COMPENSATION");
                 }
             }
-            case "COMPENSATED" -> {
+            case COMPENSATED -> {
                 if (actual != null && !"COMPENSATED".equals(actual)) {
                     anomaly(found, "COMPENSATED_BUT_REDIS_" + actual, "RESERVATION", rid, slot.activityId(), slot.skuId(),
                             evidence(r, actual, "COMPENSATED"));
                 }
             }
-            default -> {
+            case RESERVED, MANUAL_REVIEW -> {
                 // RESERVED belongs to the deadline sweeper; MANUAL_REVIEW to a person
             }
         }
@@ -326,7 +339,7 @@ public class Reconciler {
         };
     }
 
-    private String rebuild(SkuSlot slot, ReconcileRepository.Row r, String actual, String expected) {
+    private String rebuild(SkuSlot slot, Judged r, String actual, String expected) {
         String rid = r.reservationId().toString();
         String order = r.orderId() == null ? null : r.orderId().toString();
         if (actual == null) {
@@ -341,7 +354,7 @@ public class Reconciler {
         return LuaScript.text(x, 1);
     }
 
-    private Repairs.Result ensureTask(ReconcileRepository.Row r, String actual) {
+    private Repairs.Run ensureTask(Judged r, String actual) {
         return repairs.run("ENSURE_COMPENSATION_TASK", "RESERVATION", r.reservationId().toString(), r.version(), "TASK_EXISTS",
                 OPERATOR, r.status() + " without a compensation task", evidence(r, actual, "TASK_EXISTS"), () -> {
                     tasks.insertRelease(List.of(r.reservationId()));
@@ -349,7 +362,7 @@ public class Reconciler {
                 });
     }
 
-    private String finishCompensation(ReconcileRepository.Row r) {
+    private String finishCompensation(Judged r) {
         String owner = OPERATOR + "-" + UUID.randomUUID();
         CompensationTaskRepository.Claimed claimed = tasks.claim(r.taskId(), owner, Duration.ofSeconds(30))
                 .orElseThrow(() -> new IllegalStateException("task " + r.taskId() + " could not be claimed"));
@@ -377,10 +390,10 @@ public class Reconciler {
                 log.debug("reconcile.orphan_not_a_reservation object_id={}", a.objectId());
             }
         }
-        Map<UUID, String> states = reservations.states(List.copyOf(byAnomaly.values()));
+        Map<UUID, ReservationStatus> states = reservations.states(List.copyOf(byAnomaly.values()));
         byAnomaly.forEach((a, rid) -> {
-            String status = states.get(rid);
-            if (status != null && !"RESERVED".equals(status)
+            ReservationStatus status = states.get(rid);
+            if (status != null && status != ReservationStatus.RESERVED
                     && anomalies.resolve(a.anomalyId(), "PostgreSQL holds the reservation as " + status)) {
                 count(done, "ORPHAN_RESOLVED");
                 meters.counter("reconcile.auto.repair", "type", "ORPHAN_RESOLVED").increment();
@@ -390,12 +403,12 @@ public class Reconciler {
 
     private int reclaimStaleOutbox(Duration watermark, Map<String, Integer> done) {
         int n = 0;
-        for (ReconcileRepository.StaleEvent e : repo.staleOutbox(watermark)) {
-            Repairs.Result res = repairs.run("OUTBOX_LEASE_RECLAIM", "OUTBOX_EVENT", e.eventId().toString(), (long) e.attempts(),
+        for (OutboxRepository.Stale e : outbox.stale(watermark)) {
+            Repairs.Run res = repairs.run("OUTBOX_LEASE_RECLAIM", "OUTBOX_EVENT", e.eventId().toString(), (long) e.attempts(),
                     "RETRY", OPERATOR, "SENDING with an expired lease", Map.of("attempt_count", e.attempts()),
-                    () -> repo.reclaimOutbox(e.eventId()) ? "back to RETRY" : "already moved on");
+                    () -> outbox.reclaim(e.eventId()) ? "back to RETRY" : "already moved on");
             count(done, res, "OUTBOX_LEASE_RECLAIM");
-            if (res == Repairs.Result.DONE) {
+            if (res == Repairs.Run.DONE) {
                 n++;
             }
         }
@@ -404,8 +417,8 @@ public class Reconciler {
 
     /** An operator's adjustment that stopped after PostgreSQL: its Redis half, once (the Lua keeps a marker). */
     private void finishStockAdjustments(Duration watermark, Map<String, Integer> done) {
-        for (UUID id : runbookRepo.pendingAdjustments(watermark)) {
-            Repairs.Result res = repairs.run("FINISH_STOCK_ADJUSTMENT", "STOCK_ADJUSTMENT", id.toString(), 0L, "REDIS_APPLIED",
+        for (UUID id : adjustments.pending(watermark)) {
+            Repairs.Run res = repairs.run("FINISH_STOCK_ADJUSTMENT", "STOCK_ADJUSTMENT", id.toString(), 0L, "REDIS_APPLIED",
                     OPERATOR, "PostgreSQL applied the adjustment, Redis did not", Map.of("adjustment_id", id.toString()),
                     () -> adjustments.applyRedis(id));
             count(done, res, "FINISH_STOCK_ADJUSTMENT");
@@ -428,7 +441,7 @@ public class Reconciler {
         found.merge(type, 1, Integer::sum);
     }
 
-    private static Map<String, Object> evidence(ReconcileRepository.Row r, String redisStatus, String expected) {
+    private static Map<String, Object> evidence(Judged r, String redisStatus, String expected) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("reservation_status", r.status());
         m.put("reservation_version", r.version());
@@ -440,8 +453,8 @@ public class Reconciler {
         return m;
     }
 
-    private static void count(Map<String, Integer> done, Repairs.Result res, String rule) {
-        if (res == Repairs.Result.DONE) {
+    private static void count(Map<String, Integer> done, Repairs.Run res, String rule) {
+        if (res == Repairs.Run.DONE) {
             count(done, rule);
         }
     }

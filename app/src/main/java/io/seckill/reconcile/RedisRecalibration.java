@@ -4,24 +4,31 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.common.MixAll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
-import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.InventoryRepository;
+import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.SkuInventory;
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
+import io.seckill.hold.HoldRepository;
 import io.seckill.mq.BrokerBacklog;
+import io.seckill.outbox.OutboxRepository;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.Judged;
+import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.ReservationStatus;
+import io.seckill.state.SaleStatus;
 
 /**
  * Recovery from Redis losing a SKU's keys mid-sale (a restart without persistence, a failover that
@@ -36,7 +43,9 @@ public class RedisRecalibration {
     private static final LuaScript RECALIBRATE = LuaScript.load("recalibrate");
 
     private final InventoryRepository inventory;
-    private final ReconcileRepository repo;
+    private final RepairRepository repairLog;
+    private final ReservationRepository reservations;
+    private final OutboxRepository outboxRepo;
     private final OrderProjection projection;
     private final AnomalyRepository anomalies;
     private final HoldRepository holds;
@@ -47,12 +56,15 @@ public class RedisRecalibration {
     private final SaleRegistry registry;
     private BrokerBacklog backlog;
 
-    RedisRecalibration(InventoryRepository inventory, ReconcileRepository repo, OrderProjection projection,
+    RedisRecalibration(InventoryRepository inventory, RepairRepository repairLog, ReservationRepository reservations,
+            OutboxRepository outboxRepo, OrderProjection projection,
             AnomalyRepository anomalies, HoldRepository holds, Repairs repairs, StatefulRedisConnection<String, String> redis,
             SeckillProperties props, MeterRegistry meters, SaleRegistry registry) {
         this.registry = registry;
         this.inventory = inventory;
-        this.repo = repo;
+        this.repairLog = repairLog;
+        this.reservations = reservations;
+        this.outboxRepo = outboxRepo;
         this.projection = projection;
         this.anomalies = anomalies;
         this.holds = holds;
@@ -88,10 +100,10 @@ public class RedisRecalibration {
             return "PAUSED_DRAINING";
         }
         // the generation makes a later loss of the same SKU a new repair, while two reconcilers of this one share it
-        long generation = repo.repairsDone("REDIS_RECALIBRATION", object);
-        Repairs.Result r = repairs.run("REDIS_RECALIBRATION", "SKU", object, generation, "RECALIBRATED", Reconciler.OPERATOR,
+        long generation = repairLog.done("REDIS_RECALIBRATION", object);
+        Repairs.Run r = repairs.run("REDIS_RECALIBRATION", "SKU", object, generation, "RECALIBRATED", Reconciler.OPERATOR,
                 "Redis lost the keys of a live SKU", evidence, () -> recalibrate(a, sku));
-        return r == Repairs.Result.FAILED ? "PAUSED_DRAINING" : "RECALIBRATED";
+        return r == Repairs.Run.FAILED ? "PAUSED_DRAINING" : "RECALIBRATED";
     }
 
     /** Step 1: every slot of the SKU refuses admission (its meta says PAUSED) until recalibrated. */
@@ -105,7 +117,7 @@ public class RedisRecalibration {
 
     /** Step 2: null when nothing is in flight for the SKU any more, else why not. */
     private String drained(long activityId, long skuId) {
-        long outbox = repo.outboxBacklog(activityId, skuId);
+        long outbox = outboxRepo.skuBacklog(activityId, skuId);
         if (outbox > 0) {
             return outbox + " outbox events unsent";
         }
@@ -128,33 +140,31 @@ public class RedisRecalibration {
         SkuInventory pg = pg(activityId, sku.skuId());
         int committed = pg.occupied() + pg.sold();
         // the sale's status now, from PostgreSQL: a cached one could reopen a closed sale in Redis
-        String saleStatus = registry.load(activityId).map(Activity::status).orElse("PAUSED");
-        String status = switch (saleStatus) {
-            case "OPEN", "CLOSED", "WARMED" -> saleStatus;
-            default -> "PAUSED";
-        };
+        String status = registry.load(activityId).map(Activity::status).filter(SaleStatus::warmed).map(Enum::name)
+                .orElse("PAUSED");
         int restored = 0;
         int absorbed = 0;
-        for (ReconcileRepository.Known k : repo.known(activityId, sku.skuId())) {
+        for (Judged k : reservations.known(activityId, sku.skuId())) {
             SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
             String rid = k.reservationId().toString();
             switch (k.status()) {
-                case "ORDER_CREATED", "CANCELLED" -> {
-                    String target = "CANCELLED".equals(k.status()) ? "CANCELLED" : OrderProjection.redisStatus(k.orderStatus());
+                case ORDER_CREATED, CANCELLED -> {
+                    String target = k.status() == ReservationStatus.CANCELLED ? "CANCELLED"
+                            : OrderProjection.redisStatus(k.orderStatus());
                     restored += LuaScript.code(projection.restoreHash(slot, rid, String.valueOf(k.orderId()), target, k.userId(),
                             k.requestId().toString(), k.messageId().toString())) == 1 ? 1 : 0;
                 }
-                case "ORDER_REJECTED", "COMPENSATING" -> {
+                case ORDER_REJECTED, COMPENSATING -> {
                     // PostgreSQL never took this unit, so it is in PostgreSQL's available count and comes back with the
                     // recalibration: the pending compensation must find it already done, not add it a second time
                     projection.restoreHash(slot, rid, null, "COMPENSATED", k.userId(), k.requestId().toString(),
                             k.messageId().toString());
                     redis.sync().set(slot.compensationMarker(rid),
-                            io.seckill.compensation.CompensationTaskRepository.taskId(k.reservationId()).toString());
+                            CompensationTaskRepository.taskId(k.reservationId()).toString());
                     absorbed++;
                 }
-                default -> {
-                    // COMPENSATED and MANUAL_REVIEW need nothing in Redis
+                case RESERVED, COMPENSATED, MANUAL_REVIEW -> {
+                    // a durable RESERVED row is a frozen one given back; COMPENSATED and MANUAL_REVIEW need nothing
                 }
             }
         }

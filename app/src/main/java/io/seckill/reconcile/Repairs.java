@@ -7,11 +7,12 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.state.RepairStatus;
 
 /**
  * Idempotent repairs (design 11.6 step 4, fault row 20): {@code repair_id = SHA-256(rule | object |
@@ -24,7 +25,7 @@ public class Repairs {
     private static final Logger log = LoggerFactory.getLogger(Repairs.class);
 
     /** What became of one repair request. */
-    public enum Result {
+    public enum Run {
         /** This caller ran it and it succeeded. */
         DONE,
         /** This caller ran it and it failed (it can be claimed again). */
@@ -33,10 +34,10 @@ public class Repairs {
         SKIPPED
     }
 
-    private final ReconcileRepository repo;
+    private final RepairRepository repo;
     private final MeterRegistry meters;
 
-    Repairs(ReconcileRepository repo, MeterRegistry meters) {
+    Repairs(RepairRepository repo, MeterRegistry meters) {
         this.repo = repo;
         this.meters = meters;
     }
@@ -52,26 +53,26 @@ public class Repairs {
     }
 
     /** Inserts the repair task and, if this caller claims it, runs {@code action} (which returns a result line). */
-    public Result run(String rule, String objectType, String objectId, Long expectedVersion, String target, String operator,
+    public Run run(String rule, String objectType, String objectId, Long expectedVersion, String target, String operator,
             String reason, Map<String, ?> evidence, Supplier<String> action) {
         String id = repairId(rule, objectId, expectedVersion, target);
-        repo.insertRepair(id, objectType, objectId, rule, expectedVersion, target, operator, reason, evidence);
-        if (!repo.claimRepair(id)) {
-            return Result.SKIPPED;
+        repo.insert(id, objectType, objectId, rule, expectedVersion, target, operator, reason, evidence);
+        if (!repo.claim(id)) {
+            return Run.SKIPPED;
         }
         try {
             String result = action.get();
-            repo.finishRepair(id, "DONE", result);
+            repo.finish(id, RepairStatus.DONE, result);
             meters.counter("reconcile.auto_repair", "type", rule).increment();
             log.info("repair.done repair_id={} rule={} object_id={} target={} operator={} result={}", id, rule, objectId, target,
                     operator, result);
-            return Result.DONE;
+            return Run.DONE;
         } catch (RuntimeException e) {
-            repo.finishRepair(id, "FAILED", e.getClass().getSimpleName() + ": " + e.getMessage());
+            repo.finish(id, RepairStatus.FAILED, e.getClass().getSimpleName() + ": " + e.getMessage());
             meters.counter("reconcile.repair_failed", "type", rule).increment();
             log.error("repair.failed repair_id={} rule={} object_id={} error_class={}: {}", id, rule, objectId,
                     e.getClass().getName(), e.getMessage());
-            return Result.FAILED;
+            return Run.FAILED;
         }
     }
 }

@@ -14,7 +14,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-import io.seckill.api.ApiException;
+import io.seckill.refusal.Refusal;
 import io.seckill.api.TokenVerifier;
 
 /** The buyer's API: reserve (answers QUEUED, never "order created") and query a reservation. */
@@ -41,11 +41,11 @@ class ReservationController {
             @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) ReserveRequest body) {
         long userId = tokens.user(auth);
         if (!limiter.tryAcquire(userId)) {
-            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "RATE_LIMITED", "too many requests; retry in a second", null,
+            throw new Refusal(Refusal.Kind.TOO_MANY, "RATE_LIMITED", "too many requests; retry in a second", null,
                     Map.of("retry_after_seconds", 1));
         }
         if (body == null) {
-            throw ApiException.invalid("body", "is required");
+            throw Refusal.invalid("body", "is required");
         }
         UUID requestId = parseRequestId(body.requestId());
         ReserveResult result = service.reserve(userId, activityId, skuId, requestId);
@@ -65,11 +65,11 @@ class ReservationController {
                 out.put("state", ReservationQuery.redisState(r.status()));
                 yield ResponseEntity.status(HttpStatus.ACCEPTED).body(out);
             }
-            case ReserveResult.SoldOut s -> throw new ApiException(HttpStatus.CONFLICT, "SOLD_OUT", "sold out");
-            case ReserveResult.AlreadyReserved a -> throw new ApiException(HttpStatus.CONFLICT, "ALREADY_RESERVED",
+            case ReserveResult.SoldOut s -> throw new Refusal(Refusal.Kind.CONFLICT, "SOLD_OUT", "sold out");
+            case ReserveResult.AlreadyReserved a -> throw new Refusal(Refusal.Kind.CONFLICT, "ALREADY_RESERVED",
                     "this user already holds reservation " + a.reservationId(), null,
                     Map.of("reservation_id", a.reservationId().toString(), "state", ReservationQuery.redisState(a.status())));
-            case ReserveResult.NotOpen n -> throw new ApiException(HttpStatus.CONFLICT, "ACTIVITY_NOT_OPEN",
+            case ReserveResult.NotOpen n -> throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_OPEN",
                     "the sale is not open (" + n.saleStatus() + ")");
         };
     }
@@ -84,9 +84,9 @@ class ReservationController {
         try {
             id = UUID.fromString(reservationId);
         } catch (IllegalArgumentException e) {
-            throw ApiException.invalid("reservation_id", "must be a UUID");
+            throw Refusal.invalid("reservation_id", "must be a UUID");
         }
-        return query.find(userId, id, hint).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND, "RESERVATION_NOT_FOUND",
+        return query.find(userId, id, hint).orElseThrow(() -> new Refusal(Refusal.Kind.NOT_FOUND, "RESERVATION_NOT_FOUND",
                 "no reservation " + id + " for this user"));
     }
 
@@ -97,15 +97,15 @@ class ReservationController {
 
     static UUID parseRequestId(String raw) {
         if (raw == null || raw.isBlank()) {
-            throw ApiException.invalid("request_id", "is required");
+            throw Refusal.invalid("request_id", "is required");
         }
         if (raw.length() != 36) {
-            throw ApiException.invalid("request_id", "must be a UUID");
+            throw Refusal.invalid("request_id", "must be a UUID");
         }
         try {
             return UUID.fromString(raw);
         } catch (IllegalArgumentException e) {
-            throw ApiException.invalid("request_id", "must be a UUID");
+            throw Refusal.invalid("request_id", "must be a UUID");
         }
     }
 }

@@ -10,17 +10,18 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.redis.SkuSlot;
+import io.seckill.state.ReservationStatus;
 
 /**
  * A buyer's view of one reservation: from the Redis projection, falling back to PostgreSQL when
@@ -69,7 +70,7 @@ class ReservationQuery {
                 return Optional.empty();
             }
             return Optional.of(view(reservationId, pgState(v.status()), v.orderId() == null ? null : v.orderId().toString(),
-                    v.orderStatus(), v.reasonCode(), "postgres"));
+                    v.orderStatus() == null ? null : v.orderStatus().name(), v.reasonCode(), "postgres"));
         }
         if (!projected.isEmpty()) {
             return Optional.of(view(reservationId, "QUEUED", null, null, null, "redis"));
@@ -136,13 +137,13 @@ class ReservationQuery {
         };
     }
 
-    static String pgState(String status) {
+    static String pgState(ReservationStatus status) {
         return switch (status) {
-            case "RESERVED" -> "QUEUED";
-            case "ORDER_CREATED" -> "ORDER_CREATED";
-            case "CANCELLED" -> "CANCELLED";
-            case "MANUAL_REVIEW" -> "UNDER_REVIEW";
-            default -> "REJECTED";
+            case RESERVED -> "QUEUED";
+            case ORDER_CREATED -> "ORDER_CREATED";
+            case CANCELLED -> "CANCELLED";
+            case MANUAL_REVIEW -> "UNDER_REVIEW";
+            case ORDER_REJECTED, COMPENSATING, COMPENSATED -> "REJECTED";
         };
     }
 

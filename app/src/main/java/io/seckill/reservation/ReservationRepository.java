@@ -1,5 +1,11 @@
 package io.seckill.reservation;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -8,7 +14,12 @@ import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
-/** The SQL of {@code inventory_reservation}: the durable reservation state machine (design 8.1). */
+import io.seckill.db.Sql;
+import io.seckill.state.OrderStatus;
+import io.seckill.state.ReservationStatus;
+import io.seckill.state.TaskStatus;
+
+/** The SQL of {@code inventory_reservation}: the durable reservation state machine ({@link ReservationStatus}). */
 @Repository
 public class ReservationRepository {
 
@@ -82,11 +93,74 @@ public class ReservationRepository {
     private static final String FIND_TARGET = """
             SELECT reservation_id, activity_id, sku_id, user_id, status FROM inventory_reservation WHERE reservation_id = ?
             """;
+    private static final String FIND = """
+            SELECT reservation_id, request_id, message_id, activity_id, sku_id, user_id, status, version, order_id
+            FROM inventory_reservation WHERE reservation_id = ?
+            """;
     private static final String FIND_VIEW = """
             SELECT r.reservation_id, r.user_id, r.status, r.reason_code, r.order_id, o.status AS order_status
             FROM inventory_reservation r
             LEFT JOIN orders o ON o.order_id = r.order_id
             WHERE r.reservation_id = ?
+            """;
+    /** An operator takes the reservation out of automation (the states automation would otherwise move on). */
+    private static final String FREEZE = """
+            UPDATE inventory_reservation SET status = 'MANUAL_REVIEW', version = version + 1, updated_at = clock_timestamp()
+            WHERE reservation_id = ? AND status IN ('RESERVED', 'ORDER_REJECTED', 'COMPENSATING')
+            """;
+    /** Back to the state it was frozen in. */
+    private static final String UNFREEZE = """
+            UPDATE inventory_reservation SET status = ?, version = version + 1, updated_at = clock_timestamp()
+            WHERE reservation_id = ? AND status = 'MANUAL_REVIEW' AND ? IN ('RESERVED', 'ORDER_REJECTED', 'COMPENSATING')
+            """;
+    /** Any business id of the reservation itself -> the reservation (every comparison on an indexed uuid column). */
+    private static final String RESOLVE = """
+            SELECT reservation_id FROM inventory_reservation
+            WHERE reservation_id = ? OR request_id = ? OR message_id = ? OR order_id = ?
+            LIMIT 2
+            """;
+    private static final String ROW = "SELECT * FROM inventory_reservation WHERE reservation_id = ?";
+    /**
+     * The change window of one SKU: reservations whose row changed after the cursor (updated_at, id)
+     * and before the watermark, in change order (index idx_inventory_reservation_sku_changed), with
+     * their order and task; objects under a hold or with an event still in the outbox wait.
+     */
+    private static final String CHANGED = """
+            SELECT r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
+                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id,
+                   r.updated_at, r.reservation_id
+            FROM inventory_reservation r
+            LEFT JOIN orders o ON o.order_id = r.order_id
+            LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
+            WHERE r.activity_id = ? AND r.sku_id = ? AND (r.updated_at, r.reservation_id) > (?, ?)
+              AND r.updated_at < clock_timestamp() - ?::interval
+              AND (o.updated_at IS NULL OR o.updated_at < clock_timestamp() - ?::interval)
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.order_id::text)
+              AND NOT EXISTS (SELECT 1 FROM event_outbox e
+                              WHERE e.aggregate_id = r.reservation_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+              AND NOT EXISTS (SELECT 1 FROM event_outbox e
+                              WHERE e.aggregate_id = r.order_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+            ORDER BY r.updated_at, r.reservation_id
+            LIMIT ?
+            """;
+    /** Every reservation PostgreSQL decided for a SKU, with what Redis must know of it (held ones excepted). */
+    private static final String KNOWN = """
+            SELECT r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
+                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id
+            FROM inventory_reservation r
+            LEFT JOIN orders o ON o.order_id = r.order_id
+            LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
+            WHERE r.activity_id = ? AND r.sku_id = ?
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
+            """;
+    private static final String DECIDED = """
+            SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'
+            """;
+    private static final String SETTLED = """
+            SELECT count(*) FROM inventory_reservation
+            WHERE reservation_id = ANY (?::uuid[])
+              AND status IN ('ORDER_CREATED', 'CANCELLED', 'COMPENSATED', 'MANUAL_REVIEW')
             """;
     private static final String COUNT_BY_STATUS = """
             SELECT status, count(*) FROM inventory_reservation WHERE activity_id = ? GROUP BY status
@@ -98,18 +172,24 @@ public class ReservationRepository {
         this.jdbc = jdbc;
     }
 
-    public record Row(UUID reservationId, String status, UUID orderId, UUID messageId) {
+    public record Row(UUID reservationId, ReservationStatus status, UUID orderId, UUID messageId) {
     }
 
     /** Where a reservation lives and what state it is in. */
-    public record Target(UUID reservationId, long activityId, long skuId, long userId, String status) {
+    public record Target(UUID reservationId, long activityId, long skuId, long userId, ReservationStatus status) {
     }
 
-    public record View(UUID reservationId, long userId, String status, String reasonCode, UUID orderId, String orderStatus) {
+    /** A reservation with its ids and version, as the runbook acts on it. */
+    public record Reservation(UUID reservationId, UUID requestId, UUID messageId, long activityId, long skuId, long userId,
+            ReservationStatus status, long version, UUID orderId) {
+    }
+
+    public record View(UUID reservationId, long userId, ReservationStatus status, String reasonCode, UUID orderId,
+            OrderStatus orderStatus) {
     }
 
     /** Inserts rows for reservations PostgreSQL has not seen, in their decided state; order ids may be null. */
-    public void insertSettled(List<OrderCreateRequested> msgs, String status, String reason, Map<UUID, UUID> orderIds) {
+    public void insertSettled(List<OrderCreateRequested> msgs, ReservationStatus status, String reason, Map<UUID, UUID> orderIds) {
         if (msgs.isEmpty()) {
             return;
         }
@@ -130,7 +210,7 @@ public class ReservationRepository {
             ra[i] = x.reservedAtInstant().toString();
             bd[i] = x.businessDeadlineInstant().toString();
         }
-        jdbc.update(INSERT_SETTLED, status, reason, r, q, a, s, u, m, o, ra, bd);
+        jdbc.update(INSERT_SETTLED, status.name(), reason, r, q, a, s, u, m, o, ra, bd);
     }
 
     /** @return true when this call wrote the tombstone (false: PostgreSQL already had the reservation) */
@@ -139,16 +219,16 @@ public class ReservationRepository {
                 x.messageId(), reason, x.reservedAt(), x.businessDeadline()) == 1;
     }
 
-    public Map<UUID, String> states(List<UUID> reservationIds) {
-        Map<UUID, String> out = new java.util.HashMap<>();
+    public Map<UUID, ReservationStatus> states(List<UUID> reservationIds) {
+        Map<UUID, ReservationStatus> out = new java.util.HashMap<>();
         jdbc.query(STATES, rs -> {
-            out.put(rs.getObject(1, UUID.class), rs.getString(2));
+            out.put(rs.getObject(1, UUID.class), ReservationStatus.valueOf(rs.getString(2)));
         }, (Object) strings(reservationIds));
         return out;
     }
 
     public List<Row> lock(List<UUID> reservationIds) {
-        return jdbc.query(LOCK, (rs, i) -> new Row(rs.getObject(1, UUID.class), rs.getString(2), rs.getObject(3, UUID.class),
+        return jdbc.query(LOCK, (rs, i) -> new Row(rs.getObject(1, UUID.class), ReservationStatus.valueOf(rs.getString(2)), rs.getObject(3, UUID.class),
                 rs.getObject(4, UUID.class)),
                 (Object) strings(reservationIds));
     }
@@ -170,9 +250,16 @@ public class ReservationRepository {
         return jdbc.update(MARK_REJECTED, reason, strings(reservationIds));
     }
 
+    public Optional<Reservation> find(UUID reservationId) {
+        return jdbc.query(FIND, (rs, i) -> new Reservation(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
+                rs.getObject(3, UUID.class), rs.getLong(4), rs.getLong(5), rs.getLong(6),
+                ReservationStatus.valueOf(rs.getString(7)), rs.getLong(8), rs.getObject(9, UUID.class)), reservationId)
+                .stream().findFirst();
+    }
+
     public Optional<Target> target(UUID reservationId) {
         return jdbc.query(FIND_TARGET, (rs, i) -> new Target(rs.getObject(1, UUID.class), rs.getLong(2), rs.getLong(3),
-                rs.getLong(4), rs.getString(5)), reservationId).stream().findFirst();
+                rs.getLong(4), ReservationStatus.valueOf(rs.getString(5))), reservationId).stream().findFirst();
     }
 
     /** ORDER_REJECTED -> COMPENSATING; false when the reservation is in any other state. */
@@ -202,8 +289,9 @@ public class ReservationRepository {
     }
 
     public Optional<View> view(UUID reservationId) {
-        return jdbc.query(FIND_VIEW, (rs, i) -> new View(rs.getObject(1, UUID.class), rs.getLong(2), rs.getString(3),
-                rs.getString(4), rs.getObject(5, UUID.class), rs.getString(6)), reservationId).stream().findFirst();
+        return jdbc.query(FIND_VIEW, (rs, i) -> new View(rs.getObject(1, UUID.class), rs.getLong(2),
+                ReservationStatus.valueOf(rs.getString(3)), rs.getString(4), rs.getObject(5, UUID.class),
+                rs.getString(6) == null ? null : OrderStatus.valueOf(rs.getString(6))), reservationId).stream().findFirst();
     }
 
     public Map<String, Long> countByStatus(long activityId) {
@@ -214,7 +302,72 @@ public class ReservationRepository {
         return out;
     }
 
+    public boolean freeze(UUID reservationId) {
+        return single(jdbc.update(FREEZE, reservationId), reservationId);
+    }
+
+    /** MANUAL_REVIEW -> {@code previous} when that is a state a freeze takes. */
+    public boolean unfreeze(UUID reservationId, ReservationStatus previous) {
+        return single(jdbc.update(UNFREEZE, previous.name(), reservationId, previous.name()), reservationId);
+    }
+
+    /** The reservations whose own id, request, message or order id is {@code id}. */
+    public List<UUID> reservationsOf(UUID id) {
+        return jdbc.query(RESOLVE, (rs, i) -> rs.getObject(1, UUID.class), id, id, id, id);
+    }
+
+    /** The row as stored, for an operator's evidence. */
+    public List<Map<String, Object>> rows(UUID reservationId) {
+        return jdbc.queryForList(ROW, reservationId);
+    }
+
+    /** Reservations of the SKU changed after {@code after} and older than the watermark. */
+    public Judged.Page changed(long activityId, long skuId, Judged.Cursor after, Duration watermark, int limit) {
+        return judgedPage(jdbc, CHANGED, activityId, skuId, after, watermark, limit);
+    }
+
+    public List<Judged> known(long activityId, long skuId) {
+        return jdbc.query(KNOWN, (rs, i) -> judged(rs), activityId, skuId);
+    }
+
+    /** Reservations of the sale PostgreSQL has decided (any state but RESERVED). */
+    public long decided(long activityId) {
+        return Sql.count(jdbc.queryForObject(DECIDED, Long.class, activityId));
+    }
+
+    /** How many of these reservations reached a state the buyer sees as final. */
+    public long settled(Collection<String> reservationIds) {
+        return Sql.count(jdbc.queryForObject(SETTLED, Long.class, (Object) reservationIds.toArray(String[]::new)));
+    }
+
     static String[] strings(List<UUID> ids) {
-        return ids.stream().map(UUID::toString).toArray(String[]::new);
+        return Sql.uuids(ids);
+    }
+
+    /**
+     * Runs a change-window statement: its first eleven columns are a {@link Judged}, the last two the
+     * (changed_at, id) of the row's cursor; parameters are activity, sku, cursor, watermark twice, limit.
+     */
+    public static Judged.Page judgedPage(JdbcTemplate jdbc, String sql, long activityId, long skuId, Judged.Cursor after,
+            Duration watermark, int limit) {
+        String w = Sql.interval(watermark);
+        List<Judged> rows = new ArrayList<>();
+        Judged.Cursor[] last = {after};
+        jdbc.query(sql, rs -> {
+            rows.add(judged(rs));
+            last[0] = new Judged.Cursor(rs.getTimestamp(12).toInstant(), rs.getObject(13, UUID.class));
+        }, activityId, skuId, Timestamp.from(after.changedAt()), after.id(), w, w, limit);
+        return new Judged.Page(rows, last[0]);
+    }
+
+    static Judged judged(ResultSet rs) throws SQLException {
+        return new Judged(rs.getObject(1, UUID.class), rs.getLong(2), ReservationStatus.valueOf(rs.getString(3)),
+                rs.getLong(4), rs.getObject(5, UUID.class), status(OrderStatus.class, rs.getString(6)),
+                rs.getObject(7, UUID.class), status(TaskStatus.class, rs.getString(8)), rs.getBoolean(9),
+                rs.getObject(10, UUID.class), rs.getObject(11, UUID.class));
+    }
+
+    private static <E extends Enum<E>> E status(Class<E> type, String value) {
+        return value == null ? null : Enum.valueOf(type, value);
     }
 }

@@ -7,7 +7,6 @@ import java.util.UUID;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 
 import io.lettuce.core.RedisException;
@@ -16,7 +15,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
-import io.seckill.api.ApiException;
+import io.seckill.refusal.Refusal;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.redis.LuaScript;
@@ -58,16 +57,16 @@ public class ReservationService {
     }
 
     public ReserveResult reserve(long userId, long activityId, long skuId, UUID requestId) {
-        Activity activity = registry.find(activityId).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND,
+        Activity activity = registry.find(activityId).orElseThrow(() -> new Refusal(Refusal.Kind.NOT_FOUND,
                 "ACTIVITY_NOT_FOUND", "no activity " + activityId, "activity_id", Map.of()));
         Activity.Sku sku = activity.sku(skuId);
         if (sku == null) {
-            throw new ApiException(HttpStatus.NOT_FOUND, "ACTIVITY_NOT_FOUND",
+            throw new Refusal(Refusal.Kind.NOT_FOUND, "ACTIVITY_NOT_FOUND",
                     "activity " + activityId + " has no sku " + skuId, "sku_id", Map.of());
         }
         if (breaker.isOpen()) {
             meters.counter("reservation.refused", "reason", "admission_paused").increment();
-            throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "ADMISSION_PAUSED",
+            throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED",
                     "admission is paused while orders cannot reach the queue; retry later");
         }
         SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
@@ -92,7 +91,7 @@ public class ReservationService {
         } catch (RedisException e) {
             log.warn("reservation.redis_failed activity_id={} sku_id={} user_id={} request_id={} error_class={}",
                     activityId, skuId, userId, requestId, e.getClass().getName(), e);
-            throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "ADMISSION_PAUSED", "admission is unavailable; retry later");
+            throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED", "admission is unavailable; retry later");
         }
         long code = LuaScript.code(reply);
         String rid = LuaScript.text(reply, 2);

@@ -10,7 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import io.seckill.api.ApiException;
+import io.seckill.refusal.Refusal;
 
 class ActivityValidationTest {
 
@@ -53,7 +53,7 @@ class ActivityValidationTest {
     }
 
     private static void assertField(ActivityService.NewActivity in, String field) {
-        assertThatThrownBy(() -> ActivityService.validate(in)).isInstanceOfSatisfying(ApiException.class,
+        assertThatThrownBy(() -> ActivityService.validate(in)).isInstanceOfSatisfying(Refusal.class,
                 e -> assertThat(e.field()).isEqualTo(field));
     }
 }

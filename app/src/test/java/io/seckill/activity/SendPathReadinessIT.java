@@ -12,7 +12,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.seckill.api.ApiException;
+import io.seckill.refusal.Refusal;
 import io.seckill.config.SeckillProperties;
 import io.seckill.demo.SaleClient;
 import io.seckill.mq.MqTopology;
@@ -61,9 +61,9 @@ class SendPathReadinessIT extends IntegrationTest {
         MqTopology fresh = freshTopology();
         ActivityService service = new ActivityService(activityRepository, inventory, registry, tx, redis, fresh);
 
-        assertThatThrownBy(() -> service.open(activityId)).isInstanceOfSatisfying(ApiException.class, e -> {
+        assertThatThrownBy(() -> service.open(activityId)).isInstanceOfSatisfying(Refusal.class, e -> {
             assertThat(e.code()).isEqualTo("SEND_PATH_NOT_READY");
-            assertThat(e.status().value()).isEqualTo(503);
+            assertThat(e.kind()).isEqualTo(Refusal.Kind.UNAVAILABLE);
             assertThat(e.getMessage()).contains("does not exist");
         });
         assertThat(jdbc.queryForObject("SELECT status FROM activity WHERE activity_id = ?", String.class, activityId))

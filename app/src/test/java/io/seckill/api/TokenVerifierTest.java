@@ -11,16 +11,16 @@ import java.util.Date;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 import io.seckill.config.SeckillProperties;
+import io.seckill.refusal.Refusal;
 
 /** Buyers' tokens: a positive user id, and exp/nbf/iat judged with the configured leeway on an injected clock. */
 class TokenVerifierTest {
@@ -37,7 +37,7 @@ class TokenVerifierTest {
         assertThat(verifier.user(bearer(c -> c.subject("42")))).isEqualTo(42);
         for (String sub : new String[] {"-3", "0", "+5", "007x", "1e3", "12345678901234567890", " 7", ""}) {
             assertThatThrownBy(() -> verifier.user(bearer(c -> c.subject(sub)))).as(sub)
-                    .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status().value()).isEqualTo(401));
+                    .isInstanceOfSatisfying(Refusal.class, e -> assertThat(e.kind()).isEqualTo(Refusal.Kind.UNAUTHENTICATED));
         }
     }
 
@@ -59,14 +59,14 @@ class TokenVerifierTest {
     void malformed() {
         for (String h : new String[] {null, "", "Bearer", "Bearer ", "Basic abc", "Bearer a.b.c", "Bearer " + "x".repeat(9000),
                 "Bearer eyJhbGciOiJub25lIn0.e30."}) {
-            assertThatThrownBy(() -> verifier.user(h)).isInstanceOf(ApiException.class);
+            assertThatThrownBy(() -> verifier.user(h)).isInstanceOf(Refusal.class);
         }
         assertRefused(sign(USER + "x", c -> c), "signature");
     }
 
     private void assertRefused(String header, String detail) {
-        assertThatThrownBy(() -> verifier.user(header)).isInstanceOfSatisfying(ApiException.class, e -> {
-            assertThat(e.status().value()).isEqualTo(401);
+        assertThatThrownBy(() -> verifier.user(header)).isInstanceOfSatisfying(Refusal.class, e -> {
+            assertThat(e.kind()).isEqualTo(Refusal.Kind.UNAUTHENTICATED);
             assertThat(e.getMessage()).contains(detail);
         });
     }

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.redis.LuaScript;
+import io.seckill.retry.Backoff;
 import io.seckill.support.IntegrationTest;
 
 /** Design 7.5, 9.6, 9.7, 13.1, 13.2: a rejected reservation's unit returns to Redis exactly once. */
@@ -77,7 +78,7 @@ class CompensationIT extends IntegrationTest {
         worker.apply(fresh, "owner-b");
         worker.apply(stale, "owner-a");
         assertCompensatedOnce(r);
-        assertThat(tasks.markRetry(r.taskId(), "owner-a", Duration.ofSeconds(1), Duration.ofSeconds(1), "late")).isFalse();
+        assertThat(tasks.markRetry(r.taskId(), "owner-a", new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)), "late")).isFalse();
         assertThat(tasks.markManual(r.taskId(), "owner-a", "X", "late")).isFalse();
     }
 

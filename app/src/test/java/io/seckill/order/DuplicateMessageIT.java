@@ -43,9 +43,9 @@ class DuplicateMessageIT extends IntegrationTest {
         long activityId = openSale(5);
         String rid = (String) reserve(9001, activityId, 1).body().get("reservation_id");
         OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
-        List<Outcome> outcomes = new ArrayList<>();
+        List<MessageOutcome> outcomes = new ArrayList<>();
         try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
-            List<Future<Map<InboundOrder, Outcome>>> fs = new ArrayList<>();
+            List<Future<Map<InboundOrder, MessageOutcome>>> fs = new ArrayList<>();
             for (int b = 0; b < 400; b++) {
                 List<InboundOrder> batch = new ArrayList<>();
                 for (int i = 0; i < 25; i++) {
@@ -58,7 +58,7 @@ class DuplicateMessageIT extends IntegrationTest {
             }
         }
         assertThat(outcomes).hasSize(10_000);
-        assertThat(outcomes).doesNotContain(Outcome.RETRY, Outcome.QUARANTINED);
+        assertThat(outcomes).doesNotContain(MessageOutcome.RETRY, MessageOutcome.QUARANTINED);
         assertEffectOnce(activityId, rid, msg.messageId());
     }
 
@@ -89,8 +89,8 @@ class DuplicateMessageIT extends IntegrationTest {
                 msg.messageKey(), msg.requestId(), msg.reservationId(), msg.activityId(), 2, 9999, null, msg.reservedAt(),
                 msg.businessDeadline());
         double conflictsBefore = meters.counter("inbox.payload.conflict").count();
-        Map<InboundOrder, Outcome> out = batches.process(List.of(Messages.inbound(tampered)));
-        assertThat(out.values()).containsExactly(Outcome.QUARANTINED);
+        Map<InboundOrder, MessageOutcome> out = batches.process(List.of(Messages.inbound(tampered)));
+        assertThat(out.values()).containsExactly(MessageOutcome.QUARANTINED);
         assertThat(meters.counter("inbox.payload.conflict").count()).isEqualTo(conflictsBefore + 1);
         assertThat(count("SELECT count(*) FROM message_quarantine WHERE message_id = ? AND reason = 'PAYLOAD_CONFLICT'",
                 msg.messageId().toString())).isEqualTo(1);

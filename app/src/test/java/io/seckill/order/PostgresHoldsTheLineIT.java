@@ -112,21 +112,21 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
         for (long user : new long[] {501, 502, 501, 503, 504}) {
             batch.add(Messages.inbound(message(activityId, user)));
         }
-        Map<InboundOrder, Outcome> out = batches.process(batch);
+        Map<InboundOrder, MessageOutcome> out = batches.process(batch);
         assertThat(out).hasSize(5);
-        assertThat(out.get(batch.get(0))).isEqualTo(Outcome.CREATED);
-        assertThat(out.get(batch.get(1))).isEqualTo(Outcome.CREATED);
-        assertThat(out.get(batch.get(2))).isEqualTo(Outcome.REJECTED_DUPLICATE_USER);
-        assertThat(out.get(batch.get(3))).isEqualTo(Outcome.CREATED);
-        assertThat(out.get(batch.get(4))).isEqualTo(Outcome.REJECTED_SOLD_OUT);
+        assertThat(out.get(batch.get(0))).isEqualTo(MessageOutcome.CREATED);
+        assertThat(out.get(batch.get(1))).isEqualTo(MessageOutcome.CREATED);
+        assertThat(out.get(batch.get(2))).isEqualTo(MessageOutcome.REJECTED_DUPLICATE_USER);
+        assertThat(out.get(batch.get(3))).isEqualTo(MessageOutcome.CREATED);
+        assertThat(out.get(batch.get(4))).isEqualTo(MessageOutcome.REJECTED_SOLD_OUT);
         assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(3);
         assertThat(count("SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
                 + "WHERE r.activity_id = ?", activityId)).isEqualTo(2);
         assertInvariants(activityId, false);
 
         // the same batch again: every message is a duplicate, nothing changes
-        Map<InboundOrder, Outcome> again = batches.process(batch);
-        assertThat(again.values()).containsOnly(Outcome.DUPLICATE);
+        Map<InboundOrder, MessageOutcome> again = batches.process(batch);
+        assertThat(again.values()).containsOnly(MessageOutcome.DUPLICATE);
         assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(3);
     }
 
@@ -139,8 +139,8 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
             batch.add(Messages.inbound(message(activityId, user)));
         }
         long versionBefore = count("SELECT version FROM sku_inventory WHERE activity_id = ?", activityId);
-        Map<InboundOrder, Outcome> out = batches.process(batch);
-        assertThat(out.values()).containsOnly(Outcome.CREATED);
+        Map<InboundOrder, MessageOutcome> out = batches.process(batch);
+        assertThat(out.values()).containsOnly(MessageOutcome.CREATED);
         assertThat(count("SELECT version FROM sku_inventory WHERE activity_id = ?", activityId)).isEqualTo(versionBefore + 1);
         assertThat(count("SELECT available_stock FROM sku_inventory WHERE activity_id = ?", activityId)).isEqualTo(2);
         assertInvariants(activityId, false);

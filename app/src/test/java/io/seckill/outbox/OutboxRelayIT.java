@@ -12,6 +12,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
+import io.seckill.retry.Backoff;
 import io.seckill.support.IntegrationTest;
 
 /** Design 9.5: leases on the database clock, fenced settlement, backoff, MANUAL, purge. */
@@ -34,7 +35,7 @@ class OutboxRelayIT extends IntegrationTest {
         jdbc.update(INSERT, id, id, "SENDING", 1, "stale-relay", "-1 second", "0 seconds");
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(status(id)));
         assertThat(outbox.markSent(List.of(id), "stale-relay")).isZero();
-        assertThat(outbox.markRetry(id, "stale-relay", Duration.ofSeconds(1), Duration.ofSeconds(5), "late")).isFalse();
+        assertThat(outbox.markRetry(id, "stale-relay", new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(5)), "late")).isFalse();
         Map<String, Object> row = jdbc.queryForMap("SELECT status, attempt_count, lease_owner FROM event_outbox WHERE event_id = ?", id);
         assertThat(row.get("status")).isEqualTo("SENT");
         assertThat(row.get("attempt_count")).isEqualTo(2);
@@ -46,8 +47,8 @@ class OutboxRelayIT extends IntegrationTest {
     void backoffNeverManual() {
         UUID retry = UUID.randomUUID();
         jdbc.update(INSERT, retry, retry, "SENDING", 3, "relay-a", "1 hour", "0 seconds");
-        assertThat(outbox.markRetry(retry, "relay-b", Duration.ofHours(1), Duration.ofHours(10), "x")).isFalse();
-        assertThat(outbox.markRetry(retry, "relay-a", Duration.ofHours(1), Duration.ofHours(10), "broker down")).isTrue();
+        assertThat(outbox.markRetry(retry, "relay-b", new Backoff(Duration.ofHours(1), Duration.ofHours(10)), "x")).isFalse();
+        assertThat(outbox.markRetry(retry, "relay-a", new Backoff(Duration.ofHours(1), Duration.ofHours(10)), "broker down")).isTrue();
         Map<String, Object> row = jdbc.queryForMap("""
                 SELECT status, last_error, lease_owner,
                        extract(epoch FROM next_retry_at - clock_timestamp()) AS wait
@@ -60,7 +61,7 @@ class OutboxRelayIT extends IntegrationTest {
 
         UUID many = UUID.randomUUID();
         jdbc.update(INSERT, many, many, "SENDING", 40, "relay-a", "1 hour", "0 seconds");
-        assertThat(outbox.markRetry(many, "relay-a", Duration.ofHours(1), Duration.ofHours(2), "still down")).isTrue();
+        assertThat(outbox.markRetry(many, "relay-a", new Backoff(Duration.ofHours(1), Duration.ofHours(2)), "still down")).isTrue();
         Map<String, Object> capped = jdbc.queryForMap("""
                 SELECT status, extract(epoch FROM next_retry_at - clock_timestamp()) AS wait
                 FROM event_outbox WHERE event_id = ?""", many);

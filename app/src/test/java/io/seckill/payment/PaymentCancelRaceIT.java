@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import io.seckill.order.OrderRecord;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.paysim.PaySim;
 
@@ -82,7 +83,7 @@ class PaymentCancelRaceIT extends PaymentTestBase {
                     canceller.markExpired(100);
                 }
                 case "C2" -> {
-                    claimed = payments.claimPending(order, owner, java.time.Duration.ofSeconds(30));
+                    claimed = orders.claimCancel(order, owner, java.time.Duration.ofSeconds(30));
                     if (claimed.isPresent()) {
                         closed = canceller.closeAtChannel(claimed.get());
                     }

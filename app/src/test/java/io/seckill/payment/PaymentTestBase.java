@@ -13,6 +13,7 @@ import java.util.UUID;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.demo.SaleClient;
+import io.seckill.order.OrderRepository;
 import io.seckill.paysim.PaySim;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestPaySim;
@@ -29,6 +30,8 @@ public abstract class PaymentTestBase extends IntegrationTest {
     protected OrderCanceller canceller;
     @Autowired
     protected PaymentRepository payments;
+    @Autowired
+    protected OrderRepository orders;
 
     protected final PaySim sim = TestPaySim.get();
 

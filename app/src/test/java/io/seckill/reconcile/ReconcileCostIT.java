@@ -10,13 +10,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.test.util.ReflectionTestUtils;
 
-import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.order.OrderRepository;
+import io.seckill.payment.PaymentRepository;
+import io.seckill.reservation.ReservationRepository;
 import io.seckill.support.IntegrationTest;
 
 /** Reconciliation and status queries cost what the change costs, with the indexes their plans need. */
@@ -92,9 +95,10 @@ class ReconcileCostIT extends IntegrationTest {
     @Test
     @DisplayName("the plans use the indexes: change windows, the task and outbox joins, holds, the runbook's id lookups")
     void plansUseIndexes() {
-        String changedReservations = sql(ReconcileRepository.class, "CHANGED_RESERVATIONS");
-        String changedOrders = sql(ReconcileRepository.class, "CHANGED_ORDERS");
-        String resolve = sql(RunbookRepository.class, "RESOLVE");
+        String changedReservations = sql(ReservationRepository.class, "CHANGED");
+        String changedOrders = sql(OrderRepository.class, "CHANGED");
+        String resolve = sql(ReservationRepository.class, "RESOLVE");
+        String resolvePayment = sql(PaymentRepository.class, "RESERVATION_OF_RECORD");
         Object[] window = {1L, 1L, java.sql.Timestamp.from(java.time.Instant.EPOCH), new UUID(0, 0), "1 second", "1 second",
                 1000};
         String id = UUID.randomUUID().toString();
@@ -105,9 +109,11 @@ class ReconcileCostIT extends IntegrationTest {
                 .contains("idx_compensation_task_reservation").containsPattern("idx_event_outbox_(aggregate_pending|dispatch)")
                 .doesNotContain("Seq Scan");
         assertThat(plan(changedOrders, window)).contains("idx_orders_sku_changed").doesNotContain("Seq Scan");
-        assertThat(plan(resolve, id, id, id, id, id, id, id, "tx", id)).contains("idx_inventory_reservation_request")
-                .contains("idx_inventory_reservation_order").contains("idx_payment_record_provider_transaction")
-                .doesNotContain("Seq Scan on inventory_reservation");
+        UUID uuid = UUID.fromString(id);
+        assertThat(plan(resolve, uuid, uuid, uuid, uuid)).contains("idx_inventory_reservation_request")
+                .contains("idx_inventory_reservation_order").doesNotContain("Seq Scan");
+        assertThat(plan(resolvePayment, id, "tx")).contains("idx_payment_record_provider_transaction")
+                .doesNotContain("Seq Scan on payment_record");
     }
 
     private static String sql(Class<?> repository, String name) {

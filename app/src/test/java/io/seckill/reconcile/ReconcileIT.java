@@ -18,6 +18,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
+import io.seckill.activity.StockAdjustments;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.failpoint.Failpoints;
@@ -33,7 +34,7 @@ class ReconcileIT extends PaymentTestBase {
     @Autowired
     ReconcileRepository repo;
     @Autowired
-    RunbookRepository runbookRepo;
+    StockAdjustments adjustments;
     @Autowired
     CompensationWorker compensation;
     @Autowired
@@ -257,9 +258,7 @@ class ReconcileIT extends PaymentTestBase {
         long activityId = openSale(10);
         UUID id = UUID.randomUUID();
         // the operator's command committed PostgreSQL and died before Redis
-        assertThat(runbookRepo.insertAdjustment(id, activityId, 1, 4, "delivery", "test")).isTrue();
-        assertThat(runbookRepo.adjustPg(activityId, 1, 4)).isTrue();
-        runbookRepo.adjustLedger(id, activityId, 1, 4);
+        assertThat(adjustments.record(activityId, 1, 4, id, "test", "delivery")).isEqualTo(new StockAdjustments.Applied(true));
         assertThat(activities.inventoryView(activityId).getFirst().redis().initial()).isEqualTo(10);
 
         Reconciler.Report r = reconciler.run(null, NOW);

@@ -7,17 +7,18 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.state.SaleStatus;
 import io.seckill.support.IntegrationTest;
 
 /** Recovery decides on the state as it is now, and every orphaned index entry has a rule. */
@@ -40,7 +41,7 @@ class StaleStateIT extends IntegrationTest {
         long activityId = openSale(5);
         placeOrder(activityId, 1, 701);
         Activity seenWhileOpen = registry.find(activityId).orElseThrow();
-        assertThat(seenWhileOpen.status()).isEqualTo("OPEN");
+        assertThat(seenWhileOpen.status()).isEqualTo(SaleStatus.OPEN);
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/close", adminToken(), null).status())
                 .isEqualTo(200);
         awaitSettled(activityId, 1);
@@ -59,13 +60,13 @@ class StaleStateIT extends IntegrationTest {
     @DisplayName("the live sales carry the status PostgreSQL has now, not the one first cached")
     void liveSalesCarryFreshStatus() throws Exception {
         long activityId = openSale(2);
-        assertThat(registry.find(activityId).orElseThrow().status()).isEqualTo("OPEN");
+        assertThat(registry.find(activityId).orElseThrow().status()).isEqualTo(SaleStatus.OPEN);
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/close", adminToken(), null).status())
                 .isEqualTo(200);
         Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(registry.live())
                 .filteredOn(a -> a.activityId() == activityId).singleElement()
-                .satisfies(a -> assertThat(a.status()).isEqualTo("CLOSED")));
-        assertThat(registry.find(activityId).orElseThrow().status()).isEqualTo("CLOSED");
+                .satisfies(a -> assertThat(a.status()).isEqualTo(SaleStatus.CLOSED)));
+        assertThat(registry.find(activityId).orElseThrow().status()).isEqualTo(SaleStatus.CLOSED);
     }
 
     @Test

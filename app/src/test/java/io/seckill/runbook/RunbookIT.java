@@ -1,4 +1,4 @@
-package io.seckill.reconcile;
+package io.seckill.runbook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -45,8 +45,8 @@ class RunbookIT extends PaymentTestBase {
 
         SaleClient.Response inspected = client().get("/api/v1/admin/inspect/" + rejected, adminToken());
         assertThat(inspected.status()).isEqualTo(200);
-        assertThat(inspected.body()).containsKeys(Runbook.AUTHORITY.toArray(String[]::new));
-        assertThat(inspected.body().get("authority_order")).isEqualTo(Runbook.AUTHORITY);
+        assertThat(inspected.body()).containsKeys(Inspection.AUTHORITY.toArray(String[]::new));
+        assertThat(inspected.body().get("authority_order")).isEqualTo(Inspection.AUTHORITY);
         assertThat(inspected.body().get("ids").toString()).contains(rejected.toString(), messageId);
         assertThat(inspected.body().get("manual_holds").toString()).contains("incident 42");
         assertThat(inspected.body().get("4 redis").toString()).contains("reservation_hash");

@@ -1,4 +1,4 @@
-package io.seckill.reconcile;
+package io.seckill.hold;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.seckill.reconcile;
+package io.seckill.runbook;
 
 import java.time.Duration;
 import java.util.Map;
@@ -12,21 +12,33 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-import io.seckill.api.ApiException;
 import io.seckill.api.TokenVerifier;
 import io.seckill.config.SeckillProperties;
+import io.seckill.reconcile.Reconciler;
+import io.seckill.refusal.Refusal;
 
 /** The runbook and reconciliation over the admin API (the CLI subcommands call these). */
 @RestController
 class RunbookController {
 
-    private final Runbook runbook;
+    private final Inspection inspection;
+    private final Freezes freezes;
+    private final ManualRepairs repairs;
+    private final StockChange stock;
+    private final CloseOut closeOut;
+    private final InvariantsReport invariants;
     private final Reconciler reconciler;
     private final TokenVerifier tokens;
     private final SeckillProperties props;
 
-    RunbookController(Runbook runbook, Reconciler reconciler, TokenVerifier tokens, SeckillProperties props) {
-        this.runbook = runbook;
+    RunbookController(Inspection inspection, Freezes freezes, ManualRepairs repairs, StockChange stock, CloseOut closeOut,
+            InvariantsReport invariants, Reconciler reconciler, TokenVerifier tokens, SeckillProperties props) {
+        this.inspection = inspection;
+        this.freezes = freezes;
+        this.repairs = repairs;
+        this.stock = stock;
+        this.closeOut = closeOut;
+        this.invariants = invariants;
         this.reconciler = reconciler;
         this.tokens = tokens;
         this.props = props;
@@ -48,14 +60,14 @@ class RunbookController {
     @GetMapping("/api/v1/admin/inspect/{id}")
     Map<String, Object> inspect(@RequestHeader(value = "Authorization", required = false) String auth, @PathVariable String id) {
         tokens.admin(auth);
-        return runbook.inspect(id);
+        return inspection.inspect(id);
     }
 
     @PostMapping("/api/v1/admin/freeze/{id}")
     Map<String, Object> freeze(@RequestHeader(value = "Authorization", required = false) String auth, @PathVariable String id,
             @RequestBody(required = false) Reason body) {
         String operator = tokens.admin(auth);
-        return runbook.freeze(id, operator, body == null ? null : body.reason());
+        return freezes.freeze(id, operator, body == null ? null : body.reason());
     }
 
     @PostMapping("/api/v1/admin/repair/{id}")
@@ -63,16 +75,16 @@ class RunbookController {
             @RequestBody(required = false) RepairRequest body) {
         String operator = tokens.admin(auth);
         if (body == null || body.action() == null) {
-            throw ApiException.invalid("action", "is required, one of " + Runbook.ACTIONS);
+            throw Refusal.invalid("action", "is required, one of " + ManualRepairs.ACTIONS);
         }
-        return runbook.repair(id, body.action(), operator, body.reason());
+        return repairs.repair(id, body.action(), operator, body.reason());
     }
 
     @GetMapping("/api/v1/admin/invariants")
     Map<String, Object> invariants(@RequestHeader(value = "Authorization", required = false) String auth,
             @RequestParam(name = "activity_id", required = false) Long activityId) {
         tokens.admin(auth);
-        return runbook.invariants(activityId);
+        return invariants.check(activityId);
     }
 
     @PostMapping("/api/v1/admin/reconcile")
@@ -81,7 +93,7 @@ class RunbookController {
             @RequestParam(name = "watermark_seconds", required = false) Long watermarkSeconds) {
         tokens.admin(auth);
         if (watermarkSeconds != null && (watermarkSeconds < 0 || watermarkSeconds > MAX_WATERMARK_SECONDS)) {
-            throw ApiException.invalid("watermark_seconds", "must be 0.." + MAX_WATERMARK_SECONDS);
+            throw Refusal.invalid("watermark_seconds", "must be 0.." + MAX_WATERMARK_SECONDS);
         }
         Duration watermark = watermarkSeconds == null ? props.reconcile().watermark() : Duration.ofSeconds(watermarkSeconds);
         return reconciler.run(activityId, watermark).toMap();
@@ -92,18 +104,18 @@ class RunbookController {
             @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) AdjustRequest body) {
         String operator = tokens.admin(auth);
         if (body == null || body.delta() == null) {
-            throw ApiException.invalid("delta", "is required (a signed number of units)");
+            throw Refusal.invalid("delta", "is required (a signed number of units)");
         }
         if (Math.abs((long) body.delta()) > MAX_ADJUST) {
-            throw ApiException.invalid("delta", "must be within +-" + MAX_ADJUST + " units");
+            throw Refusal.invalid("delta", "must be within +-" + MAX_ADJUST + " units");
         }
         UUID id;
         try {
             id = body.adjustmentId() == null ? UUID.randomUUID() : UUID.fromString(body.adjustmentId());
         } catch (IllegalArgumentException e) {
-            throw ApiException.invalid("adjustment_id", "must be a UUID");
+            throw Refusal.invalid("adjustment_id", "must be a UUID");
         }
-        return runbook.adjustStock(activityId, skuId, body.delta(), id, operator, body.reason());
+        return stock.adjust(activityId, skuId, body.delta(), id, operator, body.reason());
     }
 
     @PostMapping("/api/v1/admin/activities/{activityId}/close-out")
@@ -112,8 +124,8 @@ class RunbookController {
             @RequestParam(name = "drain_seconds", defaultValue = "60") long drainSeconds) throws InterruptedException {
         String operator = tokens.admin(auth);
         if (drainSeconds < 0 || drainSeconds > MAX_DRAIN_SECONDS) {
-            throw ApiException.invalid("drain_seconds", "must be 0.." + MAX_DRAIN_SECONDS);
+            throw Refusal.invalid("drain_seconds", "must be 0.." + MAX_DRAIN_SECONDS);
         }
-        return runbook.closeOut(activityId, operator, body == null ? null : body.reason(), Duration.ofSeconds(drainSeconds));
+        return closeOut.closeOut(activityId, operator, body == null ? null : body.reason(), Duration.ofSeconds(drainSeconds));
     }
 }

@@ -1,10 +1,11 @@
-package io.seckill.reconcile;
+package io.seckill.hold;
 
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.stereotype.Repository;
 
 import io.seckill.mq.Json;
@@ -34,6 +35,11 @@ public class HoldRepository {
 
     HoldRepository(JdbcTemplate jdbc) {
         this.jdbc = jdbc;
+    }
+
+    /** For a command outside the engine (the DLQ tool): holds read straight from the given database. */
+    public static HoldRepository connect(String jdbcUrl, String user, String password) {
+        return new HoldRepository(new JdbcTemplate(new DriverManagerDataSource(jdbcUrl, user, password)));
     }
 
     public boolean hold(String objectType, String objectId, String previousStatus, String reason, String operator) {

@@ -1,0 +1,63 @@
+package io.seckill.failpoint;
+
+import java.util.Map;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.seckill.api.TokenVerifier;
+import io.seckill.refusal.Refusal;
+
+/** Failpoints over the admin API - armed only when {@code seckill.failpoints-admin=true} (test and chaos runs). */
+@RestController
+class FailpointController {
+
+    private final TokenVerifier tokens;
+    private final boolean adminEnabled;
+
+    FailpointController(TokenVerifier tokens, @Value("${seckill.failpoints-admin:false}") boolean adminEnabled) {
+        this.tokens = tokens;
+        this.adminEnabled = adminEnabled;
+    }
+
+    record ArmRequest(String action) {
+    }
+
+    @GetMapping("/api/v1/admin/failpoints")
+    Map<String, String> list(@RequestHeader(value = "Authorization", required = false) String auth) {
+        tokens.admin(auth);
+        return Failpoints.armed();
+    }
+
+    @PostMapping("/api/v1/admin/failpoints/{name}")
+    Map<String, String> arm(@RequestHeader(value = "Authorization", required = false) String auth, @PathVariable String name,
+            @RequestBody(required = false) ArmRequest body) {
+        tokens.admin(auth);
+        if (!adminEnabled) {
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "FAILPOINTS_DISABLED", "failpoints cannot be armed on this instance");
+        }
+        if (body == null || body.action() == null) {
+            throw Refusal.invalid("action", "is required");
+        }
+        try {
+            Failpoints.arm(name, body.action());
+        } catch (IllegalArgumentException e) {
+            throw Refusal.invalid(Failpoints.NAMES.contains(name) ? "action" : "name", e.getMessage());
+        }
+        return Failpoints.armed();
+    }
+
+    @DeleteMapping("/api/v1/admin/failpoints/{name}")
+    Map<String, String> disarm(@RequestHeader(value = "Authorization", required = false) String auth,
+            @PathVariable String name) {
+        tokens.admin(auth);
+        Failpoints.disarm(name);
+        return Failpoints.armed();
+    }
+}

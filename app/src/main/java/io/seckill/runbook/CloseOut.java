@@ -1,0 +1,137 @@
+package io.seckill.runbook;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.stereotype.Service;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.seckill.activity.Activity;
+import io.seckill.activity.ActivityService;
+import io.seckill.activity.LedgerRepository;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.hold.HoldRepository;
+import io.seckill.invariants.InvariantChecker;
+import io.seckill.order.OrderRepository;
+import io.seckill.outbox.OutboxRepository;
+import io.seckill.payment.PaymentRepository;
+import io.seckill.reconcile.Reconciler;
+import io.seckill.redis.SkuSlot;
+import io.seckill.refusal.Refusal;
+import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.SaleStatus;
+
+/** Ends a sale: stops admission, drains, reconciles a last time, reports, and lets the sale's Redis keys expire. */
+@Service
+public class CloseOut {
+
+    private final SaleRegistry registry;
+    private final ActivityService activities;
+    private final Reconciler reconciler;
+    private final InvariantChecker invariants;
+    private final OrderRepository orders;
+    private final ReservationRepository reservations;
+    private final LedgerRepository ledger;
+    private final PaymentRepository payments;
+    private final AnomalyRepository anomalies;
+    private final OutboxRepository outbox;
+    private final CompensationTaskRepository tasks;
+    private final HoldRepository holds;
+    private final StatefulRedisConnection<String, String> redis;
+
+    CloseOut(SaleRegistry registry, ActivityService activities, Reconciler reconciler, InvariantChecker invariants,
+            OrderRepository orders, ReservationRepository reservations, LedgerRepository ledger, PaymentRepository payments,
+            AnomalyRepository anomalies, OutboxRepository outbox, CompensationTaskRepository tasks, HoldRepository holds,
+            StatefulRedisConnection<String, String> redis) {
+        this.registry = registry;
+        this.activities = activities;
+        this.reconciler = reconciler;
+        this.invariants = invariants;
+        this.orders = orders;
+        this.reservations = reservations;
+        this.ledger = ledger;
+        this.payments = payments;
+        this.anomalies = anomalies;
+        this.outbox = outbox;
+        this.tasks = tasks;
+        this.holds = holds;
+        this.redis = redis;
+    }
+
+    public Map<String, Object> closeOut(long activityId, String operator, String reason, Duration drainTimeout)
+            throws InterruptedException {
+        Lookup.requireReason(reason);
+        Activity a = registry.load(activityId).orElseThrow(() -> Refusal.notFound("ACTIVITY_NOT_FOUND",
+                "no activity " + activityId));
+        if (a.status() == SaleStatus.OPEN) {
+            activities.close(activityId);
+        }
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        Map<String, Object> pending;
+        while (true) {
+            pending = inFlight(activityId);
+            if (pending.isEmpty() || System.nanoTime() > deadline) {
+                break;
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        Reconciler.Report rec = reconciler.run(activityId, Duration.ofMillis(1));
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("activity_id", activityId);
+        report.put("drained", pending.isEmpty());
+        report.put("still_in_flight", pending);
+        report.put("orders", orders.countByStatus(activityId));
+        report.put("reservations", reservations.countByStatus(activityId));
+        report.put("ledger", ledger.countByType(activityId));
+        report.put("payments", payments.paymentCounts(activityId));
+        report.put("open_anomalies", anomalies.openByType(activityId));
+        report.put("inventory", activities.inventoryView(activityId).stream().map(Object::toString).toList());
+        report.put("final_reconcile", rec.toMap());
+        List<InvariantChecker.Check> checks = invariants.check(activityId, pending.isEmpty());
+        report.put("invariants_pass", checks.stream().allMatch(InvariantChecker.Check::pass));
+        report.put("invariants", checks);
+        if (pending.isEmpty()) {
+            expireKeys(registry.load(activityId).orElseThrow(), Duration.ofDays(7));
+            activities.closedOut(activityId);
+            reconciler.forget(activityId);
+        }
+        holds.audit(operator, "CLOSE_OUT", "ACTIVITY", Long.toString(activityId), Map.of("status", a.status()),
+                Map.of("drained", pending.isEmpty()), Map.of("orders", report.get("orders")), reason);
+        return report;
+    }
+
+    /** What is still moving for the sale: open reservations in Redis, unsent events, unapplied compensation. */
+    private Map<String, Object> inFlight(long activityId) {
+        Map<String, Object> pending = new LinkedHashMap<>();
+        for (ActivityService.InventoryView v : activities.inventoryView(activityId)) {
+            if (v.redis().openReserved() != 0) {
+                pending.put("sku " + v.pg().skuId() + " open reservations", v.redis().openReserved());
+            }
+        }
+        long unsent = outbox.saleBacklog(activityId);
+        if (unsent > 0) {
+            pending.put("unsent events", unsent);
+        }
+        long unsettled = tasks.unsettled(activityId);
+        if (unsettled > 0) {
+            pending.put("compensation tasks not applied", unsettled);
+        }
+        return pending;
+    }
+
+    private void expireKeys(Activity a, Duration ttl) {
+        for (Activity.Sku sku : a.skus()) {
+            for (int b = 0; b < sku.buckets(); b++) {
+                SkuSlot slot = new SkuSlot(a.activityId(), sku.skuId(), b, sku.buckets());
+                for (String key : List.of(slot.stock(), slot.counter(), slot.meta(), slot.sendDue(), slot.deadlines())) {
+                    redis.sync().pexpire(key, ttl.toMillis());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.seckill.runbook;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.hold.HoldRepository;
+import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.ReservationStatus;
+
+/**
+ * Takes an object out of automation and gives it back: the reservation to MANUAL_REVIEW, its tasks
+ * to MANUAL, a hold on it and its order that every worker respects - all in one transaction, with
+ * an anomaly and an audit row.
+ */
+@Service
+public class Freezes {
+
+    private static final Logger log = LoggerFactory.getLogger(Freezes.class);
+
+    private final Lookup lookup;
+    private final HoldRepository holds;
+    private final ReservationRepository reservations;
+    private final CompensationTaskRepository tasks;
+    private final AnomalyRepository anomalies;
+    private final TransactionTemplate tx;
+
+    Freezes(Lookup lookup, HoldRepository holds, ReservationRepository reservations, CompensationTaskRepository tasks,
+            AnomalyRepository anomalies, TransactionTemplate tx) {
+        this.lookup = lookup;
+        this.holds = holds;
+        this.reservations = reservations;
+        this.tasks = tasks;
+        this.anomalies = anomalies;
+        this.tx = tx;
+    }
+
+    public Map<String, Object> freeze(String anyId, String operator, String reason) {
+        Lookup.requireReason(reason);
+        UUID rid = lookup.resolve(anyId);
+        Snapshot before = lookup.snapshot(rid);
+        tx.executeWithoutResult(s -> {
+            holds.hold("RESERVATION", rid.toString(), before.reservationStatus().name(), reason, operator);
+            if (before.orderId() != null) {
+                holds.hold("ORDER", before.orderId().toString(), before.orderStatus().name(), reason, operator);
+            }
+            reservations.freeze(rid);
+            tasks.freeze(rid);
+            anomalies.record("MANUAL_REVIEW", "RESERVATION", rid.toString(), before.activityId(), before.skuId(),
+                    Map.of("operator", operator, "reason", reason, "before", before.toMap()));
+        });
+        Snapshot after = lookup.snapshot(rid);
+        holds.audit(operator, "FREEZE", "RESERVATION", rid.toString(), before.toMap(), after.toMap(), Map.of("query", anyId),
+                reason);
+        log.warn("runbook.freeze reservation_id={} operator={} reason={}", rid, operator, reason);
+        return Map.of("reservation_id", rid.toString(), "before", before.toMap(), "after", after.toMap());
+    }
+
+    /** Releases the holds and puts the reservation back where it was frozen; tasks become runnable. */
+    String release(UUID rid, Snapshot before) {
+        Optional<String> previous = holds.release("RESERVATION", rid.toString());
+        if (before.orderId() != null) {
+            holds.release("ORDER", before.orderId().toString());
+        }
+        if (previous.isEmpty()) {
+            return "no hold";
+        }
+        ReservationStatus back = ReservationStatus.valueOf(previous.get());
+        boolean restored = ReservationStatus.MANUAL_REVIEW.canMoveTo(back) && reservations.unfreeze(rid, back);
+        int taskCount = tasks.unfreeze(rid);
+        return "hold released (reservation back to " + (restored ? back : before.reservationStatus()) + ", " + taskCount
+                + " tasks runnable)";
+    }
+}

@@ -1,0 +1,101 @@
+package io.seckill.runbook;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.UUID;
+
+import org.springframework.stereotype.Component;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.hold.HoldRepository;
+import io.seckill.order.OrderRecord;
+import io.seckill.order.OrderRepository;
+import io.seckill.payment.PaymentRepository;
+import io.seckill.redis.SkuSlot;
+import io.seckill.refusal.Refusal;
+import io.seckill.reservation.ReservationRepository;
+
+/**
+ * Finds the reservation behind any business id an operator holds (reservation, request, message,
+ * order, payment, channel transaction or compensation task id) by asking each table's owner, and
+ * reads the object's state across PostgreSQL and Redis as one {@link Snapshot}.
+ */
+@Component
+class Lookup {
+
+    private final ReservationRepository reservations;
+    private final OrderRepository orders;
+    private final PaymentRepository payments;
+    private final CompensationTaskRepository tasks;
+    private final HoldRepository holds;
+    private final SaleRegistry registry;
+    private final StatefulRedisConnection<String, String> redis;
+
+    Lookup(ReservationRepository reservations, OrderRepository orders, PaymentRepository payments,
+            CompensationTaskRepository tasks, HoldRepository holds, SaleRegistry registry,
+            StatefulRedisConnection<String, String> redis) {
+        this.reservations = reservations;
+        this.orders = orders;
+        this.payments = payments;
+        this.tasks = tasks;
+        this.holds = holds;
+        this.registry = registry;
+        this.redis = redis;
+    }
+
+    /** The reservation behind {@code anyId}: 404 when unknown, 400 when it names more than one. */
+    UUID resolve(String anyId) {
+        String id = anyId.trim();
+        Set<UUID> found = new LinkedHashSet<>();
+        UUID uuid = parse(id);
+        if (uuid != null) {
+            found.addAll(reservations.reservationsOf(uuid));
+            orders.reservationOf(uuid).ifPresent(found::add);
+            tasks.reservationOf(uuid).ifPresent(found::add);
+        }
+        found.addAll(payments.reservationsOf(id, uuid != null));
+        if (found.size() > 1) {
+            throw Refusal.invalid("id", "id " + anyId + " matches more than one reservation");
+        }
+        return found.stream().findFirst().orElseThrow(() -> Refusal.notFound("OBJECT_NOT_FOUND",
+                "no reservation, request, message, order, payment or task has id " + anyId, "id"));
+    }
+
+    ReservationRepository.Reservation reservation(UUID rid) {
+        return reservations.find(rid).orElseThrow(() -> new IllegalStateException("reservation " + rid + " vanished"));
+    }
+
+    Snapshot snapshot(UUID rid) {
+        ReservationRepository.Reservation r = reservation(rid);
+        OrderRecord order = orders.ofReservation(rid).orElse(null);
+        SkuSlot slot = slot(r);
+        return new Snapshot(r.status(), r.version(), r.activityId(), r.skuId(), r.userId(),
+                order == null ? null : order.orderId(), order == null ? null : order.status(),
+                tasks.ofReservation(rid).stream().map(t -> String.valueOf(t.get("status"))).toList(),
+                redis.sync().hget(slot.reservation(rid.toString()), "status"),
+                !holds.holds(java.util.List.of(rid.toString())).isEmpty());
+    }
+
+    SkuSlot slot(ReservationRepository.Reservation r) {
+        Activity a = registry.load(r.activityId()).orElseThrow();
+        return SkuSlot.forUser(r.activityId(), r.skuId(), a.sku(r.skuId()).buckets(), r.userId());
+    }
+
+    /** Every manual action names why it was taken. */
+    static void requireReason(String reason) {
+        if (reason == null || reason.isBlank()) {
+            throw Refusal.invalid("reason", "is required for every manual action");
+        }
+    }
+
+    private static UUID parse(String id) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException notUuid) {
+            return null;
+        }
+    }
+}

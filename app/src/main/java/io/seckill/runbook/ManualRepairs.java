@@ -1,0 +1,129 @@
+package io.seckill.runbook;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.springframework.stereotype.Service;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationWorker;
+import io.seckill.hold.HoldRepository;
+import io.seckill.payment.PaymentRepository;
+import io.seckill.payment.PaymentService;
+import io.seckill.projection.OrderProjection;
+import io.seckill.reconcile.Repairs;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+import io.seckill.refusal.Refusal;
+import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.OrderStatus;
+import io.seckill.state.ReservationStatus;
+
+/**
+ * An operator's repair: one of the standard actions, run as an idempotent repair task (the same
+ * request against the same version runs once), audited with the state before and after.
+ */
+@Service
+public class ManualRepairs {
+
+    /** The standard actions a repair may run. */
+    public static final List<String> ACTIONS = List.of("release-hold", "compensate", "rebuild-projection", "refund");
+
+    private final Lookup lookup;
+    private final Freezes freezes;
+    private final Repairs repairs;
+    private final HoldRepository holds;
+    private final CompensationTaskRepository tasks;
+    private final CompensationWorker compensation;
+    private final OrderProjection projection;
+    private final PaymentRepository payments;
+    private final StatefulRedisConnection<String, String> redis;
+
+    ManualRepairs(Lookup lookup, Freezes freezes, Repairs repairs, HoldRepository holds, CompensationTaskRepository tasks,
+            CompensationWorker compensation, OrderProjection projection, PaymentRepository payments,
+            StatefulRedisConnection<String, String> redis) {
+        this.lookup = lookup;
+        this.freezes = freezes;
+        this.repairs = repairs;
+        this.holds = holds;
+        this.tasks = tasks;
+        this.compensation = compensation;
+        this.projection = projection;
+        this.payments = payments;
+        this.redis = redis;
+    }
+
+    public Map<String, Object> repair(String anyId, String action, String operator, String reason) {
+        Lookup.requireReason(reason);
+        if (!ACTIONS.contains(action)) {
+            throw Refusal.invalid("action", "must be one of " + ACTIONS);
+        }
+        UUID rid = lookup.resolve(anyId);
+        Snapshot before = lookup.snapshot(rid);
+        String rule = "MANUAL_" + action.toUpperCase().replace('-', '_');
+        Repairs.Run result = repairs.run(rule, "RESERVATION", rid.toString(), before.reservationVersion(), action, operator,
+                reason, before.toMap(), () -> act(rid, action, before));
+        if (result == Repairs.Run.FAILED) {
+            throw Refusal.conflict("REPAIR_FAILED", "repair " + action + " of " + rid + " failed; see repair_task and the logs");
+        }
+        Snapshot after = lookup.snapshot(rid);
+        holds.audit(operator, "REPAIR_" + action.toUpperCase().replace('-', '_'), "RESERVATION", rid.toString(), before.toMap(),
+                after.toMap(), Map.of("query", anyId, "repair_id", Repairs.repairId(rule, rid.toString(),
+                        before.reservationVersion(), action), "result", result.name()), reason);
+        return Map.of("reservation_id", rid.toString(), "action", action, "result", result.name(), "before", before.toMap(),
+                "after", after.toMap());
+    }
+
+    private String act(UUID rid, String action, Snapshot before) {
+        return switch (action) {
+            case "release-hold" -> freezes.release(rid, before);
+            case "compensate" -> compensate(rid, before);
+            case "rebuild-projection" -> rebuildProjection(rid, before);
+            case "refund" -> refund(before);
+            default -> throw new IllegalArgumentException(action);
+        };
+    }
+
+    private String compensate(UUID rid, Snapshot before) {
+        String released = freezes.release(rid, before);
+        ReservationStatus status = lookup.reservation(rid).status();
+        if (status == ReservationStatus.COMPENSATED) {
+            return released + "; already COMPENSATED, nothing to do";
+        }
+        if (status != ReservationStatus.ORDER_REJECTED && status != ReservationStatus.COMPENSATING) {
+            throw new IllegalStateException("only a rejected reservation is compensated; this one is " + status);
+        }
+        tasks.insertRelease(List.of(rid));
+        String owner = "runbook-" + UUID.randomUUID();
+        CompensationTaskRepository.Claimed claimed = tasks.claim(CompensationTaskRepository.taskId(rid), owner,
+                Duration.ofSeconds(30)).orElseThrow(() -> new IllegalStateException("the compensation task is busy"));
+        compensation.apply(claimed, owner);
+        return released + "; compensation task applied: " + lookup.reservation(rid).status();
+    }
+
+    private String rebuildProjection(UUID rid, Snapshot before) {
+        if (before.orderId() == null) {
+            throw new IllegalStateException("no order: nothing to project (reservation " + before.reservationStatus() + ")");
+        }
+        String expected = OrderProjection.redisStatus(before.orderStatus());
+        ReservationRepository.Reservation res = lookup.reservation(rid);
+        SkuSlot slot = lookup.slot(res);
+        if (redis.sync().exists(slot.reservation(rid.toString())) == 0) {
+            return "hash restored: " + LuaScript.text(projection.restoreHash(slot, rid.toString(), before.orderId().toString(),
+                    expected, res.userId(), res.requestId().toString(), res.messageId().toString()), 1);
+        }
+        return LuaScript.text(projection.project(slot, rid.toString(), before.orderId().toString(), expected), 1);
+    }
+
+    private String refund(Snapshot before) {
+        if (before.orderId() == null || before.orderStatus() != OrderStatus.CANCELLED) {
+            throw new IllegalStateException("a refund is for money kept by a cancelled order");
+        }
+        UUID paymentId = PaymentService.paymentId(before.orderId());
+        return payments.startRefund(paymentId, PaymentService.refundId(paymentId)) ? "refund started"
+                : "refund already started";
+    }
+}

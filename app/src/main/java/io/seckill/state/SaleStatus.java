@@ -1,0 +1,31 @@
+package io.seckill.state;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/** {@code activity.status}. Warm, open and close are idempotent: each may repeat itself. */
+public enum SaleStatus implements Lifecycle<SaleStatus> {
+    /** Created; nothing in Redis yet. */
+    DRAFT,
+    /** Stock and sale meta loaded into Redis; admission still refused. */
+    WARMED,
+    /** Admission open. */
+    OPEN,
+    /** Admission stopped; orders, payment and reconciliation go on. An operator may reopen it. */
+    CLOSED;
+
+    @Override
+    public Set<SaleStatus> next() {
+        return switch (this) {
+            case DRAFT -> EnumSet.of(WARMED);
+            case WARMED -> EnumSet.of(WARMED, OPEN);
+            case OPEN -> EnumSet.of(OPEN, CLOSED);
+            case CLOSED -> EnumSet.of(OPEN, CLOSED);
+        };
+    }
+
+    /** A sale Redis has been prepared for (warmed at least once). */
+    public boolean warmed() {
+        return this != DRAFT;
+    }
+}
