@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 
+import io.seckill.redis.SkuSlot;
 import io.seckill.state.SaleStatus;
 
 /** A sale: its window, deadlines and SKUs, as stored in PostgreSQL. */
@@ -17,6 +18,16 @@ public record Activity(long activityId, String name, SaleStatus status, Instant 
     public Activity withStatus(SaleStatus newStatus) {
         return newStatus == status ? this : new Activity(activityId, name, newStatus, startsAt, endsAt,
                 businessDeadlineSeconds, paymentTimeoutSeconds, skus);
+    }
+
+    /** Every Redis slot of one SKU of this sale. */
+    public List<SkuSlot> slots(Sku sku) {
+        return SkuSlot.all(activityId, sku.skuId(), sku.buckets());
+    }
+
+    /** Every Redis slot of this sale: each bucket of each SKU. */
+    public List<SkuSlot> slots() {
+        return skus.stream().flatMap(s -> slots(s).stream()).toList();
     }
 
     public Sku sku(long skuId) {

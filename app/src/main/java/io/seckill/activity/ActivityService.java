@@ -92,15 +92,14 @@ public class ActivityService {
         }
         for (SkuInventory inv : inventory.forActivity(activityId)) {
             int committed = inv.occupied() + inv.sold();
-            for (int b = 0; b < inv.buckets(); b++) {
-                SkuSlot slot = new SkuSlot(activityId, inv.skuId(), b, inv.buckets());
+            for (SkuSlot slot : SkuSlot.all(activityId, inv.skuId(), inv.buckets())) {
                 List<Object> r = WARM.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
-                        Integer.toString(share(inv.available(), b, inv.buckets())),
-                        Integer.toString(share(committed, b, inv.buckets())),
+                        Integer.toString(share(inv.available(), slot.bucket(), inv.buckets())),
+                        Integer.toString(share(committed, slot.bucket(), inv.buckets())),
                         Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()));
                 if (LuaScript.code(r) != 1) {
                     throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_WARMABLE",
-                            "sku " + inv.skuId() + " bucket " + b + ": " + LuaScript.text(r, 1));
+                            "sku " + inv.skuId() + " bucket " + slot.bucket() + ": " + LuaScript.text(r, 1));
                 }
             }
         }
@@ -148,12 +147,11 @@ public class ActivityService {
 
     private void setStatus(long activityId, SaleStatus status) {
         for (SkuInventory inv : inventory.forActivity(activityId)) {
-            for (int b = 0; b < inv.buckets(); b++) {
-                SkuSlot slot = new SkuSlot(activityId, inv.skuId(), b, inv.buckets());
+            for (SkuSlot slot : SkuSlot.all(activityId, inv.skuId(), inv.buckets())) {
                 List<Object> r = SET_STATUS.run(redis, new String[] {slot.meta()}, status.name());
                 if (LuaScript.code(r) != 1) {
                     throw new Refusal(Refusal.Kind.CONFLICT, "REDIS_NOT_WARMED",
-                            "sku " + inv.skuId() + " bucket " + b + " is not warmed");
+                            "sku " + inv.skuId() + " bucket " + slot.bucket() + " is not warmed");
                 }
             }
         }
@@ -187,8 +185,7 @@ public class ActivityService {
         long stock = 0;
         long open = 0;
         long committed = 0;
-        for (int b = 0; b < inv.buckets(); b++) {
-            SkuSlot slot = new SkuSlot(inv.activityId(), inv.skuId(), b, inv.buckets());
+        for (SkuSlot slot : SkuSlot.all(inv.activityId(), inv.skuId(), inv.buckets())) {
             List<Object> c = READ_COUNTERS.run(redis, new String[] {slot.stock(), slot.counter()});
             String s = text(c, 0);
             if (text(c, 1) != null && s != null) {

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.stereotype.Component;
 
+import io.seckill.redis.SkuSlot;
 import io.seckill.state.SaleStatus;
 
 /**
@@ -79,6 +80,11 @@ public class SaleRegistry {
             out.add(fresh);
         }));
         return out;
+    }
+
+    /** Every Redis slot of every live sale: what the background workers walk on each pass. */
+    public List<SkuSlot> liveSlots() {
+        return live().stream().flatMap(a -> a.slots().stream()).toList();
     }
 
     void forget(long activityId) {

@@ -20,6 +20,7 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
@@ -140,7 +141,7 @@ public class CompensationWorker extends PollingWorker {
         long code = LuaScript.code(reply);
         String word = LuaScript.text(reply, 1);
         if (code == 1 || code == 2) {
-            Failpoints.hit(Failpoints.AFTER_COMPENSATION_LUA);
+            Failpoints.hit(Failpoint.AFTER_COMPENSATION_LUA);
             log.info("compensation.{} compensation_id={} reservation_id={} activity_id={} sku_id={} user_id={}",
                     code == 1 ? "redis_applied" : "already_applied", task.taskId(), rid, target.activityId(),
                     target.skuId(), target.userId());

@@ -134,12 +134,8 @@ class DeadlineSweeper extends PollingWorker {
     /** One pass over every slot of every live sale; returns how many due entries were handled. */
     int sweepOnce() {
         int handled = 0;
-        for (Activity a : registry.live()) {
-            for (Activity.Sku sku : a.skus()) {
-                for (int b = 0; b < sku.buckets(); b++) {
-                    handled += sweepSlot(new SkuSlot(a.activityId(), sku.skuId(), b, sku.buckets()));
-                }
-            }
+        for (SkuSlot slot : registry.liveSlots()) {
+            handled += sweepSlot(slot);
         }
         return handled;
     }

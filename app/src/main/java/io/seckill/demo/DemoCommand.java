@@ -11,13 +11,14 @@ import java.util.concurrent.CountDownLatch;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import io.seckill.SeckillApplication;
 import io.seckill.engines.EmbeddedEngines;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.paysim.PaySim;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * {@code seckill demo}: real PostgreSQL, Redis and RocketMQ embedded, the application on top, a
@@ -49,18 +50,14 @@ public final class DemoCommand implements Callable<Integer> {
             + " invariant after recovery")
     boolean chaos;
 
-    /** What --chaos arms: every step of the pipeline fails now and then; no process halt (that is the slow suite). */
-    static final Map<String, String> CHAOS = Map.of(
-            Failpoints.AFTER_REDIS_RESERVE, "throw%2",
-            Failpoints.AFTER_MQ_SEND_BEFORE_REDIS_MARK, "throw%5",
-            Failpoints.AFTER_INBOX_INSERT, "throw%10",
-            Failpoints.AFTER_PG_STOCK_DECREMENT, "throw%5",
-            Failpoints.AFTER_ORDER_INSERT, "throw%5",
-            Failpoints.AFTER_PG_COMMIT_BEFORE_ACK, "throw%10",
-            Failpoints.DURING_COMMIT_RESPONSE, "lose-response%10",
-            Failpoints.AFTER_COMPENSATION_LUA, "throw%20",
-            Failpoints.AFTER_PAYMENT_RECORD_INSERT, "throw%10",
-            Failpoints.AFTER_CANCEL_PENDING, "throw%20");
+    /** What --chaos arms: each failpoint's chaos action (every step fails now and then; no process halt). */
+    static Map<String, String> chaos() {
+        Map<String, String> out = new java.util.TreeMap<>();
+        for (Failpoint f : Failpoint.values()) {
+            out.put(f.id(), f.chaosAction());
+        }
+        return out;
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -84,7 +81,7 @@ public final class DemoCommand implements Callable<Integer> {
                     .properties(props).run()) {
                 int actualPort = ((WebServerApplicationContext) app).getWebServer().getPort();
                 SaleScenario scenario = new SaleScenario(app, "http://127.0.0.1:" + actualPort, userSecret, adminSecret,
-                        chaos ? CHAOS : Map.of(), sim);
+                        chaos ? chaos() : Map.of(), sim);
                 SaleScenario.Report report = scenario.run(1001, skus, stock, users, concurrency, Duration.ofSeconds(120));
                 report.print(out);
                 if (serve) {

@@ -48,7 +48,7 @@ class FailpointController {
         try {
             Failpoints.arm(name, body.action());
         } catch (IllegalArgumentException e) {
-            throw Refusal.invalid(Failpoints.NAMES.contains(name) ? "action" : "name", e.getMessage());
+            throw Refusal.invalid(Failpoint.ids().contains(name) ? "action" : "name", e.getMessage());
         }
         return Failpoints.armed();
     }

@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The failpoints of design 13.3, at those exact points in the code. Off, a failpoint costs one
+ * Arms and fires the {@link Failpoint}s at their points in the code. Off, a failpoint costs one
  * read of an empty map. Armed (configuration {@code seckill.failpoints.<name>=<action>} or the admin
  * call), it fires an action:
  * <ul>
@@ -25,22 +25,6 @@ public final class Failpoints {
 
     private static final Logger log = LoggerFactory.getLogger(Failpoints.class);
 
-    public static final String AFTER_REDIS_RESERVE = "after_redis_reserve";
-    public static final String AFTER_MQ_SEND_BEFORE_REDIS_MARK = "after_mq_send_before_redis_mark";
-    public static final String AFTER_INBOX_INSERT = "after_inbox_insert";
-    public static final String AFTER_PG_STOCK_DECREMENT = "after_pg_stock_decrement";
-    public static final String AFTER_ORDER_INSERT = "after_order_insert";
-    public static final String AFTER_PG_COMMIT_BEFORE_ACK = "after_pg_commit_before_ack";
-    public static final String DURING_COMMIT_RESPONSE = "during_commit_response";
-    public static final String AFTER_COMPENSATION_LUA = "after_compensation_lua";
-    public static final String AFTER_PAYMENT_RECORD_INSERT = "after_payment_record_insert";
-    public static final String AFTER_CANCEL_PENDING = "after_cancel_pending";
-
-    /** All ten names of design 13.3. */
-    public static final List<String> NAMES = List.of(AFTER_REDIS_RESERVE, AFTER_MQ_SEND_BEFORE_REDIS_MARK,
-            AFTER_INBOX_INSERT, AFTER_PG_STOCK_DECREMENT, AFTER_ORDER_INSERT, AFTER_PG_COMMIT_BEFORE_ACK,
-            DURING_COMMIT_RESPONSE, AFTER_COMPENSATION_LUA, AFTER_PAYMENT_RECORD_INSERT, AFTER_CANCEL_PENDING);
-
     private static volatile Map<String, Action> armed = Map.of();
     private static final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> FIRED =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -48,22 +32,25 @@ public final class Failpoints {
     private Failpoints() {
     }
 
-    /** The failpoint {@code name} is reached. */
-    public static void hit(String name) {
+    /** The failpoint is reached. */
+    public static void hit(Failpoint point) {
         Map<String, Action> current = armed;
         if (current.isEmpty()) {
             return;
         }
-        Action a = current.get(name);
+        Action a = current.get(point.id());
         if (a != null) {
-            a.fire(name);
+            a.fire(point.id());
         }
     }
 
+    public static void arm(Failpoint point, String spec) {
+        arm(point.id(), spec);
+    }
+
+    /** Arms the failpoint named {@code name} (its {@link Failpoint#id()}); an unknown name is refused. */
     public static synchronized void arm(String name, String spec) {
-        if (!NAMES.contains(name)) {
-            throw new IllegalArgumentException("unknown failpoint '" + name + "', known: " + NAMES);
-        }
+        Failpoint.of(name);
         Action action = Action.parse(spec);
         Map<String, Action> next = new HashMap<>(armed);
         next.put(name, action);

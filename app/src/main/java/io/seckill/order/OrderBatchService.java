@@ -25,6 +25,7 @@ import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.Rejections;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.InboxRepository;
 import io.seckill.inbox.QuarantineRepository;
@@ -159,7 +160,7 @@ public class OrderBatchService {
                 bodyDone.set(true);
                 return r;
             });
-            Failpoints.hit(Failpoints.DURING_COMMIT_RESPONSE);
+            Failpoints.hit(Failpoint.DURING_COMMIT_RESPONSE);
             for (var e : result.entrySet()) {
                 if (e.getValue() == MessageOutcome.CREATED) {
                     OrderCreateRequested x = e.getKey().msg();
@@ -233,7 +234,7 @@ public class OrderBatchService {
                 .toList();
         java.util.Set<UUID> owned = new java.util.LinkedHashSet<>(inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE,
                 claims));
-        Failpoints.hit(Failpoints.AFTER_INBOX_INSERT);
+        Failpoints.hit(Failpoint.AFTER_INBOX_INSERT);
 
         // 2. messages this group already has: same payload = duplicate, different = quarantine
         List<UUID> known = firstById.keySet().stream().filter(id -> !owned.contains(id)).toList();
@@ -298,7 +299,7 @@ public class OrderBatchService {
                     soldOut.addAll(group);
                     continue;
                 }
-                Failpoints.hit(Failpoints.AFTER_PG_STOCK_DECREMENT);
+                Failpoints.hit(Failpoint.AFTER_PG_STOCK_DECREMENT);
             }
             Activity activity = registry.find(activityId)
                     .orElseThrow(() -> new IllegalStateException("order message for unknown activity " + activityId));
@@ -316,7 +317,7 @@ public class OrderBatchService {
 
         // 5. orders: the unique (activity, sku, user) constraint skips a user who already has one
         Map<UUID, UUID> created = newOrders.isEmpty() ? Map.of() : orders.insert(newOrders);
-        Failpoints.hit(Failpoints.AFTER_ORDER_INSERT);
+        Failpoints.hit(Failpoint.AFTER_ORDER_INSERT);
         List<InboundOrder> duplicateUsers = new ArrayList<>();
         Map<List<Long>, Integer> duplicatesBySku = new TreeMap<>(SKU_ORDER);
         Map<List<Long>, Integer> createdBySku = new TreeMap<>(SKU_ORDER);
@@ -376,7 +377,7 @@ public class OrderBatchService {
                 if (!inventory.occupy(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
                     throw new BatchUnsatisfiable("sku " + e.getKey() + " cannot cover " + e.getValue());
                 }
-                Failpoints.hit(Failpoints.AFTER_PG_STOCK_DECREMENT);
+                Failpoints.hit(Failpoint.AFTER_PG_STOCK_DECREMENT);
             }
         }
         return out;

@@ -16,6 +16,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.QuarantineRepository;
 import io.seckill.mq.Json;
@@ -91,7 +92,7 @@ class OrderConsumer extends PushConsumerRole {
             }
         }
         Map<InboundOrder, MessageOutcome> outcomes = service.process(parsed);
-        Failpoints.hit(Failpoints.AFTER_PG_COMMIT_BEFORE_ACK);
+        Failpoints.hit(Failpoint.AFTER_PG_COMMIT_BEFORE_ACK);
         for (InboundOrder in : parsed) {
             if (outcomes.getOrDefault(in, MessageOutcome.RETRY) == MessageOutcome.RETRY) {
                 retry.add(source.get(in));

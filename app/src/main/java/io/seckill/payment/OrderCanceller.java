@@ -15,6 +15,7 @@ import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.order.OrderRecord;
 import io.seckill.order.OrderRepository;
@@ -99,7 +100,7 @@ public class OrderCanceller {
         if (!moved.isEmpty()) {
             meters.counter("order.cancel_pending", "reason", "payment_timeout").increment(moved.size());
             log.info("order.cancel_pending reason=PAYMENT_TIMEOUT count={}", moved.size());
-            Failpoints.hit(Failpoints.AFTER_CANCEL_PENDING);
+            Failpoints.hit(Failpoint.AFTER_CANCEL_PENDING);
         }
         return moved.size();
     }
@@ -114,7 +115,7 @@ public class OrderCanceller {
         if (moved.isPresent()) {
             meters.counter("order.cancel_pending", "reason", "buyer_cancelled").increment();
             log.info("order.cancel_pending reason=BUYER_CANCELLED order_id={}", orderId);
-            Failpoints.hit(Failpoints.AFTER_CANCEL_PENDING);
+            Failpoints.hit(Failpoint.AFTER_CANCEL_PENDING);
         }
         return moved;
     }

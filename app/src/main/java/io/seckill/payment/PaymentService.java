@@ -16,6 +16,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.order.OrderRecord;
 import io.seckill.order.OrderRepository;
@@ -119,7 +120,7 @@ public class PaymentService {
     private PaymentOutcome paidInTransaction(String provider, UUID paymentId, OrderRecord order, String providerTransactionId,
             BigDecimal amount, Instant paidAt) {
         boolean inserted = payments.insertPayment(paymentId, order.orderId(), provider, providerTransactionId, amount, paidAt);
-        Failpoints.hit(Failpoints.AFTER_PAYMENT_RECORD_INSERT);
+        Failpoints.hit(Failpoint.AFTER_PAYMENT_RECORD_INSERT);
         if (!inserted) {
             PaymentRepository.Payment known = payments.payment(paymentId).orElseThrow(() -> new PaymentConflict(
                     "channel transaction " + providerTransactionId + " is recorded for another payment"));

@@ -108,8 +108,7 @@ public class RedisRecalibration {
 
     /** Step 1: every slot of the SKU refuses admission (its meta says PAUSED) until recalibrated. */
     private void pause(Activity a, Activity.Sku sku) {
-        for (int b = 0; b < sku.buckets(); b++) {
-            SkuSlot slot = new SkuSlot(a.activityId(), sku.skuId(), b, sku.buckets());
+        for (SkuSlot slot : a.slots(sku)) {
             redis.sync().hset(slot.meta(), Map.of("status", "PAUSED", "start_ms", Long.toString(a.startsAt().toEpochMilli()),
                     "end_ms", Long.toString(a.endsAt().toEpochMilli())));
         }
@@ -168,11 +167,10 @@ public class RedisRecalibration {
                 }
             }
         }
-        for (int b = 0; b < sku.buckets(); b++) {
-            SkuSlot slot = new SkuSlot(activityId, sku.skuId(), b, sku.buckets());
+        for (SkuSlot slot : a.slots(sku)) {
             RECALIBRATE.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
-                    Integer.toString(ActivityService.share(pg.available(), b, sku.buckets())),
-                    Integer.toString(ActivityService.share(committed, b, sku.buckets())),
+                    Integer.toString(ActivityService.share(pg.available(), slot.bucket(), sku.buckets())),
+                    Integer.toString(ActivityService.share(committed, slot.bucket(), sku.buckets())),
                     Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()), status);
         }
         Map<String, Object> after = Map.of("stock", pg.available(), "committed", committed, "open_reserved", 0,
@@ -186,8 +184,8 @@ public class RedisRecalibration {
 
     private int warmedSlots(long activityId, Activity.Sku sku) {
         int n = 0;
-        for (int b = 0; b < sku.buckets(); b++) {
-            if (redis.sync().exists(new SkuSlot(activityId, sku.skuId(), b, sku.buckets()).counter()) == 1) {
+        for (SkuSlot slot : SkuSlot.all(activityId, sku.skuId(), sku.buckets())) {
+            if (redis.sync().exists(slot.counter()) == 1) {
                 n++;
             }
         }

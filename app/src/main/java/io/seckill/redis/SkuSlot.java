@@ -13,6 +13,15 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
         }
     }
 
+    /** Every bucket of one SKU, in bucket order. */
+    public static java.util.List<SkuSlot> all(long activityId, long skuId, int buckets) {
+        java.util.List<SkuSlot> out = new java.util.ArrayList<>(buckets);
+        for (int b = 0; b < buckets; b++) {
+            out.add(new SkuSlot(activityId, skuId, b, buckets));
+        }
+        return out;
+    }
+
     public static SkuSlot forUser(long activityId, long skuId, int buckets, long userId) {
         return new SkuSlot(activityId, skuId, bucketOf(userId, buckets), buckets);
     }

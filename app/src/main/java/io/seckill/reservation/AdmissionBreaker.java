@@ -99,18 +99,13 @@ public class AdmissionBreaker {
     private void measureBacklog() {
         long total = 0;
         long oldestReservedAt = Long.MAX_VALUE;
-        for (Activity a : registry.live()) {
-            for (Activity.Sku sku : a.skus()) {
-                for (int b = 0; b < sku.buckets(); b++) {
-                    SkuSlot slot = new SkuSlot(a.activityId(), sku.skuId(), b, sku.buckets());
-                    total += redis.sync().zcard(slot.sendDue());
-                    // the lowest scores are the entries due soonest; their reservation times bound the oldest
-                    for (String rid : redis.sync().zrange(slot.sendDue(), 0, SAMPLE - 1)) {
-                        String at = redis.sync().hget(slot.reservation(rid), "reserved_at_ms");
-                        if (at != null) {
-                            oldestReservedAt = Math.min(oldestReservedAt, Long.parseLong(at));
-                        }
-                    }
+        for (SkuSlot slot : registry.liveSlots()) {
+            total += redis.sync().zcard(slot.sendDue());
+            // the lowest scores are the entries due soonest; their reservation times bound the oldest
+            for (String rid : redis.sync().zrange(slot.sendDue(), 0, SAMPLE - 1)) {
+                String at = redis.sync().hget(slot.reservation(rid), "reserved_at_ms");
+                if (at != null) {
+                    oldestReservedAt = Math.min(oldestReservedAt, Long.parseLong(at));
                 }
             }
         }

@@ -9,6 +9,11 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -18,12 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.metrics.LogThrottle;
 import io.seckill.mq.Json;
@@ -202,7 +203,7 @@ public class OrderRequestSender extends PollingWorker {
     /** One script call per slot of the batch, without blocking the broker's callback thread. */
     private void markPublished(List<Pending> batch) {
         try {
-            Failpoints.hit(Failpoints.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
+            Failpoints.hit(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
         } catch (RuntimeException e) {
             log.warn("reservation.mark_published_failed messages={} error_class={}: {}", batch.size(), e.getClass().getName(),
                     e.getMessage());

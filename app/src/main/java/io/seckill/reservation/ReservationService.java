@@ -5,21 +5,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Service;
-
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
-import io.seckill.refusal.Refusal;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.refusal.Refusal;
 
 /**
  * Admission (design 7.2, 9.1): one Lua call reserves stock, writes the reservation with every
@@ -104,7 +105,7 @@ public class ReservationService {
                         userId, nowMs, nowMs + activity.businessDeadlineSeconds() * 1000L);
                 log.debug("reservation.created activity_id={} sku_id={} user_id={} request_id={} reservation_id={} message_id={}",
                         activityId, skuId, userId, requestId, reservationId, messageId);
-                Failpoints.hit(Failpoints.AFTER_REDIS_RESERVE);
+                Failpoints.hit(Failpoint.AFTER_REDIS_RESERVE);
                 sender.send(msg, slot);
                 yield new ReserveResult.Queued(reservationId);
             }

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
@@ -11,12 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
@@ -64,12 +65,8 @@ class SendDueScanner extends PollingWorker {
     /** One pass over every slot of every live sale; returns how many entries were claimed. */
     int scanOnce() {
         int claimed = 0;
-        for (Activity a : registry.live()) {
-            for (Activity.Sku sku : a.skus()) {
-                for (int b = 0; b < sku.buckets(); b++) {
-                    claimed += scanSlot(new SkuSlot(a.activityId(), sku.skuId(), b, sku.buckets()));
-                }
-            }
+        for (SkuSlot slot : registry.liveSlots()) {
+            claimed += scanSlot(slot);
         }
         return claimed;
     }
@@ -165,7 +162,7 @@ class SendDueScanner extends PollingWorker {
     private void settle(String[] keys, String rid, int attempts, String error) {
         try {
             if (error == null) {
-                Failpoints.hit(Failpoints.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
+                Failpoints.hit(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
                 List<Object> m = MARK_PUBLISHED.run(redis, keys, rid, owner);
                 if (LuaScript.code(m) < 0) {
                     log.warn("reservation.mark_published_refused reservation_id={} result={}", rid, LuaScript.text(m, 1));

@@ -125,12 +125,9 @@ public class CloseOut {
     }
 
     private void expireKeys(Activity a, Duration ttl) {
-        for (Activity.Sku sku : a.skus()) {
-            for (int b = 0; b < sku.buckets(); b++) {
-                SkuSlot slot = new SkuSlot(a.activityId(), sku.skuId(), b, sku.buckets());
-                for (String key : List.of(slot.stock(), slot.counter(), slot.meta(), slot.sendDue(), slot.deadlines())) {
-                    redis.sync().pexpire(key, ttl.toMillis());
-                }
+        for (SkuSlot slot : a.slots()) {
+            for (String key : List.of(slot.stock(), slot.counter(), slot.meta(), slot.sendDue(), slot.deadlines())) {
+                redis.sync().pexpire(key, ttl.toMillis());
             }
         }
     }

@@ -16,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,12 +27,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.api.Tokens;
 import io.seckill.demo.SaleClient;
 import io.seckill.engines.EmbeddedEngines;
-import io.seckill.failpoint.Failpoints;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.paysim.PaySim;
 import io.seckill.support.ChildApp;
 import io.seckill.support.TestEngines;
@@ -89,17 +89,18 @@ class ProcessCrashIT {
         }
     }
 
-    static List<String> failpoints() {
-        return Failpoints.NAMES;
+    static List<Failpoint> failpoints() {
+        return List.of(Failpoint.values());
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("failpoints")
-    void realCrashes(String name) throws Exception {
-        boolean payments = name.equals(Failpoints.AFTER_PAYMENT_RECORD_INSERT) || name.equals(Failpoints.AFTER_CANCEL_PENDING);
+    void realCrashes(Failpoint point) throws Exception {
+        String name = point.id();
+        boolean payments = point == Failpoint.AFTER_PAYMENT_RECORD_INSERT || point == Failpoint.AFTER_CANCEL_PENDING;
         long activityId = 900_000_000L + ThreadLocalRandom.current().nextLong(1_000_000) * 100;
-        int stock = name.equals(Failpoints.AFTER_COMPENSATION_LUA) ? 1 : 400;
-        int paymentTimeout = name.equals(Failpoints.AFTER_CANCEL_PENDING) ? 2 : name.equals(Failpoints.AFTER_PAYMENT_RECORD_INSERT) ? 12 : 900;
+        int stock = point == Failpoint.AFTER_COMPENSATION_LUA ? 1 : 400;
+        int paymentTimeout = point == Failpoint.AFTER_CANCEL_PENDING ? 2 : point == Failpoint.AFTER_PAYMENT_RECORD_INSERT ? 12 : 900;
         ensureRunning();
         createSale(activityId, stock, paymentTimeout);
         Set<String> queued = ConcurrentHashMap.newKeySet();
@@ -110,7 +111,7 @@ class ProcessCrashIT {
             assertThat(armed.status()).as(armed.body().toString()).isEqualTo(200);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (app.alive() && System.nanoTime() < deadline) {
-                drive(name, activityId, ++nextUser[0], queued);
+                drive(point, activityId, ++nextUser[0], queued);
             }
             int exit = app.awaitExit(Duration.ofSeconds(30));
             assertThat(exit).as(name + " kill " + kill + ": the process halted at the failpoint (see " + app.log() + ")")
@@ -122,17 +123,17 @@ class ProcessCrashIT {
     }
 
     /** One step of traffic through the failpoint's path; errors are expected while the process dies. */
-    private void drive(String name, long activityId, long user, Set<String> queued) {
+    private void drive(Failpoint point, long activityId, long user, Set<String> queued) {
         try {
-            switch (name) {
-                case Failpoints.AFTER_COMPENSATION_LUA -> {
+            switch (point) {
+                case AFTER_COMPENSATION_LUA -> {
                     String slot = "seckill:{" + activityId + ":1}:";
                     redis.sync().incr(slot + "stock");
                     redis.sync().hincrby(slot + "counter", "initial", 1);
                     reserve(activityId, user, queued);
                     TimeUnit.MILLISECONDS.sleep(300);
                 }
-                case Failpoints.AFTER_PAYMENT_RECORD_INSERT -> {
+                case AFTER_PAYMENT_RECORD_INSERT -> {
                     if (reserve(activityId, user, queued)) {
                         UUID order = awaitOrder(activityId, user);
                         SaleClient.Response p = client().post("/api/v1/orders/" + order + "/payments", user(user), null);
@@ -142,7 +143,7 @@ class ProcessCrashIT {
                     }
                     TimeUnit.MILLISECONDS.sleep(300);
                 }
-                case Failpoints.AFTER_CANCEL_PENDING -> {
+                case AFTER_CANCEL_PENDING -> {
                     reserve(activityId, user, queued);
                     TimeUnit.MILLISECONDS.sleep(500);
                 }

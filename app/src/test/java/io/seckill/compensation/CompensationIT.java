@@ -16,6 +16,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
+import io.seckill.failpoint.Failpoint;
 import io.seckill.redis.LuaScript;
 import io.seckill.retry.Backoff;
 import io.seckill.support.IntegrationTest;
@@ -113,7 +114,7 @@ class CompensationIT extends IntegrationTest {
     @DisplayName("fault #12: the worker dies after the Lua restored the unit, before PostgreSQL -> the retry finds the marker, restores nothing twice")
     void crashAfterCompensationLua() throws Exception {
         Rejected r = rejectedReservation();
-        io.seckill.failpoint.Failpoints.arm(io.seckill.failpoint.Failpoints.AFTER_COMPENSATION_LUA, "throw*1");
+        io.seckill.failpoint.Failpoints.arm(io.seckill.failpoint.Failpoint.AFTER_COMPENSATION_LUA, "throw*1");
         try {
             Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
                 worker.runOnce("owner-crashy");

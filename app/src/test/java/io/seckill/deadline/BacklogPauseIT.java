@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.UUID;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
 
@@ -32,7 +33,7 @@ class BacklogPauseIT extends IntegrationTest {
         sweeper.pauseThreshold(Duration.ofMillis(800));
         sweeper.backedUp(); // the broker clients are up before the clock starts
         String rid;
-        Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "delay:16000*1");
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:16000*1");
         try {
             rid = (String) reserve(141, activityId, 1).body().get("reservation_id");
             Awaitility.await().atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(100))

@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
@@ -32,7 +33,7 @@ class DlqIT extends IntegrationTest {
         try (DeadLetters dlq = new DeadLetters(TestEngines.get().namesrvAddress())) {
             long before = dlq.count(group);
             String rid;
-            Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "throw");
+            Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw");
             try {
                 rid = (String) reserve(701, activityId, 1).body().get("reservation_id");
                 Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))

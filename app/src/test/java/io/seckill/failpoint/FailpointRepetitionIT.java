@@ -50,18 +50,19 @@ class FailpointRepetitionIT extends PaymentTestBase {
         Failpoints.disarmAll();
     }
 
-    static List<String> failpoints() {
-        return Failpoints.NAMES;
+    static List<Failpoint> failpoints() {
+        return List.of(Failpoint.values());
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("failpoints")
-    void repeatedFailpoint(String name) throws Exception {
+    void repeatedFailpoint(Failpoint point) throws Exception {
+        String name = point.id();
         int reps = repetitions();
         long seed = Long.getLong("seckill.failpoint.seed", System.nanoTime());
         Random random = new Random(seed ^ name.hashCode());
         log.info("failpoint.repetition name={} repetitions={} seed={}", name, reps, seed);
-        boolean compensating = name.equals(Failpoints.AFTER_COMPENSATION_LUA);
+        boolean compensating = point == Failpoint.AFTER_COMPENSATION_LUA;
         // a short business deadline: a message that exhausted its redeliveries (bounded, then %DLQ%) while the
         // failpoint kept hitting it is still brought to a terminal state, by the deadline sweeper and compensation
         long activityId = openSale(BUSINESS_DEADLINE_SECONDS, new int[] {compensating ? 1 : 4 * reps + 8});
@@ -73,17 +74,17 @@ class FailpointRepetitionIT extends PaymentTestBase {
         }
         for (int rep = 1; rep <= reps; rep++) {
             long before = Failpoints.fired().getOrDefault(name, 0L);
-            String action = action(name, random);
+            String action = action(point, random);
             Failpoints.arm(name, action + "*1");
-            switch (name) {
-                case Failpoints.AFTER_PAYMENT_RECORD_INSERT -> {
+            switch (point) {
+                case AFTER_PAYMENT_RECORD_INSERT -> {
                     long user = userBase + ++users;
                     UUID order = placeOrder(activityId, 1, user);
                     UUID payment = startPayment(user, order);
                     assertThat(sim.pay(payment, true)).isTrue();
                     Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> orderStatus(order).equals("PAID"));
                 }
-                case Failpoints.AFTER_CANCEL_PENDING -> {
+                case AFTER_CANCEL_PENDING -> {
                     long user = userBase + ++users;
                     UUID order = placeOrder(activityId, 1, user);
                     if (random.nextBoolean()) {
@@ -99,7 +100,7 @@ class FailpointRepetitionIT extends PaymentTestBase {
                         return orderStatus(order).equals("CANCELLED");
                     });
                 }
-                case Failpoints.AFTER_COMPENSATION_LUA -> {
+                case AFTER_COMPENSATION_LUA -> {
                     // Redis admits one unit more than PostgreSQL holds, so PostgreSQL rejects this buyer
                     String slot = "seckill:{" + activityId + ":1}:";
                     redis.sync().incr(slot + "stock");
@@ -123,8 +124,8 @@ class FailpointRepetitionIT extends PaymentTestBase {
         }
     }
 
-    private static String action(String name, Random random) {
-        if (name.equals(Failpoints.DURING_COMMIT_RESPONSE)) {
+    private static String action(Failpoint point, Random random) {
+        if (point == Failpoint.DURING_COMMIT_RESPONSE) {
             return "lose-response";
         }
         return random.nextInt(5) == 0 ? "delay:" + (50 + random.nextInt(200)) + "%100" : "throw";

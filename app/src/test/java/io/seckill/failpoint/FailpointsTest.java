@@ -16,34 +16,39 @@ class FailpointsTest {
     }
 
     @Test
-    @DisplayName("the ten failpoints of design 13.3 exist; off they do nothing")
-    void namesAndOff() {
-        assertThat(Failpoints.NAMES).hasSize(10).doesNotHaveDuplicates();
-        for (String name : Failpoints.NAMES) {
-            assertThatCode(() -> Failpoints.hit(name)).doesNotThrowAnyException();
+    @DisplayName("the ten failpoints of DESIGN.md §13.3 are registered once, each with its place, rows and chaos action; off they do nothing")
+    void registryAndOff() {
+        assertThat(Failpoint.ids()).hasSize(10).doesNotHaveDuplicates();
+        for (Failpoint f : Failpoint.values()) {
+            assertThat(Failpoint.of(f.id())).isEqualTo(f);
+            assertThat(f.where()).isNotBlank();
+            assertThat(f.faultRows()).isNotEmpty().allMatch(row -> row >= 1 && row <= 20);
+            assertThatCode(() -> Failpoints.arm(f, f.chaosAction())).as(f.id()).doesNotThrowAnyException();
+            Failpoints.disarm(f.id());
+            assertThatCode(() -> Failpoints.hit(f)).doesNotThrowAnyException();
         }
     }
 
     @Test
     @DisplayName("armed N times, a failpoint fires N times and disarms itself")
     void countedThrow() {
-        Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "throw*2");
-        assertThatThrownBy(() -> Failpoints.hit(Failpoints.AFTER_INBOX_INSERT)).isInstanceOf(Failpoints.FailpointException.class);
-        assertThatCode(() -> Failpoints.hit(Failpoints.AFTER_ORDER_INSERT)).doesNotThrowAnyException();
-        assertThatThrownBy(() -> Failpoints.hit(Failpoints.AFTER_INBOX_INSERT)).isInstanceOf(Failpoints.FailpointException.class);
-        assertThatCode(() -> Failpoints.hit(Failpoints.AFTER_INBOX_INSERT)).doesNotThrowAnyException();
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw*2");
+        assertThatThrownBy(() -> Failpoints.hit(Failpoint.AFTER_INBOX_INSERT)).isInstanceOf(Failpoints.FailpointException.class);
+        assertThatCode(() -> Failpoints.hit(Failpoint.AFTER_ORDER_INSERT)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> Failpoints.hit(Failpoint.AFTER_INBOX_INSERT)).isInstanceOf(Failpoints.FailpointException.class);
+        assertThatCode(() -> Failpoints.hit(Failpoint.AFTER_INBOX_INSERT)).doesNotThrowAnyException();
         assertThat(Failpoints.armed()).isEmpty();
     }
 
     @Test
     @DisplayName("delay stalls; bad names and actions are refused with a clear message")
     void delayAndValidation() {
-        Failpoints.arm(Failpoints.AFTER_ORDER_INSERT, "delay:50*1");
+        Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "delay:50*1");
         long t = System.nanoTime();
-        Failpoints.hit(Failpoints.AFTER_ORDER_INSERT);
+        Failpoints.hit(Failpoint.AFTER_ORDER_INSERT);
         assertThat((System.nanoTime() - t) / 1_000_000).isGreaterThanOrEqualTo(45);
         assertThatThrownBy(() -> Failpoints.arm("after_lunch", "throw")).hasMessageContaining("unknown failpoint");
-        assertThatThrownBy(() -> Failpoints.arm(Failpoints.AFTER_ORDER_INSERT, "explode")).hasMessageContaining("unknown failpoint action");
-        assertThatThrownBy(() -> Failpoints.arm(Failpoints.AFTER_ORDER_INSERT, "throw%0")).hasMessageContaining("%P");
+        assertThatThrownBy(() -> Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "explode")).hasMessageContaining("unknown failpoint action");
+        assertThatThrownBy(() -> Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "throw%0")).hasMessageContaining("%P");
     }
 }

@@ -48,7 +48,7 @@ class FaultMatrixIT extends IntegrationTest {
     void crashAfterRedisReserve() throws Exception {
         long activityId = openSale(3);
         String requestId = UUID.randomUUID().toString();
-        Failpoints.arm(Failpoints.AFTER_REDIS_RESERVE, "throw*1");
+        Failpoints.arm(Failpoint.AFTER_REDIS_RESERVE, "throw*1");
         SaleClient.Response lost = client().reserve(userToken(21), activityId, 1, requestId);
         assertThat(lost.status()).isEqualTo(500);
         String slot = "seckill:{" + activityId + ":1}:";
@@ -71,7 +71,7 @@ class FaultMatrixIT extends IntegrationTest {
         long activityId = openSale(3);
         double duplicatesBefore = counter("inbox.duplicate");
         double resendsBefore = counter("reservation.resend");
-        Failpoints.arm(Failpoints.AFTER_MQ_SEND_BEFORE_REDIS_MARK, "throw*1");
+        Failpoints.arm(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK, "throw*1");
         String rid = (String) reserve(31, activityId, 1).body().get("reservation_id");
         String slot = "seckill:{" + activityId + ":1}:";
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> redis.sync().zcard(slot + "send_due") == 0
@@ -85,10 +85,10 @@ class FaultMatrixIT extends IntegrationTest {
     @DisplayName("fault #5: consumer dies after the inbox insert, before commit -> rolled back, redelivered, processed once")
     void crashInsideTransaction() throws Exception {
         long activityId = openSale(3);
-        Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "throw*1");
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw*1");
         String rid = (String) reserve(51, activityId, 1).body().get("reservation_id");
         awaitSettled(activityId, 1);
-        assertThat(Failpoints.armed()).doesNotContainKey(Failpoints.AFTER_INBOX_INSERT);
+        assertThat(Failpoints.armed()).doesNotContainKey(Failpoint.AFTER_INBOX_INSERT.id());
         assertOneOrder(activityId, rid);
     }
 
@@ -96,8 +96,8 @@ class FaultMatrixIT extends IntegrationTest {
     @DisplayName("fault #5: consumer dies after the stock decrement and after the order insert -> nothing half-written")
     void crashAfterStockAndOrder() throws Exception {
         long activityId = openSale(3);
-        Failpoints.arm(Failpoints.AFTER_PG_STOCK_DECREMENT, "throw*1");
-        Failpoints.arm(Failpoints.AFTER_ORDER_INSERT, "throw*1");
+        Failpoints.arm(Failpoint.AFTER_PG_STOCK_DECREMENT, "throw*1");
+        Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "throw*1");
         String rid = (String) reserve(52, activityId, 1).body().get("reservation_id");
         awaitSettled(activityId, 1);
         assertThat(Failpoints.armed()).isEmpty();
@@ -109,7 +109,7 @@ class FaultMatrixIT extends IntegrationTest {
     void commitThenCrashBeforeAck() throws Exception {
         long activityId = openSale(3);
         double duplicatesBefore = counter("inbox.duplicate");
-        Failpoints.arm(Failpoints.AFTER_PG_COMMIT_BEFORE_ACK, "throw*1");
+        Failpoints.arm(Failpoint.AFTER_PG_COMMIT_BEFORE_ACK, "throw*1");
         String rid = (String) reserve(61, activityId, 1).body().get("reservation_id");
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> counter("inbox.duplicate") > duplicatesBefore);
         awaitSettled(activityId, 1);
@@ -121,7 +121,7 @@ class FaultMatrixIT extends IntegrationTest {
     void commitResponseLost() throws Exception {
         long activityId = openSale(3);
         double unknownBefore = counter("db.commit.unknown");
-        Failpoints.arm(Failpoints.DURING_COMMIT_RESPONSE, "lose-response*1");
+        Failpoints.arm(Failpoint.DURING_COMMIT_RESPONSE, "lose-response*1");
         String rid = (String) reserve(71, activityId, 1).body().get("reservation_id");
         awaitSettled(activityId, 1);
         assertThat(counter("db.commit.unknown")).isEqualTo(unknownBefore + 1);
@@ -133,7 +133,7 @@ class FaultMatrixIT extends IntegrationTest {
     @DisplayName("fault #5: the consumer's PostgreSQL backend is killed (pg_terminate_backend) mid-transaction -> rolled back, redelivered, once")
     void backendKilledMidTransaction() throws Exception {
         long activityId = openSale(3);
-        Failpoints.arm(Failpoints.AFTER_ORDER_INSERT, "delay:4000*1");
+        Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "delay:4000*1");
         String rid = (String) reserve(53, activityId, 1).body().get("reservation_id");
         // the order row is written but not committed: find that backend and kill it
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count("""

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.compensation.CompensationWorker;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
 
@@ -27,7 +28,7 @@ class DeadlineIT extends IntegrationTest {
         String slot = "seckill:{" + activityId + ":1}:";
         String rid;
         // the consumer holds the message (inbox claimed, nothing else written) well past the 2 s deadline
-        Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "delay:8000*1");
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:8000*1");
         try {
             rid = (String) reserve(151, activityId, 1).body().get("reservation_id");
             Awaitility.await().atMost(Duration.ofSeconds(7)).until(() -> "ORDER_REJECTED".equals(status(rid)));
@@ -56,7 +57,7 @@ class DeadlineIT extends IntegrationTest {
     void lateButBeforeDeadline() throws Exception {
         long activityId = openSale(3);
         String rid;
-        Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "delay:4000*1");
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:4000*1");
         try {
             rid = (String) reserve(152, activityId, 1).body().get("reservation_id");
             Awaitility.await("still held by the consumer").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))

@@ -21,6 +21,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import io.seckill.activity.StockAdjustments;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.payment.PaymentTestBase;
 import io.seckill.redis.SkuSlot;
@@ -156,7 +157,7 @@ class ReconcileIT extends PaymentTestBase {
         // a worker claims the task, the Lua restores the unit, and the worker dies before PostgreSQL hears of it
         CompensationTaskRepository.Claimed claimed = tasks.claim(CompensationTaskRepository.taskId(s.rejected()),
                 "dies-after-lua", Duration.ofMillis(1)).orElseThrow();
-        Failpoints.arm(Failpoints.AFTER_COMPENSATION_LUA, "throw*1");
+        Failpoints.arm(Failpoint.AFTER_COMPENSATION_LUA, "throw*1");
         assertThatThrownBy(() -> compensation.apply(claimed, "dies-after-lua")).isInstanceOf(Failpoints.FailpointException.class);
         assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
                 s.rejected())).isEqualTo("COMPENSATING");

@@ -12,6 +12,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.demo.SaleClient;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
 
@@ -64,7 +65,7 @@ class RequestIdentityIT extends IntegrationTest {
         awaitSettled(activityId, 1);
         String rid;
         // the consumer holds the second attempt's message well past the 2 s deadline: the sweeper must decide it
-        Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "delay:8000*1");
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:8000*1");
         try {
             rid = (String) client().reserve(userToken(503), activityId, 2, requestId).body().get("reservation_id");
             Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {

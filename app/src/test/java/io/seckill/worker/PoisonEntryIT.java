@@ -13,6 +13,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.demo.SaleClient;
+import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.support.IntegrationTest;
@@ -42,7 +43,7 @@ class PoisonEntryIT extends IntegrationTest {
         redis.sync().zadd(slot + "deadline", 0, unparseable);
         redis.sync().zadd(slot + "deadline", 0, broken);
         String rid;
-        Failpoints.arm(Failpoints.AFTER_INBOX_INSERT, "delay:8000*1");
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:8000*1");
         try {
             rid = (String) reserve(601, activityId, 1).body().get("reservation_id");
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "ORDER_REJECTED".equals(status(rid)));
@@ -92,7 +93,7 @@ class PoisonEntryIT extends IntegrationTest {
         Awaitility.await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
                 .untilAsserted(() -> assertThat(breaker.isOpen()).isFalse());
 
-        Failpoints.arm(Failpoints.AFTER_REDIS_RESERVE, "throw*1"); // admitted in Redis, the first send never happens
+        Failpoints.arm(Failpoint.AFTER_REDIS_RESERVE, "throw*1"); // admitted in Redis, the first send never happens
         SaleClient.Response lost;
         try {
             lost = reserve(602, activityId, 1);
