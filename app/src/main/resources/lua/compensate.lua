@@ -1,26 +1,20 @@
--- Conditional compensation (design 9.6): give one reserved unit back to Redis, at most once.
+-- Conditional compensation (DESIGN.md §9.6): give one reserved unit back to Redis, at most once.
 -- KEYS[1] reservation hash  KEYS[2] stock (available)  KEYS[3] compensation marker  KEYS[4] counter hash
 -- ARGV[1] reservation_id    ARGV[2] compensation_id   ARGV[3] now_ms           ARGV[4] terminal_ttl_ms
 -- Returns  1 COMPENSATED | 2 ALREADY_COMPENSATED | -1 RESERVATION_MISSING | -2 RESERVATION_ID_MISMATCH
 --         -3 ORDER_ALREADY_EXISTS | -4 INVALID_STATUS:<status> | -5 COMPENSATION_ID_CONFLICT
 local reservationKey, stockKey, markerKey, counterKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local reservationId, compensationId, nowMs, ttlMs = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+--@include reservation
 
-if redis.call('EXISTS', reservationKey) == 0 then
-    -- a missing key may be a failover, a wrong TTL or an archive: never a reason to add stock
-    return {-1, 'RESERVATION_MISSING'}
+local status, refused = reservation_status(reservationKey, reservationId)
+if refused then
+    return refused
 end
-if redis.call('HGET', reservationKey, 'reservation_id') ~= reservationId then
-    return {-2, 'RESERVATION_ID_MISMATCH'}
+local done = marker_reply(markerKey, compensationId, 'ALREADY_COMPENSATED', 'COMPENSATION_ID_CONFLICT')
+if done then
+    return done
 end
-local marker = redis.call('GET', markerKey)
-if marker then
-    if marker == compensationId then
-        return {2, 'ALREADY_COMPENSATED'}
-    end
-    return {-5, 'COMPENSATION_ID_CONFLICT'}
-end
-local status = redis.call('HGET', reservationKey, 'status')
 if status == 'COMPENSATED' then
     return {2, 'ALREADY_COMPENSATED'}
 end

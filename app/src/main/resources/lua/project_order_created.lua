@@ -1,4 +1,4 @@
--- ORDER_CREATED projection (design 7.1, 13.4): RESERVED -> ORDER_CREATED, open_reserved - 1,
+-- ORDER_CREATED projection (DESIGN.md §7.1, §13.4): RESERVED -> ORDER_CREATED, open_reserved - 1,
 -- committed + 1, once. A second delivery finds the status already moved and changes nothing.
 -- KEYS[1] reservation hash  KEYS[2] counter hash
 -- ARGV[1] reservation_id    ARGV[2] order_id
@@ -6,15 +6,12 @@
 --       | {-2, 'RESERVATION_ID_MISMATCH'} | {-4, 'INVALID_STATUS:<status>'}
 local reservationKey, counterKey = KEYS[1], KEYS[2]
 local reservationId, orderId = ARGV[1], ARGV[2]
+--@include reservation
 
-if redis.call('EXISTS', reservationKey) == 0 then
-    return {-1, 'RESERVATION_MISSING'}
+local status, refused = reservation_status(reservationKey, reservationId)
+if refused then
+    return refused
 end
-local fields = redis.call('HMGET', reservationKey, 'reservation_id', 'status', 'order_id')
-if fields[1] ~= reservationId then
-    return {-2, 'RESERVATION_ID_MISMATCH'}
-end
-local status = fields[2]
 if status == 'ORDER_CREATED' or status == 'PAID' or status == 'CANCEL_PENDING' or status == 'CANCELLED' then
     return {2, 'ALREADY_PROJECTED'}
 end
@@ -22,6 +19,5 @@ if status ~= 'RESERVED' then
     return {-4, 'INVALID_STATUS:' .. tostring(status)}
 end
 redis.call('HSET', reservationKey, 'status', 'ORDER_CREATED', 'order_id', orderId)
-redis.call('HINCRBY', counterKey, 'open_reserved', -1)
-redis.call('HINCRBY', counterKey, 'committed', 1)
+commit_reserved(counterKey)
 return {1, 'PROJECTED'}

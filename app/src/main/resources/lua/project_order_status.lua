@@ -1,4 +1,4 @@
--- Order status projection (SPEC 1a): the reservation hash follows its order to CANCEL_PENDING and
+-- Order status projection (DESIGN.md, States): the reservation hash follows its order to CANCEL_PENDING and
 -- PAID. Events may arrive in any order: a hash still RESERVED first takes the ORDER_CREATED moves
 -- (open_reserved - 1, committed + 1) exactly as project_order_created.lua would, and a status never
 -- moves backwards (PAID and CANCELLED are final), so a redelivered or late event changes nothing.
@@ -8,24 +8,20 @@
 --       | {-2, 'RESERVATION_ID_MISMATCH'} | {-4, 'INVALID_STATUS:<status>'}
 local reservationKey, counterKey = KEYS[1], KEYS[2]
 local reservationId, orderId, target = ARGV[1], ARGV[2], ARGV[3]
+--@include reservation
 
 if target ~= 'CANCEL_PENDING' and target ~= 'PAID' then
     return redis.error_reply('target must be CANCEL_PENDING or PAID')
 end
-if redis.call('EXISTS', reservationKey) == 0 then
-    return {-1, 'RESERVATION_MISSING'}
+local status, refused = reservation_status(reservationKey, reservationId)
+if refused then
+    return refused
 end
-local fields = redis.call('HMGET', reservationKey, 'reservation_id', 'status')
-if fields[1] ~= reservationId then
-    return {-2, 'RESERVATION_ID_MISMATCH'}
-end
-local status = fields[2]
 if status == 'PAID' or status == 'CANCELLED' or status == target then
     return {2, 'ALREADY_PROJECTED'}
 end
 if status == 'RESERVED' then
-    redis.call('HINCRBY', counterKey, 'open_reserved', -1)
-    redis.call('HINCRBY', counterKey, 'committed', 1)
+    commit_reserved(counterKey)
 elseif status ~= 'ORDER_CREATED' and status ~= 'CANCEL_PENDING' then
     return {-4, 'INVALID_STATUS:' .. tostring(status)}
 end

@@ -1,4 +1,4 @@
--- Release on cancel (SPEC 3, design 7.6): a cancelled order's unit becomes sellable again in Redis,
+-- Release on cancel (DESIGN.md §7.6): a cancelled order's unit becomes sellable again in Redis,
 -- once: committed - 1, stock + 1, reservation status CANCELLED, and a release marker. A hash still
 -- RESERVED (ORDER_CREATED not projected yet) first takes the ORDER_CREATED moves. A paid order is
 -- never released; a missing reservation is never a reason to add stock (reconciliation decides).
@@ -8,21 +8,16 @@
 --         -3 ORDER_PAID | -4 INVALID_STATUS:<status> | -5 RELEASE_ID_CONFLICT
 local reservationKey, stockKey, counterKey, markerKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local reservationId, orderId, releaseId, ttlMs = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+--@include reservation
 
-if redis.call('EXISTS', reservationKey) == 0 then
-    return {-1, 'RESERVATION_MISSING'}
+local status, refused = reservation_status(reservationKey, reservationId)
+if refused then
+    return refused
 end
-if redis.call('HGET', reservationKey, 'reservation_id') ~= reservationId then
-    return {-2, 'RESERVATION_ID_MISMATCH'}
+local done = marker_reply(markerKey, releaseId, 'ALREADY_RELEASED', 'RELEASE_ID_CONFLICT')
+if done then
+    return done
 end
-local marker = redis.call('GET', markerKey)
-if marker then
-    if marker == releaseId then
-        return {2, 'ALREADY_RELEASED'}
-    end
-    return {-5, 'RELEASE_ID_CONFLICT'}
-end
-local status = redis.call('HGET', reservationKey, 'status')
 if status == 'CANCELLED' then
     return {2, 'ALREADY_RELEASED'}
 end
@@ -30,8 +25,7 @@ if status == 'PAID' then
     return {-3, 'ORDER_PAID'}
 end
 if status == 'RESERVED' then
-    redis.call('HINCRBY', counterKey, 'open_reserved', -1)
-    redis.call('HINCRBY', counterKey, 'committed', 1)
+    commit_reserved(counterKey)
 elseif status ~= 'ORDER_CREATED' and status ~= 'CANCEL_PENDING' then
     return {-4, 'INVALID_STATUS:' .. tostring(status)}
 end

@@ -26,12 +26,30 @@ public final class LuaScript {
         this.source = source;
     }
 
+    /**
+     * The script {@code lua/<name>.lua}; a line {@code --@include <lib>} is replaced by the text of
+     * {@code lua/lib/<lib>.lua} (guards shared by several scripts, written once).
+     */
     public static LuaScript load(String name) {
+        StringBuilder source = new StringBuilder();
+        for (String line : read(name).split("\n", -1)) {
+            if (line.startsWith(INCLUDE)) {
+                source.append(read("lib/" + line.substring(INCLUDE.length()).trim()));
+            } else {
+                source.append(line).append('\n');
+            }
+        }
+        return new LuaScript(source.toString());
+    }
+
+    private static final String INCLUDE = "--@include ";
+
+    private static String read(String name) {
         try (InputStream in = LuaScript.class.getResourceAsStream("/lua/" + name + ".lua")) {
             if (in == null) {
                 throw new IllegalStateException("missing script lua/" + name + ".lua");
             }
-            return new LuaScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
