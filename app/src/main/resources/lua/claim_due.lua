@@ -1,4 +1,4 @@
--- Send-due rescan (design 7.2, 10.2): claim due reservations of one slot with a lease. The
+-- Send-due rescan (DESIGN.md §7.2, §10.2): claim due reservations of one slot with a lease. The
 -- ZSET score becomes the lease expiry, the owner token goes on the reservation; nothing is
 -- removed until the broker has accepted the message, so a crashed scanner loses nothing.
 -- KEYS[1] send_due ZSET

@@ -1,4 +1,4 @@
--- Reservations of one slot whose business deadline has passed on the Redis clock (design 11.2).
+-- Reservations of one slot whose business deadline has passed on the Redis clock (DESIGN.md §11.2).
 -- Read-only: the sweeper decides in PostgreSQL, then removes what is decided.
 -- KEYS[1] deadline ZSET   ARGV[1] max entries
 -- Returns the due reservation ids (a plain list: no code word, unlike the other scripts).

@@ -1,4 +1,4 @@
--- The broker accepted the order message (design 7.2): record it and drop the send_due entry.
+-- The broker accepted the order message (DESIGN.md §7.2): record it and drop the send_due entry.
 -- KEYS[1] reservation hash  KEYS[2] send_due ZSET
 -- ARGV[1] reservation_id    ARGV[2] lease owner token ('' for the immediate send after admission)
 -- Returns {1, 'PUBLISHED'} | {2, 'ALREADY_PUBLISHED'} | {-1, 'RESERVATION_MISSING'} | {-7, 'LEASE_LOST'}

@@ -1,4 +1,4 @@
--- The broker accepted a batch of order messages (design 7.2): record each reservation of this slot
+-- The broker accepted a batch of order messages (DESIGN.md §7.2): record each reservation of this slot
 -- as PUBLISHED and drop its send_due entry, in one call. The immediate send after admission holds no
 -- lease, so no owner is checked (a rescan that claimed one meanwhile finds its own mark refused).
 -- KEYS[1] send_due ZSET   KEYS[2..n+1] reservation hashes

@@ -1,4 +1,4 @@
--- A re-send failed or timed out (design 2.3 rule 2: unknown is not failure): record it and
+-- A re-send failed or timed out (DESIGN.md §2.3 rule 2: unknown is not failure): record it and
 -- reschedule with backoff, only while this scanner still holds the lease.
 -- KEYS[1] reservation hash  KEYS[2] send_due ZSET
 -- ARGV[1] reservation_id    ARGV[2] lease owner token  ARGV[3] backoff ms  ARGV[4] error text

@@ -1,4 +1,4 @@
--- Admission of one purchase attempt (design 7.2, 8.2, 9.1): in one script, one hash slot.
+-- Admission of one purchase attempt (DESIGN.md §7.2, §8.2, §9.1): in one script, one hash slot.
 -- KEYS[1] stock (the available count)        KEYS[2] counter hash (initial/open_reserved/committed)
 -- KEYS[3] sale meta hash (status/start_ms/end_ms)
 -- KEYS[4] request map  KEYS[5] user mark     KEYS[6] send_due ZSET

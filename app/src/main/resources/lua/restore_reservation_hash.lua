@@ -1,4 +1,4 @@
--- Rebuild a lost reservation hash from PostgreSQL (design 11.5 "rebuild the projection, do not
+-- Rebuild a lost reservation hash from PostgreSQL (DESIGN.md §11.5 "rebuild the projection, do not
 -- touch stock"): only the hash and the buyer's one-attempt mark are written; the counters are
 -- left alone, because whether the lost hash had already been counted is unknowable here - the
 -- activity-level check (and, if needed, recalibration) settles the counters.

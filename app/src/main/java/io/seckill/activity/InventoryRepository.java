@@ -9,7 +9,7 @@ import org.springframework.stereotype.Repository;
 
 /**
  * The SQL of {@code sku_inventory}. Stock moves only through guarded UPDATEs whose WHERE clause
- * carries the condition (design 9.3); the row count is the answer.
+ * carries the condition (DESIGN.md §9.3); the row count is the answer.
  */
 @Repository
 public class InventoryRepository {
@@ -41,7 +41,7 @@ public class InventoryRepository {
             WHERE activity_id = ? AND sku_id = ? AND occupied_stock >= ?
             """;
 
-    /** A paid order's unit moves from occupied to sold (design 6.5). */
+    /** A paid order's unit moves from occupied to sold (DESIGN.md §6.5). */
     private static final String SELL = """
             UPDATE sku_inventory
             SET occupied_stock = occupied_stock - 1,

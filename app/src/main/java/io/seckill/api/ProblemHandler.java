@@ -10,6 +10,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.web.HttpMediaTypeNotSupportedException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
@@ -66,6 +67,12 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler(InvalidParameterException.class)
     ResponseEntity<ProblemDetail> badParameters(InvalidParameterException e) {
         return api(Refusal.invalid("query", "parameters that cannot be decoded"));
+    }
+
+    /** The security firewall refuses what it sees lazily, too (a hostile parameter name read from a form body). */
+    @ExceptionHandler(RequestRejectedException.class)
+    ResponseEntity<ProblemDetail> rejected(RequestRejectedException e) {
+        return api(Refusal.invalid("request", "refused: " + e.getMessage()));
     }
 
     @ExceptionHandler(Exception.class)

@@ -22,7 +22,7 @@ public final class Tokens {
     }
 
     public static String admin(String secret, String operator, Duration ttl) {
-        return sign(secret, new JWTClaimsSet.Builder().subject(operator).claim("scope", TokenVerifier.ADMIN_SCOPE), ttl);
+        return sign(secret, new JWTClaimsSet.Builder().subject(operator).claim("scope", TokenDecoders.ADMIN_SCOPE), ttl);
     }
 
     private static String sign(String secret, JWTClaimsSet.Builder claims, Duration ttl) {

@@ -16,7 +16,7 @@ import io.seckill.reservation.ReservationIds;
 import io.seckill.retry.Backoff;
 
 /**
- * The SQL of {@code compensation_task} (design 9.4, 9.7): the durable decision that a Redis
+ * The SQL of {@code compensation_task} (DESIGN.md §9.4, §9.7): the durable decision that a Redis
  * reservation may be released, one task per reservation (unique idempotency key).
  */
 @Repository

@@ -30,7 +30,7 @@ import io.seckill.retry.Backoff;
 import io.seckill.worker.PollingWorker;
 
 /**
- * The compensation worker (design 7.5, 9.6, 9.7, 16.10-16.11): a rejected reservation's unit goes
+ * The compensation worker (DESIGN.md §7.5, §9.6, §9.7, §16.10-16.11): a rejected reservation's unit goes
  * back to Redis exactly once. The task is claimed with a lease; PostgreSQL moves the reservation
  * ORDER_REJECTED -> COMPENSATING (a worker that takes over an expired lease resumes one already
  * COMPENSATING); compensate.lua restores stock at most once (marker + status); the reservation
@@ -181,7 +181,7 @@ public class CompensationWorker extends PollingWorker {
                 task.taskId(), target.reservationId(), target.activityId(), target.skuId(), target.userId(), result);
         tx.executeWithoutResult(s -> {
             if (tasks.markManual(task.taskId(), leaseOwner, result, error)) {
-                // SPEC 1a: the reservation leaves the states that must progress; a person takes it from here
+                // DESIGN.md, States: the reservation leaves the states that must progress; a person takes it from here
                 boolean frozen = reservations.markManualReview(target.reservationId());
                 Map<String, Object> evidence = new LinkedHashMap<>();
                 evidence.put("compensation_id", task.taskId().toString());

@@ -39,7 +39,7 @@ public record SeckillProperties(
             require(KNOWN_ROLES.contains(role), "seckill.roles", "unknown role '" + role + "', known: " + KNOWN_ROLES);
         }
         require(ids != null, "seckill.ids.keys", "at least one id key is required");
-        require(jwt != null, "seckill.jwt", "user-secret and admin-secret are required");
+        require(jwt != null, "seckill.jwt", "user-secret and admin-secret (or jwks-uri) are required");
         require(redisUri != null && redisUri.startsWith("redis"), "seckill.redis-uri", "must be a redis:// URI");
     }
 
@@ -47,7 +47,7 @@ public record SeckillProperties(
         return roles.contains(role);
     }
 
-    /** HMAC keys for stable business ids (design 9.1), by version; the highest version is current. */
+    /** HMAC keys for stable business ids (DESIGN.md §9.1), by version; the highest version is current. */
     public record Ids(Map<Integer, String> keys) {
         public Ids {
             require(keys != null && !keys.isEmpty(), "seckill.ids.keys", "at least one id key is required");
@@ -60,14 +60,40 @@ public record SeckillProperties(
         }
     }
 
-    /** HS256 secrets: one for buyers' tokens, a separate one for the admin credential. */
-    public record Jwt(String userSecret, String adminSecret, @DefaultValue("30s") Duration leeway) {
+    /**
+     * Bearer tokens. Either HS256 secrets - one for buyers' tokens, a separate one for the admin
+     * credential - or {@code jwksUri}, the key set of an identity provider that signs both (then an
+     * admin is a token with scope {@code seckill:admin}, a buyer one whose {@code sub} is the user
+     * id); {@code issuer}, when set, must be each token's {@code iss}. {@code exp} is required;
+     * {@code exp}, {@code nbf} and {@code iat} are judged with {@code leeway} of clock skew.
+     */
+    public record Jwt(String userSecret, String adminSecret, String jwksUri, String issuer,
+            @DefaultValue("30s") Duration leeway) {
         public Jwt {
             require(leeway != null && !leeway.isNegative() && leeway.toMinutes() <= 10, "seckill.jwt.leeway",
                     "must be 0..10m");
-            require(userSecret != null && userSecret.length() >= 32, "seckill.jwt.user-secret", "must be at least 32 characters");
-            require(adminSecret != null && adminSecret.length() >= 32, "seckill.jwt.admin-secret", "must be at least 32 characters");
-            require(!userSecret.equals(adminSecret), "seckill.jwt.admin-secret", "must differ from the user secret");
+            if (jwksUri == null || jwksUri.isBlank()) {
+                require(userSecret != null && userSecret.length() >= 32, "seckill.jwt.user-secret",
+                        "must be at least 32 characters (or set seckill.jwt.jwks-uri)");
+                require(adminSecret != null && adminSecret.length() >= 32, "seckill.jwt.admin-secret",
+                        "must be at least 32 characters (or set seckill.jwt.jwks-uri)");
+                require(!userSecret.equals(adminSecret), "seckill.jwt.admin-secret", "must differ from the user secret");
+            } else {
+                require(jwksUri.startsWith("http://") || jwksUri.startsWith("https://"), "seckill.jwt.jwks-uri",
+                        "must be an http(s) URL");
+                require(userSecret == null && adminSecret == null, "seckill.jwt.jwks-uri",
+                        "is an alternative to the secrets: set one or the other");
+            }
+        }
+
+        /** Tokens are verified against an identity provider's key set rather than shared secrets. */
+        public boolean identityProvider() {
+            return jwksUri != null && !jwksUri.isBlank();
+        }
+
+        /** For the tools that mint tokens with shared secrets. */
+        public static Jwt secrets(String userSecret, String adminSecret) {
+            return new Jwt(userSecret, adminSecret, null, null, Duration.ofSeconds(30));
         }
     }
 
@@ -162,7 +188,7 @@ public record SeckillProperties(
     }
 
     /**
-     * The payment channel (design 7.6): where it is, the secret its callbacks are signed with, how far
+     * The payment channel (DESIGN.md §7.6): where it is, the secret its callbacks are signed with, how far
      * a callback's timestamp may be off, and the pace of the timeout canceller and refund worker.
      */
     public record Payment(
@@ -198,7 +224,7 @@ public record SeckillProperties(
     }
 
     /**
-     * Reconciliation (design 10.6): only data last changed more than {@code watermark} ago is judged
+     * Reconciliation (DESIGN.md §10.6): only data last changed more than {@code watermark} ago is judged
      * (longer than a transaction, the outbox delay and the projection delay together, plus margin).
      * Periodic runs judge what changed since the last run; every {@code fullPassEvery} each SKU is
      * judged whole once more (Redis-side drift leaves no trace in PostgreSQL's change times).

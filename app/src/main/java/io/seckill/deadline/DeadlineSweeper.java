@@ -29,7 +29,7 @@ import io.seckill.worker.EntryFailures;
 import io.seckill.worker.PollingWorker;
 
 /**
- * The business-deadline sweeper (design 11.2). The SLO, the business deadline and the TTL are three
+ * The business-deadline sweeper (DESIGN.md §11.2). The SLO, the business deadline and the TTL are three
  * different things: only the hard deadline rejects, and only through PostgreSQL. For each
  * reservation past its deadline with no decision in PostgreSQL, a tombstone (ORDER_REJECTED,
  * BUSINESS_DEADLINE_EXCEEDED) is written - or a RESERVED row moved by CAS - together with its

@@ -19,7 +19,7 @@ import org.apache.rocketmq.common.message.MessageQueue;
 import io.seckill.mq.MqClients;
 
 /**
- * A consumer group's dead-letter queue (design 7.3, 15.8): a quarantine waiting for the business
+ * A consumer group's dead-letter queue (DESIGN.md §7.3, §15.8): a quarantine waiting for the business
  * to recover, never a terminal state. It can be counted, listed and replayed; a replay re-sends each
  * message to its original topic with its original body, key and business id, so the receiving inbox
  * turns an already-processed one into a harmless duplicate.

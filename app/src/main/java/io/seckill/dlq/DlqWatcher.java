@@ -14,7 +14,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.worker.PollingWorker;
 
 /**
- * Watches the dead-letter queues of both consumer groups (design 12.3 "DLQ new: any"): the order
+ * Watches the dead-letter queues of both consumer groups (DESIGN.md §12.3 "DLQ new: any"): the order
  * consumer's and the projection's. Publishes {@code mq_dlq_messages{group}} and logs an ERROR whenever
  * one grows, so every dead letter reaches a human ({@code seckill dlq list|replay --group G}); a dead
  * projection event is also repaired by reconciliation, PostgreSQL being the truth.

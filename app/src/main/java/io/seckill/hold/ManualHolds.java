@@ -4,7 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-/** Takes objects out of automation (design 11.6 step 1) and gives them back. */
+/** Takes objects out of automation (DESIGN.md §11.6 step 1) and gives them back. */
 @Component
 public class ManualHolds {
 

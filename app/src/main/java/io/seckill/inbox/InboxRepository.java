@@ -12,7 +12,7 @@ import org.springframework.stereotype.Repository;
 import io.seckill.state.InboxResult;
 
 /**
- * The SQL of {@code consumer_inbox} (design 9.2): the insert comes first in the consuming
+ * The SQL of {@code consumer_inbox} (DESIGN.md §9.2): the insert comes first in the consuming
  * transaction, and the unique (consumer_group, message_id) key decides who owns a message.
  */
 @Repository

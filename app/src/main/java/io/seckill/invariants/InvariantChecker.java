@@ -17,7 +17,7 @@ import io.seckill.payment.PaymentRepository;
 import io.seckill.reservation.ReservationRepository;
 
 /**
- * The guarantees of SPEC section 1 as checks (design 11.6 step 6, 13.4): no oversell, one order
+ * The guarantees (DESIGN.md, Guarantees) as checks (§11.6 step 6, §13.4): no oversell, one order
  * per user, PostgreSQL and Redis conservation, and - once the pipeline is quiet - Redis committed
  * equal to PostgreSQL occupied + sold.
  */

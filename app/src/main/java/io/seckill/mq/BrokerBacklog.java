@@ -18,7 +18,7 @@ import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
 
 /**
- * How far behind a consumer group is, by age (design 11.3 point 7: the oldest message, not the
+ * How far behind a consumer group is, by age (DESIGN.md §11.3 point 7: the oldest message, not the
  * count): for every queue with a backlog, the store time of the first message the group has not
  * consumed is read from the broker.
  */

@@ -38,7 +38,7 @@ import io.seckill.state.InboxResult;
 import io.seckill.state.ReservationStatus;
 
 /**
- * The order transaction of design 9.2-9.4, batched: inbox first, reservation upsert and lock,
+ * The order transaction of DESIGN.md §9.2-9.4, batched: inbox first, reservation upsert and lock,
  * orders with the one-per-user constraint, ledger, reservation CAS, outbox, and one aggregated
  * final-stock decrement per SKU guarded by {@code available_stock >= n} - in ONE transaction for
  * the whole batch, one inbox row and one outcome per message. The decrement comes last, so the hot
@@ -48,7 +48,7 @@ import io.seckill.state.ReservationStatus;
  * <p>If the batch cannot be satisfied whole, or anything in it fails, the transaction rolls back
  * and the messages are processed one at a time (where a missing unit becomes a rejection), so a
  * poison message is isolated. A commit whose outcome is unknown is resolved per message_id on a
- * new connection (design 9.8): never compensated, never blindly redone.
+ * new connection (DESIGN.md §9.8): never compensated, never blindly redone.
  */
 @Service
 public class OrderBatchService {
@@ -201,7 +201,7 @@ public class OrderBatchService {
             if (e == null || e.result() == InboxResult.PROCESSING) {
                 out.put(m, MessageOutcome.RETRY);
             } else if (!Arrays.equals(e.payloadHash(), m.hash())) {
-                // design 9.8: the inbox holds this id with another payload - stop, quarantine, a human decides
+                // DESIGN.md §9.8: the inbox holds this id with another payload - stop, quarantine, a human decides
                 out.put(m, quarantineAfterUnknownCommit(m, e.payloadHash()));
             } else {
                 out.put(m, MessageOutcome.of(e.result()));
@@ -254,7 +254,7 @@ public class OrderBatchService {
         }
 
         // 3. reservation rows: lock those PostgreSQL has (a tombstone, an earlier outcome); the others are
-        //    new and are inserted once, in their decided state, in step 6 (design 9.3 "upsert and lock")
+        //    new and are inserted once, in their decided state, in step 6 (DESIGN.md §9.3 "upsert and lock")
         List<InboundOrder> mine = owned.stream().map(firstById::get).toList();
         if (mine.isEmpty()) {
             return out;
@@ -284,7 +284,7 @@ public class OrderBatchService {
             }
         }
 
-        // 4. final stock. One message alone (design 9.3 order): the guarded decrement first, a missing
+        // 4. final stock. One message alone (DESIGN.md §9.3 order): the guarded decrement first, a missing
         //    unit is a rejection. A batch: the decrement runs LAST (step 8), so the hot row is locked
         //    only from that UPDATE to the commit instead of for the whole transaction.
         List<InboundOrder> soldOut = new ArrayList<>();
@@ -339,7 +339,7 @@ public class OrderBatchService {
             settle(out, inboxCodes, inboxOrders, m, MessageOutcome.CREATED, orderId);
         }
         if (single) {
-            // the unit taken in step 4 goes back in this same transaction (design 9.3)
+            // the unit taken in step 4 goes back in this same transaction (DESIGN.md §9.3)
             for (var e : duplicatesBySku.entrySet()) {
                 if (!inventory.restore(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
                     throw new IllegalStateException("could not restore " + e.getValue() + " units of " + e.getKey());

@@ -27,7 +27,7 @@ import io.seckill.reservation.OrderCreateRequested;
 /**
  * The order consumer role: RocketMQ push consumer, batches of up to
  * {@code seckill.order-consumer.batch-size}, consumer threads capped at what PostgreSQL takes
- * ({@code seckill.order-consumer.threads}), not at what the broker could deliver (design 11.3).
+ * ({@code seckill.order-consumer.threads}), not at what the broker could deliver (DESIGN.md §11.3).
  * The broker is acknowledged only after the commit; a message that could not be settled goes back
  * for redelivery on its own, the others of its batch are acknowledged.
  */

@@ -25,7 +25,7 @@ import io.seckill.mq.MqClients;
 import io.seckill.worker.PollingWorker;
 
 /**
- * The outbox relay (design 9.5, 10.4): claim due rows with a lease (one short statement, SKIP
+ * The outbox relay (DESIGN.md §9.5, §10.4): claim due rows with a lease (one short statement, SKIP
  * LOCKED), send them outside any transaction - all of a claim asynchronously at once - then mark
  * SENT or RETRY only where this relay still owns the lease. Sent rows are purged after the
  * retention period. The loop never dies: a failed pass is logged, counted and backed off.

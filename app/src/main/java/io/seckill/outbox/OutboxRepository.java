@@ -14,7 +14,7 @@ import org.springframework.stereotype.Repository;
 import io.seckill.retry.Backoff;
 
 /**
- * The SQL of {@code event_outbox} (design 9.4-9.5, 10.4): rows are written inside business
+ * The SQL of {@code event_outbox} (DESIGN.md §9.4-9.5, 10.4): rows are written inside business
  * transactions, claimed in one short statement with FOR UPDATE SKIP LOCKED and a lease on the
  * database clock, and settled only where the lease owner still matches.
  */

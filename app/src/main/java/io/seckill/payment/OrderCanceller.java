@@ -26,7 +26,7 @@ import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.OrderStatus;
 
 /**
- * Cancelling an unpaid order without ever cancelling a paid one (design 7.6, 9.9, 15.10).
+ * Cancelling an unpaid order without ever cancelling a paid one (DESIGN.md §7.6, §9.9, §15.10).
  *
  * <ol>
  * <li>CAS {@code CREATED|PAYING -> CANCEL_PENDING} (expired, or the buyer asked), with an

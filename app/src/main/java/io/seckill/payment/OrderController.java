@@ -19,7 +19,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
-import io.seckill.api.TokenVerifier;
+import io.seckill.api.Caller.Buyer;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRecord;
@@ -43,35 +43,31 @@ class OrderController {
     private final PaymentService paymentService;
     private final OrderCanceller canceller;
     private final PaymentChannel channel;
-    private final TokenVerifier tokens;
     private final SeckillProperties.Payment cfg;
     private final Environment env;
     private final MeterRegistry meters;
     private final String owner = MqClients.instanceName("buyer-cancel") + "-" + UUID.randomUUID();
 
     OrderController(PaymentRepository payments, OrderRepository orders, PaymentService paymentService, OrderCanceller canceller,
-            PaymentChannel channel, TokenVerifier tokens, SeckillProperties props, Environment env, MeterRegistry meters) {
+            PaymentChannel channel, SeckillProperties props, Environment env, MeterRegistry meters) {
         this.payments = payments;
         this.orders = orders;
         this.paymentService = paymentService;
         this.canceller = canceller;
         this.channel = channel;
-        this.tokens = tokens;
         this.cfg = props.payment();
         this.env = env;
         this.meters = meters;
     }
 
     @GetMapping("/api/v1/orders/{orderId}")
-    Map<String, Object> get(@RequestHeader(value = "Authorization", required = false) String auth,
-            @PathVariable String orderId) {
-        return view(owned(tokens.user(auth), orderId));
+    Map<String, Object> get(Buyer buyer, @PathVariable String orderId) {
+        return view(owned(buyer.userId(), orderId));
     }
 
     @PostMapping("/api/v1/orders/{orderId}/payments")
-    ResponseEntity<Map<String, Object>> pay(@RequestHeader(value = "Authorization", required = false) String auth,
-            @PathVariable String orderId) {
-        OrderRecord o = owned(tokens.user(auth), orderId);
+    ResponseEntity<Map<String, Object>> pay(Buyer buyer, @PathVariable String orderId) {
+        OrderRecord o = owned(buyer.userId(), orderId);
         switch (o.status()) {
             case PAID -> throw new Refusal(Refusal.Kind.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid");
             case CANCEL_PENDING, CANCELLED -> throw cancelled(o);
@@ -116,9 +112,8 @@ class OrderController {
     }
 
     @PostMapping("/api/v1/orders/{orderId}/cancel")
-    Map<String, Object> cancel(@RequestHeader(value = "Authorization", required = false) String auth,
-            @PathVariable String orderId) {
-        long userId = tokens.user(auth);
+    Map<String, Object> cancel(Buyer buyer, @PathVariable String orderId) {
+        long userId = buyer.userId();
         OrderRecord o = owned(userId, orderId);
         if (o.status() == OrderStatus.PAID) {
             throw Refusal.conflict("ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid; ask for a refund");

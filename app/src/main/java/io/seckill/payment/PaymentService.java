@@ -29,7 +29,7 @@ import io.seckill.state.RefundStatus;
 
 /**
  * A successful payment, whoever reports it (the channel's callback, or the channel's answer to the
- * canceller), takes effect once (design 9.9): the payment record is inserted idempotently, the
+ * canceller), takes effect once (DESIGN.md §9.9): the payment record is inserted idempotently, the
  * order moves to PAID by the guarded UPDATE, and in the same transaction PostgreSQL stock moves
  * occupied -> sold with a ledger row and an ORDER_PAID outbox event. When the UPDATE finds the
  * order already CANCELLED, the money was taken after the local cancel: the payment is recorded,

@@ -152,7 +152,7 @@ public final class PaySim implements AutoCloseable {
 
     /**
      * The buyer pays. A closed payment refuses - unless {@code pay_after_close} is on, which is the
-     * channel taking the money anyway (the race of design 7.6). Returns whether money was taken.
+     * channel taking the money anyway (the race of DESIGN.md §7.6). Returns whether money was taken.
      */
     public boolean pay(UUID paymentId, boolean sendCallback) {
         Payment p = payments.get(paymentId);

@@ -13,7 +13,7 @@ import io.seckill.state.OrderStatus;
 /**
  * The standard ways an order's state reaches the Redis reservation hash, each one idempotent Lua
  * call: used by the projection consumer for events and by reconciliation to rebuild a projection
- * that fell behind (design 11.5) - the same scripts, never a hand-written counter move.
+ * that fell behind (DESIGN.md §11.5) - the same scripts, never a hand-written counter move.
  */
 @Component
 public class OrderProjection {
@@ -30,7 +30,7 @@ public class OrderProjection {
         this.redis = redis;
     }
 
-    /** The reservation hash status that mirrors an order status (SPEC 1a): an unpaid order is ORDER_CREATED. */
+    /** The reservation hash status that mirrors an order status (DESIGN.md, States): an unpaid order is ORDER_CREATED. */
     public static String redisStatus(OrderStatus orderStatus) {
         return orderStatus.unpaid() ? "ORDER_CREATED" : orderStatus.name();
     }

@@ -25,7 +25,7 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.state.SaleStatus;
 
 /**
- * The Redis projection role (design 7.1, 11.5): order events from the outbox become reservation
+ * The Redis projection role (DESIGN.md §7.1, §11.5): order events from the outbox become reservation
  * status and counter moves in Redis, each through an idempotent Lua call, so a redelivered event
  * changes nothing. A reservation missing from Redis is never "repaired" here by a blind counter
  * move: it is counted and left to reconciliation.

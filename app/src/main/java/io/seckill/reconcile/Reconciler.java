@@ -40,7 +40,7 @@ import io.seckill.state.ReservationStatus;
 import io.seckill.state.TaskStatus;
 
 /**
- * Watermark reconciliation (design 10.6, 11.5, 13.4, 13.5), per activity and SKU: the PostgreSQL
+ * Watermark reconciliation (DESIGN.md §10.6, §11.5, §13.4, §13.5), per activity and SKU: the PostgreSQL
  * invariant, the Redis invariant, the per-reservation rules, stale outbox leases and the
  * cross-system equation. Only rows last changed before the watermark are judged, so work still in
  * flight is never "repaired". What the design marks automatic is repaired through the standard

@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
 import io.seckill.state.RepairStatus;
 
 /**
- * Idempotent repairs (design 11.6 step 4, fault row 20): {@code repair_id = SHA-256(rule | object |
+ * Idempotent repairs (DESIGN.md §11.6 step 4, fault row 20): {@code repair_id = SHA-256(rule | object |
  * expected version | target)}, inserted with ON CONFLICT DO NOTHING; the action runs only for the
  * caller that moves the row to RUNNING, and every action is a standard state-machine step.
  */

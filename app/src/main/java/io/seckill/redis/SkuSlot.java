@@ -1,7 +1,7 @@
 package io.seckill.redis;
 
 /**
- * The Redis home of one SKU (or one bucket of a hot SKU split into buckets, design 8.2): every key
+ * The Redis home of one SKU (or one bucket of a hot SKU split into buckets, DESIGN.md §8.2): every key
  * carries the same hash tag, so one Lua script can touch them all on Redis Cluster. A user always
  * lands in the same bucket (hash of the user id).
  */

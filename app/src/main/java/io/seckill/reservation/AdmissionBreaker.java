@@ -17,7 +17,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.redis.SkuSlot;
 
 /**
- * The entry breaker (design 11.1 row 2, 11.3 point 1): when reservations stop reaching the broker -
+ * The entry breaker (DESIGN.md §11.1 row 2, 11.3 point 1): when reservations stop reaching the broker -
  * the oldest unsent reservation is older than {@code seckill.admission.max-unsent-age}, or most
  * recent sends fail - admission answers 503 ADMISSION_PAUSED instead of taking more units it cannot
  * pass on. It re-checks every half second and closes by itself once sends flow again. It also

@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.UUID;
 
 /**
- * The ORDER_CREATE_REQUESTED message body (design 8.3). Immutable for a given message_id: it is
+ * The ORDER_CREATE_REQUESTED message body (DESIGN.md §8.3). Immutable for a given message_id: it is
  * rebuilt from the reservation's recovery fields, never from a clock, so every resend hashes the
  * same. {@code retry_count} and trace ids travel as message properties, outside the body.
  */

@@ -39,7 +39,7 @@ import io.seckill.worker.PollingWorker;
  * {@code seckill.reservation.send-batch} messages, a bounded number of batches in flight), and a
  * confirmed batch is marked PUBLISHED in Redis with one script call per slot, asynchronously. A
  * failed batch, or a message the full queue refused, simply stays in send_due: the rescan re-sends it
- * later with the same message_id and body (unknown is not failure, design 2.3 rule 2).
+ * later with the same message_id and body (unknown is not failure, DESIGN.md §2.3 rule 2).
  */
 @Component
 public class OrderRequestSender extends PollingWorker {
@@ -190,7 +190,7 @@ public class OrderRequestSender extends PollingWorker {
         }
     }
 
-    /** Unknown, not failed (design 2.3 rule 2): the send_due entries stay and the rescan re-sends the same ids. */
+    /** Unknown, not failed (DESIGN.md §2.3 rule 2): the send_due entries stay and the rescan re-sends the same ids. */
     private void failed(List<Pending> batch, String error) {
         sendFailed.increment(batch.size());
         long suppressed = failureLog.tryAcquire();

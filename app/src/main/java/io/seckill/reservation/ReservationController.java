@@ -10,12 +10,11 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.seckill.api.Caller.Buyer;
 import io.seckill.refusal.Refusal;
-import io.seckill.api.TokenVerifier;
 
 /** The buyer's API: reserve (answers QUEUED, never "order created") and query a reservation. */
 @RestController
@@ -23,13 +22,11 @@ class ReservationController {
 
     private final ReservationService service;
     private final ReservationQuery query;
-    private final TokenVerifier tokens;
     private final AdmissionLimiter limiter;
 
-    ReservationController(ReservationService service, ReservationQuery query, TokenVerifier tokens, AdmissionLimiter limiter) {
+    ReservationController(ReservationService service, ReservationQuery query, AdmissionLimiter limiter) {
         this.service = service;
         this.query = query;
-        this.tokens = tokens;
         this.limiter = limiter;
     }
 
@@ -37,9 +34,8 @@ class ReservationController {
     }
 
     @PostMapping("/api/v1/activities/{activityId}/skus/{skuId}/reservations")
-    ResponseEntity<Map<String, Object>> reserve(@RequestHeader(value = "Authorization", required = false) String auth,
-            @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) ReserveRequest body) {
-        long userId = tokens.user(auth);
+    ResponseEntity<Map<String, Object>> reserve(Buyer buyer, @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) ReserveRequest body) {
+        long userId = buyer.userId();
         if (!limiter.tryAcquire(userId)) {
             throw new Refusal(Refusal.Kind.TOO_MANY, "RATE_LIMITED", "too many requests; retry in a second", null,
                     Map.of("retry_after_seconds", 1));
@@ -75,10 +71,9 @@ class ReservationController {
     }
 
     @GetMapping("/api/v1/reservations/{reservationId}")
-    Map<String, Object> get(@RequestHeader(value = "Authorization", required = false) String auth,
-            @PathVariable String reservationId, @RequestParam(name = "activity_id", required = false) Long activityId,
+    Map<String, Object> get(Buyer buyer, @PathVariable String reservationId, @RequestParam(name = "activity_id", required = false) Long activityId,
             @RequestParam(name = "sku_id", required = false) Long skuId) {
-        long userId = tokens.user(auth);
+        long userId = buyer.userId();
         ReservationQuery.Hint hint = activityId != null && skuId != null ? new ReservationQuery.Hint(activityId, skuId) : null;
         UUID id;
         try {

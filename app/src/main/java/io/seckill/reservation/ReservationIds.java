@@ -15,7 +15,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Stable business ids (design 9.1): reservation_id = HMAC(key_v, activity|sku|user|request) and
+ * Stable business ids (DESIGN.md §9.1): reservation_id = HMAC(key_v, activity|sku|user|request) and
  * message_id = HMAC(key_v, ORDER_CREATE_REQUESTED|reservation_id|schema_version), truncated to 128
  * bits as an RFC 9562 version-8 UUID. Every retained key version is kept so a replay after a key
  * rotation still finds the reservation made under the older key.

@@ -35,7 +35,7 @@ public class ReservationRepository {
             FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[],
                         ?::timestamptz[], ?::timestamptz[]) AS t(r, q, a, s, u, m, o, ra, bd)
             """;
-    /** A durable rejection for a reservation PostgreSQL may never have seen (design 11.2 tombstone). */
+    /** A durable rejection for a reservation PostgreSQL may never have seen (DESIGN.md §11.2 tombstone). */
     private static final String INSERT_TOMBSTONE = """
             INSERT INTO inventory_reservation (reservation_id, request_id, activity_id, sku_id, user_id, message_id,
                                                status, reason_code, version, reserved_at, business_deadline)
@@ -76,7 +76,7 @@ public class ReservationRepository {
             WHERE reservation_id = ? AND status = 'COMPENSATING'
             """;
     /**
-     * SPEC 1a: a reservation automation has given up on leaves the transient states for a person
+     * DESIGN.md, States: a reservation automation has given up on leaves the transient states for a person
      * (frozen, with an anomaly beside it). Only the states that must otherwise progress are taken.
      */
     private static final String MARK_MANUAL_REVIEW = """
@@ -84,7 +84,7 @@ public class ReservationRepository {
             SET status = 'MANUAL_REVIEW', version = version + 1, updated_at = clock_timestamp()
             WHERE reservation_id = ? AND status IN ('ORDER_REJECTED', 'COMPENSATING')
             """;
-    /** The reservation follows its cancelled order (SPEC 1a: ORDER_CREATED -> CANCELLED). */
+    /** The reservation follows its cancelled order (DESIGN.md, States: ORDER_CREATED -> CANCELLED). */
     private static final String MARK_CANCELLED = """
             UPDATE inventory_reservation
             SET status = 'CANCELLED', version = version + 1, updated_at = clock_timestamp()

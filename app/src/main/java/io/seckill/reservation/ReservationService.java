@@ -23,7 +23,7 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 
 /**
- * Admission (design 7.2, 9.1): one Lua call reserves stock, writes the reservation with every
+ * Admission (DESIGN.md §7.2, §9.1): one Lua call reserves stock, writes the reservation with every
  * recovery field, the send_due entry, the request map and the user mark; then the order message
  * is sent without holding up the answer. Redis errors refuse the sale (fail closed).
  */
@@ -54,7 +54,7 @@ public class ReservationService {
         // suffix (OpenMetrics counter timestamps), so the design's reservation_created_total cannot exist.
         this.meters = meters;
         this.created = Counter.builder("reservation.created.count")
-                .description("Reservations admitted by Redis (design 12.2 reservation_created_total)").register(meters);
+                .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)").register(meters);
     }
 
     public ReserveResult reserve(long userId, long activityId, long skuId, UUID requestId) {

@@ -25,7 +25,7 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.worker.PollingWorker;
 
 /**
- * The send-due rescan (design 7.2, 10.2): every slot's due entries are claimed with a lease in
+ * The send-due rescan (DESIGN.md §7.2, §10.2): every slot's due entries are claimed with a lease in
  * Lua, re-sent with the ORIGINAL message_id and body (rebuilt from the recovery fields), and
  * settled only while the lease is still this scanner's. A scanner that dies simply lets its
  * leases expire; any instance picks the entries up again.

@@ -32,7 +32,7 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
 
 /**
- * The runbook's first look (docs/DESIGN.md, "Runbook"): every source's evidence about the object
+ * The runbook's first look (DESIGN.md §11.6): every source's evidence about the object
  * behind any business id, in the order in which the sources are believed when they disagree.
  */
 @Service

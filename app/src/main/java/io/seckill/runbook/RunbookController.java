@@ -8,11 +8,10 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-import io.seckill.api.TokenVerifier;
+import io.seckill.api.Caller.Operator;
 import io.seckill.config.SeckillProperties;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.refusal.Refusal;
@@ -28,11 +27,10 @@ class RunbookController {
     private final CloseOut closeOut;
     private final InvariantsReport invariants;
     private final Reconciler reconciler;
-    private final TokenVerifier tokens;
     private final SeckillProperties props;
 
     RunbookController(Inspection inspection, Freezes freezes, ManualRepairs repairs, StockChange stock, CloseOut closeOut,
-            InvariantsReport invariants, Reconciler reconciler, TokenVerifier tokens, SeckillProperties props) {
+            InvariantsReport invariants, Reconciler reconciler, SeckillProperties props) {
         this.inspection = inspection;
         this.freezes = freezes;
         this.repairs = repairs;
@@ -40,7 +38,6 @@ class RunbookController {
         this.closeOut = closeOut;
         this.invariants = invariants;
         this.reconciler = reconciler;
-        this.tokens = tokens;
         this.props = props;
     }
 
@@ -58,40 +55,33 @@ class RunbookController {
     }
 
     @GetMapping("/api/v1/admin/inspect/{id}")
-    Map<String, Object> inspect(@RequestHeader(value = "Authorization", required = false) String auth, @PathVariable String id) {
-        tokens.admin(auth);
+    Map<String, Object> inspect(@PathVariable String id) {
         return inspection.inspect(id);
     }
 
     @PostMapping("/api/v1/admin/freeze/{id}")
-    Map<String, Object> freeze(@RequestHeader(value = "Authorization", required = false) String auth, @PathVariable String id,
+    Map<String, Object> freeze(Operator operator, @PathVariable String id,
             @RequestBody(required = false) Reason body) {
-        String operator = tokens.admin(auth);
-        return freezes.freeze(id, operator, body == null ? null : body.reason());
+                return freezes.freeze(id, operator.name(), body == null ? null : body.reason());
     }
 
     @PostMapping("/api/v1/admin/repair/{id}")
-    Map<String, Object> repair(@RequestHeader(value = "Authorization", required = false) String auth, @PathVariable String id,
+    Map<String, Object> repair(Operator operator, @PathVariable String id,
             @RequestBody(required = false) RepairRequest body) {
-        String operator = tokens.admin(auth);
-        if (body == null || body.action() == null) {
+                if (body == null || body.action() == null) {
             throw Refusal.invalid("action", "is required, one of " + ManualRepairs.ACTIONS);
         }
-        return repairs.repair(id, body.action(), operator, body.reason());
+        return repairs.repair(id, body.action(), operator.name(), body.reason());
     }
 
     @GetMapping("/api/v1/admin/invariants")
-    Map<String, Object> invariants(@RequestHeader(value = "Authorization", required = false) String auth,
-            @RequestParam(name = "activity_id", required = false) Long activityId) {
-        tokens.admin(auth);
+    Map<String, Object> invariants(@RequestParam(name = "activity_id", required = false) Long activityId) {
         return invariants.check(activityId);
     }
 
     @PostMapping("/api/v1/admin/reconcile")
-    Map<String, Object> reconcile(@RequestHeader(value = "Authorization", required = false) String auth,
-            @RequestParam(name = "activity_id", required = false) Long activityId,
+    Map<String, Object> reconcile(@RequestParam(name = "activity_id", required = false) Long activityId,
             @RequestParam(name = "watermark_seconds", required = false) Long watermarkSeconds) {
-        tokens.admin(auth);
         if (watermarkSeconds != null && (watermarkSeconds < 0 || watermarkSeconds > MAX_WATERMARK_SECONDS)) {
             throw Refusal.invalid("watermark_seconds", "must be 0.." + MAX_WATERMARK_SECONDS);
         }
@@ -100,10 +90,8 @@ class RunbookController {
     }
 
     @PostMapping("/api/v1/admin/activities/{activityId}/skus/{skuId}/adjust-stock")
-    Map<String, Object> adjust(@RequestHeader(value = "Authorization", required = false) String auth,
-            @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) AdjustRequest body) {
-        String operator = tokens.admin(auth);
-        if (body == null || body.delta() == null) {
+    Map<String, Object> adjust(Operator operator, @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) AdjustRequest body) {
+                if (body == null || body.delta() == null) {
             throw Refusal.invalid("delta", "is required (a signed number of units)");
         }
         if (Math.abs((long) body.delta()) > MAX_ADJUST) {
@@ -115,17 +103,15 @@ class RunbookController {
         } catch (IllegalArgumentException e) {
             throw Refusal.invalid("adjustment_id", "must be a UUID");
         }
-        return stock.adjust(activityId, skuId, body.delta(), id, operator, body.reason());
+        return stock.adjust(activityId, skuId, body.delta(), id, operator.name(), body.reason());
     }
 
     @PostMapping("/api/v1/admin/activities/{activityId}/close-out")
-    Map<String, Object> closeOut(@RequestHeader(value = "Authorization", required = false) String auth,
-            @PathVariable long activityId, @RequestBody(required = false) Reason body,
+    Map<String, Object> closeOut(Operator operator, @PathVariable long activityId, @RequestBody(required = false) Reason body,
             @RequestParam(name = "drain_seconds", defaultValue = "60") long drainSeconds) throws InterruptedException {
-        String operator = tokens.admin(auth);
-        if (drainSeconds < 0 || drainSeconds > MAX_DRAIN_SECONDS) {
+                if (drainSeconds < 0 || drainSeconds > MAX_DRAIN_SECONDS) {
             throw Refusal.invalid("drain_seconds", "must be 0.." + MAX_DRAIN_SECONDS);
         }
-        return closeOut.closeOut(activityId, operator, body == null ? null : body.reason(), Duration.ofSeconds(drainSeconds));
+        return closeOut.closeOut(activityId, operator.name(), body == null ? null : body.reason(), Duration.ofSeconds(drainSeconds));
     }
 }

@@ -39,7 +39,7 @@ import io.seckill.support.TestPaySim;
 /**
  * Real process crashes: the application runs as a child process; for each failpoint it is armed
  * with {@code crash} (halt, no shutdown hooks), driven until the process dies at that point, then
- * restarted on the same configuration - five times per failpoint. After every restart the SPEC 1
+ * restarted on the same configuration - five times per failpoint. After every restart the guarantees (DESIGN.md)
  * guarantees must hold again: every QUEUED reservation terminal, no oversell, one order per user,
  * both conservation equations and Redis committed = PostgreSQL occupied + sold.
  */

@@ -142,7 +142,7 @@ class CompensationIT extends IntegrationTest {
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
                 + "'COMPENSATION_RESERVATION_MISSING'", r.reservationId().toString())).isEqualTo(1);
         assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
-                r.reservationId())).as("SPEC 1a: given up -> MANUAL_REVIEW").isEqualTo("MANUAL_REVIEW");
+                r.reservationId())).as("DESIGN.md, States: given up -> MANUAL_REVIEW").isEqualTo("MANUAL_REVIEW");
         assertThat(worker.runOnce("owner-n")).as("a MANUAL task is left alone").isZero();
         assertThat(redis.sync().get(r.slot() + "stock")).isEqualTo("0");
     }
@@ -243,7 +243,7 @@ class CompensationIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("design 13.1: compensate.lua, one row per initial state")
+    @DisplayName("DESIGN.md §13.1: compensate.lua, one row per initial state")
     void luaTable() {
         String p = "seckill:{lua-" + UUID.randomUUID() + "}:";
         String[] keys = {p + "reservation:r1", p + "stock", p + "comp:r1", p + "counter"};
@@ -280,7 +280,7 @@ class CompensationIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("design 13.2: compensate.lua 10,000 times concurrently with the same id: stock +1 exactly once")
+    @DisplayName("DESIGN.md §13.2: compensate.lua 10,000 times concurrently with the same id: stock +1 exactly once")
     void luaConcurrent() throws Exception {
         String p = "seckill:{lua-" + UUID.randomUUID() + "}:";
         String[] keys = {p + "reservation:r", p + "stock", p + "comp:r", p + "counter"};

@@ -14,10 +14,10 @@ class SeckillPropertiesTest {
     @Test
     @DisplayName("nonsense configuration is refused with a message naming the property")
     void namesTheProperty() {
-        assertThatThrownBy(() -> new SeckillProperties.Jwt("short", "x".repeat(40), Duration.ofSeconds(30)))
+        assertThatThrownBy(() -> new SeckillProperties.Jwt("short", "x".repeat(40), null, null, Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.jwt.user-secret");
         String s = "s".repeat(40);
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s, Duration.ofSeconds(30))).hasMessageStartingWith("seckill.jwt.admin-secret");
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s, null, null, Duration.ofSeconds(30))).hasMessageStartingWith("seckill.jwt.admin-secret");
         assertThatThrownBy(() -> new SeckillProperties.Ids(Map.of(1, "too-short")))
                 .hasMessageStartingWith("seckill.ids.keys[1]");
         assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(0, 4))
@@ -28,7 +28,7 @@ class SeckillPropertiesTest {
                 Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))
                 .hasMessageStartingWith("seckill.outbox.batch-size");
         assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", new SeckillProperties.Ids(
-                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x", Duration.ofSeconds(30)), null, null, null, null, null, null, null, null))
+                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x", null, null, Duration.ofSeconds(30)), null, null, null, null, null, null, null, null))
                 .hasMessageStartingWith("seckill.roles");
         assertThatThrownBy(() -> payment("short", Duration.ofSeconds(3), Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.payment.callback-secret");

@@ -23,10 +23,10 @@ import io.seckill.demo.SaleClient;
 import io.seckill.payment.PaymentTestBase;
 
 /**
- * Each failpoint of design 13.3, repeated as a property: every repetition draws a random small
+ * Each failpoint of DESIGN.md §13.3, repeated as a property: every repetition draws a random small
  * scenario (how many buyers, which action), arms the failpoint for one firing (the step of the
  * worker or request that reaches it is abandoned mid-way), drives the path through it and lets the
- * system recover; every batch ends with the SPEC 1 guarantees checked after recovery.
+ * system recover; every batch ends with the guarantees (DESIGN.md, Guarantees) checked after recovery.
  *
  * <p>{@code -Dseckill.failpoint.repetitions=N} sets N (default 3); {@link FailpointSoakIT} runs 200
  * in the slow suite.

@@ -17,7 +17,7 @@ import io.seckill.demo.SaleClient;
 import io.seckill.support.IntegrationTest;
 
 /**
- * Rows of the fault matrix (design 11.1) injected at their failpoints in this JVM - the step that
+ * Rows of the fault matrix (DESIGN.md §11.1) injected at their failpoints in this JVM - the step that
  * fails is abandoned as a crash would abandon it - then the guarantees are checked after recovery.
  */
 class FaultMatrixIT extends IntegrationTest {

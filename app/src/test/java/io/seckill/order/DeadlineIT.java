@@ -53,7 +53,7 @@ class DeadlineIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("design 11.2: a message merely past the SLO (deadline not reached) is processed normally")
+    @DisplayName("DESIGN.md §11.2: a message merely past the SLO (deadline not reached) is processed normally")
     void lateButBeforeDeadline() throws Exception {
         long activityId = openSale(3);
         String rid;

@@ -25,7 +25,7 @@ import io.seckill.reservation.OrderRequestSender;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.Messages;
 
-/** Effect once (design 13.2, fault #4): one message id delivered many times, or with another payload. */
+/** Effect once (DESIGN.md §13.2, fault #4): one message id delivered many times, or with another payload. */
 class DuplicateMessageIT extends IntegrationTest {
 
     @Autowired

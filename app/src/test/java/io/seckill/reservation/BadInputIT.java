@@ -42,6 +42,9 @@ class BadInputIT extends IntegrationTest {
         String adminAsUser = adminToken();
         assertProblem(client().reserve(adminAsUser, activityId, 1, UUID.randomUUID().toString()), 401, "UNAUTHORIZED", null);
         assertProblem(client().post("/api/v1/admin/activities/" + activityId + "/close", token, null), 401, "UNAUTHORIZED", null);
+        // the token is checked before the body is read: a malformed body with no token is 401, not 400
+        assertProblem(client().post(path, null, "{not json"), 401, "UNAUTHORIZED", null);
+        assertProblem(client().post("/api/v1/admin/activities", token, Map.of("nonsense", true)), 401, "UNAUTHORIZED", null);
 
         assertNothingWritten(activityId, 1);
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import io.seckill.demo.SaleClient;
 import io.seckill.support.IntegrationTest;
 
-/** Contention on one hot SKU through the real API, broker and batched consumer (design 13.2). */
+/** Contention on one hot SKU through the real API, broker and batched consumer (DESIGN.md §13.2). */
 class ContentionIT extends IntegrationTest {
 
     @org.springframework.beans.factory.annotation.Autowired

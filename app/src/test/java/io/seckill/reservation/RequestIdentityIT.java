@@ -16,7 +16,7 @@ import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
 
-/** SPEC 1a "Request identity": a request id is scoped to (activity, SKU, user) in Redis, PostgreSQL and the ids. */
+/** Request identity (DESIGN.md, States): a request id is scoped to (activity, SKU, user) in Redis, PostgreSQL and the ids. */
 class RequestIdentityIT extends IntegrationTest {
 
     @Autowired

@@ -15,7 +15,7 @@ class ReservationIdsTest {
     private static final String K2 = "key-two-0123456789abcdef0123456789abcdef";
 
     @Test
-    @DisplayName("design 9.1: the same request always derives the same reservation and message id")
+    @DisplayName("DESIGN.md §9.1: the same request always derives the same reservation and message id")
     void stable() {
         ReservationIds a = new ReservationIds(Map.of(1, K1));
         ReservationIds b = new ReservationIds(Map.of(1, K1));

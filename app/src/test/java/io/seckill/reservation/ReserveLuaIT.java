@@ -44,7 +44,7 @@ class ReserveLuaIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("design 9.1: after a key rotation, a replay whose request map is gone still finds the reservation made under the old key")
+    @DisplayName("DESIGN.md §9.1: after a key rotation, a replay whose request map is gone still finds the reservation made under the old key")
     void replayAcrossKeyRotation() {
         SkuSlot slot = openSlot(-1_000, 60_000);
         UUID request = UUID.randomUUID();

@@ -149,7 +149,7 @@ public abstract class IntegrationTest {
         });
     }
 
-    /** Asserts every invariant of SPEC section 1 for the sale. */
+    /** Asserts every guarantee (DESIGN.md, Guarantees) for the sale. */
     protected void assertInvariants(long activityId, boolean quiet) {
         List<InvariantChecker.Check> checks = invariants.check(activityId, quiet);
         assertThat(checks).isNotEmpty();

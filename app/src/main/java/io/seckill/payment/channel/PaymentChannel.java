@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * What the engine needs from a payment channel (design 7.6). A real channel (a card acquirer, a
+ * What the engine needs from a payment channel (DESIGN.md §7.6). A real channel (a card acquirer, a
  * wallet) implements this; the project ships {@link PaysimChannel} for its own simulator. Every
  * call is made OUTSIDE any database transaction, may fail or time out, and is idempotent by the
  * ids the engine passes (payment id, refund id).

@@ -1,0 +1,138 @@
+package io.seckill.api;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+import javax.crypto.spec.SecretKeySpec;
+
+import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2Error;
+import org.springframework.security.oauth2.core.OAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtClaimNames;
+import org.springframework.security.oauth2.jwt.JwtClaimValidator;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
+import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
+import org.springframework.security.oauth2.jwt.MappedJwtClaimSetConverter;
+import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
+
+import io.seckill.config.SeckillProperties;
+
+/**
+ * The two token decoders: buyers' and the admin credential's. With shared secrets each has its own
+ * HS256 key, so a buyer's token can never pass as an admin's; with an identity provider both read
+ * its JWKS and the admin decoder requires the admin scope. Both require {@code exp} and judge
+ * {@code exp}, {@code nbf} and {@code iat} with the configured leeway; a buyer's {@code sub} must be
+ * a positive integer (the user id).
+ */
+public final class TokenDecoders {
+
+    public static final String ADMIN_SCOPE = "seckill:admin";
+    private static final Pattern USER_ID = Pattern.compile("[1-9][0-9]{0,17}");
+
+    private final JwtDecoder buyers;
+    private final JwtDecoder admins;
+
+    public TokenDecoders(SeckillProperties.Jwt cfg, Clock clock) {
+        if (cfg.identityProvider()) {
+            this.buyers = jwks(cfg, buyerRules(cfg, clock));
+            this.admins = jwks(cfg, adminRules(cfg, clock));
+        } else {
+            this.buyers = secret(cfg.userSecret(), buyerRules(cfg, clock));
+            this.admins = secret(cfg.adminSecret(), adminRules(cfg, clock));
+        }
+    }
+
+    public JwtDecoder buyers() {
+        return buyers;
+    }
+
+    public JwtDecoder admins() {
+        return admins;
+    }
+
+    /** The token's scopes, from a space-separated {@code scope} claim or a list ({@code scope} or {@code scp}). */
+    public static Collection<String> scopes(Jwt jwt) {
+        for (String claim : List.of("scope", "scp")) {
+            Object v = jwt.getClaims().get(claim);
+            if (v instanceof String s) {
+                return List.of(s.split(" "));
+            }
+            if (v instanceof Collection<?> c) {
+                return c.stream().map(String::valueOf).toList();
+            }
+        }
+        return List.of();
+    }
+
+    private static NimbusJwtDecoder secret(String secret, OAuth2TokenValidator<Jwt> rules) {
+        return withRules(NimbusJwtDecoder
+                .withSecretKey(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"))
+                .macAlgorithm(MacAlgorithm.HS256).validateType(false).build(), rules);
+    }
+
+    private static NimbusJwtDecoder jwks(SeckillProperties.Jwt cfg, OAuth2TokenValidator<Jwt> rules) {
+        return withRules(NimbusJwtDecoder.withJwkSetUri(cfg.jwksUri()).validateType(false).build(), rules);
+    }
+
+    /**
+     * The rules, over the claims as the token carries them: the default claim mapping makes up an
+     * {@code iat} one second before {@code exp} when the token has none, which is dropped again so
+     * only a real {@code iat} is judged.
+     */
+    private static NimbusJwtDecoder withRules(NimbusJwtDecoder d, OAuth2TokenValidator<Jwt> rules) {
+        MappedJwtClaimSetConverter defaults = MappedJwtClaimSetConverter.withDefaults(Map.of());
+        d.setClaimSetConverter(claims -> {
+            Map<String, Object> out = new HashMap<>(defaults.convert(claims));
+            if (!claims.containsKey(JwtClaimNames.IAT)) {
+                out.remove(JwtClaimNames.IAT);
+            }
+            return out;
+        });
+        d.setJwtValidator(rules);
+        return d;
+    }
+
+    private static OAuth2TokenValidator<Jwt> buyerRules(SeckillProperties.Jwt cfg, Clock clock) {
+        List<OAuth2TokenValidator<Jwt>> rules = common(cfg, clock);
+        rules.add(new JwtClaimValidator<String>(JwtClaimNames.SUB, sub -> sub != null && USER_ID.matcher(sub).matches()));
+        return new DelegatingOAuth2TokenValidator<>(rules);
+    }
+
+    private static OAuth2TokenValidator<Jwt> adminRules(SeckillProperties.Jwt cfg, Clock clock) {
+        List<OAuth2TokenValidator<Jwt>> rules = common(cfg, clock);
+        rules.add(new JwtClaimValidator<String>(JwtClaimNames.SUB, sub -> sub != null && !sub.isBlank()));
+        return new DelegatingOAuth2TokenValidator<>(rules);
+    }
+
+    private static List<OAuth2TokenValidator<Jwt>> common(SeckillProperties.Jwt cfg, Clock clock) {
+        List<OAuth2TokenValidator<Jwt>> rules = new ArrayList<>();
+        JwtTimestampValidator times = new JwtTimestampValidator(cfg.leeway());
+        times.setAllowEmptyExpiryClaim(false);
+        times.setClock(clock);
+        rules.add(times);
+        rules.add(new JwtClaimValidator<Instant>(JwtClaimNames.EXP, Objects::nonNull));
+        rules.add(jwt -> {
+            Instant iat = jwt.getIssuedAt();
+            return iat != null && iat.minus(cfg.leeway()).isAfter(clock.instant())
+                    ? OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token", "token issued in the future (iat)",
+                            null))
+                    : OAuth2TokenValidatorResult.success();
+        });
+        if (cfg.issuer() != null && !cfg.issuer().isBlank()) {
+            rules.add(new JwtIssuerValidator(cfg.issuer()));
+        }
+        return rules;
+    }
+}

@@ -1,0 +1,17 @@
+package io.seckill.api;
+
+import java.util.List;
+
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/** Handlers take the verified caller as a parameter ({@link Caller.Buyer}, {@link Caller.Operator}). */
+@Configuration(proxyBeanMethods = false)
+class WebConfig implements WebMvcConfigurer {
+
+    @Override
+    public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
+        resolvers.add(new Caller.Resolver());
+    }
+}

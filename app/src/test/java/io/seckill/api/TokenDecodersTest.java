@@ -1,0 +1,175 @@
+package io.seckill.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Date;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.JWSSigner;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtException;
+
+import io.seckill.config.SeckillProperties;
+
+/**
+ * The token rules, on an injected clock: a buyer's subject is a positive user id; exp is required;
+ * exp, nbf and iat are judged with the leeway; a buyer's token never passes the admin decoder; and
+ * an identity provider's JWKS is the alternative to shared secrets.
+ */
+class TokenDecodersTest {
+
+    private static final String USER = "user-secret-0123456789abcdef0123456789ab";
+    private static final String ADMIN = "admin-secret-0123456789abcdef0123456789a";
+    private static final Instant NOW = Instant.now();
+
+    private final TokenDecoders decoders = decoders(Duration.ofSeconds(30));
+
+    @Test
+    @DisplayName("sub must be a positive integer: -3, 0, +5, 007x, 1e3 and 20 digits are refused")
+    void positiveUserId() {
+        assertThat(decoders.buyers().decode(sign(USER, c -> c.subject("42"))).getSubject()).isEqualTo("42");
+        for (String sub : new String[] {"-3", "0", "+5", "007x", "1e3", "12345678901234567890", " 7", ""}) {
+            assertThatThrownBy(() -> decoders.buyers().decode(sign(USER, c -> c.subject(sub)))).as(sub)
+                    .isInstanceOf(JwtException.class);
+        }
+    }
+
+    @Test
+    @DisplayName("exp, nbf and iat are judged with the leeway: inside it accepted, beyond it refused; exp is required")
+    void timeClaimsWithLeeway() {
+        assertThat(decoders.buyers().decode(sign(USER, c -> c.expirationTime(at(-20))))).as("expired within leeway").isNotNull();
+        assertThat(decoders.buyers().decode(sign(USER, c -> c.notBeforeTime(at(20))))).as("nbf within leeway").isNotNull();
+        assertThat(decoders.buyers().decode(sign(USER, c -> c.issueTime(at(20))))).as("iat within leeway").isNotNull();
+        assertRefused(sign(USER, c -> c.expirationTime(at(-40))), "expired");
+        assertRefused(sign(USER, c -> c.expirationTime(null)), "exp");
+        assertRefused(sign(USER, c -> c.notBeforeTime(at(40))), "used before");
+        assertRefused(sign(USER, c -> c.issueTime(at(300))), "iat");
+        assertThat(decoders(Duration.ZERO).buyers().decode(sign(USER, c -> c.notBeforeTime(at(0))))).as("nbf = now").isNotNull();
+    }
+
+    @Test
+    @DisplayName("a token signed with another key, garbage or alg none is refused; a buyer's token is not an admin's")
+    void signatures() {
+        for (String t : new String[] {"a.b.c", "x".repeat(9000), "eyJhbGciOiJub25lIn0.e30.", sign(USER + "x", c -> c)}) {
+            assertThatThrownBy(() -> decoders.buyers().decode(t)).isInstanceOf(JwtException.class);
+        }
+        String buyer = sign(USER, c -> c);
+        assertThatThrownBy(() -> decoders.admins().decode(buyer)).isInstanceOf(JwtException.class);
+        Jwt admin = decoders.admins().decode(sign(ADMIN, c -> c.subject("alice").claim("scope", "seckill:admin other")));
+        assertThat(TokenDecoders.scopes(admin)).contains(TokenDecoders.ADMIN_SCOPE);
+        assertThatThrownBy(() -> decoders.buyers().decode(sign(ADMIN, c -> c))).as("admin key on the buyer API")
+                .isInstanceOf(JwtException.class);
+    }
+
+    @Test
+    @DisplayName("the tokens the demo, bench and CLI mint pass their decoder, and only theirs")
+    void mintedTokens() {
+        TokenDecoders now = new TokenDecoders(new SeckillProperties.Jwt(USER, ADMIN, null, null, Duration.ofSeconds(30)),
+                Clock.systemUTC());
+        assertThat(now.buyers().decode(Tokens.user(USER, 9, Duration.ofMinutes(5))).getSubject()).isEqualTo("9");
+        Jwt admin = now.admins().decode(Tokens.admin(ADMIN, "ops", Duration.ofMinutes(5)));
+        assertThat(admin.getSubject()).isEqualTo("ops");
+        assertThat(TokenDecoders.scopes(admin)).contains(TokenDecoders.ADMIN_SCOPE);
+        assertThatThrownBy(() -> now.admins().decode(Tokens.user(USER, 9, Duration.ofMinutes(5)))).isInstanceOf(JwtException.class);
+    }
+
+    @Test
+    @DisplayName("with an identity provider: tokens are checked against its JWKS and issuer; the admin is whoever has the scope")
+    void identityProvider() throws Exception {
+        RSAKey key = new RSAKeyGenerator(2048).keyID("k1").generate();
+        HttpServer idp = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        byte[] jwks = new JWKSet(key.toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
+        idp.createContext("/jwks", x -> {
+            x.getResponseHeaders().add("Content-Type", "application/json");
+            x.sendResponseHeaders(200, jwks.length);
+            x.getResponseBody().write(jwks);
+            x.close();
+        });
+        idp.start();
+        try {
+            String uri = "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks";
+            TokenDecoders fromIdp = new TokenDecoders(new SeckillProperties.Jwt(null, null, uri, "https://idp.test",
+                    Duration.ofSeconds(30)), Clock.systemUTC());
+            RSASSASigner rsa = new RSASSASigner(key);
+            UnaryOperator<JWTClaimsSet.Builder> issued = c -> c.issuer("https://idp.test");
+            assertThat(fromIdp.buyers().decode(sign(rsa, "k1", issued)).getSubject()).isEqualTo("7");
+            Jwt admin = fromIdp.admins().decode(sign(rsa, "k1", c -> c.issuer("https://idp.test").subject("alice")
+                    .claim("scp", List.of("seckill:admin"))));
+            assertThat(TokenDecoders.scopes(admin)).containsExactly("seckill:admin");
+            assertThatThrownBy(() -> fromIdp.buyers().decode(sign(rsa, "k1", c -> c.issuer("https://evil.test"))))
+                    .as("another issuer").isInstanceOf(JwtException.class);
+            assertThatThrownBy(() -> fromIdp.buyers().decode(sign(USER, c -> c.issuer("https://idp.test"))))
+                    .as("a shared-secret token").isInstanceOf(JwtException.class);
+            RSAKey other = new RSAKeyGenerator(2048).keyID("k1").generate();
+            assertThatThrownBy(() -> fromIdp.buyers().decode(sign(new RSASSASigner(other), "k1", issued)))
+                    .as("a key the provider does not publish").isInstanceOf(JwtException.class);
+        } finally {
+            idp.stop(0);
+        }
+    }
+
+    @Test
+    @DisplayName("secrets and a JWKS are alternatives: both at once, or neither, is refused naming the property")
+    void configuration() {
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(USER, ADMIN, "http://idp/jwks", null, Duration.ZERO))
+                .hasMessageStartingWith("seckill.jwt.jwks-uri");
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(null, null, null, null, Duration.ZERO))
+                .hasMessageStartingWith("seckill.jwt.user-secret");
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(null, null, "ftp://idp", null, Duration.ZERO))
+                .hasMessageStartingWith("seckill.jwt.jwks-uri");
+    }
+
+    private void assertRefused(String token, String detail) {
+        assertThatThrownBy(() -> decoders.buyers().decode(token)).isInstanceOf(JwtException.class)
+                .hasMessageContaining(detail);
+    }
+
+    private static TokenDecoders decoders(Duration leeway) {
+        return new TokenDecoders(new SeckillProperties.Jwt(USER, ADMIN, null, null, leeway), Clock.fixed(NOW, ZoneOffset.UTC));
+    }
+
+    private static Date at(long secondsFromNow) {
+        return Date.from(NOW.plusSeconds(secondsFromNow));
+    }
+
+    private static String sign(String secret, UnaryOperator<JWTClaimsSet.Builder> claims) {
+        try {
+            return sign(new MACSigner(secret), null, claims);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String sign(JWSSigner signer, String keyId, UnaryOperator<JWTClaimsSet.Builder> claims) {
+        try {
+            JWTClaimsSet.Builder b = new JWTClaimsSet.Builder().subject("7").expirationTime(at(600));
+            JWSHeader header = new JWSHeader.Builder(signer instanceof MACSigner ? JWSAlgorithm.HS256 : JWSAlgorithm.RS256)
+                    .keyID(keyId).build();
+            SignedJWT jwt = new SignedJWT(header, claims.apply(b).build());
+            jwt.sign(signer);
+            return jwt.serialize();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
