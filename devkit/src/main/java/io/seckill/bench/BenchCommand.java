@@ -1,0 +1,415 @@
+package io.seckill.bench;
+
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendCallback;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import io.seckill.SeckillApplication;
+import io.seckill.activity.ActivityService;
+import io.seckill.api.Tokens;
+import io.seckill.cli.SaleClient;
+import io.seckill.engines.EmbeddedEngines;
+import io.seckill.mq.Json;
+import io.seckill.mq.MqClients;
+import io.seckill.order.InboundOrder;
+import io.seckill.order.OrderBatchService;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.reservation.OrderRequestSender;
+import io.seckill.reservation.ReservationIds;
+import io.seckill.reservation.ReservationRepository;
+
+/**
+ * {@code seckill bench}: throughput measured against ceilings measured in the same run, on the
+ * same embedded engines, with fsync and synchronous_commit on.
+ * <ol>
+ * <li>Orders/s through the consumer on ONE hot SKU, topic pre-loaded: batched vs one message per
+ * transaction, and vs the ceiling - the consumer's exact batch SQL driven directly (no broker) at
+ * the same batch size and threads.</li>
+ * <li>Reservations/s through the HTTP API vs unpipelined EVALSHA of the same reserve.lua at the
+ * same concurrency.</li>
+ * </ol>
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Measure throughput against same-run ceilings.")
+public final class BenchCommand implements Callable<Integer> {
+
+    @Option(names = "--orders", description = "messages pre-loaded for the batched consumer run (default ${DEFAULT-VALUE})")
+    int orders = 30_000;
+
+    @Option(names = "--single-orders", description = "messages for the one-per-transaction run (default ${DEFAULT-VALUE})")
+    int singleOrders = 3_000;
+
+    @Option(names = "--batch-size", description = "consumer batch size (default ${DEFAULT-VALUE})")
+    int batchSize = 50;
+
+    @Option(names = "--threads", description = "consumer threads = database connections used (default ${DEFAULT-VALUE})")
+    int threads = 4;
+
+    @Option(names = "--concurrency", description = "HTTP clients and Redis connections (default ${DEFAULT-VALUE})")
+    int concurrency = 32;
+
+    @Option(names = "--seconds", description = "duration of each admission run (default ${DEFAULT-VALUE})")
+    int seconds = 10;
+
+    @Option(names = "--warmup", description = "seconds of HTTP load before measuring, for the JIT (default ${DEFAULT-VALUE})")
+    int warmup = 20;
+
+    @Option(names = "--app-property", description = "extra application property for the admission run (key=value)")
+    Map<String, String> appProperties = new HashMap<>();
+
+    @Option(names = "--parts", split = ",", description = "consumer, admission (default: both)")
+    List<String> parts = List.of("consumer", "admission");
+
+    private final String idKey = "bench-ids-" + UUID.randomUUID() + UUID.randomUUID();
+    private final String userSecret = "bench-user-" + UUID.randomUUID() + UUID.randomUUID();
+    private final String adminSecret = "bench-admin-" + UUID.randomUUID() + UUID.randomUUID();
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = System.out;
+        out.printf("seckill bench on %d cores, %s, JDK %s%n", Runtime.getRuntime().availableProcessors(),
+                System.getProperty("os.name") + " " + System.getProperty("os.arch"), Runtime.version());
+        try (EmbeddedEngines engines = EmbeddedEngines.start(true)) {
+            boolean consumer = parts.contains("consumer");
+            // On two cores the JIT compiler competes with the run for a core: the ceiling and a warm-up
+            // drain run first, so every measured run uses compiled code.
+            if (consumer) {
+                sqlCeiling(engines, Math.max(5_000, orders / 3), 700_007, "ceiling warm-up");
+                consumerRun(engines, "warmup", Math.max(5_000, orders / 3), batchSize);
+            }
+            double ceiling = consumer ? sqlCeiling(engines, orders, 700_003, "ceiling") : Double.NaN;
+            double batched = consumer ? consumerRun(engines, "batched", orders, batchSize) : Double.NaN;
+            double single = consumer ? consumerRun(engines, "single", singleOrders, 1) : Double.NaN;
+            double[] admission = parts.contains("admission") ? admission(engines) : new double[] {Double.NaN, Double.NaN};
+            double evalsha = admission[0];
+            double http = admission[1];
+
+            out.println();
+            out.println("=== seckill bench (fsync on, synchronous_commit on, one hot SKU) ===");
+            out.printf("consumer, batch %d, %d threads:      %,10.0f orders/s%n", batchSize, threads, batched);
+            out.printf("consumer, one message per tx:       %,10.0f orders/s%n", single);
+            out.printf("ceiling: same batch SQL, no broker: %,10.0f orders/s%n", ceiling);
+            out.printf("  batched / per-message = %.1fx   (gate >= 10x: %s)%n", batched / single,
+                    batched / single >= 10 ? "PASS" : "FAIL");
+            out.printf("  batched / SQL ceiling = %.2fx   (aim >= 0.7x)%n", batched / ceiling);
+            out.printf("EVALSHA reserve.lua, %d connections: %,10.0f reservations/s%n", concurrency, evalsha);
+            out.printf("HTTP API, %d clients:                %,10.0f reservations/s%n", concurrency, http);
+            out.printf("  HTTP / EVALSHA = %.2fx   (aim >= 0.5x)%n", http / evalsha);
+            return !consumer || batched / single >= 10 ? 0 : 1;
+        }
+    }
+
+    private Map<String, Object> baseProperties(EmbeddedEngines engines) {
+        Map<String, Object> p = new HashMap<>(engines.springProperties());
+        p.put("seckill.ids.keys.1", idKey);
+        p.put("seckill.jwt.user-secret", userSecret);
+        p.put("seckill.jwt.admin-secret", adminSecret);
+        p.put("seckill.payment.callback-secret", "bench-callback-" + UUID.randomUUID() + UUID.randomUUID());
+        p.put("logging.level.io.seckill", "WARN");
+        return p;
+    }
+
+    /** Pre-loads a topic with {@code n} order messages for one hot SKU, then times a consumer draining it. */
+    private double consumerRun(EmbeddedEngines engines, String label, int n, int batch) throws Exception {
+        long activityId = 700_000 + switch (label) {
+            case "batched" -> 1;
+            case "single" -> 2;
+            default -> 6;
+        };
+        String topic = "BENCH_ORDER_" + label.toUpperCase() + "_" + System.currentTimeMillis();
+        Map<String, Object> p = baseProperties(engines);
+        p.put("seckill.roles", "order-consumer");
+        p.put("seckill.mq.order-request-topic", topic);
+        p.put("seckill.mq.order-consumer-group", "bench-" + label + "-" + System.currentTimeMillis());
+        p.put("seckill.order-consumer.batch-size", Integer.toString(batch));
+        p.put("seckill.order-consumer.threads", Integer.toString(threads));
+        createActivity(engines, p, activityId, n);
+        preload(engines, topic, activityId, n);
+        System.out.printf("[%s] %d messages pre-loaded on %s; starting the consumer%n", label, n, topic);
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
+                .web(WebApplicationType.NONE).properties(p).run()) {
+            ReservationRepository reservations = app.getBean(ReservationRepository.class);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            // timed from the first settled order to the last: consumer start-up and rebalance are not throughput
+            long first = 0;
+            long t0 = 0;
+            long done;
+            while ((done = reservations.decided(activityId)) < n) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(label + ": consumer did not drain " + n + " messages in 10 minutes");
+                }
+                if (t0 == 0 && done > 0) {
+                    t0 = System.nanoTime();
+                    first = done;
+                }
+                TimeUnit.MILLISECONDS.sleep(10);
+            }
+            double rate = (n - first) / ((System.nanoTime() - t0) / 1e9);
+            var sizes = app.getBean(io.micrometer.core.instrument.MeterRegistry.class).summary("order.consume.batch.size");
+            System.out.printf("[%s] %,.0f orders/s (%d deliveries, mean %.1f messages each)%n", label, rate, sizes.count(),
+                    sizes.mean());
+            return rate;
+        }
+    }
+
+    private void createActivity(EmbeddedEngines engines, Map<String, Object> p, long activityId, int stock) throws Exception {
+        Map<String, Object> q = new HashMap<>(p);
+        q.put("seckill.roles", "api");
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
+                .web(WebApplicationType.NONE).properties(q).run()) {
+            app.getBean(ActivityService.class).create(new ActivityService.NewActivity(activityId, "bench " + activityId,
+                    Instant.now().minusSeconds(5), Instant.now().plusSeconds(3600), 600, 900,
+                    List.of(new ActivityService.NewSku(1L, new BigDecimal("9.90"), stock, 1))));
+        }
+    }
+
+    private List<OrderCreateRequested> messages(long activityId, int n) {
+        ReservationIds ids = new ReservationIds(Map.of(1, idKey));
+        long now = System.currentTimeMillis();
+        List<OrderCreateRequested> out = new ArrayList<>(n);
+        for (int u = 1; u <= n; u++) {
+            UUID request = UUID.randomUUID();
+            UUID rid = ids.reservationId(1, activityId, 1, u, request);
+            out.add(OrderCreateRequested.of(ids.messageId(1, rid), request, rid, activityId, 1, u, now, now + 600_000));
+        }
+        return out;
+    }
+
+    private void preload(EmbeddedEngines engines, String topic, long activityId, int n) throws Exception {
+        DefaultMQProducer producer = new DefaultMQProducer("bench-preload");
+        producer.setNamesrvAddr(engines.namesrvAddress());
+        producer.setInstanceName(MqClients.instanceName("bench"));
+        producer.start();
+        try {
+            Semaphore inFlight = new Semaphore(1000);
+            AtomicLong failed = new AtomicLong();
+            for (OrderCreateRequested m : messages(activityId, n)) {
+                inFlight.acquire();
+                producer.send(OrderRequestSender.message(topic, m, 0), new SendCallback() {
+                    @Override
+                    public void onSuccess(SendResult r) {
+                        inFlight.release();
+                    }
+
+                    @Override
+                    public void onException(Throwable e) {
+                        failed.incrementAndGet();
+                        inFlight.release();
+                    }
+                });
+            }
+            inFlight.acquire(1000);
+            if (failed.get() > 0) {
+                throw new IllegalStateException(failed.get() + " pre-load sends failed");
+            }
+        } finally {
+            producer.shutdown();
+        }
+    }
+
+    /** The consumer's batch transaction driven directly from {@code threads} threads: no broker in the way. */
+    private double sqlCeiling(EmbeddedEngines engines, int n, long activityId, String label) throws Exception {
+        Map<String, Object> p = baseProperties(engines);
+        p.put("seckill.roles", "api");
+        createActivity(engines, p, activityId, n);
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
+                .web(WebApplicationType.NONE).properties(p).run()) {
+            OrderBatchService service = app.getBean(OrderBatchService.class);
+            List<OrderCreateRequested> all = messages(activityId, n);
+            List<List<InboundOrder>> batches = new ArrayList<>();
+            for (int i = 0; i < all.size(); i += batchSize) {
+                batches.add(all.subList(i, Math.min(all.size(), i + batchSize)).stream()
+                        .map(m -> InboundOrder.of(m, Json.bytes(m), "ceiling")).toList());
+            }
+            long t0 = System.nanoTime();
+            try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+                List<Future<?>> fs = new ArrayList<>();
+                for (List<InboundOrder> b : batches) {
+                    fs.add(pool.submit(() -> service.process(b)));
+                }
+                for (Future<?> f : fs) {
+                    f.get();
+                }
+            }
+            double rate = n / ((System.nanoTime() - t0) / 1e9);
+            System.out.printf("[%s] %,.0f orders/s%n", label, rate);
+            return rate;
+        }
+    }
+
+    /** {EVALSHA reservations/s, HTTP reservations/s}, both at {@link #concurrency}. */
+    private double[] admission(EmbeddedEngines engines) throws Exception {
+        Map<String, Object> p = baseProperties(engines);
+        // the API and the send path behind it (the rescan too): admission is only real if its messages leave
+        p.put("seckill.roles", "api,send-due-scanner");
+        p.putAll(appProperties);
+        p.put("server.port", "0");
+        p.put("server.address", "127.0.0.1");
+        long evalActivity = 700_004;
+        long httpActivity = 700_005;
+        int huge = 50_000_000;
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class).properties(p).run()) {
+            ActivityService activities = app.getBean(ActivityService.class);
+            for (long a : new long[] {evalActivity, httpActivity}) {
+                activities.create(new ActivityService.NewActivity(a, "bench " + a, Instant.now().minusSeconds(5),
+                        Instant.now().plusSeconds(3600), 600, 900, List.of(new ActivityService.NewSku(1L, BigDecimal.ONE, huge, 1))));
+                activities.warm(a);
+            }
+            activities.open(httpActivity);
+            // the EVALSHA ceiling is Redis alone: its sale is open in Redis only, so no worker of the application
+            // (rescan, breaker) ever sees the reservations it writes, which are never meant to be sent
+            app.getBean(StatefulRedisConnection.class).sync().hset(new SkuSlot(evalActivity, 1, 0, 1).meta(), "status", "OPEN");
+            java.util.Optional<java.nio.file.Path> redisBenchmark = ExternalLoad.tool("redis-benchmark");
+            double evalsha;
+            if (redisBenchmark.isPresent()) {
+                String sha = app.getBean(StatefulRedisConnection.class).sync().scriptLoad(LuaScript.load("reserve").source())
+                        .toString();
+                java.util.Optional<Long> redisPid = CpuMeter.redisPid(engines.redisPort());
+                long redisCpu0 = redisPid.map(CpuMeter::processNanos).orElse(-1L);
+                int evalRequests = 150_000;
+                evalsha = ExternalLoad.redisBenchmark(redisBenchmark.get(), engines.redisPort(), sha, evalActivity,
+                        concurrency, evalRequests);
+                long redisCpu1 = redisPid.map(CpuMeter::processNanos).orElse(-1L);
+                System.out.printf("[evalsha] redis-benchmark: %,.0f reservations/s; redis-server CPU per EVALSHA: %s%n", evalsha,
+                        redisCpu0 < 0 || redisCpu1 < 0 ? "not measured" : String.format("%.1f us",
+                                (redisCpu1 - redisCpu0) / 1000.0 / evalRequests));
+                // those reservations are Redis writes only, never meant to be sent: the next phase starts clean
+                SkuSlot evalSlot = new SkuSlot(evalActivity, 1, 0, 1);
+                app.getBean(StatefulRedisConnection.class).sync().del(evalSlot.sendDue(), evalSlot.deadlines());
+            } else {
+                System.out.println("[evalsha] redis-benchmark not installed (apt-get install redis-tools): JVM client");
+                evalsha = evalshaRun(engines, evalActivity);
+            }
+            int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+            String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + httpActivity + "/skus/1/reservations";
+            java.util.Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
+            double http;
+            if (wrk.isPresent()) {
+                List<String> warmupTokens = java.util.stream.IntStream.rangeClosed(1, 150_000).parallel()
+                        .mapToObj(u -> Tokens.user(userSecret, 4_000_000L + u, Duration.ofHours(1))).toList();
+                SendPathWatch watch = new SendPathWatch(app);
+                ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk.get(), url, warmupTokens, concurrency, warmup,
+                        engines.home());
+                System.out.printf("[http] warm-up %d s: %,.0f admitted/s of %,.0f answers/s, statuses %s; %s%n", warmup,
+                        warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
+                List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
+                        .mapToObj(u -> Tokens.user(userSecret, 3_000_000L + u, Duration.ofHours(1))).toList();
+                long cpu0 = CpuMeter.selfNanos();
+                ExternalLoad.WrkResult measured = ExternalLoad.wrk(wrk.get(), url, tokens, concurrency, seconds,
+                        engines.home());
+                long cpu1 = CpuMeter.selfNanos();
+                http = measured.admittedPerSecond();
+                System.out.printf("[http] application CPU per answer: %.0f us (%d answers, %.1f CPU-seconds in %d s)%n",
+                        (cpu1 - cpu0) / 1000.0 / Math.max(1, measured.answers()), measured.answers(), (cpu1 - cpu0) / 1e9,
+                        seconds);
+                System.out.printf("[http] wrk: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms;"
+                        + " %s%n", http, measured.requestsPerSecond(), measured.statuses(), measured.p50Millis(),
+                        measured.p99Millis(), watch.sinceLast());
+                watch.close();
+            } else {
+                System.out.println("[http] wrk not installed (apt-get install wrk): JVM client, which costs CPU itself");
+                http = httpRun("http://127.0.0.1:" + port, httpActivity);
+            }
+            return new double[] {evalsha, http};
+        }
+    }
+
+    private double evalshaRun(EmbeddedEngines engines, long activityId) throws Exception {
+        LuaScript reserve = LuaScript.load("reserve");
+        ReservationIds ids = new ReservationIds(Map.of(1, idKey));
+        RedisClient client = RedisClient.create(engines.redisUri());
+        try {
+            String sha = client.connect().sync().scriptLoad(reserve.source());
+            AtomicLong done = new AtomicLong();
+            AtomicLong users = new AtomicLong(1_000_000);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
+                List<Future<?>> fs = new ArrayList<>();
+                for (int t = 0; t < concurrency; t++) {
+                    fs.add(pool.submit(() -> {
+                        StatefulRedisConnection<String, String> conn = client.connect();
+                        while (System.nanoTime() < end) {
+                            long user = users.incrementAndGet();
+                            UUID request = UUID.randomUUID();
+                            UUID rid = ids.reservationId(1, activityId, 1, user, request);
+                            SkuSlot slot = SkuSlot.forUser(activityId, 1, 1, user);
+                            conn.sync().evalsha(sha, ScriptOutputType.MULTI, new String[] {slot.stock(), slot.counter(),
+                                    slot.meta(), slot.request(user, request.toString()), slot.user(user), slot.sendDue(),
+                                    slot.deadlines(), slot.reservation(rid.toString())}, rid.toString(), ids.messageId(1, rid).toString(),
+                                    request.toString(), Long.toString(user), Long.toString(activityId), "1", "1", "5000",
+                                    "600000", "86400000");
+                            done.incrementAndGet();
+                        }
+                        conn.close();
+                        return null;
+                    }));
+                }
+                for (Future<?> f : fs) {
+                    f.get();
+                }
+            }
+            double rate = done.get() / (double) seconds;
+            System.out.printf("[evalsha] %,.0f reservations/s%n", rate);
+            return rate;
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    private double httpRun(String base, long activityId) throws Exception {
+        SaleClient client = new SaleClient(base);
+        AtomicLong done = new AtomicLong();
+        AtomicLong users = new AtomicLong(2_000_000);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < concurrency; t++) {
+                fs.add(pool.submit(() -> {
+                    while (System.nanoTime() < end) {
+                        long user = users.incrementAndGet();
+                        String token = Tokens.user(userSecret, user, Duration.ofHours(1));
+                        SaleClient.Response r = client.reserve(token, activityId, 1, UUID.randomUUID().toString());
+                        if (r.status() != 202) {
+                            throw new IllegalStateException("HTTP bench answered " + r.status() + " " + r.body());
+                        }
+                        done.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        }
+        double rate = done.get() / (double) seconds;
+        System.out.printf("[http] %,.0f reservations/s%n", rate);
+        return rate;
+    }
+}

@@ -1,0 +1,369 @@
+package io.seckill.demo;
+
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.HdrHistogram.ConcurrentHistogram;
+import org.springframework.context.ApplicationContext;
+
+import io.seckill.activity.ActivityService;
+import io.seckill.api.Tokens;
+import io.seckill.cli.SaleClient;
+import io.seckill.failpoint.Failpoints;
+import io.seckill.invariants.InvariantChecker;
+import io.seckill.order.OrderRepository;
+import io.seckill.payment.PaymentRepository;
+import io.seckill.paysim.PaySim;
+import io.seckill.reservation.AdmissionBreaker;
+import io.seckill.reservation.ReservationRepository;
+
+/**
+ * One flash sale driven over HTTP: create, warm and open an activity, let simulated buyers race
+ * for the units (some resend the same request, some try again with a new request id), wait for
+ * the pipeline to drain, and check every invariant.
+ */
+public final class SaleScenario {
+
+    private final ApplicationContext app;
+    private final SaleClient client;
+    private final String userSecret;
+    private final String adminToken;
+    private final Map<String, String> chaos;
+    private final PaySim sim;
+    private final java.util.concurrent.ScheduledExecutorService afterSale = Executors.newScheduledThreadPool(16);
+    private final List<Future<?>> afterSaleWork = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, AtomicLong> behaviour = new ConcurrentHashMap<>();
+
+    /** Orders not paid within this many seconds are cancelled and their units released. */
+    static final int PAYMENT_TIMEOUT_SECONDS = 20;
+
+    public SaleScenario(ApplicationContext app, String baseUrl, String userSecret, String adminSecret,
+            Map<String, String> chaos, PaySim sim) {
+        this.app = app;
+        this.sim = sim;
+        this.chaos = chaos;
+        this.client = new SaleClient(baseUrl);
+        this.userSecret = userSecret;
+        this.adminToken = Tokens.admin(adminSecret, "demo", Duration.ofHours(1));
+    }
+
+    public record Report(long activityId, int skus, int unitsPerSku, int users, Map<String, Long> firstAttempts,
+            Map<String, Long> replays, Map<String, Long> retries, long replayMismatches, int queued, long terminal,
+            Map<String, Long> reservationStates, Map<String, Long> orderStates, double seconds, long requests,
+            long p50Micros, long p99Micros, long maxMicros, double drainSeconds, Map<String, Long> failpointsFired,
+            long retriedAfterError, Map<String, Long> buyerBehaviour, Map<String, Long> payments, long released,
+            long callbacksDelivered, long callbacksRefused, long admissionPaused, long breakerTrips,
+            List<InvariantChecker.Check> checks) {
+
+        public boolean allPass() {
+            return checks.stream().allMatch(InvariantChecker.Check::pass);
+        }
+
+        public void print(PrintStream out) {
+            out.println();
+            out.println("=== seckill sale report: activity " + activityId + " ===");
+            out.printf("sale: %d SKUs x %d units, %d buyers%n", skus, unitsPerSku, users);
+            out.println("first attempts by outcome:   " + firstAttempts);
+            out.println("same request resent:         " + replays + (replayMismatches == 0 ? "" : "  MISMATCHES=" + replayMismatches));
+            out.println("new request by same buyer:   " + retries);
+            out.printf("requests: %d in %.2f s = %.0f req/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms%n", requests,
+                    seconds, requests / seconds, p50Micros / 1000.0, p99Micros / 1000.0, maxMicros / 1000.0);
+            out.println("  (buyers are JVM HTTP clients sharing the cores with the engines; ./seckill bench measures the server)");
+            if (!failpointsFired.isEmpty()) {
+                out.println("chaos: failpoints fired " + failpointsFired + "; requests retried after a 500: " + retriedAfterError);
+            }
+            out.printf("entry breaker: %d answers 503 ADMISSION_PAUSED, paused %d times%s%n", admissionPaused, breakerTrips,
+                    failpointsFired.isEmpty() && admissionPaused + breakerTrips > 0 ? "  <- with no fault injected" : "");
+            out.printf("pipeline drained %.2f s after the last request%n", drainSeconds);
+            out.println("reservations (PostgreSQL):   " + reservationStates);
+            out.println("orders (PostgreSQL):         " + orderStates);
+            out.println("winners then:                " + buyerBehaviour);
+            out.println("payments (PostgreSQL):       " + payments + "  (SUCCESS kept, REFUNDED = money taken after the cancel,"
+                    + " given back)");
+            out.printf("units released by cancels: %d (PostgreSQL ledger; Redis follows, see the cross-system check);"
+                    + " channel callbacks delivered %d, answered non-2xx %d%n", released, callbacksDelivered, callbacksRefused);
+            out.printf("QUEUED answered: %d, terminal now: %d%n", queued, terminal);
+            out.println("invariants:");
+            for (InvariantChecker.Check c : checks) {
+                out.printf("  [%s] %s  (%s)%n", c.pass() ? "PASS" : "FAIL", c.name(), c.detail());
+            }
+            out.println(allPass() ? "RESULT: PASS" : "RESULT: FAIL");
+        }
+    }
+
+    public Report run(long activityId, int skuCount, int unitsPerSku, int users, int concurrency, Duration drainTimeout)
+            throws Exception {
+        setUp(activityId, skuCount, unitsPerSku);
+        chaos.forEach(Failpoints::arm);
+        Map<String, AtomicLong> first = new ConcurrentHashMap<>();
+        Map<String, AtomicLong> replay = new ConcurrentHashMap<>();
+        Map<String, AtomicLong> retry = new ConcurrentHashMap<>();
+        Set<String> queued = ConcurrentHashMap.newKeySet();
+        AtomicLong mismatches = new AtomicLong();
+        AtomicLong requests = new AtomicLong();
+        ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(5), 3);
+
+        AdmissionBreaker breaker = app.getBean(AdmissionBreaker.class);
+        long tripsBefore = breaker.trips();
+        long t0 = System.nanoTime();
+        try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
+            List<Future<?>> all = new ArrayList<>(users);
+            for (int u = 1; u <= users; u++) {
+                long userId = u;
+                all.add(pool.submit(() -> {
+                    buyer(activityId, skuCount, userId, first, replay, retry, queued, mismatches, requests, latency);
+                    return null;
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get();
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long trips = breaker.trips() - tripsBefore;
+        long paused = java.util.stream.Stream.of(first, replay, retry)
+                .mapToLong(m -> m.getOrDefault("ADMISSION_PAUSED", new AtomicLong()).get()).sum();
+        for (int i = 0; i < afterSaleWork.size(); i++) {
+            afterSaleWork.get(i).get();
+        }
+        afterSale.shutdown();
+        Failpoints.disarmAll();
+
+        long drainStart = System.nanoTime();
+        InvariantChecker checker = app.getBean(InvariantChecker.class);
+        ActivityService activities = app.getBean(ActivityService.class);
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        long terminal;
+        while (true) {
+            terminal = checker.terminal(queued);
+            boolean projected = activities.inventoryView(activityId).stream()
+                    .allMatch(v -> v.redis().openReserved() == 0 && v.crossSystemDelta() == 0);
+            Map<String, Long> orders = app.getBean(OrderRepository.class).countByStatus(activityId);
+            boolean ordersFinal = orders.keySet().stream().allMatch(st -> st.equals("PAID") || st.equals("CANCELLED"));
+            boolean refundsDone = !app.getBean(PaymentRepository.class).paymentCounts(activityId).containsKey("REFUNDING");
+            if ((terminal == queued.size() && projected && ordersFinal && refundsDone) || System.nanoTime() > deadline) {
+                break;
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
+
+        List<InvariantChecker.Check> checks = new ArrayList<>(checker.check(activityId, true));
+        checks.add(new InvariantChecker.Check("every QUEUED reservation reached a terminal state", terminal == queued.size(),
+                terminal + " of " + queued.size()));
+        checks.add(new InvariantChecker.Check("a resent request returns the same reservation", mismatches.get() == 0,
+                mismatches.get() + " mismatches"));
+        checks.add(new InvariantChecker.Check("the entry breaker paused admission only under an injected fault",
+                !chaos.isEmpty() || (paused == 0 && trips == 0), paused + " answers 503, " + trips + " pauses"
+                        + (chaos.isEmpty() ? ", no fault injected" : ", faults injected")));
+        Map<String, Long> orderStates = app.getBean(OrderRepository.class).countByStatus(activityId);
+        long unfinished = orderStates.entrySet().stream().filter(e -> !e.getKey().equals("PAID") && !e.getKey().equals("CANCELLED"))
+                .mapToLong(Map.Entry::getValue).sum();
+        checks.add(new InvariantChecker.Check("every order ended PAID or CANCELLED", unfinished == 0, unfinished + " not final"));
+        Map<String, Long> paymentStates = app.getBean(PaymentRepository.class).paymentCounts(activityId);
+        long afterCancel = behaviour.getOrDefault("paid after the cancel", new AtomicLong()).get();
+        checks.add(new InvariantChecker.Check("money taken after a cancel was refunded",
+                paymentStates.getOrDefault("REFUNDED", 0L) == afterCancel && !paymentStates.containsKey("REFUNDING"),
+                paymentStates.getOrDefault("REFUNDED", 0L) + " refunded of " + afterCancel));
+        return new Report(activityId, skuCount, unitsPerSku, users, snapshot(first), snapshot(replay), snapshot(retry),
+                mismatches.get(), queued.size(), terminal,
+                app.getBean(ReservationRepository.class).countByStatus(activityId),
+                orderStates, seconds, requests.get(),
+                latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getMaxValue(), drainSeconds,
+                chaos.isEmpty() ? Map.of() : Failpoints.fired(), retriedAfterError.get(), snapshot(behaviour), paymentStates,
+                orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), paused, trips,
+                checks);
+    }
+
+    private void setUp(long activityId, int skuCount, int unitsPerSku) throws Exception {
+        List<Map<String, Object>> skus = new ArrayList<>();
+        for (int s = 0; s < skuCount; s++) {
+            skus.add(Map.of("sku_id", skuId(s), "price", new BigDecimal("99.00"), "stock", unitsPerSku));
+        }
+        Instant now = Instant.now();
+        expect(client.post("/api/v1/admin/activities", adminToken, Map.of("activity_id", activityId, "name", "demo sale",
+                "starts_at", now.minusSeconds(1).toString(), "ends_at", now.plusSeconds(3600).toString(),
+                "business_deadline_seconds", 300, "payment_timeout_seconds", PAYMENT_TIMEOUT_SECONDS, "skus", skus)), 201);
+        expect(client.post("/api/v1/admin/activities/" + activityId + "/warm", adminToken, null), 200);
+        expect(client.post("/api/v1/admin/activities/" + activityId + "/open", adminToken, null), 200);
+    }
+
+    private static long skuId(int index) {
+        return 90_001 + index;
+    }
+
+    private void buyer(long activityId, int skuCount, long userId, Map<String, AtomicLong> first,
+            Map<String, AtomicLong> replay, Map<String, AtomicLong> retry, Set<String> queued, AtomicLong mismatches,
+            AtomicLong requests, ConcurrentHistogram latency) throws Exception {
+        String token = Tokens.user(userSecret, userId, Duration.ofHours(1));
+        long sku = skuId((int) (userId % skuCount));
+        String requestId = UUID.randomUUID().toString();
+        SaleClient.Response r = timed(() -> client.reserve(token, activityId, sku, requestId), requests, latency);
+        first.computeIfAbsent(r.code(), k -> new AtomicLong()).incrementAndGet();
+        Object rid = r.body().get("reservation_id");
+        if (r.status() == 202) {
+            queued.add(rid.toString());
+            String statusUrl = (String) r.body().get("status_url");
+            afterSaleWork.add(afterSale.submit(() -> {
+                winner(token, statusUrl, userId);
+                return null;
+            }));
+        }
+        if (userId % 10 == 0) {
+            SaleClient.Response again = timed(() -> client.reserve(token, activityId, sku, requestId), requests, latency);
+            replay.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
+            if (r.status() == 202 && !rid.equals(again.body().get("reservation_id"))) {
+                mismatches.incrementAndGet();
+            }
+        } else if (userId % 10 == 1) {
+            String other = UUID.randomUUID().toString();
+            SaleClient.Response again = timed(() -> client.reserve(token, activityId, sku, other), requests, latency);
+            retry.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
+            if (again.status() == 202) {
+                queued.add(again.body().get("reservation_id").toString());
+            }
+        }
+    }
+
+    /**
+     * What a winner does once the order exists: most pay (some callbacks arrive twice, some late),
+     * some cancel, some let the payment time run out, and a few pay only after the order was
+     * cancelled (the channel takes the money anyway: it must be refunded).
+     */
+    private void winner(String token, String statusUrl, long userId) throws Exception {
+        String orderId = null;
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (orderId == null && System.nanoTime() < until) {
+            SaleClient.Response v = client.get(statusUrl, token);
+            Object state = v.body().get("state");
+            if ("ORDER_CREATED".equals(state)) {
+                orderId = (String) v.body().get("order_id");
+            } else if (state != null && !"QUEUED".equals(state)) {
+                return;
+            } else {
+                TimeUnit.MILLISECONDS.sleep(250);
+            }
+        }
+        if (orderId == null) {
+            count("order never seen");
+            return;
+        }
+        int kind = (int) (userId % 20);
+        if (kind >= 16 && kind <= 18) {
+            count("let the payment time out");
+            return;
+        }
+        String path = "/api/v1/orders/" + orderId;
+        if (kind == 14 || kind == 15) {
+            SaleClient.Response c = retrying(() -> client.post(path + "/cancel", token, null));
+            count(c.status() == 200 ? "cancelled" : "cancel answered " + c.code());
+            return;
+        }
+        SaleClient.Response p = retrying(() -> client.post(path + "/payments", token, null));
+        if (p.status() != 201) {
+            count("payment start answered " + p.code());
+            return;
+        }
+        UUID paymentId = UUID.fromString((String) p.body().get("payment_id"));
+        if (kind == 19) {
+            java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+            afterSaleWork.add(done);
+            payAfterCancel(path, token, paymentId, System.nanoTime() + TimeUnit.SECONDS.toNanos(PAYMENT_TIMEOUT_SECONDS + 45),
+                    done);
+            return;
+        }
+        if (kind == 3 || kind == 4) {
+            sim.pay(paymentId, false);
+            sim.notifyLater(paymentId, 3_000);
+            count("paid, callback late");
+        } else if (kind <= 2) {
+            sim.pay(paymentId, true);
+            sim.notifyLater(paymentId, 500);
+            count("paid, callback twice");
+        } else {
+            sim.pay(paymentId, true);
+            count("paid");
+        }
+    }
+
+    /** Waits (without holding a thread) for the order to be cancelled, then pays anyway. */
+    private void payAfterCancel(String path, String token, UUID paymentId, long deadline,
+            java.util.concurrent.CompletableFuture<Void> done) {
+        try {
+            if ("CANCELLED".equals(client.get(path, token).body().get("status")) || System.nanoTime() > deadline) {
+                count(sim.pay(paymentId, true) ? "paid after the cancel" : "late payment refused by the channel");
+                done.complete(null);
+            } else {
+                afterSale.schedule(() -> payAfterCancel(path, token, paymentId, deadline, done), 1, TimeUnit.SECONDS);
+            }
+        } catch (Exception e) {
+            done.completeExceptionally(e);
+        }
+    }
+
+    private void count(String what) {
+        behaviour.computeIfAbsent(what, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    private SaleClient.Response retrying(Call call) throws Exception {
+        SaleClient.Response r = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            r = call.call();
+            if (r.status() != 500) {
+                return r;
+            }
+            retriedAfterError.incrementAndGet();
+        }
+        return r;
+    }
+
+    interface Call {
+        SaleClient.Response call() throws Exception;
+    }
+
+    private final AtomicLong retriedAfterError = new AtomicLong();
+
+    /** A buyer's call; a 500 (the server failed mid-request) is retried with the same request, as a real client does. */
+    private SaleClient.Response timed(Call call, AtomicLong requests, ConcurrentHistogram latency) throws Exception {
+        SaleClient.Response r = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            if (attempt > 0) {
+                retriedAfterError.incrementAndGet();
+            }
+            long t = System.nanoTime();
+            r = call.call();
+            latency.recordValue(Math.max(1, (System.nanoTime() - t) / 1000));
+            requests.incrementAndGet();
+            if (r.status() != 500) {
+                return r;
+            }
+        }
+        return r;
+    }
+
+    private static void expect(SaleClient.Response r, int status) {
+        if (r.status() != status) {
+            throw new IllegalStateException("admin call answered " + r.status() + " " + r.body());
+        }
+    }
+
+    private static Map<String, Long> snapshot(Map<String, AtomicLong> m) {
+        Map<String, Long> out = new TreeMap<>();
+        m.forEach((k, v) -> out.put(k, v.get()));
+        return out;
+    }
+}

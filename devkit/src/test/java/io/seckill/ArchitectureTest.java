@@ -1,0 +1,68 @@
+package io.seckill;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+
+/**
+ * The shape of the code (docs/DESIGN.md, "Packages"): features in their folders, no cycles between
+ * them, SQL only in repositories, HTTP only in the web layer, and the engine never depending on the
+ * tools built around it. Table ownership is {@link TableOwnershipTest}.
+ */
+class ArchitectureTest {
+
+    private static final JavaClasses CLASSES = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.seckill");
+
+    /** The dev kit, and the server's own command line (which may use anything of the server). */
+    private static final String[] TOOLS = {"io.seckill.demo..", "io.seckill.bench..", "io.seckill.cli..",
+        "io.seckill.engines..", "io.seckill.paysim..", "io.seckill.devkit.."};
+
+    @Test
+    @DisplayName("the engine does not depend on the demo, bench, CLI, simulator or embedded engines")
+    void engineDoesNotDependOnTools() {
+        noClasses().that().resideOutsideOfPackages(TOOLS).should().dependOnClassesThat().resideInAnyPackage(TOOLS)
+                .check(CLASSES);
+    }
+
+    @Test
+    @DisplayName("SQL lives in repositories: nothing else in any package uses JDBC")
+    void onlyRepositoriesTouchJdbc() {
+        noClasses().that().haveSimpleNameNotEndingWith("Repository").and().resideOutsideOfPackage("io.seckill.db..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.springframework.jdbc..", "java.sql..")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("javax.sql.DataSource")
+                .check(CLASSES);
+    }
+
+    @Test
+    @DisplayName("no package cycles between features")
+    void noCycles() {
+        SlicesRuleDefinition.slices().matching("io.seckill.(*)..").should().beFreeOfCycles().check(CLASSES);
+    }
+
+    @Test
+    @DisplayName("HTTP types only in the web layer: controllers and the api package; the domain refuses without them")
+    void httpOnlyInTheWebLayer() {
+        noClasses().that().resideOutsideOfPackages("io.seckill.api..").and().haveSimpleNameNotEndingWith("Controller")
+                .and().resideOutsideOfPackages(TOOLS)
+                .should().dependOnClassesThat().resideInAnyPackage("org.springframework.http..", "org.springframework.web..",
+                        "jakarta.servlet..")
+                .check(CLASSES);
+    }
+
+    @Test
+    @DisplayName("the leaf packages (states, refusals, retry, SQL helpers) depend on no feature")
+    void leavesStayLeaves() {
+        String[] leaves = {"io.seckill.state..", "io.seckill.refusal..", "io.seckill.retry..", "io.seckill.db.."};
+        noClasses().that().resideInAnyPackage(leaves).should().dependOnClassesThat(
+                JavaClass.Predicates.resideInAPackage("io.seckill..").and(JavaClass.Predicates.resideOutsideOfPackages(leaves)))
+                .check(CLASSES);
+    }
+}

@@ -1,0 +1,99 @@
+package io.seckill.activity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.UUID;
+
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.seckill.refusal.Refusal;
+import io.seckill.config.SeckillProperties;
+import io.seckill.cli.SaleClient;
+import io.seckill.mq.MqTopology;
+import io.seckill.support.IntegrationTest;
+
+/**
+ * Issue: a sale opening tripped the entry breaker because the order topic did not exist yet. Topics
+ * and groups are created before a sale can take buyers; open is refused while they cannot take
+ * messages, and readiness says so.
+ */
+class SendPathReadinessIT extends IntegrationTest {
+
+    @Autowired
+    DefaultMQProducer producer;
+    @Autowired
+    SeckillProperties props;
+    @Autowired
+    ActivityRepository activityRepository;
+    @Autowired
+    InventoryRepository inventory;
+    @Autowired
+    SaleRegistry registry;
+    @Autowired
+    TransactionTemplate tx;
+
+    @Test
+    @DisplayName("topics missing on the broker: named as problems, created by ensure, then routable")
+    void missingTopicsAreCreated() {
+        MqTopology fresh = freshTopology();
+        assertThat(fresh.problems()).hasSize(2).allSatisfy(p -> assertThat(p).contains("does not exist"));
+        assertThat(fresh.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+
+        fresh.ensure();
+
+        assertThat(fresh.problems()).isEmpty();
+        assertThat(fresh.health().getStatus()).isEqualTo(Status.UP);
+    }
+
+    @Test
+    @DisplayName("open is refused with 503 SEND_PATH_NOT_READY while the order topics cannot take messages; warm creates them")
+    void openRefusedUntilTopicsExist() throws Exception {
+        long activityId = newActivityId();
+        createSale(activityId, 4);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status())
+                .isEqualTo(200);
+        MqTopology fresh = freshTopology();
+        ActivityService service = new ActivityService(activityRepository, inventory, registry, tx, redis, fresh);
+
+        assertThatThrownBy(() -> service.open(activityId)).isInstanceOfSatisfying(Refusal.class, e -> {
+            assertThat(e.code()).isEqualTo("SEND_PATH_NOT_READY");
+            assertThat(e.kind()).isEqualTo(Refusal.Kind.UNAVAILABLE);
+            assertThat(e.getMessage()).contains("does not exist");
+        });
+        assertThat(jdbc.queryForObject("SELECT status FROM activity WHERE activity_id = ?", String.class, activityId))
+                .as("nothing half written").isEqualTo("WARMED");
+        assertThat(client().reserve(userToken(1), activityId, 1, UUID.randomUUID().toString()).code())
+                .isEqualTo("ACTIVITY_NOT_OPEN");
+
+        service.warm(activityId); // ensures the topics as part of warming
+        service.open(activityId);
+        assertThat(jdbc.queryForObject("SELECT status FROM activity WHERE activity_id = ?", String.class, activityId))
+                .isEqualTo("OPEN");
+    }
+
+    @Test
+    @DisplayName("readiness includes the send path: UP when the order topics are routable")
+    void readinessIncludesSendPath() throws Exception {
+        SaleClient.Response r = client().get("/actuator/health/readiness", null);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.body().get("status")).isEqualTo("UP");
+        assertThat(r.body().toString()).contains("sendPath");
+    }
+
+    private MqTopology freshTopology() {
+        String suffix = Long.toString(System.nanoTime(), 36).toUpperCase();
+        SeckillProperties.Mq mq = props.mq();
+        SeckillProperties.Mq other = new SeckillProperties.Mq(mq.namesrv(), "T_REQ_" + suffix, "T_EVT_" + suffix,
+                "g-order-" + suffix, "g-proj-" + suffix, mq.maxReconsumeTimes(), mq.sendTimeout());
+        SeckillProperties p = new SeckillProperties(props.roles(), props.redisUri(), props.ids(), props.jwt(), other,
+                props.reservation(), props.orderConsumer(), props.outbox(), props.admission(), props.deadline(),
+                props.payment(), props.reconcile());
+        return new MqTopology(producer, p);
+    }
+}

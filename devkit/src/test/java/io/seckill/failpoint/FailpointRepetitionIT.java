@@ -1,0 +1,177 @@
+package io.seckill.failpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import io.seckill.compensation.CompensationWorker;
+import io.seckill.cli.SaleClient;
+import io.seckill.payment.PaymentTestBase;
+
+/**
+ * Each failpoint of DESIGN.md §13.3, repeated as a property: every repetition draws a random small
+ * scenario (how many buyers, which action), arms the failpoint for one firing (the step of the
+ * worker or request that reaches it is abandoned mid-way), drives the path through it and lets the
+ * system recover; every batch ends with the guarantees (DESIGN.md, Guarantees) checked after recovery.
+ *
+ * <p>{@code -Dseckill.failpoint.repetitions=N} sets N (default 3); {@link FailpointSoakIT} runs 200
+ * in the slow suite.
+ */
+class FailpointRepetitionIT extends PaymentTestBase {
+
+    private static final Logger log = LoggerFactory.getLogger(FailpointRepetitionIT.class);
+    private static final int BATCH = 25;
+    private static final int BUSINESS_DEADLINE_SECONDS = 20;
+
+    @Autowired
+    CompensationWorker compensation;
+
+    /** How many repetitions per failpoint. */
+    protected int repetitions() {
+        return Integer.getInteger("seckill.failpoint.repetitions", 3);
+    }
+
+    @AfterEach
+    void disarm() {
+        Failpoints.disarmAll();
+    }
+
+    static List<Failpoint> failpoints() {
+        return List.of(Failpoint.values());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("failpoints")
+    void repeatedFailpoint(Failpoint point) throws Exception {
+        String name = point.id();
+        int reps = repetitions();
+        long seed = Long.getLong("seckill.failpoint.seed", System.nanoTime());
+        Random random = new Random(seed ^ name.hashCode());
+        log.info("failpoint.repetition name={} repetitions={} seed={}", name, reps, seed);
+        boolean compensating = point == Failpoint.AFTER_COMPENSATION_LUA;
+        // a short business deadline: a message that exhausted its redeliveries (bounded, then %DLQ%) while the
+        // failpoint kept hitting it is still brought to a terminal state, by the deadline sweeper and compensation
+        long activityId = openSale(BUSINESS_DEADLINE_SECONDS, new int[] {compensating ? 1 : 4 * reps + 8});
+        Set<String> queued = ConcurrentHashMap.newKeySet();
+        long userBase = activityId * 10;
+        int users = 0;
+        if (compensating) {
+            placeOrder(activityId, 1, userBase + ++users);
+        }
+        for (int rep = 1; rep <= reps; rep++) {
+            long before = Failpoints.fired().getOrDefault(name, 0L);
+            String action = action(point, random);
+            Failpoints.arm(name, action + "*1");
+            switch (point) {
+                case AFTER_PAYMENT_RECORD_INSERT -> {
+                    long user = userBase + ++users;
+                    UUID order = placeOrder(activityId, 1, user);
+                    UUID payment = startPayment(user, order);
+                    assertThat(sim.pay(payment, true)).isTrue();
+                    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> orderStatus(order).equals("PAID"));
+                }
+                case AFTER_CANCEL_PENDING -> {
+                    long user = userBase + ++users;
+                    UUID order = placeOrder(activityId, 1, user);
+                    if (random.nextBoolean()) {
+                        startPayment(user, order);
+                    }
+                    expire(order);
+                    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+                        try {
+                            worker.runOnce("repetition-" + name);
+                        } catch (Failpoints.FailpointException e) {
+                            log.info("payment pass abandoned at the failpoint");
+                        }
+                        return orderStatus(order).equals("CANCELLED");
+                    });
+                }
+                case AFTER_COMPENSATION_LUA -> {
+                    // Redis admits one unit more than PostgreSQL holds, so PostgreSQL rejects this buyer
+                    String slot = "seckill:{" + activityId + ":1}:";
+                    redis.sync().incr(slot + "stock");
+                    redis.sync().hincrby(slot + "counter", "initial", 1);
+                    users += reserveSome(activityId, userBase + users, 1, random, queued);
+                    Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                        compensation.runOnce("repetition-" + name);
+                        return count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status NOT IN "
+                                + "('COMPENSATED', 'ORDER_CREATED')", activityId) == 0
+                                && count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ?", activityId)
+                                == queued.size() + 1;
+                    });
+                }
+                default -> users += reserveSome(activityId, userBase + users, 1 + random.nextInt(3), random, queued);
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Failpoints.fired().getOrDefault(name, 0L) > before);
+            if (rep % BATCH == 0 || rep == reps) {
+                Failpoints.disarmAll();
+                recoverAndCheck(activityId, queued);
+            }
+        }
+    }
+
+    private static String action(Failpoint point, Random random) {
+        if (point == Failpoint.DURING_COMMIT_RESPONSE) {
+            return "lose-response";
+        }
+        return random.nextInt(5) == 0 ? "delay:" + (50 + random.nextInt(200)) + "%100" : "throw";
+    }
+
+    /**
+     * {@code n} new buyers reserve concurrently; a 500 (the request died at a failpoint) or a 503 (the
+     * entry breaker paused admission while sends fail) is retried with the same request id, as a client does.
+     */
+    private int reserveSome(long activityId, long firstUser, int n, Random random, Set<String> queued) throws Exception {
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int i = 1; i <= n; i++) {
+            long user = firstUser + i;
+            threads.add(Thread.ofVirtual().start(() -> {
+                try {
+                    String request = UUID.randomUUID().toString();
+                    SaleClient.Response r = Awaitility.await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                            .pollInterval(Duration.ofMillis(100))
+                            .until(() -> client().reserve(userToken(user), activityId, 1, request),
+                                    x -> x.status() != 500 && x.status() != 503);
+                    assertThat(r.status()).as(r.body().toString()).isEqualTo(202);
+                    queued.add((String) r.body().get("reservation_id"));
+                } catch (Throwable t) {
+                    errors.add(t);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(errors).isEmpty();
+        return n;
+    }
+
+    private void recoverAndCheck(long activityId, Set<String> queued) {
+        Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            compensation.runOnce("repetition-recovery");
+            assertThat(invariants.terminal(queued)).as("QUEUED reservations terminal").isEqualTo(queued.size());
+            assertThat(count("SELECT count(*) FROM event_outbox WHERE aggregate_id IN (SELECT order_id FROM orders "
+                    + "WHERE activity_id = ?) AND status <> 'SENT'", activityId)).isZero();
+            assertThat(activities.inventoryView(activityId)).allSatisfy(v -> {
+                assertThat(v.crossSystemDelta()).isZero();
+                assertThat(v.redis().openReserved()).isZero();
+            });
+        });
+        assertInvariants(activityId, true);
+    }
+}

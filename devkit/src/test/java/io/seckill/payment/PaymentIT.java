@@ -1,0 +1,355 @@
+package io.seckill.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import io.seckill.cli.SaleClient;
+import io.seckill.mq.Json;
+import io.seckill.payment.channel.CallbackSignature;
+import io.seckill.paysim.PaySim;
+import io.seckill.redis.SkuSlot;
+import io.seckill.support.TestPaySim;
+
+class PaymentIT extends PaymentTestBase {
+
+    @AfterEach
+    void normalChannel() {
+        sim.knobs(PaySim.Knobs.NORMAL);
+    }
+
+    @Test
+    @DisplayName("a paid order: callback -> PAID, stock occupied -> sold with a ledger row, PAID projected into Redis")
+    void paidOrder() throws Exception {
+        long activityId = openSale(3);
+        UUID order = placeOrder(activityId, 1, 1);
+        UUID payment = startPayment(1, order);
+        assertThat(orderStatus(order)).isEqualTo("PAYING");
+        assertThat(startPayment(1, order)).as("a second 'pay' returns the same payment").isEqualTo(payment);
+
+        assertThat(sim.pay(payment, true)).isTrue();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> orderStatus(order).equals("PAID"));
+        assertThat(ledger(order, "SELL")).isOne();
+        assertThat(events(order, "ORDER_PAID")).isOne();
+        awaitSettled(activityId, 1);
+        UUID reservation = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, order);
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "PAID".equals(redis.sync()
+                .hget(SkuSlot.forUser(activityId, 1, 1, 1).reservation(reservation.toString()), "status")));
+        SaleClient.Response view = client().get("/api/v1/reservations/" + reservation, userToken(1));
+        assertThat(view.body()).containsEntry("state", "ORDER_CREATED").containsEntry("order_status", "PAID");
+        assertThat(count("SELECT sold_stock FROM sku_inventory WHERE activity_id = ? AND sku_id = 1", activityId)).isOne();
+
+        assertThat(client().post("/api/v1/orders/" + order + "/payments", userToken(1), null).code())
+                .isEqualTo("ORDER_ALREADY_PAID");
+        assertThat(client().post("/api/v1/orders/" + order + "/cancel", userToken(1), null).code())
+                .isEqualTo("ORDER_ALREADY_PAID");
+        assertThat(client().get("/api/v1/orders/" + order, userToken(2)).status()).as("owner only").isEqualTo(404);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("fault #17: 1,000 concurrent duplicate callbacks -> one payment_record, one PAID transition, one ORDER_PAID")
+    void duplicateCallbacks() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 7);
+        UUID payment = startPayment(7, order);
+        assertThat(sim.pay(payment, false)).isTrue();
+        PaySim.SignedCallback cb = sim.signedCallback(payment, Instant.now().getEpochSecond());
+
+        ExecutorService pool = Executors.newFixedThreadPool(48);
+        List<Future<HttpResponse<String>>> sent = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            sent.add(pool.submit(() -> deliver(cb)));
+        }
+        Map<String, Integer> results = new LinkedHashMap<>();
+        for (Future<HttpResponse<String>> f : sent) {
+            HttpResponse<String> r = f.get();
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            results.merge((String) Json.read(r.body().getBytes(), Map.class).get("result"), 1, Integer::sum);
+        }
+        pool.shutdown();
+
+        assertThat(results).containsEntry("PAID", 1).containsEntry("ALREADY_PAID", 999);
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).isOne();
+        assertThat(count("SELECT version FROM orders WHERE order_id = ?", order)).as("CREATED->PAYING->PAID").isEqualTo(2);
+        assertThat(ledger(order, "SELL")).isOne();
+        assertThat(events(order, "ORDER_PAID")).isOne();
+        awaitSettled(activityId, 1);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("fault #18: duplicate cancel timers and a redelivered ORDER_CANCELLED release the unit exactly once")
+    void duplicateCancelTimers() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 11);
+        startPayment(11, order);
+        awaitSettled(activityId, 1);
+        long redisStockBefore = redisStock(activityId);
+        expire(order);
+
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<Integer>> passes = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            String owner = "timer-" + (i % 4);
+            passes.add(pool.submit(() -> worker.runOnce(owner)));
+        }
+        for (Future<Integer> f : passes) {
+            f.get();
+        }
+        pool.shutdown();
+        worker.runOnce("timer-late");
+
+        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        assertThat(ledger(order, "RELEASE")).isOne();
+        assertThat(events(order, "ORDER_CANCEL_PENDING")).isOne();
+        assertThat(events(order, "ORDER_CANCELLED")).isOne();
+        assertThat(jdbc.queryForObject("SELECT r.status FROM inventory_reservation r JOIN orders o ON o.reservation_id = "
+                + "r.reservation_id WHERE o.order_id = ?", String.class, order)).isEqualTo("CANCELLED");
+        assertThat(count("SELECT available_stock FROM sku_inventory WHERE activity_id = ? AND sku_id = 1", activityId)).isEqualTo(2);
+        awaitSettled(activityId, 1);
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> redisStock(activityId) == redisStockBefore + 1);
+
+        // the same ORDER_CANCELLED again (a redelivery): the release marker answers, stock does not move
+        UUID reservation = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, order);
+        SkuSlot slot = SkuSlot.forUser(activityId, 1, 1, 11);
+        List<Object> again = io.seckill.redis.LuaScript.load("release_on_cancel").run(redis, new String[] {
+                slot.reservation(reservation.toString()), slot.stock(), slot.counter(), slot.releaseMarker(reservation.toString())},
+                reservation.toString(), order.toString(), "release:" + order, "60000");
+        assertThat(io.seckill.redis.LuaScript.text(again, 1)).isEqualTo("ALREADY_RELEASED");
+        assertThat(redisStock(activityId)).isEqualTo(redisStockBefore + 1);
+        assertInvariants(activityId, true);
+        SaleClient.Response view = client().get("/api/v1/reservations/" + reservation, userToken(11));
+        assertThat(view.body()).containsEntry("state", "CANCELLED");
+    }
+
+    @Test
+    @DisplayName("forged signature, stale timestamp, wrong amount, unknown order: refused with a clear error, nothing written")
+    void refusedCallbacks() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 21);
+        UUID payment = startPayment(21, order);
+        assertThat(sim.pay(payment, false)).isTrue();
+        long now = Instant.now().getEpochSecond();
+        PaySim.SignedCallback good = sim.signedCallback(payment, now);
+
+        CallbackSignature forger = new CallbackSignature("not-the-channel-secret-0123456789abcdef");
+        assertRefused(new PaySim.SignedCallback(good.body(), now, forger.sign(now, good.body())), 401, "X-Pay-Signature");
+        assertRefused(sim.signedCallback(payment, now - 3600), 401, "X-Pay-Timestamp");
+
+        @SuppressWarnings("unchecked")
+        Map<String, Object> body = new LinkedHashMap<>(Json.read(good.body(), Map.class));
+        body.put("amount", "0.01");
+        assertRefused(signed(body, now), 400, "amount");
+        UUID stranger = UUID.randomUUID();
+        body.put("amount", "10.50");
+        body.put("order_id", stranger.toString());
+        body.put("payment_id", PaymentService.paymentId(stranger).toString());
+        assertRefused(signed(body, now), 404, "order_id");
+
+        assertThat(orderStatus(order)).isEqualTo("PAYING");
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).isZero();
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id IN (?, ?)", payment.toString(),
+                PaymentService.paymentId(stranger).toString())).isZero();
+        assertThat(ledger(order, "SELL")).isZero();
+
+        assertThat(deliver(good).statusCode()).as("the genuine callback still works").isEqualTo(200);
+        assertThat(orderStatus(order)).isEqualTo("PAID");
+    }
+
+    @Test
+    @DisplayName("a signed REFUNDED callback never pays an unpaid order: ignored, nothing written; the SUCCESS one still pays")
+    void refundedCallbackNeverPays() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 23);
+        UUID payment = startPayment(23, order);
+        assertThat(sim.pay(payment, false)).isTrue();
+        long now = Instant.now().getEpochSecond();
+        PaySim.SignedCallback good = sim.signedCallback(payment, now);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> body = new LinkedHashMap<>(Json.read(good.body(), Map.class));
+        body.put("status", "REFUNDED");
+
+        HttpResponse<String> r = deliver(signed(body, now));
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("IGNORED");
+        assertThat(orderStatus(order)).isEqualTo("PAYING");
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).isZero();
+        assertThat(ledger(order, "SELL")).isZero();
+        assertThat(deliver(good).statusCode()).isEqualTo(200);
+        assertThat(orderStatus(order)).isEqualTo("PAID");
+        assertPgConserved(activityId, 1);
+    }
+
+    @Test
+    @DisplayName("money taken after the local cancel: payment recorded, anomaly raised, refunded; the order stays CANCELLED")
+    void paidAfterCancel() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 31);
+        UUID payment = startPayment(31, order);
+        expire(order);
+        worker.runOnce("canceller-31");
+        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+
+        sim.knobs(new PaySim.Knobs(1, 0, true, 0, 0));
+        assertThat(sim.pay(payment, false)).as("the channel takes the money anyway").isTrue();
+        HttpResponse<String> r = deliverCallback(payment);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(r.body()).contains("REFUNDING");
+        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'PAID_AFTER_CANCEL' AND object_id = ?",
+                payment.toString())).isOne();
+        assertThat(ledger(order, "SELL")).isZero();
+
+        worker.refunds("refunder");
+        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, payment))
+                .isEqualTo("REFUNDED");
+        assertThat(sim.payment(payment).status().name()).isEqualTo("REFUNDED");
+        assertThat(deliverCallback(payment).body()).contains("REFUNDED");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ?", payment.toString())).isOne();
+        awaitSettled(activityId, 1);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("one expired order that cannot be cancelled beside a healthy one: the healthy one is cancelled, the poison "
+            + "one stays CANCEL_PENDING with backoff and is an anomaly past the bound; once it can be, it is cancelled too")
+    void poisonCancelBesideHealthyOne() throws Exception {
+        long activityId = openSale(3, 3);
+        UUID healthy = placeOrder(activityId, 1, 51);
+        UUID poison = placeOrder(activityId, 2, 52);
+        awaitSettled(activityId, 2);
+        // PostgreSQL says SKU 2 has no occupied unit to release: the final cancel of the poison order must fail
+        jdbc.update("UPDATE sku_inventory SET occupied_stock = occupied_stock - 1, available_stock = available_stock + 1 "
+                + "WHERE activity_id = ? AND sku_id = 2", activityId);
+        expire(healthy);
+        expire(poison);
+        try {
+            for (int attempt = 0; attempt < 2; attempt++) {
+                jdbc.update("UPDATE orders SET cancel_next_at = clock_timestamp() WHERE order_id = ?", poison);
+                worker.runOnce("poison-canceller");
+            }
+            assertThat(orderStatus(healthy)).isEqualTo("CANCELLED");
+            assertThat(orderStatus(poison)).isEqualTo("CANCEL_PENDING");
+            assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'CANCEL_STALLED' AND object_id = ? "
+                    + "AND status = 'OPEN'", poison.toString())).isEqualTo(1);
+        } finally {
+            jdbc.update("UPDATE sku_inventory SET occupied_stock = occupied_stock + 1, available_stock = available_stock - 1 "
+                    + "WHERE activity_id = ? AND sku_id = 2", activityId);
+        }
+        jdbc.update("UPDATE orders SET cancel_next_at = clock_timestamp() WHERE order_id = ?", poison);
+        worker.runOnce("poison-canceller");
+        assertThat(orderStatus(poison)).isEqualTo("CANCELLED");
+        awaitSettled(activityId, 2);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a refund the channel cannot make (it has no such payment) beside a healthy one: the healthy one is "
+            + "refunded, the poison one stays REFUNDING with backoff and is an anomaly past the bound")
+    void poisonRefundBesideHealthyOne() throws Exception {
+        long activityId = openSale(3);
+        UUID order = placeOrder(activityId, 1, 61);
+        UUID payment = startPayment(61, order);
+        expire(order);
+        worker.runOnce("canceller-61");
+        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        sim.knobs(new PaySim.Knobs(1, 0, true, 0, 0));
+        assertThat(sim.pay(payment, false)).isTrue();
+        assertThat(deliverCallback(payment).body()).contains("REFUNDING");
+        UUID poison = UUID.randomUUID();
+        jdbc.update("""
+                INSERT INTO payment_record (payment_id, order_id, provider, provider_transaction_id, amount, status, paid_at,
+                                            refund_status, refund_id, refund_next_at)
+                VALUES (?, ?, 'paysim', ?, 10.50, 'SUCCESS', clock_timestamp(), 'REFUNDING', ?, clock_timestamp())""",
+                poison, order, "unknown-to-the-channel-" + poison, UUID.randomUUID());
+        try {
+            for (int attempt = 0; attempt < 2; attempt++) {
+                jdbc.update("UPDATE payment_record SET refund_next_at = clock_timestamp() WHERE payment_id = ?", poison);
+                worker.refunds("refunder-61");
+            }
+            assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class,
+                    payment)).isEqualTo("REFUNDED");
+            assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class,
+                    poison)).isEqualTo("REFUNDING");
+            assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REFUND_STALLED' AND object_id = ? "
+                    + "AND status = 'OPEN'", poison.toString())).isEqualTo(1);
+        } finally {
+            jdbc.update("DELETE FROM payment_record WHERE payment_id = ?", poison);
+        }
+    }
+
+    @Test
+    @DisplayName("the buyer cancels an unpaid order: released once, cancel is repeatable, paying it afterwards is refused")
+    void buyerCancels() throws Exception {
+        long activityId = openSale(3);
+        UUID order = placeOrder(activityId, 1, 41);
+        SaleClient.Response r = client().post("/api/v1/orders/" + order + "/cancel", userToken(41), null);
+        assertThat(r.status()).as(r.body().toString()).isEqualTo(200);
+        assertThat(r.body()).containsEntry("status", "CANCELLED").containsEntry("cancel_reason", "BUYER_CANCELLED");
+        assertThat(client().post("/api/v1/orders/" + order + "/cancel", userToken(41), null).body())
+                .containsEntry("status", "CANCELLED");
+        assertThat(client().post("/api/v1/orders/" + order + "/payments", userToken(41), null).code()).isEqualTo("ORDER_CANCELLED");
+        assertThat(client().post("/api/v1/orders/" + order + "/cancel", userToken(42), null).status()).isEqualTo(404);
+        assertThat(ledger(order, "RELEASE")).isOne();
+        awaitSettled(activityId, 1);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a channel that cannot answer keeps the order CANCEL_PENDING (unknown is not unpaid); paid meanwhile -> PAID")
+    void channelUnavailableDuringCancel() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 51);
+        UUID payment = startPayment(51, order);
+        expire(order);
+        sim.knobs(new PaySim.Knobs(1, 0, false, 100, 0));
+        worker.runOnce("canceller-51");
+        assertThat(orderStatus(order)).isEqualTo("CANCEL_PENDING");
+        UUID reservation = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, order);
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "CANCEL_PENDING".equals(redis.sync()
+                .hget(SkuSlot.forUser(activityId, 1, 1, 51).reservation(reservation.toString()), "status")));
+
+        sim.knobs(PaySim.Knobs.NORMAL);
+        assertThat(sim.pay(payment, false)).as("the buyer's payment went through while we could not ask").isTrue();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            worker.runOnce("canceller-51");
+            return orderStatus(order).equals("PAID");
+        });
+        assertThat(ledger(order, "RELEASE")).isZero();
+        assertThat(ledger(order, "SELL")).isOne();
+        awaitSettled(activityId, 1);
+        assertInvariants(activityId, true);
+    }
+
+    private long redisStock(long activityId) {
+        return Long.parseLong(redis.sync().get(new SkuSlot(activityId, 1, 0, 1).stock()));
+    }
+
+    private PaySim.SignedCallback signed(Map<String, Object> body, long ts) {
+        byte[] b = Json.bytes(body);
+        return new PaySim.SignedCallback(b, ts, new CallbackSignature(TestPaySim.SECRET).sign(ts, b));
+    }
+
+    private void assertRefused(PaySim.SignedCallback cb, int status, String field) throws Exception {
+        HttpResponse<String> r = deliver(cb);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        assertThat(Json.read(r.body().getBytes(), Map.class)).containsEntry("field", field);
+    }
+}

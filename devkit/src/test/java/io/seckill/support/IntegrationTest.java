@@ -1,0 +1,158 @@
+package io.seckill.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.awaitility.Awaitility;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.seckill.SeckillApplication;
+import io.seckill.activity.ActivityService;
+import io.seckill.api.Tokens;
+import io.seckill.cli.SaleClient;
+import io.seckill.invariants.InvariantChecker;
+
+/**
+ * Base of the integration tests: one application context on the real engines for the whole JVM.
+ * Tests isolate themselves by activity id (each test makes its own sale).
+ */
+@SpringBootTest(classes = SeckillApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+public abstract class IntegrationTest {
+
+    public static final String USER_SECRET = "test-user-secret-0123456789abcdef0123456789";
+    public static final String ADMIN_SECRET = "test-admin-secret-0123456789abcdef012345678";
+    private static final AtomicLong ACTIVITY_IDS = new AtomicLong(ThreadLocalRandom.current().nextLong(1_000, 1_000_000) * 1000);
+
+    @DynamicPropertySource
+    static void engines(DynamicPropertyRegistry registry) {
+        TestEngines.get().springProperties().forEach((k, v) -> registry.add(k, () -> v));
+        registry.add("seckill.jwt.user-secret", () -> USER_SECRET);
+        registry.add("seckill.jwt.admin-secret", () -> ADMIN_SECRET);
+        registry.add("seckill.ids.keys.1", () -> "test-id-key-v1-0123456789abcdef0123456789");
+        registry.add("seckill.reservation.send-grace", () -> "2s");
+        registry.add("seckill.outbox.base-backoff", () -> "100ms");
+        // the compensation and payment workers are driven explicitly by the tests, so interleavings are chosen, not raced
+        registry.add("seckill.roles", () -> "api,send-due-scanner,order-consumer,outbox-relay,projection,deadline-sweeper,dlq-watch");
+        registry.add("seckill.payment.channel-url", () -> TestPaySim.get().url());
+        registry.add("seckill.payment.callback-secret", () -> TestPaySim.SECRET);
+        registry.add("seckill.payment.channel-timeout", () -> "1s");
+        registry.add("seckill.payment.lease", () -> "5s");
+        registry.add("seckill.payment.base-backoff", () -> "50ms");
+        registry.add("seckill.mq.max-reconsume-times", () -> "3");
+        registry.add("seckill.workers.stall-alert-attempts", () -> "2");
+    }
+
+    @LocalServerPort
+    protected int port;
+    @Autowired
+    protected JdbcTemplate jdbc;
+    @Autowired
+    protected StatefulRedisConnection<String, String> redis;
+    @Autowired
+    protected InvariantChecker invariants;
+    @Autowired
+    protected ActivityService activities;
+
+    protected SaleClient client() {
+        return new SaleClient("http://127.0.0.1:" + port);
+    }
+
+    protected static String userToken(long userId) {
+        return Tokens.user(USER_SECRET, userId, Duration.ofMinutes(30));
+    }
+
+    protected static String adminToken() {
+        return Tokens.admin(ADMIN_SECRET, "test", Duration.ofMinutes(30));
+    }
+
+    protected static long newActivityId() {
+        return ACTIVITY_IDS.incrementAndGet();
+    }
+
+    /** Creates, warms and opens a sale with the given stock per SKU (SKU ids 1, 2, ...). */
+    protected long openSale(int... stockPerSku) throws Exception {
+        long activityId = newActivityId();
+        createSale(activityId, stockPerSku);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
+        return activityId;
+    }
+
+    protected void createSale(long activityId, int... stockPerSku) throws Exception {
+        createSaleWithDeadline(activityId, 300, stockPerSku);
+    }
+
+    protected long openSale(int businessDeadlineSeconds, int[] stockPerSku) throws Exception {
+        long activityId = newActivityId();
+        createSaleWithDeadline(activityId, businessDeadlineSeconds, stockPerSku);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
+        return activityId;
+    }
+
+    protected void createSaleWithDeadline(long activityId, int businessDeadlineSeconds, int... stockPerSku) throws Exception {
+        List<Map<String, Object>> skus = new ArrayList<>();
+        for (int i = 0; i < stockPerSku.length; i++) {
+            skus.add(Map.of("sku_id", i + 1, "price", new BigDecimal("10.50"), "stock", stockPerSku[i]));
+        }
+        Instant now = Instant.now();
+        SaleClient.Response r = client().post("/api/v1/admin/activities", adminToken(), Map.of("activity_id", activityId,
+                "name", "test sale " + activityId, "starts_at", now.minusSeconds(5).toString(),
+                "ends_at", now.plusSeconds(3600).toString(), "business_deadline_seconds", businessDeadlineSeconds,
+                "payment_timeout_seconds", 900, "skus", skus));
+        assertThat(r.status()).as(r.body().toString()).isEqualTo(201);
+    }
+
+    /** Reserves for {@code userId} and waits for the order PostgreSQL creates from it. */
+    protected UUID placeOrder(long activityId, long skuId, long userId) throws Exception {
+        SaleClient.Response r = reserve(userId, activityId, skuId);
+        assertThat(r.code()).as(r.body().toString()).isEqualTo("QUEUED");
+        return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(
+                () -> jdbc.query("SELECT order_id FROM orders WHERE activity_id = ? AND sku_id = ? AND user_id = ?",
+                        (rs, i) -> rs.getObject(1, UUID.class), activityId, skuId, userId).stream().findFirst().orElse(null),
+                java.util.Objects::nonNull);
+    }
+
+    protected SaleClient.Response reserve(long userId, long activityId, long skuId) throws Exception {
+        return client().reserve(userToken(userId), activityId, skuId, UUID.randomUUID().toString());
+    }
+
+    protected long count(String sql, Object... args) {
+        Long n = jdbc.queryForObject(sql, Long.class, args);
+        return n == null ? 0 : n;
+    }
+
+    /** Waits (bounded) until every reservation of the sale has left RESERVED in PostgreSQL and Redis is quiet. */
+    protected void awaitSettled(long activityId, long expectedReservations) {
+        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+            assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'",
+                    activityId)).isEqualTo(expectedReservations);
+            assertThat(count("SELECT count(*) FROM event_outbox WHERE aggregate_id IN (SELECT order_id FROM orders "
+                    + "WHERE activity_id = ?) AND status <> 'SENT'", activityId)).isZero();
+            assertThat(activities.inventoryView(activityId)).allSatisfy(v -> assertThat(v.crossSystemDelta())
+                    .as("Redis committed - PG occupied+sold, sku " + v.pg().skuId()).isZero());
+        });
+    }
+
+    /** Asserts every guarantee (DESIGN.md, Guarantees) for the sale. */
+    protected void assertInvariants(long activityId, boolean quiet) {
+        List<InvariantChecker.Check> checks = invariants.check(activityId, quiet);
+        assertThat(checks).isNotEmpty();
+        assertThat(checks).allSatisfy(c -> assertThat(c.pass()).as(c.name() + ": " + c.detail()).isTrue());
+    }
+}

@@ -1,0 +1,66 @@
+package io.seckill.cli;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+import io.seckill.mq.Json;
+
+/** A small HTTP client for the engine's API, used by the demo and the load generator. */
+public final class SaleClient {
+
+    private final HttpClient http;
+    private final String base;
+
+    public SaleClient(String base) {
+        this.base = base;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    public record Response(int status, Map<String, Object> body) {
+        public String code() {
+            Object c = body.get("code");
+            return c == null ? "HTTP_" + status : c.toString();
+        }
+    }
+
+    public Response post(String path, String token, Object body) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(Json.text(body)));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return send(b.build());
+    }
+
+    public Response get(String path, String token) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET();
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return send(b.build());
+    }
+
+    /** A plain-text GET (metrics). */
+    public String getText(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    @SuppressWarnings("unchecked")
+    private Response send(HttpRequest req) throws IOException, InterruptedException {
+        HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+        Map<String, Object> body = r.body().length == 0 ? Map.of() : Json.read(r.body(), Map.class);
+        return new Response(r.statusCode(), body);
+    }
+
+    public Response reserve(String token, long activityId, long skuId, String requestId) throws IOException, InterruptedException {
+        return post("/api/v1/activities/" + activityId + "/skus/" + skuId + "/reservations", token,
+                Map.of("request_id", requestId));
+    }
+}

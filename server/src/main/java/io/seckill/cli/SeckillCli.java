@@ -1,0 +1,64 @@
+package io.seckill.cli;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import org.springframework.boot.SpringApplication;
+
+import io.seckill.SeckillApplication;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The server's executable: {@code serve} and the operator's commands. The dev kit's executable adds
+ * the demo, the bench and the payment simulator to the same parser.
+ */
+@Command(name = "seckill", mixinStandardHelpOptions = true, version = "seckill 0.1.0",
+        description = "Flash-sale order engine: Redis admission, RocketMQ, PostgreSQL orders.",
+        subcommands = {SeckillCli.Serve.class, io.seckill.dlq.DlqCommand.class, AdminCommands.Inspect.class,
+                AdminCommands.Freeze.class, AdminCommands.Repair.class, AdminCommands.Invariants.class,
+                AdminCommands.Reconcile.class, AdminCommands.AdjustStock.class, AdminCommands.CloseOut.class})
+public final class SeckillCli implements Callable<Integer> {
+
+    public static void main(String[] args) {
+        run(commandLine(), args, List.of("serve"));
+    }
+
+    /**
+     * Runs the parsed command and exits with its code - unless it is one of {@code longRunning} and
+     * succeeded: a server keeps running on its own threads.
+     */
+    public static void run(CommandLine cli, String[] args, List<String> longRunning) {
+        int code = cli.execute(args);
+        if (code != 0 || !longRunning.contains(args.length > 0 ? args[0] : "")) {
+            System.exit(code);
+        }
+    }
+
+    /** The parser of every subcommand. */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new SeckillCli());
+        // "adjust-stock 7 1 -3": a negative unit count is an argument, not an option
+        cli.getSubcommands().get("adjust-stock").setUnmatchedOptionsArePositionalParams(true);
+        return cli;
+    }
+
+    @Override
+    public Integer call() {
+        CommandLine.usage(this, System.out);
+        return 2;
+    }
+
+    @Command(name = "serve", description = "Run the application (roles from seckill.roles) against configured servers.")
+    static final class Serve implements Callable<Integer> {
+
+        @CommandLine.Unmatched
+        String[] springArgs = new String[0];
+
+        @Override
+        public Integer call() {
+            SpringApplication.run(SeckillApplication.class, springArgs);
+            return 0;
+        }
+    }
+}
