@@ -21,39 +21,30 @@ import org.springframework.web.bind.annotation.RestController;
 
 import io.seckill.api.Caller.Buyer;
 import io.seckill.config.SeckillProperties;
-import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRecord;
-import io.seckill.order.OrderRepository;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.refusal.Refusal;
-import io.seckill.state.OrderStatus;
 import io.seckill.state.RefundStatus;
 
-/**
- * The buyer's order API (see, pay, cancel) and the channel's callback endpoint. Calls to the
- * channel are made outside any database transaction; every step can be repeated.
- */
+/** The buyer's order API (see, pay, cancel) and the channel's callback endpoint, over {@link Checkout} and {@link PaymentService}. */
 @RestController
 class OrderController {
 
     private static final Logger log = LoggerFactory.getLogger(OrderController.class);
 
     private final PaymentRepository payments;
-    private final OrderRepository orders;
     private final PaymentService paymentService;
-    private final OrderCanceller canceller;
+    private final Checkout checkout;
     private final PaymentChannel channel;
     private final SeckillProperties.Payment cfg;
     private final Environment env;
     private final MeterRegistry meters;
-    private final String owner = MqClients.instanceName("buyer-cancel") + "-" + UUID.randomUUID();
 
-    OrderController(PaymentRepository payments, OrderRepository orders, PaymentService paymentService, OrderCanceller canceller,
-            PaymentChannel channel, SeckillProperties props, Environment env, MeterRegistry meters) {
+    OrderController(PaymentRepository payments, PaymentService paymentService, Checkout checkout, PaymentChannel channel,
+            SeckillProperties props, Environment env, MeterRegistry meters) {
         this.payments = payments;
-        this.orders = orders;
         this.paymentService = paymentService;
-        this.canceller = canceller;
+        this.checkout = checkout;
         this.channel = channel;
         this.cfg = props.payment();
         this.env = env;
@@ -62,71 +53,26 @@ class OrderController {
 
     @GetMapping("/api/v1/orders/{orderId}")
     Map<String, Object> get(Buyer buyer, @PathVariable String orderId) {
-        return view(owned(buyer.userId(), orderId));
+        return view(checkout.owned(buyer.userId(), orderUuid(orderId)));
     }
 
     @PostMapping("/api/v1/orders/{orderId}/payments")
     ResponseEntity<Map<String, Object>> pay(Buyer buyer, @PathVariable String orderId) {
-        OrderRecord o = owned(buyer.userId(), orderId);
-        switch (o.status()) {
-            case PAID -> throw new Refusal(Refusal.Kind.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid");
-            case CANCEL_PENDING, CANCELLED -> throw cancelled(o);
-            case CREATED -> {
-                if (!orders.startPaying(o.orderId())) {
-                    OrderRecord now = orders.find(o.orderId()).orElseThrow();
-                    if (now.status() != OrderStatus.PAYING) {
-                        throw now.status() == OrderStatus.CREATED
-                                ? new Refusal(Refusal.Kind.CONFLICT, "ORDER_EXPIRED", "the payment time of order "
-                                        + o.orderId() + " ran out at " + o.expiresAt())
-                                : cancelled(now);
-                    }
-                }
-            }
-            case PAYING -> {
-                // the same payment again
-            }
-        }
-        UUID paymentId = PaymentService.paymentId(o.orderId());
-        payments.recordAttempt(paymentId, o.orderId(), channel.provider(), o.amount());
-        PaymentChannel.Created created;
-        try {
-            created = channel.create(paymentId, o.orderId(), o.amount(), notifyUrl());
-        } catch (PaymentChannel.ChannelUnavailable e) {
-            log.warn("payment.create_failed order_id={} payment_id={}: {}", o.orderId(), paymentId, e.getMessage());
-            throw new Refusal(Refusal.Kind.UPSTREAM_FAILED, "PAYMENT_CHANNEL_UNAVAILABLE",
-                    "the payment channel did not answer; try again");
-        }
-        if (created.status() == PaymentChannel.Status.CLOSED) {
-            throw new Refusal(Refusal.Kind.CONFLICT, "ORDER_CANCELLED", "order " + o.orderId() + " is being cancelled");
-        }
-        payments.attemptOpened(paymentId, created.providerTransactionId(), created.payUrl());
+        Checkout.Opened p = checkout.open(checkout.owned(buyer.userId(), orderUuid(orderId)), notifyUrl());
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("order_id", o.orderId().toString());
-        out.put("payment_id", paymentId.toString());
-        out.put("provider", channel.provider());
-        out.put("provider_transaction_id", created.providerTransactionId());
-        out.put("pay_url", created.payUrl() == null ? null : cfg.channelUrl() + created.payUrl());
-        out.put("amount", o.amount().toPlainString());
-        out.put("channel_status", created.status().name());
+        out.put("order_id", p.orderId().toString());
+        out.put("payment_id", p.paymentId().toString());
+        out.put("provider", p.provider());
+        out.put("provider_transaction_id", p.providerTransactionId());
+        out.put("pay_url", p.payUrl() == null ? null : cfg.channelUrl() + p.payUrl());
+        out.put("amount", p.amount().toPlainString());
+        out.put("channel_status", p.channelStatus().name());
         return ResponseEntity.status(HttpStatus.CREATED).body(out);
     }
 
     @PostMapping("/api/v1/orders/{orderId}/cancel")
     Map<String, Object> cancel(Buyer buyer, @PathVariable String orderId) {
-        long userId = buyer.userId();
-        OrderRecord o = owned(userId, orderId);
-        if (o.status() == OrderStatus.PAID) {
-            throw Refusal.conflict("ORDER_ALREADY_PAID", "order " + o.orderId() + " is paid; ask for a refund");
-        }
-        if (o.status().unpaid()) {
-            canceller.markBuyerCancel(o.orderId(), userId);
-        }
-        canceller.resolveNow(o.orderId(), owner);
-        OrderRecord now = orders.find(o.orderId()).orElseThrow();
-        if (now.status() == OrderStatus.PAID) {
-            throw new Refusal(Refusal.Kind.CONFLICT, "ORDER_ALREADY_PAID", "order " + o.orderId() + " was paid");
-        }
-        return view(now);
+        return view(checkout.cancel(checkout.owned(buyer.userId(), orderUuid(orderId))));
     }
 
     @PostMapping("/api/v1/payments/callbacks/{provider}")
@@ -173,19 +119,12 @@ class OrderController {
                 + channel.provider();
     }
 
-    private OrderRecord owned(long userId, String orderId) {
-        UUID id;
+    private static UUID orderUuid(String orderId) {
         try {
-            id = UUID.fromString(orderId);
+            return UUID.fromString(orderId);
         } catch (IllegalArgumentException e) {
             throw Refusal.invalid("order_id", "must be a UUID");
         }
-        return orders.find(id).filter(o -> o.userId() == userId).orElseThrow(() -> Refusal.notFound("ORDER_NOT_FOUND",
-                "no order " + id + " for this user"));
-    }
-
-    private static Refusal cancelled(OrderRecord o) {
-        return new Refusal(Refusal.Kind.CONFLICT, "ORDER_CANCELLED", "order " + o.orderId() + " is " + o.status());
     }
 
     static Map<String, Object> view(OrderRecord o) {
