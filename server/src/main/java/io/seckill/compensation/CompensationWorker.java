@@ -71,6 +71,8 @@ public class CompensationWorker extends PollingWorker {
         this.tx = tx;
         Gauge.builder("compensation.pending", pending, AtomicLong::get).register(meters);
         Gauge.builder("compensation.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
+        // registered at start: an alert on its increase sees a zero series, not an absent one
+        meters.counter("compensation.redis.missing");
     }
 
     @Override

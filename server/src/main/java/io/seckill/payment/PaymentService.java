@@ -52,6 +52,9 @@ public class PaymentService {
         REFUNDED
     }
 
+    private static final String DUPLICATE_PAYMENT = "DUPLICATE_PAYMENT";
+    private static final String PAID_AFTER_CANCEL = "PAID_AFTER_CANCEL";
+
     private final PaymentRepository payments;
     private final OrderRepository orders;
     private final InventoryRepository inventory;
@@ -71,6 +74,10 @@ public class PaymentService {
         this.anomalies = anomalies;
         this.tx = tx;
         this.meters = meters;
+        // registered at start: an alert on their increase sees zero series, not absent ones
+        for (String type : List.of(DUPLICATE_PAYMENT, PAID_AFTER_CANCEL)) {
+            meters.counter("payment.cancel_race_detected", "type", type);
+        }
     }
 
     /** The one payment id of an order: a repeated "pay" or a repeated callback can never invent a second. */
@@ -145,11 +152,11 @@ public class PaymentService {
                 if (!inserted) {
                     yield PaymentOutcome.ALREADY_PAID;
                 }
-                startRefund(paymentId, now, "DUPLICATE_PAYMENT", providerTransactionId);
+                startRefund(paymentId, now, DUPLICATE_PAYMENT, providerTransactionId);
                 yield PaymentOutcome.REFUNDING;
             }
             case CANCELLED -> {
-                if (startRefund(paymentId, now, "PAID_AFTER_CANCEL", providerTransactionId)) {
+                if (startRefund(paymentId, now, PAID_AFTER_CANCEL, providerTransactionId)) {
                     yield PaymentOutcome.REFUNDING;
                 }
                 RefundStatus refund = payments.payment(paymentId).orElseThrow().refundStatus();

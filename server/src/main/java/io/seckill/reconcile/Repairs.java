@@ -63,7 +63,7 @@ public class Repairs {
         try {
             String result = action.get();
             repo.finish(id, RepairStatus.DONE, result);
-            meters.counter("reconcile.auto_repair", "type", rule).increment();
+            meters.counter("reconcile.auto.repair", "type", rule).increment();
             log.info("repair.done repair_id={} rule={} object_id={} target={} operator={} result={}", id, rule, objectId, target,
                     operator, result);
             return Run.DONE;
