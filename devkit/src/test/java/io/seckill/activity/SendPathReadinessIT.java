@@ -86,6 +86,24 @@ class SendPathReadinessIT extends IntegrationTest {
         assertThat(r.body().toString()).contains("sendPath");
     }
 
+    @Test
+    @DisplayName("readiness includes Redis by a write: a Redis that refuses writes takes the instance out, and back when it heals")
+    void readinessIncludesRedisWrites() throws Exception {
+        SaleClient.Response up = client().get("/actuator/health/readiness", null);
+        assertThat(up.body().toString()).contains("redis", "db");
+        // writes refused as by a Redis that lost its replicas: reads still answer, writes do not
+        redis.sync().configSet("min-replicas-to-write", "1");
+        try {
+            SaleClient.Response down = client().get("/actuator/health/readiness", null);
+            assertThat(down.status()).isEqualTo(503);
+            assertThat(down.body().get("status")).isEqualTo("DOWN");
+            assertThat(down.body().toString()).contains("redis={status=DOWN}", "db={status=UP}");
+        } finally {
+            redis.sync().configSet("min-replicas-to-write", "0");
+        }
+        assertThat(client().get("/actuator/health/readiness", null).status()).isEqualTo(200);
+    }
+
     private MqTopology freshTopology() {
         String suffix = Long.toString(System.nanoTime(), 36).toUpperCase();
         SeckillProperties.Mq mq = props.mq();
