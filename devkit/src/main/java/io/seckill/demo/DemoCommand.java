@@ -89,6 +89,7 @@ public final class DemoCommand implements Callable<Integer> {
                             actualPort);
                     out.println("admin token: " + io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
                     out.println("user 1 token: " + io.seckill.api.Tokens.user(userSecret, 1, Duration.ofHours(12)));
+                    out.println("a token for any buyer: ./seckill token --user <id> --user-secret " + userSecret);
                     new CountDownLatch(1).await();
                 }
                 return report.allPass() ? 0 : 1;

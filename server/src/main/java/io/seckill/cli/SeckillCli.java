@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "seckill", mixinStandardHelpOptions = true, version = "seckill 0.1.0",
         description = "Flash-sale order engine: Redis admission, RocketMQ, PostgreSQL orders.",
-        subcommands = {SeckillCli.Serve.class, io.seckill.dlq.DlqCommand.class, AdminCommands.Inspect.class,
+        subcommands = {SeckillCli.Serve.class, TokenCommand.class, io.seckill.dlq.DlqCommand.class, AdminCommands.Inspect.class,
                 AdminCommands.Freeze.class, AdminCommands.Repair.class, AdminCommands.Invariants.class,
                 AdminCommands.Reconcile.class, AdminCommands.AdjustStock.class, AdminCommands.CloseOut.class})
 public final class SeckillCli implements Callable<Integer> {

@@ -1,0 +1,65 @@
+package io.seckill.cli;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+import io.seckill.api.Tokens;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** Mints a bearer token with the instance's secret: a buyer's, to try the API with curl, or an operator's. */
+@Command(name = "token", mixinStandardHelpOptions = true,
+        description = "Print a bearer token for a buyer (--user ID) or an operator (--admin NAME), signed with the secret.")
+final class TokenCommand implements Callable<Integer> {
+
+    static final class Who {
+        @Option(names = "--user", description = "the buyer's user id (a positive integer)")
+        Long user;
+
+        @Option(names = "--admin", description = "the operator's name (an admin token, scope seckill:admin)")
+        String admin;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Who who;
+
+    @Option(names = "--user-secret", description = "seckill.jwt.user-secret (default: $SECKILL_JWT_USER_SECRET)")
+    String userSecret = System.getenv("SECKILL_JWT_USER_SECRET");
+
+    @Option(names = "--admin-secret", description = "seckill.jwt.admin-secret (default: $SECKILL_JWT_ADMIN_SECRET)")
+    String adminSecret = System.getenv("SECKILL_JWT_ADMIN_SECRET");
+
+    @Option(names = "--ttl", description = "how long the token is valid (default ${DEFAULT-VALUE})")
+    Duration ttl = Duration.ofHours(1);
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (ttl.isNegative() || ttl.isZero() || ttl.toDays() > 30) {
+            spec.commandLine().getErr().println("--ttl: must be between 1s and 30 days");
+            return 2;
+        }
+        if (who.user != null) {
+            if (who.user < 1) {
+                spec.commandLine().getErr().println("--user: must be a positive integer");
+                return 2;
+            }
+            return print(userSecret, "--user-secret", () -> Tokens.user(userSecret, who.user, ttl));
+        }
+        return print(adminSecret, "--admin-secret", () -> Tokens.admin(adminSecret, who.admin, ttl));
+    }
+
+    private int print(String secret, String option, java.util.function.Supplier<String> token) {
+        if (secret == null || secret.length() < 32) {
+            spec.commandLine().getErr().println(option + ": the instance's secret is required (at least 32 characters)");
+            return 2;
+        }
+        spec.commandLine().getOut().println(token.get());
+        return 0;
+    }
+}
