@@ -2,6 +2,7 @@ package io.seckill.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
@@ -9,11 +10,16 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import tools.jackson.databind.JsonNode;
 
+import io.seckill.mq.Json;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.support.IntegrationTest;
 
-/** Every metric the alert rules read is on /actuator/prometheus after a sale - an alert on a missing series never fires. */
+/**
+ * Every metric the alert rules and the Grafana dashboard read is on /actuator/prometheus after a
+ * sale: an alert on a missing series never fires, a panel on one stays empty.
+ */
 class AlertMetricsIT extends IntegrationTest {
 
     @Autowired
@@ -36,5 +42,15 @@ class AlertMetricsIT extends IntegrationTest {
         Set<String> used = AlertRulesTest.metrics();
         assertThat(used).as("the rules read metrics").hasSizeGreaterThan(8);
         assertThat(exported).containsAll(used);
+        Set<String> panels = new TreeSet<>();
+        JsonNode dashboard = Json.MAPPER.readTree(Files.readString(AlertRulesTest.ops().getParent().resolve(
+                "grafana/seckill-sale.json")));
+        for (JsonNode panel : dashboard.get("panels")) {
+            for (JsonNode target : panel.get("targets")) {
+                panels.addAll(AlertRulesTest.metricsOf(target.get("expr").asString()));
+            }
+        }
+        assertThat(panels).as("the dashboard reads metrics").hasSizeGreaterThan(12);
+        assertThat(exported).containsAll(panels);
     }
 }
