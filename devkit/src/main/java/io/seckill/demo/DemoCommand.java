@@ -90,6 +90,8 @@ public final class DemoCommand implements Callable<Integer> {
                     out.println("admin token: " + io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
                     out.println("user 1 token: " + io.seckill.api.Tokens.user(userSecret, 1, Duration.ofHours(12)));
                     out.println("a token for any buyer: ./seckill token --user <id> --user-secret " + userSecret);
+                    out.printf("live dashboard: http://127.0.0.1:%d/dashboard.html#token=%s%n", actualPort,
+                            io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
                     new CountDownLatch(1).await();
                 }
                 return report.allPass() ? 0 : 1;

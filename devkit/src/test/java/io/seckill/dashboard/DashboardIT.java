@@ -1,0 +1,101 @@
+package io.seckill.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import io.seckill.support.IntegrationTest;
+
+/**
+ * The live dashboard in a real headless Chromium (Debian's chromium): the page loads with an admin
+ * token, refreshes, and its numbers follow the sale and match the inventory API.
+ */
+class DashboardIT extends IntegrationTest {
+
+    private static final Pattern VALUE = Pattern.compile("data-k=\"([^\"]+)\"[^>]*>([^<]*)<");
+
+    @Test
+    @DisplayName("the dashboard's numbers change as the sale proceeds and equal the inventory API's")
+    void numbersFollowTheSale() throws Exception {
+        long activityId = openSale(5);
+        Map<String, String> before = page();
+        assertThat(before.get("refreshes")).as("the page refreshed from the API").isNotEqualTo("0");
+        assertThat(before).containsEntry("pg.sold." + activityId + ".1", "0").containsEntry("pg.available." + activityId + ".1", "5")
+                .containsEntry("redis.committed." + activityId + ".1", "0").containsEntry("breaker", "open");
+
+        for (long user = 1; user <= 3; user++) {
+            assertThat(reserve(activityId * 10 + user, activityId, 1).status()).isEqualTo(202);
+        }
+        awaitSettled(activityId, 3);
+        Map<String, String> after = page();
+        String api = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + "/api/v1/admin/activities/" + activityId + "/inventory")).header("Authorization", "Bearer " + adminToken())
+                .build(), HttpResponse.BodyHandlers.ofString()).body().replace(" ", "");
+        assertThat(after).containsEntry("pg.occupied." + activityId + ".1", "3").containsEntry("pg.available." + activityId + ".1", "2")
+                .containsEntry("redis.committed." + activityId + ".1", "3").containsEntry("redis.stock." + activityId + ".1", "2")
+                .containsEntry("delta." + activityId + ".1", "0").containsEntry("orders." + activityId + ".CREATED", "3")
+                .containsEntry("invariants." + activityId, "PASS");
+        assertThat(api).contains("\"occupied\":3", "\"available\":2", "\"committed\":3");
+        assertThat(after.get("rate.admitted")).as("rates are shown").isNotNull();
+        screenshot(Path.of("target", "dashboard.png"));
+        assertThat(Path.of("target", "dashboard.png")).isNotEmptyFile();
+    }
+
+    /** The page's numbers (data-k -> text) after a few seconds of refreshing in Chromium. */
+    private Map<String, String> page() throws Exception {
+        String dom = chromium("--dump-dom", url());
+        Map<String, String> out = new TreeMap<>();
+        Matcher m = VALUE.matcher(dom);
+        while (m.find()) {
+            out.put(m.group(1), m.group(2).trim().replace(",", ""));
+        }
+        return out;
+    }
+
+    private void screenshot(Path png) throws Exception {
+        Files.createDirectories(png.toAbsolutePath().getParent());
+        chromium("--screenshot=" + png.toAbsolutePath(), "--window-size=1280,1100", url());
+    }
+
+    private String url() {
+        return "http://127.0.0.1:" + port + "/dashboard.html#token=" + adminToken();
+    }
+
+    private static String chromium(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(binary(), "--headless=new", "--no-sandbox", "--disable-gpu",
+                "--disable-dev-shm-usage", "--virtual-time-budget=4000"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("chromium finished").isTrue();
+        assertThat(p.exitValue()).as("chromium exit").isZero();
+        return out;
+    }
+
+    private static String binary() {
+        for (String b : List.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")) {
+            if (Files.isExecutable(Path.of(b))) {
+                return b;
+            }
+        }
+        throw new IllegalStateException("chromium is missing: install Debian's chromium package (apt-get install chromium); "
+                + "./seckill test installs it when it can");
+    }
+}
