@@ -22,6 +22,7 @@ import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.metrics.LogContext;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
@@ -87,7 +88,7 @@ public class CompensationWorker extends PollingWorker {
     public int runOnce(String leaseOwner) {
         List<CompensationTaskRepository.Claimed> claimed = tasks.claimDue(100, leaseOwner, Duration.ofSeconds(30));
         for (CompensationTaskRepository.Claimed task : claimed) {
-            try {
+            try (LogContext ids = LogContext.of("compensation_id", task.taskId(), "reservation_id", task.reservationId())) {
                 apply(task, leaseOwner);
             } catch (RuntimeException e) {
                 // Redis or PostgreSQL unavailable, a timeout: transient - retried with capped backoff for as long as it

@@ -17,6 +17,7 @@ import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.metrics.LogContext;
 import io.seckill.order.OrderRecord;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxEvent;
@@ -124,7 +125,8 @@ public class OrderCanceller {
     public int resolvePending(String owner) {
         List<OrderRecord> claimed = orders.claimCancels(cfg.batch(), owner, cfg.lease());
         for (OrderRecord o : claimed) {
-            try {
+            try (LogContext ids = LogContext.of("order_id", o.orderId(), "reservation_id", o.reservationId(), "activity_id",
+                    o.activityId(), "sku_id", o.skuId(), "user_id", o.userId())) {
                 resolve(o, owner);
             } catch (RuntimeException e) {
                 // one order that cannot be resolved does not hold up the others: backed off, counted, and past the

@@ -18,6 +18,7 @@ import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.metrics.LogContext;
 import io.seckill.order.OrderRecord;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxEvent;
@@ -106,6 +107,14 @@ public class PaymentService {
                     "amount " + amount.toPlainString() + " differs from the order amount " + order.amount().toPlainString(),
                     "amount", null));
         }
+        try (LogContext ids = LogContext.of("payment_id", paymentId, "order_id", orderId, "reservation_id",
+                order.reservationId(), "activity_id", order.activityId(), "sku_id", order.skuId(), "user_id", order.userId())) {
+            return applyChecked(provider, paymentId, orderId, order, providerTransactionId, amount, paidAt, source);
+        }
+    }
+
+    private PaymentOutcome applyChecked(String provider, UUID paymentId, UUID orderId, OrderRecord order,
+            String providerTransactionId, BigDecimal amount, Instant paidAt, String source) {
         PaymentOutcome r;
         try {
             r = tx.execute(s -> paidInTransaction(provider, paymentId, order, providerTransactionId, amount, paidAt));

@@ -18,6 +18,7 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.metrics.LogContext;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
@@ -83,6 +84,14 @@ public class ReservationService {
                 keys.add(slot.reservation(ids.reservationId(older, activityId, skuId, userId, requestId).toString()));
             }
         }
+        try (LogContext logIds = LogContext.of("activity_id", activityId, "sku_id", skuId, "user_id", userId, "request_id",
+                requestId, "reservation_id", reservationId, "message_id", messageId)) {
+            return admit(activity, slot, keys, userId, activityId, skuId, requestId, version, reservationId, messageId);
+        }
+    }
+
+    private ReserveResult admit(Activity activity, SkuSlot slot, List<String> keys, long userId, long activityId, long skuId,
+            UUID requestId, int version, UUID reservationId, UUID messageId) {
         List<Object> reply;
         try {
             reply = RESERVE.run(redis, keys.toArray(String[]::new), reservationId.toString(), messageId.toString(),
