@@ -84,9 +84,10 @@ class HappyPathIT extends IntegrationTest {
                 java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
                         .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
-        assertThat(r.body()).contains("reservation_created_count_total", "order_consume_total{", "outbox_pending",
+        assertThat(r.body()).contains("reservation_admitted_total", "order_cancel_backlog ", "order_consume_total{", "outbox_pending",
                 "outbox_oldest_age_seconds", "outbox_send_total{", "inbox_duplicate_total", "inbox_payload_conflict_total",
-                "db_final_stock_reject_total", "order_user_unique_conflict_total");
+                "db_final_stock_reject_total", "order_user_unique_conflict_total", "compensation_already_applied_total",
+                "outbox_lease_expired_total");
     }
 
     @Test

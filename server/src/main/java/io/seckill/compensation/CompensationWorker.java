@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -46,6 +47,8 @@ public class CompensationWorker extends PollingWorker {
     private static final Logger log = LoggerFactory.getLogger(CompensationWorker.class);
     private static final LuaScript COMPENSATE = LuaScript.load("compensate");
     static final Duration TERMINAL_TTL = Duration.ofDays(7);
+    /** Compensations that found their unit already given back (a retry, a second worker): the design's effect-once in action. */
+    private final Counter alreadyApplied;
     private static final Backoff RETRY = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30));
 
     private final CompensationTaskRepository tasks;
@@ -74,6 +77,7 @@ public class CompensationWorker extends PollingWorker {
         Gauge.builder("compensation.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
         // registered at start: an alert on its increase sees a zero series, not an absent one
         meters.counter("compensation.redis.missing");
+        this.alreadyApplied = meters.counter("compensation.already.applied");
     }
 
     @Override
@@ -120,6 +124,7 @@ public class CompensationWorker extends PollingWorker {
             switch (target.status()) {
                 case COMPENSATING -> log.info("compensation.resumed compensation_id={} reservation_id={}", task.taskId(), rid);
                 case COMPENSATED -> {
+                    alreadyApplied.increment();
                     finish(task, leaseOwner, "ALREADY_COMPENSATED");
                     return;
                 }
@@ -143,6 +148,9 @@ public class CompensationWorker extends PollingWorker {
                 Long.toString(System.currentTimeMillis()), Long.toString(TERMINAL_TTL.toMillis()));
         long code = LuaScript.code(reply);
         String word = LuaScript.text(reply, 1);
+        if (code == 2) {
+            alreadyApplied.increment();
+        }
         if (code == 1 || code == 2) {
             Failpoints.hit(Failpoint.AFTER_COMPENSATION_LUA);
             log.info("compensation.{} compensation_id={} reservation_id={} activity_id={} sku_id={} user_id={}",

@@ -37,7 +37,7 @@ public class SaleBoard {
             "send_oldest_age_seconds", "reservation.send.oldest.age.seconds", "order_backlog_age_seconds",
             "mq.order.backlog.age.seconds", "outbox_pending", "outbox.pending", "outbox_oldest_age_seconds",
             "outbox.oldest.age.seconds", "compensation_pending", "compensation.pending", "cancel_pending",
-            "order.cancel_pending.count", "admission_paused", "admission.paused");
+            "order.cancel.backlog", "admission_paused", "admission.paused");
 
     private record Checked(long atMs, Map<String, Object> result) {
     }
@@ -74,7 +74,7 @@ public class SaleBoard {
         LAGS.forEach((shown, metric) -> lags.put(shown, gauge(metric)));
         out.put("pipeline", lags);
         Map<String, Object> counters = new LinkedHashMap<>();
-        counters.put("admitted", count("reservation.created.count", null));
+        counters.put("admitted", count("reservation.admitted", null));
         counters.put("consumed", count("order.consume", "result"));
         counters.put("payments", count("payment.apply", "result"));
         counters.put("cancels", count("order.cancel", "result"));

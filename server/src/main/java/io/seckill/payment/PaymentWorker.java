@@ -47,7 +47,7 @@ public class PaymentWorker extends PollingWorker {
         this.orders = orders;
         this.channel = channel;
         this.cfg = props.payment();
-        Gauge.builder("order.cancel_pending.count", pending, AtomicLong::get).register(meters);
+        Gauge.builder("order.cancel.backlog", pending, AtomicLong::get).register(meters);
         Gauge.builder("order.cancel_pending.oldest.age.seconds", oldestMs, v -> v.get() / 1000.0).register(meters);
     }
 

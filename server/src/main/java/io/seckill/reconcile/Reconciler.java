@@ -104,6 +104,7 @@ public class Reconciler {
         this.redis = redis;
         this.meters = meters;
         this.runTimer = Timer.builder("reconcile.run.duration").register(meters);
+        meters.counter("outbox.lease.expired");
         Gauge.builder("reconcile.watermark.lag.seconds", watermarkLag, v -> v.get() / 1000.0).register(meters);
     }
 
@@ -409,6 +410,7 @@ public class Reconciler {
                     () -> outbox.reclaim(e.eventId()) ? "back to RETRY" : "already moved on");
             count(done, res, "OUTBOX_LEASE_RECLAIM");
             if (res == Repairs.Run.DONE) {
+                meters.counter("outbox.lease.expired").increment();
                 n++;
             }
         }

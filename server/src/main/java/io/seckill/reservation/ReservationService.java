@@ -51,10 +51,10 @@ public class ReservationService {
         this.redis = redis;
         this.sender = sender;
         this.config = props.reservation();
-        // Exported as reservation_created_count_total: the Prometheus client reserves the "_created"
-        // suffix (OpenMetrics counter timestamps), so the design's reservation_created_total cannot exist.
+        // reservation_admitted_total: the design's reservation_created_total cannot exist, the Prometheus
+        // client reserves the "_created" suffix (OpenMetrics counter timestamps)
         this.meters = meters;
-        this.created = Counter.builder("reservation.created.count")
+        this.created = Counter.builder("reservation.admitted")
                 .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)").register(meters);
     }
 
