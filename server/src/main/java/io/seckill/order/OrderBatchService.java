@@ -1,5 +1,6 @@
 package io.seckill.order;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -10,10 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
@@ -79,6 +82,7 @@ public class OrderBatchService {
     private final Counter userConflicts;
     private final Counter commitUnknown;
     private final Counter fallbacks;
+    private final Timer queuedToOrder;
 
     OrderBatchService(TransactionTemplate tx, InboxRepository inbox, QuarantineRepository quarantine,
             ReservationRepository reservations, InventoryRepository inventory, OrderRepository orders,
@@ -103,6 +107,11 @@ public class OrderBatchService {
         this.userConflicts = meters.counter("order.user.unique.conflict");
         this.commitUnknown = meters.counter("db.commit.unknown");
         this.fallbacks = meters.counter("order.batch.fallback");
+        this.queuedToOrder = Timer.builder("order.created.latency")
+                .description("QUEUED (Redis admitted the reservation) to ORDER_CREATED (the order transaction committed)")
+                .serviceLevelObjectives(Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+                        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofSeconds(10))
+                .publishPercentileHistogram().register(meters);
     }
 
     /** Processes a batch; every message gets an outcome (RETRY when it could not be settled now). */
@@ -140,8 +149,13 @@ public class OrderBatchService {
     }
 
     private void count(Map<InboundOrder, MessageOutcome> out) {
-        for (MessageOutcome o : out.values()) {
-            meters.counter("order.consume", "result", o.name().toLowerCase()).increment();
+        long now = System.currentTimeMillis();
+        for (var e : out.entrySet()) {
+            meters.counter("order.consume", "result", e.getValue().name().toLowerCase()).increment();
+            if (e.getValue() == MessageOutcome.CREATED) {
+                queuedToOrder.record(Math.max(0, now - e.getKey().msg().reservedAtInstant().toEpochMilli()),
+                        TimeUnit.MILLISECONDS);
+            }
         }
     }
 
