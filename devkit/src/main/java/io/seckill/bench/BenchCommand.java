@@ -87,6 +87,19 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--parts", split = ",", description = "consumer, admission (default: both)")
     List<String> parts = List.of("consumer", "admission");
 
+    @Option(names = "--url", description = "drive a running instance instead (its base URL): HTTP admission only, with wrk")
+    String url;
+
+    @Option(names = "--user-secret", description = "with --url: the instance's seckill.jwt.user-secret, to mint buyers' "
+            + "tokens (default: $SECKILL_JWT_USER_SECRET)")
+    String targetUserSecret = System.getenv("SECKILL_JWT_USER_SECRET");
+
+    @Option(names = "--activity", description = "with --url: an open sale's activity id")
+    long targetActivity;
+
+    @Option(names = "--sku", description = "with --url: the SKU to reserve (default ${DEFAULT-VALUE})")
+    long targetSku = 1;
+
     private final String idKey = "bench-ids-" + UUID.randomUUID() + UUID.randomUUID();
     private final String userSecret = "bench-user-" + UUID.randomUUID() + UUID.randomUUID();
     private final String adminSecret = "bench-admin-" + UUID.randomUUID() + UUID.randomUUID();
@@ -96,6 +109,9 @@ public final class BenchCommand implements Callable<Integer> {
         PrintStream out = System.out;
         out.printf("seckill bench on %d cores, %s, JDK %s%n", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("os.name") + " " + System.getProperty("os.arch"), Runtime.version());
+        if (url != null) {
+            return remote(out);
+        }
         try (EmbeddedEngines engines = EmbeddedEngines.start(true)) {
             boolean consumer = parts.contains("consumer");
             // On two cores the JIT compiler competes with the run for a core: the ceiling and a warm-up
@@ -113,17 +129,51 @@ public final class BenchCommand implements Callable<Integer> {
 
             out.println();
             out.println("=== seckill bench (fsync on, synchronous_commit on, one hot SKU) ===");
-            out.printf("consumer, batch %d, %d threads:      %,10.0f orders/s%n", batchSize, threads, batched);
-            out.printf("consumer, one message per tx:       %,10.0f orders/s%n", single);
-            out.printf("ceiling: same batch SQL, no broker: %,10.0f orders/s%n", ceiling);
-            out.printf("  batched / per-message = %.1fx   (gate >= 10x: %s)%n", batched / single,
-                    batched / single >= 10 ? "PASS" : "FAIL");
-            out.printf("  batched / SQL ceiling = %.2fx   (aim >= 0.7x)%n", batched / ceiling);
-            out.printf("EVALSHA reserve.lua, %d connections: %,10.0f reservations/s%n", concurrency, evalsha);
-            out.printf("HTTP API, %d clients:                %,10.0f reservations/s%n", concurrency, http);
-            out.printf("  HTTP / EVALSHA = %.2fx   (aim >= 0.5x)%n", http / evalsha);
-            return !consumer || batched / single >= 10 ? 0 : 1;
+            if (consumer) {
+                out.printf("consumer, batch %d, %d threads:      %,10.0f orders/s%n", batchSize, threads, batched);
+                out.printf("consumer, one message per tx:       %,10.0f orders/s%n", single);
+                out.printf("ceiling: same batch SQL, no broker: %,10.0f orders/s%n", ceiling);
+                out.printf("  batched / per-message = %.1fx   (goal >= 10x: %s)%n", batched / single, met(batched / single >= 10));
+                out.printf("  batched / SQL ceiling = %.2fx   (goal >= 0.8x: %s)%n", batched / ceiling,
+                        met(batched / ceiling >= 0.8));
+            }
+            if (parts.contains("admission")) {
+                out.printf("EVALSHA reserve.lua, %d connections: %,10.0f reservations/s%n", concurrency, evalsha);
+                out.printf("HTTP API, %d clients:                %,10.0f reservations/s%n", concurrency, http);
+                out.printf("  HTTP / EVALSHA = %.2fx   (goal >= 0.5x: %s)%n", http / evalsha, met(http / evalsha >= 0.5));
+            }
+            // the bench fails only when it could not measure; a goal not met is a finding, printed above
+            boolean measured = (!consumer || (batched > 0 && single > 0 && ceiling > 0))
+                    && (!parts.contains("admission") || (evalsha > 0 && http > 0));
+            return measured ? 0 : 1;
         }
+    }
+
+    private static String met(boolean met) {
+        return met ? "met" : "not met";
+    }
+
+    /** {@code --url}: wrk against a running instance's reservation endpoint, with buyers' tokens minted from its secret. */
+    private int remote(PrintStream out) throws Exception {
+        if (targetUserSecret == null || targetUserSecret.length() < 32 || targetActivity <= 0) {
+            System.err.println("--url needs --user-secret (the instance's, at least 32 characters) and --activity (an open sale)");
+            return 2;
+        }
+        java.util.Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
+        if (wrk.isEmpty()) {
+            System.err.println("--url drives the instance with wrk: apt-get install wrk");
+            return 2;
+        }
+        String target = url.replaceAll("/+$", "") + "/api/v1/activities/" + targetActivity + "/skus/" + targetSku
+                + "/reservations";
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("seckill-bench");
+        long base = 10_000_000L + (System.currentTimeMillis() % 1_000_000) * 1_000;
+        List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
+                .mapToObj(u -> Tokens.user(targetUserSecret, base + u, Duration.ofHours(1))).toList();
+        ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk.get(), target, tokens, concurrency, seconds, dir);
+        out.printf("[remote] %s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms%n", target,
+                r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis());
+        return r.answers() > 0 ? 0 : 1;
     }
 
     private Map<String, Object> baseProperties(EmbeddedEngines engines) {
