@@ -2,6 +2,7 @@ package io.seckill.api;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -10,9 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
-
 import javax.crypto.spec.SecretKeySpec;
 
+import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2Error;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
@@ -26,6 +27,7 @@ import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
 import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
 import org.springframework.security.oauth2.jwt.MappedJwtClaimSetConverter;
 import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
+import org.springframework.web.client.RestTemplate;
 
 import io.seckill.config.SeckillProperties;
 
@@ -82,8 +84,13 @@ public final class TokenDecoders {
                 .macAlgorithm(MacAlgorithm.HS256).validateType(false).build(), rules);
     }
 
+    /** The provider's key set, fetched with bounded waits: a slow identity provider must not hold request threads. */
     private static NimbusJwtDecoder jwks(SeckillProperties.Jwt cfg, OAuth2TokenValidator<Jwt> rules) {
-        return withRules(NimbusJwtDecoder.withJwkSetUri(cfg.jwksUri()).validateType(false).build(), rules);
+        SimpleClientHttpRequestFactory http = new SimpleClientHttpRequestFactory();
+        http.setConnectTimeout(Duration.ofSeconds(2));
+        http.setReadTimeout(Duration.ofSeconds(3));
+        return withRules(NimbusJwtDecoder.withJwkSetUri(cfg.jwksUri()).restOperations(new RestTemplate(http))
+                .validateType(false).build(), rules);
     }
 
     /**
