@@ -124,8 +124,8 @@ class DeadlineSweeper extends PollingWorker {
     }
 
     @Override
-    public void stop() {
-        super.stop();
+    protected void stopRole() {
+        super.stopRole();
         if (backlog != null) {
             backlog.close();
         }

@@ -59,8 +59,8 @@ class DlqWatcher extends PollingWorker {
     }
 
     @Override
-    public void stop() {
-        super.stop();
+    protected void stopRole() {
+        super.stopRole();
         if (dlq != null) {
             dlq.close();
         }

@@ -2,21 +2,17 @@ package io.seckill.mq;
 
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.exception.MQClientException;
-import org.springframework.context.SmartLifecycle;
 
 import io.seckill.config.SeckillProperties;
+import io.seckill.worker.RoleLifecycle;
 
 /** A RocketMQ push consumer that runs when its role is switched on, started and stopped with the application. */
-public abstract class PushConsumerRole implements SmartLifecycle {
+public abstract class PushConsumerRole extends RoleLifecycle {
 
-    private final String role;
-    private final SeckillProperties props;
     private volatile DefaultMQPushConsumer consumer;
-    private volatile boolean running;
 
     protected PushConsumerRole(String role, SeckillProperties props) {
-        this.role = role;
-        this.props = props;
+        super(role, props);
     }
 
     /** The configured, subscribed consumer with its listener registered (not yet started). */
@@ -27,35 +23,20 @@ public abstract class PushConsumerRole implements SmartLifecycle {
     }
 
     @Override
-    public void start() {
-        if (!props.hasRole(role)) {
-            return;
-        }
+    protected void startRole() {
         try {
             DefaultMQPushConsumer c = create();
             c.start();
             consumer = c;
         } catch (MQClientException e) {
-            throw new IllegalStateException("cannot start the " + role + " consumer", e);
+            throw new IllegalStateException("cannot start the " + role() + " consumer", e);
         }
-        running = true;
     }
 
     @Override
-    public void stop() {
-        running = false;
+    protected void stopRole() {
         if (consumer != null) {
             consumer.shutdown();
         }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 100;
     }
 }

@@ -22,6 +22,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.retry.Backoff;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -33,6 +34,8 @@ import io.seckill.worker.PollingWorker;
 @Component
 class SendDueScanner extends PollingWorker {
 
+    /** A send whose outcome is unknown is re-sent after 1 s doubling to 30 s (same message id). */
+    private static final Backoff UNKNOWN_BACKOFF = new Backoff(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(30));
     private static final Logger log = LoggerFactory.getLogger(SendDueScanner.class);
     private static final LuaScript CLAIM_DUE = LuaScript.load("claim_due");
     private static final LuaScript MARK_PUBLISHED = LuaScript.load("mark_published");
@@ -179,7 +182,7 @@ class SendDueScanner extends PollingWorker {
 
     private void unknown(String[] keys, String rid, int attempts, String error) {
         meters.counter("reservation.send.unknown").increment();
-        long backoff = Math.min(30_000, 500L << Math.min(attempts, 6));
+        long backoff = UNKNOWN_BACKOFF.after(attempts).toMillis();
         log.warn("reservation.mq_send_unknown reservation_id={} attempt_count={} backoff_ms={}: {}", rid, attempts, backoff,
                 error);
         List<Object> m = MARK_UNKNOWN.run(redis, keys, rid, owner, Long.toString(backoff),

@@ -1,9 +1,12 @@
 package io.seckill.worker;
 
+import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.lettuce.core.api.StatefulRedisConnection;
+
 import io.seckill.redis.LuaScript;
+import io.seckill.retry.Backoff;
 
 /**
  * Per-entry failure handling for the workers that walk a Redis index (send_due, deadline): an entry
@@ -15,8 +18,7 @@ public final class EntryFailures {
 
     private static final LuaScript POSTPONE = LuaScript.load("postpone_entry");
     private static final int MAX_TRACKED = 10_000;
-    private static final long BASE_MS = 1_000;
-    private static final long CAP_MS = 60_000;
+    private static final Backoff BACKOFF = new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60));
 
     private final ConcurrentHashMap<String, Integer> counts = new ConcurrentHashMap<>();
 
@@ -38,6 +40,6 @@ public final class EntryFailures {
 
     /** 1 s doubling to 60 s. */
     public static long backoffMs(int attempts) {
-        return Math.min(CAP_MS, BASE_MS << Math.min(Math.max(attempts - 1, 0), 6));
+        return BACKOFF.after(attempts).toMillis();
     }
 }
