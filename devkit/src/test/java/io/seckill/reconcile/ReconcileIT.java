@@ -297,6 +297,7 @@ class ReconcileIT extends PaymentTestBase {
         String text = client().getText("/actuator/prometheus");
         assertThat(text).contains("inventory_pg_invariant_delta{activity=\"" + s.activityId() + "\"",
                 "inventory_redis_invariant_delta{", "inventory_cross_system_delta{", "reconcile_auto_repair_total{",
+                "reconcile_anomaly_age_seconds ",
                 "reconcile_run_duration_seconds_count", "reconcile_watermark_lag_seconds");
     }
 }

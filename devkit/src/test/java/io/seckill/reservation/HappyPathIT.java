@@ -87,7 +87,7 @@ class HappyPathIT extends IntegrationTest {
         assertThat(r.body()).contains("reservation_admitted_total", "order_cancel_backlog ", "order_consume_total{", "outbox_pending",
                 "outbox_oldest_age_seconds", "outbox_send_total{", "inbox_duplicate_total", "inbox_payload_conflict_total",
                 "db_final_stock_reject_total", "order_user_unique_conflict_total", "compensation_already_applied_total",
-                "outbox_lease_expired_total", "order_created_latency_seconds_bucket{");
+                "outbox_lease_expired_total", "order_created_latency_seconds_bucket{", "outbox_attempt_count_bucket{");
     }
 
     @Test

@@ -45,6 +45,11 @@ public class AnomalyRepository {
             SELECT anomaly_type, count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN' GROUP BY 1 ORDER BY 1
             """;
 
+    private static final String OLDEST_OPEN_AGE = """
+            SELECT coalesce(extract(epoch FROM clock_timestamp() - min(created_at)), 0)
+            FROM reconcile_anomaly WHERE status = 'OPEN'
+            """;
+
     private final JdbcTemplate jdbc;
 
     AnomalyRepository(JdbcTemplate jdbc) {
@@ -69,6 +74,12 @@ public class AnomalyRepository {
     /** Closes an open anomaly that automation has shown to be harmless, with the reason in its evidence. */
     public boolean resolve(long anomalyId, String resolution) {
         return jdbc.update(RESOLVE, resolution, anomalyId) == 1;
+    }
+
+    /** How long the oldest open anomaly has waited for a person, in seconds (0 when none is open). */
+    public double oldestOpenAgeSeconds() {
+        Double age = jdbc.queryForObject(OLDEST_OPEN_AGE, Double.class);
+        return age == null ? 0 : age;
     }
 
     /** A sale's open anomalies by type. */

@@ -8,6 +8,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -17,8 +20,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
@@ -43,6 +44,7 @@ class OutboxRelay extends PollingWorker {
     private final String owner = MqClients.instanceName("outbox-relay");
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestAgeMs = new AtomicLong();
+    private final DistributionSummary attempts;
 
     OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, SeckillProperties props,
             MeterRegistry meters) {
@@ -54,6 +56,9 @@ class OutboxRelay extends PollingWorker {
         this.cfg = props.outbox();
         Gauge.builder("outbox.pending", pending, AtomicLong::get).register(meters);
         Gauge.builder("outbox.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
+        this.attempts = DistributionSummary.builder("outbox.attempt.count")
+                .description("how many sends an event took before the broker confirmed it (1 = the first)")
+                .serviceLevelObjectives(1, 2, 3, 5, 10).register(meters);
     }
 
     private long lastHousekeeping;
@@ -89,6 +94,11 @@ class OutboxRelay extends PollingWorker {
                 ids = List.copyOf(sent);
             }
             int settled = outbox.markSent(ids, owner);
+            for (OutboxRepository.Claimed c : claimed) {
+                if (ids.contains(c.eventId())) {
+                    attempts.record(c.attempt());
+                }
+            }
             if (settled != ids.size()) {
                 log.warn("outbox.lease_lost owner={} sent={} settled={}: the rest will be sent again (receivers dedupe by "
                         + "event_id)", owner, ids.size(), settled);

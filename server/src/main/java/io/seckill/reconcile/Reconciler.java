@@ -72,6 +72,7 @@ public class Reconciler {
     private final ReservationRepository reservations;
     private final Timer runTimer;
     private final AtomicLong watermarkLag = new AtomicLong();
+    private final AtomicLong anomalyAge = new AtomicLong();
     private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
     /** Per SKU: where the change windows stand and when the last full pass was. */
     private final Map<String, Window> windows = new ConcurrentHashMap<>();
@@ -105,6 +106,8 @@ public class Reconciler {
         this.meters = meters;
         this.runTimer = Timer.builder("reconcile.run.duration").register(meters);
         meters.counter("outbox.lease.expired");
+        Gauge.builder("reconcile.anomaly.age.seconds", anomalyAge, AtomicLong::get).description(
+                "how long the oldest open anomaly has waited for a person (as of the last run)").register(meters);
         Gauge.builder("reconcile.watermark.lag.seconds", watermarkLag, v -> v.get() / 1000.0).register(meters);
     }
 
@@ -156,6 +159,7 @@ public class Reconciler {
                     .toList().forEach(this::forget);
         }
         resolveOrphans(done);
+        anomalyAge.set((long) anomalies.oldestOpenAgeSeconds());
         int reclaimed = reclaimStaleOutbox(watermark, done);
         finishStockAdjustments(watermark, done);
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
