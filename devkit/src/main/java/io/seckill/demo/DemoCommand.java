@@ -17,7 +17,6 @@ import picocli.CommandLine.Option;
 import io.seckill.SeckillApplication;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.failpoint.Failpoint;
-import io.seckill.failpoint.Failpoints;
 import io.seckill.paysim.PaySim;
 
 /**

@@ -12,6 +12,7 @@ import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.db.Sql;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.retry.Backoff;
 
@@ -118,7 +119,7 @@ public class CompensationTaskRepository {
             return;
         }
         String[] t = reservationIds.stream().map(r -> taskId(r).toString()).toArray(String[]::new);
-        String[] r = reservationIds.stream().map(UUID::toString).toArray(String[]::new);
+        String[] r = Sql.uuids(reservationIds);
         jdbc.update(INSERT, t, r);
     }
 

@@ -9,6 +9,7 @@ import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.db.Sql;
 import io.seckill.state.InboxResult;
 
 /**
@@ -73,7 +74,7 @@ public class InboxRepository {
         jdbc.query(FIND, rs -> {
             UUID id = rs.getObject(1, UUID.class);
             out.put(id, new Entry(id, rs.getBytes(2), InboxResult.valueOf(rs.getString(3)), rs.getObject(4, UUID.class)));
-        }, group, messageIds.stream().map(UUID::toString).toArray(String[]::new));
+        }, group, Sql.uuids(messageIds));
         return out;
     }
 

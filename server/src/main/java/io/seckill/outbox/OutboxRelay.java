@@ -3,6 +3,7 @@ package io.seckill.outbox;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -89,11 +90,11 @@ class OutboxRelay extends PollingWorker {
         CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).orTimeout(
                 props.mq().sendTimeout().toMillis() * 3, TimeUnit.MILLISECONDS).exceptionally(e -> null).join();
         if (!sent.isEmpty()) {
-            List<UUID> ids;
+            Set<UUID> ids;
             synchronized (sent) {
-                ids = List.copyOf(sent);
+                ids = Set.copyOf(sent);
             }
-            int settled = outbox.markSent(ids, owner);
+            int settled = outbox.markSent(List.copyOf(ids), owner);
             for (OutboxRepository.Claimed c : claimed) {
                 if (ids.contains(c.eventId())) {
                     attempts.record(c.attempt());

@@ -11,6 +11,7 @@ import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.db.Sql;
 import io.seckill.retry.Backoff;
 
 /**
@@ -143,7 +144,7 @@ public class OutboxRepository {
 
     /** @return how many rows this owner settled (rows whose lease was lost are not touched) */
     public int markSent(List<UUID> eventIds, String owner) {
-        return jdbc.update(MARK_SENT, eventIds.stream().map(UUID::toString).toArray(String[]::new), owner);
+        return jdbc.update(MARK_SENT, Sql.uuids(eventIds), owner);
     }
 
     public boolean markRetry(UUID eventId, String owner, Backoff backoff, String error) {

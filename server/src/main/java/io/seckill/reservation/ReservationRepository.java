@@ -223,14 +223,14 @@ public class ReservationRepository {
         Map<UUID, ReservationStatus> out = new java.util.HashMap<>();
         jdbc.query(STATES, rs -> {
             out.put(rs.getObject(1, UUID.class), ReservationStatus.valueOf(rs.getString(2)));
-        }, (Object) strings(reservationIds));
+        }, (Object) Sql.uuids(reservationIds));
         return out;
     }
 
     public List<Row> lock(List<UUID> reservationIds) {
         return jdbc.query(LOCK, (rs, i) -> new Row(rs.getObject(1, UUID.class), ReservationStatus.valueOf(rs.getString(2)), rs.getObject(3, UUID.class),
                 rs.getObject(4, UUID.class)),
-                (Object) strings(reservationIds));
+                (Object) Sql.uuids(reservationIds));
     }
 
     /** RESERVED -> ORDER_CREATED for each pair; returns how many moved. */
@@ -247,7 +247,7 @@ public class ReservationRepository {
 
     /** RESERVED -> ORDER_REJECTED with a reason; returns how many moved. */
     public int markRejected(List<UUID> reservationIds, String reason) {
-        return jdbc.update(MARK_REJECTED, reason, strings(reservationIds));
+        return jdbc.update(MARK_REJECTED, reason, Sql.uuids(reservationIds));
     }
 
     public Optional<Reservation> find(UUID reservationId) {
@@ -340,9 +340,6 @@ public class ReservationRepository {
         return Sql.count(jdbc.queryForObject(SETTLED, Long.class, (Object) reservationIds.toArray(String[]::new)));
     }
 
-    static String[] strings(List<UUID> ids) {
-        return Sql.uuids(ids);
-    }
 
     /**
      * Runs a change-window statement: its first eleven columns are a {@link Judged}, the last two the

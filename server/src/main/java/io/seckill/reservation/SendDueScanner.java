@@ -13,7 +13,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.config.SeckillProperties;
