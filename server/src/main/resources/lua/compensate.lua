@@ -7,16 +7,10 @@ local reservationKey, stockKey, markerKey, counterKey = KEYS[1], KEYS[2], KEYS[3
 local reservationId, compensationId, nowMs, ttlMs = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 --@include reservation
 
-local status, refused = reservation_status(reservationKey, reservationId)
-if refused then
-    return refused
-end
-local done = marker_reply(markerKey, compensationId, 'ALREADY_COMPENSATED', 'COMPENSATION_ID_CONFLICT')
-if done then
-    return done
-end
-if status == 'COMPENSATED' then
-    return {2, 'ALREADY_COMPENSATED'}
+local status, reply = status_for_move(reservationKey, reservationId, markerKey, compensationId, 'COMPENSATED',
+    'ALREADY_COMPENSATED', 'COMPENSATION_ID_CONFLICT')
+if reply then
+    return reply
 end
 if status == 'ORDER_CREATED' or status == 'PAID' or status == 'CANCEL_PENDING' then
     return {-3, 'ORDER_ALREADY_EXISTS'}
@@ -32,7 +26,5 @@ if openCount > 0 then
 end
 redis.call('HSET', reservationKey, 'status', 'COMPENSATED', 'compensation_id', compensationId,
     'compensated_at_ms', nowMs)
-redis.call('SET', markerKey, compensationId)
-redis.call('PEXPIRE', reservationKey, ttlMs)
-redis.call('PEXPIRE', markerKey, ttlMs)
+mark_moved(reservationKey, markerKey, compensationId, ttlMs)
 return {1, 'COMPENSATED'}

@@ -20,10 +20,9 @@ end
 if status == 'PAID' or status == 'CANCELLED' or status == target then
     return {2, 'ALREADY_PROJECTED'}
 end
-if status == 'RESERVED' then
-    commit_reserved(counterKey)
-elseif status ~= 'ORDER_CREATED' and status ~= 'CANCEL_PENDING' then
-    return {-4, 'INVALID_STATUS:' .. tostring(status)}
+refused = settle_created(counterKey, status)
+if refused then
+    return refused
 end
 redis.call('HSET', reservationKey, 'status', target, 'order_id', orderId)
 return {1, 'PROJECTED'}

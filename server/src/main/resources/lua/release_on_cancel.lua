@@ -10,29 +10,20 @@ local reservationKey, stockKey, counterKey, markerKey = KEYS[1], KEYS[2], KEYS[3
 local reservationId, orderId, releaseId, ttlMs = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 --@include reservation
 
-local status, refused = reservation_status(reservationKey, reservationId)
-if refused then
-    return refused
-end
-local done = marker_reply(markerKey, releaseId, 'ALREADY_RELEASED', 'RELEASE_ID_CONFLICT')
-if done then
-    return done
-end
-if status == 'CANCELLED' then
-    return {2, 'ALREADY_RELEASED'}
+local status, reply = status_for_move(reservationKey, reservationId, markerKey, releaseId, 'CANCELLED',
+    'ALREADY_RELEASED', 'RELEASE_ID_CONFLICT')
+if reply then
+    return reply
 end
 if status == 'PAID' then
     return {-3, 'ORDER_PAID'}
 end
-if status == 'RESERVED' then
-    commit_reserved(counterKey)
-elseif status ~= 'ORDER_CREATED' and status ~= 'CANCEL_PENDING' then
-    return {-4, 'INVALID_STATUS:' .. tostring(status)}
+local refused = settle_created(counterKey, status)
+if refused then
+    return refused
 end
 redis.call('HINCRBY', counterKey, 'committed', -1)
 redis.call('INCRBY', stockKey, 1)
 redis.call('HSET', reservationKey, 'status', 'CANCELLED', 'order_id', orderId, 'release_id', releaseId)
-redis.call('SET', markerKey, releaseId)
-redis.call('PEXPIRE', reservationKey, ttlMs)
-redis.call('PEXPIRE', markerKey, ttlMs)
+mark_moved(reservationKey, markerKey, releaseId, ttlMs)
 return {1, 'RELEASED'}

@@ -23,15 +23,39 @@ local function commit_reserved(counterKey)
     redis.call('HINCRBY', counterKey, 'committed', 1)
 end
 
--- A once-marker: nil when this move has not happened yet; else {2, doneWord} when it happened with
--- this id, {-5, conflictWord} when with another.
-local function marker_reply(markerKey, id, doneWord, conflictWord)
+-- A move made at most once, under a marker holding the id it was made with: the hash's status when
+-- the move may go on; else nil and the reply to return - the hash's refusal, {2, doneWord} when the
+-- move happened with this id (or the hash already reached doneStatus), {-5, conflictWord} when the
+-- marker holds another id.
+local function status_for_move(reservationKey, reservationId, markerKey, id, doneStatus, doneWord, conflictWord)
+    local status, refused = reservation_status(reservationKey, reservationId)
+    if refused then
+        return nil, refused
+    end
     local marker = redis.call('GET', markerKey)
-    if not marker then
-        return nil
+    if marker == id or (not marker and status == doneStatus) then
+        return nil, {2, doneWord}
     end
-    if marker == id then
-        return {2, doneWord}
+    if marker then
+        return nil, {-5, conflictWord}
     end
-    return {-5, conflictWord}
+    return status, nil
+end
+
+-- The move is made: the marker holds its id, and hash and marker live for the terminal TTL.
+local function mark_moved(reservationKey, markerKey, id, ttlMs)
+    redis.call('SET', markerKey, id)
+    redis.call('PEXPIRE', reservationKey, ttlMs)
+    redis.call('PEXPIRE', markerKey, ttlMs)
+end
+
+-- A hash that has an order (RESERVED not yet projected, ORDER_CREATED, CANCEL_PENDING) may move on;
+-- a RESERVED one first takes the ORDER_CREATED moves. Else the refusal to return.
+local function settle_created(counterKey, status)
+    if status == 'RESERVED' then
+        commit_reserved(counterKey)
+    elseif status ~= 'ORDER_CREATED' and status ~= 'CANCEL_PENDING' then
+        return {-4, 'INVALID_STATUS:' .. tostring(status)}
+    end
+    return nil
 end

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.UUID;
 
-import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,10 +24,6 @@ import io.seckill.support.IntegrationTest;
  */
 class SendPathReadinessIT extends IntegrationTest {
 
-    @Autowired
-    DefaultMQProducer producer;
-    @Autowired
-    SeckillProperties props;
     @Autowired
     ActivityRepository activityRepository;
     @Autowired

@@ -6,13 +6,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,7 +19,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.seckill.compensation.CompensationWorker;
 import io.seckill.cli.SaleClient;
 import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.support.IntegrationTest;
@@ -39,8 +36,6 @@ class LongOutageIT extends IntegrationTest {
 
     private static final Duration OUTAGE = Duration.ofSeconds(Long.getLong("seckill.outage.seconds", 300));
 
-    @Autowired
-    CompensationWorker compensation;
     @Autowired
     AdmissionBreaker breaker;
 
@@ -74,15 +69,8 @@ class LongOutageIT extends IntegrationTest {
 
         TestEngines.get().stopRedis();
         ScheduledExecutorService worker = compensationRole();
-        Map<String, AtomicInteger> during = new ConcurrentHashMap<>();
         try {
-            long until = System.nanoTime() + OUTAGE.toNanos();
-            AtomicLong user = new AtomicLong(100);
-            while (System.nanoTime() < until) {
-                during.computeIfAbsent(reserve(user.incrementAndGet(), activityId, 1).code(), k -> new AtomicInteger())
-                        .incrementAndGet();
-                TimeUnit.MILLISECONDS.sleep(1000);
-            }
+            Map<String, Integer> during = buyersDuringOutage(activityId, queued);
             assertThat(during.keySet()).as("fail closed while Redis is down: " + during).containsOnly("ADMISSION_PAUSED");
             assertThat(count("SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
                     + "WHERE r.activity_id = ? AND t.status = 'MANUAL'", activityId)).as("transient: never MANUAL").isZero();
@@ -122,18 +110,8 @@ class LongOutageIT extends IntegrationTest {
         }
         // reservations admitted now outlive their business deadline: the sweeper rejects them, compensation runs
         ScheduledExecutorService worker = compensationRole();
-        Map<String, AtomicInteger> during = new ConcurrentHashMap<>();
         try {
-            long until = System.nanoTime() + OUTAGE.toNanos();
-            AtomicLong user = new AtomicLong(100);
-            while (System.nanoTime() < until) {
-                SaleClient.Response r = reserve(user.incrementAndGet(), activityId, 1);
-                during.computeIfAbsent(r.code(), k -> new AtomicInteger()).incrementAndGet();
-                if (r.status() == 202) {
-                    queued.add((String) r.body().get("reservation_id"));
-                }
-                TimeUnit.MILLISECONDS.sleep(1000);
-            }
+            Map<String, Integer> during = buyersDuringOutage(activityId, queued);
             assertThat(during).as("the entry breaker paused admission").containsKey("ADMISSION_PAUSED");
             assertThat(count("SELECT count(*) FROM event_outbox WHERE status = 'MANUAL'")).as("transient: never MANUAL")
                     .isZero();
@@ -154,6 +132,21 @@ class LongOutageIT extends IntegrationTest {
         }
         assertAllTerminalNoManual(activityId, queued);
         assertInvariants(activityId, true);
+    }
+
+    /** One buyer a second for the whole outage: the answers by code; the admitted ones join {@code queued}. */
+    private Map<String, Integer> buyersDuringOutage(long activityId, List<String> queued) throws Exception {
+        Map<String, Integer> codes = new TreeMap<>();
+        long until = System.nanoTime() + OUTAGE.toNanos();
+        for (long user = 101; System.nanoTime() < until; user++) {
+            SaleClient.Response r = reserve(user, activityId, 1);
+            codes.merge(r.code(), 1, Integer::sum);
+            if (r.status() == 202) {
+                queued.add((String) r.body().get("reservation_id"));
+            }
+            TimeUnit.MILLISECONDS.sleep(1000);
+        }
+        return codes;
     }
 
     private void assertAllTerminalNoManual(long activityId, List<String> queued) {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -89,12 +89,8 @@ class ProcessCrashIT {
         }
     }
 
-    static List<Failpoint> failpoints() {
-        return List.of(Failpoint.values());
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("failpoints")
+    @EnumSource(Failpoint.class)
     void realCrashes(Failpoint point) throws Exception {
         String name = point.id();
         boolean payments = point == Failpoint.AFTER_PAYMENT_RECORD_INSERT || point == Failpoint.AFTER_CANCEL_PENDING;

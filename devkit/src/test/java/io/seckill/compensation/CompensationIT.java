@@ -71,13 +71,10 @@ class CompensationIT extends IntegrationTest {
     @Test
     @DisplayName("fault #12: a stale lease holder that wakes after the new owner finished has its writes refused")
     void staleHolderAfterTakeover() throws Exception {
-        Rejected r = rejectedReservation();
-        CompensationTaskRepository.Claimed stale = tasks.claim(r.taskId(), "owner-a", Duration.ofMinutes(5)).orElseThrow();
-        jdbc.update("UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
-                r.taskId());
-        CompensationTaskRepository.Claimed fresh = tasks.claim(r.taskId(), "owner-b", Duration.ofMinutes(5)).orElseThrow();
-        worker.apply(fresh, "owner-b");
-        worker.apply(stale, "owner-a");
+        Takeover t = takeover(rejectedReservation());
+        worker.apply(t.fresh(), "owner-b");
+        worker.apply(t.stale(), "owner-a");
+        Rejected r = t.rejected();
         assertCompensatedOnce(r);
         assertThat(tasks.markRetry(r.taskId(), "owner-a", new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)), "late")).isFalse();
         assertThat(tasks.markManual(r.taskId(), "owner-a", "X", "late")).isFalse();
@@ -86,16 +83,12 @@ class CompensationIT extends IntegrationTest {
     @Test
     @DisplayName("fault #12: a stale holder racing the new owner mid-step (its CAS and Lua run first) still restores once")
     void staleHolderRunsFirst() throws Exception {
-        Rejected r = rejectedReservation();
-        CompensationTaskRepository.Claimed stale = tasks.claim(r.taskId(), "owner-a", Duration.ofMinutes(5)).orElseThrow();
-        jdbc.update("UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
-                r.taskId());
-        CompensationTaskRepository.Claimed fresh = tasks.claim(r.taskId(), "owner-b", Duration.ofMinutes(5)).orElseThrow();
-        worker.apply(stale, "owner-a");
-        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class, r.taskId()))
-                .as("the stale holder cannot settle the task").isEqualTo("CLAIMED");
-        worker.apply(fresh, "owner-b");
-        assertCompensatedOnce(r);
+        Takeover t = takeover(rejectedReservation());
+        worker.apply(t.stale(), "owner-a");
+        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class,
+                t.rejected().taskId())).as("the stale holder cannot settle the task").isEqualTo("CLAIMED");
+        worker.apply(t.fresh(), "owner-b");
+        assertCompensatedOnce(t.rejected());
     }
 
     @Test
@@ -319,5 +312,16 @@ class CompensationIT extends IntegrationTest {
         assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
                 r.reservationId())).isEqualTo("COMPENSATED");
         assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", r.activityId())).isEqualTo(1);
+    }
+
+    /** Two claims of one task: owner-a's lease expired, then owner-b claimed it. */
+    record Takeover(Rejected rejected, CompensationTaskRepository.Claimed stale, CompensationTaskRepository.Claimed fresh) {
+    }
+
+    private Takeover takeover(Rejected r) {
+        CompensationTaskRepository.Claimed stale = tasks.claim(r.taskId(), "owner-a", Duration.ofMinutes(5)).orElseThrow();
+        jdbc.update("UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
+                r.taskId());
+        return new Takeover(r, stale, tasks.claim(r.taskId(), "owner-b", Duration.ofMinutes(5)).orElseThrow());
     }
 }

@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.UUID;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
@@ -21,10 +19,6 @@ class BacklogPauseIT extends IntegrationTest {
 
     @Autowired
     DeadlineSweeper sweeper;
-    @Autowired
-    SeckillProperties props;
-    @Autowired
-    MeterRegistry meters;
 
     @Test
     @DisplayName("fault #14: while the oldest unconsumed order message is older than the limit, the deadline sweeper pauses; the late message then creates its order")
@@ -35,7 +29,7 @@ class BacklogPauseIT extends IntegrationTest {
         String rid;
         Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:16000*1");
         try {
-            rid = (String) reserve(141, activityId, 1).body().get("reservation_id");
+            rid = reservationId(141, activityId);
             Awaitility.await().atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(100))
                     .until(() -> meters.get("deadline.paused").gauge().value() == 1.0);
             assertThat(meters.get("mq.order.backlog.age.seconds").gauge().value()).isGreaterThan(0.8);

@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 
-import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
@@ -19,11 +16,6 @@ import io.seckill.support.TestEngines;
 
 /** Design 7.3, 15.8: bounded redelivery, then %DLQ% - watched, listed, replayed with the same ids; never terminal. */
 class DlqIT extends IntegrationTest {
-
-    @Autowired
-    SeckillProperties props;
-    @Autowired
-    MeterRegistry meters;
 
     @Test
     @DisplayName("a message that keeps failing lands in %DLQ% after bounded retries; the watcher counts it; replay settles it once")
@@ -35,7 +27,7 @@ class DlqIT extends IntegrationTest {
             String rid;
             Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw");
             try {
-                rid = (String) reserve(701, activityId, 1).body().get("reservation_id");
+                rid = reservationId(701, activityId);
                 Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
                         .until(() -> dlq.count(group) > before);
             } finally {

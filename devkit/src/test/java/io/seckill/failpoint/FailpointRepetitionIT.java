@@ -13,12 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
 
-import io.seckill.compensation.CompensationWorker;
 import io.seckill.cli.SaleClient;
 import io.seckill.payment.PaymentTestBase;
 
@@ -37,9 +35,6 @@ class FailpointRepetitionIT extends PaymentTestBase {
     private static final int BATCH = 25;
     private static final int BUSINESS_DEADLINE_SECONDS = 20;
 
-    @Autowired
-    CompensationWorker compensation;
-
     /** How many repetitions per failpoint. */
     protected int repetitions() {
         return Integer.getInteger("seckill.failpoint.repetitions", 3);
@@ -50,12 +45,8 @@ class FailpointRepetitionIT extends PaymentTestBase {
         Failpoints.disarmAll();
     }
 
-    static List<Failpoint> failpoints() {
-        return List.of(Failpoint.values());
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("failpoints")
+    @EnumSource(Failpoint.class)
     void repeatedFailpoint(Failpoint point) throws Exception {
         String name = point.id();
         int reps = repetitions();

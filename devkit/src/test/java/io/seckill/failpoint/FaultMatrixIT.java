@@ -10,9 +10,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.cli.SaleClient;
 import io.seckill.support.IntegrationTest;
 
@@ -21,9 +19,6 @@ import io.seckill.support.IntegrationTest;
  * fails is abandoned as a crash would abandon it - then the guarantees are checked after recovery.
  */
 class FaultMatrixIT extends IntegrationTest {
-
-    @Autowired
-    MeterRegistry meters;
 
     @AfterEach
     void off() {
@@ -72,7 +67,7 @@ class FaultMatrixIT extends IntegrationTest {
         double duplicatesBefore = counter("inbox.duplicate");
         double resendsBefore = counter("reservation.resend");
         Failpoints.arm(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK, "throw*1");
-        String rid = (String) reserve(31, activityId, 1).body().get("reservation_id");
+        String rid = reservationId(31, activityId);
         String slot = "seckill:{" + activityId + ":1}:";
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> redis.sync().zcard(slot + "send_due") == 0
                 && counter("inbox.duplicate") > duplicatesBefore);
@@ -86,8 +81,7 @@ class FaultMatrixIT extends IntegrationTest {
     void crashInsideTransaction() throws Exception {
         long activityId = openSale(3);
         Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw*1");
-        String rid = (String) reserve(51, activityId, 1).body().get("reservation_id");
-        awaitSettled(activityId, 1);
+        String rid = firstSettled(activityId, 51);
         assertThat(Failpoints.armed()).doesNotContainKey(Failpoint.AFTER_INBOX_INSERT.id());
         assertOneOrder(activityId, rid);
     }
@@ -98,8 +92,7 @@ class FaultMatrixIT extends IntegrationTest {
         long activityId = openSale(3);
         Failpoints.arm(Failpoint.AFTER_PG_STOCK_DECREMENT, "throw*1");
         Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "throw*1");
-        String rid = (String) reserve(52, activityId, 1).body().get("reservation_id");
-        awaitSettled(activityId, 1);
+        String rid = firstSettled(activityId, 52);
         assertThat(Failpoints.armed()).isEmpty();
         assertOneOrder(activityId, rid);
     }
@@ -110,7 +103,7 @@ class FaultMatrixIT extends IntegrationTest {
         long activityId = openSale(3);
         double duplicatesBefore = counter("inbox.duplicate");
         Failpoints.arm(Failpoint.AFTER_PG_COMMIT_BEFORE_ACK, "throw*1");
-        String rid = (String) reserve(61, activityId, 1).body().get("reservation_id");
+        String rid = reservationId(61, activityId);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> counter("inbox.duplicate") > duplicatesBefore);
         awaitSettled(activityId, 1);
         assertOneOrder(activityId, rid);
@@ -122,8 +115,7 @@ class FaultMatrixIT extends IntegrationTest {
         long activityId = openSale(3);
         double unknownBefore = counter("db.commit.unknown");
         Failpoints.arm(Failpoint.DURING_COMMIT_RESPONSE, "lose-response*1");
-        String rid = (String) reserve(71, activityId, 1).body().get("reservation_id");
-        awaitSettled(activityId, 1);
+        String rid = firstSettled(activityId, 71);
         assertThat(counter("db.commit.unknown")).isEqualTo(unknownBefore + 1);
         assertThat(count("SELECT count(*) FROM compensation_task WHERE reservation_id = ?::uuid", rid)).isZero();
         assertOneOrder(activityId, rid);
@@ -134,7 +126,7 @@ class FaultMatrixIT extends IntegrationTest {
     void backendKilledMidTransaction() throws Exception {
         long activityId = openSale(3);
         Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "delay:4000*1");
-        String rid = (String) reserve(53, activityId, 1).body().get("reservation_id");
+        String rid = reservationId(53, activityId);
         // the order row is written but not committed: find that backend and kill it
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count("""
                 SELECT count(*) FROM pg_stat_activity

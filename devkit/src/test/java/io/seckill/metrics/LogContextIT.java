@@ -31,7 +31,7 @@ class LogContextIT extends IntegrationTest {
         logger.setLevel(Level.DEBUG);
         String rid;
         try {
-            rid = (String) reserve(501, activityId, 1).body().get("reservation_id");
+            rid = reservationId(501, activityId);
         } finally {
             logger.detachAppender(events);
             logger.setLevel(level);

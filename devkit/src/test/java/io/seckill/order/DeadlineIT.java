@@ -8,18 +8,13 @@ import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 
-import io.seckill.compensation.CompensationWorker;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
 
 /** Design 11.2: the business deadline rejects through a PostgreSQL tombstone; a later message cannot resurrect it. */
 class DeadlineIT extends IntegrationTest {
-
-    @Autowired
-    CompensationWorker compensation;
 
     @Test
     @DisplayName("fault #15: the message arrives after the deadline tombstone -> LATE_REJECTED, no order, the unit restored once")
@@ -30,7 +25,7 @@ class DeadlineIT extends IntegrationTest {
         // the consumer holds the message (inbox claimed, nothing else written) well past the 2 s deadline
         Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:8000*1");
         try {
-            rid = (String) reserve(151, activityId, 1).body().get("reservation_id");
+            rid = reservationId(151, activityId);
             Awaitility.await().atMost(Duration.ofSeconds(7)).until(() -> "ORDER_REJECTED".equals(status(rid)));
             assertThat(jdbc.queryForObject("SELECT reason_code FROM inventory_reservation WHERE reservation_id = ?::uuid",
                     String.class, rid)).isEqualTo("BUSINESS_DEADLINE_EXCEEDED");
@@ -59,7 +54,7 @@ class DeadlineIT extends IntegrationTest {
         String rid;
         Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:4000*1");
         try {
-            rid = (String) reserve(152, activityId, 1).body().get("reservation_id");
+            rid = reservationId(152, activityId);
             Awaitility.await("still held by the consumer").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                     .until(() -> count("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ?::uuid", rid) == 0);
         } finally {

@@ -11,14 +11,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.config.SeckillProperties;
 import io.seckill.mq.Json;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.OrderRequestSender;
@@ -30,18 +27,12 @@ class DuplicateMessageIT extends IntegrationTest {
 
     @Autowired
     OrderBatchService batches;
-    @Autowired
-    DefaultMQProducer producer;
-    @Autowired
-    SeckillProperties props;
-    @Autowired
-    MeterRegistry meters;
 
     @Test
     @DisplayName("fault #4: one message_id delivered 10,000 times concurrently to the consumer: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandDirectDeliveries() throws Exception {
         long activityId = openSale(5);
-        String rid = (String) reserve(9001, activityId, 1).body().get("reservation_id");
+        String rid = reservationId(9001, activityId);
         OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
         List<MessageOutcome> outcomes = new ArrayList<>();
         try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
@@ -66,7 +57,7 @@ class DuplicateMessageIT extends IntegrationTest {
     @DisplayName("fault #4: one message_id sent 10,000 times through the real broker: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandBrokerDeliveries() throws Exception {
         long activityId = openSale(5);
-        String rid = (String) reserve(9002, activityId, 1).body().get("reservation_id");
+        String rid = reservationId(9002, activityId);
         OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
         double before = meters.counter("order.consume", "result", "duplicate").count();
         for (int i = 0; i < 10_000; i++) {
@@ -82,8 +73,7 @@ class DuplicateMessageIT extends IntegrationTest {
     @DisplayName("same message_id, different payload: no effect, quarantined, counted, never success")
     void payloadConflictIsQuarantined() throws Exception {
         long activityId = openSale(5);
-        String rid = (String) reserve(9003, activityId, 1).body().get("reservation_id");
-        awaitSettled(activityId, 1);
+        String rid = firstSettled(activityId, 9003);
         OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
         OrderCreateRequested tampered = new OrderCreateRequested(msg.schemaVersion(), msg.eventType(), msg.messageId(),
                 msg.messageKey(), msg.requestId(), msg.reservationId(), msg.activityId(), 2, 9999, null, msg.reservedAt(),

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.cli.SaleClient;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationIds;
@@ -32,10 +31,6 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
     OrderBatchService batches;
     @Autowired
     ReservationIds ids;
-    @Autowired
-    MeterRegistry meters;
-    @Autowired
-    io.seckill.compensation.CompensationWorker compensation;
 
     @Test
     @DisplayName("fault #8: Redis warmed 2xN and user marks removed -> exactly N orders, one per user, surplus ORDER_REJECTED with task and event")

@@ -61,8 +61,7 @@ class PaymentCancelRaceIT extends PaymentTestBase {
 
     private String run(long activityId, long userId, List<String> schedule, boolean payAfterClose) throws Exception {
         String label = schedule + (payAfterClose ? " pay-after-close" : "");
-        UUID order = placeOrder(activityId, 1, userId);
-        UUID payment = startPayment(userId, order);
+        UUID order = placeOrder(activityId, 1, userId), payment = startPayment(userId, order);
         String owner = "race-" + userId;
         Optional<OrderRecord> claimed = Optional.empty();
         PaymentChannel.State closed = null;

@@ -37,8 +37,7 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("a paid order: callback -> PAID, stock occupied -> sold with a ledger row, PAID projected into Redis")
     void paidOrder() throws Exception {
         long activityId = openSale(3);
-        UUID order = placeOrder(activityId, 1, 1);
-        UUID payment = startPayment(1, order);
+        UUID order = placeOrder(activityId, 1, 1), payment = startPayment(1, order);
         assertThat(orderStatus(order)).isEqualTo("PAYING");
         assertThat(startPayment(1, order)).as("a second 'pay' returns the same payment").isEqualTo(payment);
 
@@ -66,8 +65,7 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("fault #17: 1,000 concurrent duplicate callbacks -> one payment_record, one PAID transition, one ORDER_PAID")
     void duplicateCallbacks() throws Exception {
         long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 7);
-        UUID payment = startPayment(7, order);
+        UUID order = placeOrder(activityId, 1, 7), payment = startPayment(7, order);
         assertThat(sim.pay(payment, false)).isTrue();
         PaySim.SignedCallback cb = sim.signedCallback(payment, Instant.now().getEpochSecond());
 
@@ -142,8 +140,7 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("forged signature, stale timestamp, wrong amount, unknown order: refused with a clear error, nothing written")
     void refusedCallbacks() throws Exception {
         long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 21);
-        UUID payment = startPayment(21, order);
+        UUID order = placeOrder(activityId, 1, 21), payment = startPayment(21, order);
         assertThat(sim.pay(payment, false)).isTrue();
         long now = Instant.now().getEpochSecond();
         PaySim.SignedCallback good = sim.signedCallback(payment, now);
@@ -176,8 +173,7 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("a signed REFUNDED callback never pays an unpaid order: ignored, nothing written; the SUCCESS one still pays")
     void refundedCallbackNeverPays() throws Exception {
         long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 23);
-        UUID payment = startPayment(23, order);
+        UUID order = placeOrder(activityId, 1, 23), payment = startPayment(23, order);
         assertThat(sim.pay(payment, false)).isTrue();
         long now = Instant.now().getEpochSecond();
         PaySim.SignedCallback good = sim.signedCallback(payment, now);
@@ -201,8 +197,7 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("money taken after the local cancel: payment recorded, anomaly raised, refunded; the order stays CANCELLED")
     void paidAfterCancel() throws Exception {
         long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 31);
-        UUID payment = startPayment(31, order);
+        UUID order = placeOrder(activityId, 1, 31), payment = startPayment(31, order);
         expire(order);
         worker.runOnce("canceller-31");
         assertThat(orderStatus(order)).isEqualTo("CANCELLED");
@@ -265,8 +260,7 @@ class PaymentIT extends PaymentTestBase {
             + "refunded, the poison one stays REFUNDING with backoff and is an anomaly past the bound")
     void poisonRefundBesideHealthyOne() throws Exception {
         long activityId = openSale(3);
-        UUID order = placeOrder(activityId, 1, 61);
-        UUID payment = startPayment(61, order);
+        UUID order = placeOrder(activityId, 1, 61), payment = startPayment(61, order);
         expire(order);
         worker.runOnce("canceller-61");
         assertThat(orderStatus(order)).isEqualTo("CANCELLED");
@@ -316,8 +310,7 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("a channel that cannot answer keeps the order CANCEL_PENDING (unknown is not unpaid); paid meanwhile -> PAID")
     void channelUnavailableDuringCancel() throws Exception {
         long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 51);
-        UUID payment = startPayment(51, order);
+        UUID order = placeOrder(activityId, 1, 51), payment = startPayment(51, order);
         expire(order);
         sim.knobs(new PaySim.Knobs(1, 0, false, 100, 0));
         worker.runOnce("canceller-51");

@@ -6,34 +6,22 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 
-import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.message.Message;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.config.SeckillProperties;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.support.IntegrationTest;
 
 /** Fault #19: an outbox event delivered again changes nothing downstream. */
 class ProjectionIT extends IntegrationTest {
 
-    @Autowired
-    DefaultMQProducer producer;
-    @Autowired
-    SeckillProperties props;
-    @Autowired
-    MeterRegistry meters;
-
     @Test
     @DisplayName("fault #19: ORDER_CREATED delivered again (same event_id) leaves the Redis projection and counters unchanged")
     void duplicateEventChangesNothing() throws Exception {
         long activityId = openSale(3);
-        String rid = (String) reserve(11, activityId, 1).body().get("reservation_id");
-        awaitSettled(activityId, 1);
+        String rid = firstSettled(activityId, 11);
         String slot = "seckill:{" + activityId + ":1}:";
         Map<String, String> before = redis.sync().hgetall(slot + "counter");
         assertThat(before).containsEntry("committed", "1").containsEntry("open_reserved", "0");

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -29,8 +28,6 @@ class ReconcileCostIT extends IntegrationTest {
 
     @Autowired
     Reconciler reconciler;
-    @Autowired
-    MeterRegistry meters;
     @Autowired
     io.seckill.activity.SaleRegistry registry;
 

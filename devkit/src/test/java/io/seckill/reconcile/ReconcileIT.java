@@ -19,7 +19,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.activity.StockAdjustments;
 import io.seckill.compensation.CompensationTaskRepository;
-import io.seckill.compensation.CompensationWorker;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.payment.PaymentTestBase;
@@ -35,8 +34,6 @@ class ReconcileIT extends PaymentTestBase {
     ReconcileRepository repo;
     @Autowired
     StockAdjustments adjustments;
-    @Autowired
-    CompensationWorker compensation;
     @Autowired
     CompensationTaskRepository tasks;
 
@@ -175,8 +172,7 @@ class ReconcileIT extends PaymentTestBase {
     @DisplayName("automatic: a PAID or CANCELLED order whose projection is behind is re-projected by the standard scripts")
     void projectionOfPaidAndCancelled() throws Exception {
         long activityId = openSale(3);
-        UUID paid = placeOrder(activityId, 1, 31);
-        UUID payment = startPayment(31, paid);
+        UUID paid = placeOrder(activityId, 1, 31), payment = startPayment(31, paid);
         sim.pay(payment, false);
         deliverCallback(payment);
         UUID cancelled = placeOrder(activityId, 1, 32);

@@ -22,7 +22,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.seckill.compensation.CompensationWorker;
 import io.seckill.cli.SaleClient;
 import io.seckill.support.IntegrationTest;
 
@@ -38,8 +37,6 @@ class RedisLossDrillIT extends IntegrationTest {
 
     @Autowired
     Reconciler reconciler;
-    @Autowired
-    CompensationWorker compensation;
 
     @Test
     @DisplayName("Redis data-loss drill: keys lost mid-sale -> paused, drained, recalibrated from PostgreSQL, resumed")

@@ -94,8 +94,7 @@ class HappyPathIT extends IntegrationTest {
     @DisplayName("fault #9: the status query falls back to PostgreSQL when the Redis projection is missing")
     void statusFallsBackToPostgres() throws Exception {
         long activityId = openSale(3);
-        String rid = (String) reserve(301, activityId, 1).body().get("reservation_id");
-        awaitSettled(activityId, 1);
+        String rid = firstSettled(activityId, 301);
         redis.sync().del("seckill:{" + activityId + ":1}:reservation:" + rid);
 
         SaleClient.Response s = client().get("/api/v1/reservations/" + rid, userToken(301));

@@ -8,9 +8,7 @@ import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 
-import io.seckill.compensation.CompensationWorker;
 import io.seckill.cli.SaleClient;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
@@ -18,9 +16,6 @@ import io.seckill.support.IntegrationTest;
 
 /** Request identity (DESIGN.md, States): a request id is scoped to (activity, SKU, user) in Redis, PostgreSQL and the ids. */
 class RequestIdentityIT extends IntegrationTest {
-
-    @Autowired
-    CompensationWorker compensation;
 
     @Test
     @DisplayName("request id reused across SKUs reaches a terminal state: two attempts, two orders")

@@ -8,16 +8,11 @@ import java.util.UUID;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 
-import io.seckill.compensation.CompensationWorker;
 import io.seckill.cli.SaleClient;
 import io.seckill.payment.PaymentTestBase;
 
 class RunbookIT extends PaymentTestBase {
-
-    @Autowired
-    CompensationWorker compensation;
 
     @Test
     @DisplayName("runbook end to end: freeze -> inspect -> repair -> invariants pass -> audit rows present")

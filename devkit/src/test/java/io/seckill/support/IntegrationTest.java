@@ -12,6 +12,9 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.awaitility.Awaitility;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -20,11 +23,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.SeckillApplication;
 import io.seckill.activity.ActivityService;
 import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
+import io.seckill.compensation.CompensationWorker;
+import io.seckill.config.SeckillProperties;
 import io.seckill.invariants.InvariantChecker;
 
 /**
@@ -67,6 +71,14 @@ public abstract class IntegrationTest {
     protected InvariantChecker invariants;
     @Autowired
     protected ActivityService activities;
+    @Autowired
+    protected SeckillProperties props;
+    @Autowired
+    protected MeterRegistry meters;
+    @Autowired
+    protected DefaultMQProducer producer;
+    @Autowired
+    protected CompensationWorker compensation;
 
     protected SaleClient client() {
         return new SaleClient("http://127.0.0.1:" + port);
@@ -130,6 +142,21 @@ public abstract class IntegrationTest {
 
     protected SaleClient.Response reserve(long userId, long activityId, long skuId) throws Exception {
         return client().reserve(userToken(userId), activityId, skuId, UUID.randomUUID().toString());
+    }
+
+    /** Reserves one unit of SKU 1 for {@code userId}: the reservation id the answer carries. */
+    protected String reservationId(long userId, long activityId) throws Exception {
+        SaleClient.Response r = reserve(userId, activityId, 1);
+        Object rid = r.body().get("reservation_id");
+        assertThat(rid).as(r.body().toString()).isNotNull();
+        return (String) rid;
+    }
+
+    /** The first reservation of a sale, waited for until the pipeline settled it. */
+    protected String firstSettled(long activityId, long userId) throws Exception {
+        String rid = reservationId(userId, activityId);
+        awaitSettled(activityId, 1);
+        return rid;
     }
 
     protected long count(String sql, Object... args) {

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.seckill.compensation.CompensationWorker;
 import io.seckill.cli.SaleClient;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
@@ -24,8 +23,6 @@ import io.seckill.support.IntegrationTest;
  */
 class PoisonEntryIT extends IntegrationTest {
 
-    @Autowired
-    CompensationWorker compensation;
     @Autowired
     AdmissionBreaker breaker;
 
@@ -45,7 +42,7 @@ class PoisonEntryIT extends IntegrationTest {
         String rid;
         Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:8000*1");
         try {
-            rid = (String) reserve(601, activityId, 1).body().get("reservation_id");
+            rid = reservationId(601, activityId);
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "ORDER_REJECTED".equals(status(rid)));
         } finally {
             Failpoints.disarmAll();

@@ -23,42 +23,13 @@ public class InventoryRepository {
             FROM sku_inventory
             """;
     /** Takes {@code n} units at once; refused (0 rows) unless all {@code n} are available. */
-    private static final String OCCUPY = """
-            UPDATE sku_inventory
-            SET available_stock = available_stock - ?,
-                occupied_stock  = occupied_stock + ?,
-                version         = version + 1,
-                updated_at      = clock_timestamp()
-            WHERE activity_id = ? AND sku_id = ? AND available_stock >= ?
-            """;
+    private static final String OCCUPY = move("available_stock", "occupied_stock");
     /** Gives back units occupied in the same transaction (the user already had an order). */
-    private static final String RESTORE = """
-            UPDATE sku_inventory
-            SET available_stock = available_stock + ?,
-                occupied_stock  = occupied_stock - ?,
-                version         = version + 1,
-                updated_at      = clock_timestamp()
-            WHERE activity_id = ? AND sku_id = ? AND occupied_stock >= ?
-            """;
-
+    private static final String RESTORE = move("occupied_stock", "available_stock");
     /** A paid order's unit moves from occupied to sold (DESIGN.md §6.5). */
-    private static final String SELL = """
-            UPDATE sku_inventory
-            SET occupied_stock = occupied_stock - 1,
-                sold_stock     = sold_stock + 1,
-                version        = version + 1,
-                updated_at     = clock_timestamp()
-            WHERE activity_id = ? AND sku_id = ? AND occupied_stock >= 1
-            """;
+    private static final String SELL = move("occupied_stock", "sold_stock");
     /** A cancelled order's unit goes back to available. */
-    private static final String RELEASE = """
-            UPDATE sku_inventory
-            SET occupied_stock  = occupied_stock - 1,
-                available_stock = available_stock + 1,
-                version         = version + 1,
-                updated_at      = clock_timestamp()
-            WHERE activity_id = ? AND sku_id = ? AND occupied_stock >= 1
-            """;
+    private static final String RELEASE = move("occupied_stock", "available_stock");
 
     /** A stock adjustment: initial and available move by the delta; refused when available would go below zero. */
     private static final String ADJUST = """
@@ -87,21 +58,35 @@ public class InventoryRepository {
 
     /** @return true when all {@code n} units were taken */
     public boolean occupy(long activityId, long skuId, int n) {
-        return single(jdbc.update(OCCUPY, n, n, activityId, skuId, n), activityId, skuId);
+        return moved(OCCUPY, activityId, skuId, n);
     }
 
     public boolean restore(long activityId, long skuId, int n) {
-        return single(jdbc.update(RESTORE, n, n, activityId, skuId, n), activityId, skuId);
+        return moved(RESTORE, activityId, skuId, n);
     }
 
     /** occupied - 1, sold + 1; false when nothing is occupied (the caller's transaction must not go on). */
     public boolean sell(long activityId, long skuId) {
-        return single(jdbc.update(SELL, activityId, skuId), activityId, skuId);
+        return moved(SELL, activityId, skuId, 1);
     }
 
     /** occupied - 1, available + 1; false when nothing is occupied. */
     public boolean release(long activityId, long skuId) {
-        return single(jdbc.update(RELEASE, activityId, skuId), activityId, skuId);
+        return moved(RELEASE, activityId, skuId, 1);
+    }
+
+    /**
+     * {@code n} units from one stock column to another, in one guarded statement: refused (0 rows)
+     * unless the source holds all {@code n}, so no column ever goes below zero.
+     */
+    private static String move(String from, String to) {
+        return "UPDATE sku_inventory SET " + from + " = " + from + " - ?, " + to + " = " + to + " + ?, "
+                + "version = version + 1, updated_at = clock_timestamp() "
+                + "WHERE activity_id = ? AND sku_id = ? AND " + from + " >= ?";
+    }
+
+    private boolean moved(String sql, long activityId, long skuId, int n) {
+        return single(jdbc.update(sql, n, n, activityId, skuId, n), activityId, skuId);
     }
 
     public boolean adjust(long activityId, long skuId, int delta) {

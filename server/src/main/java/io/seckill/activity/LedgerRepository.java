@@ -2,11 +2,12 @@ package io.seckill.activity;
 
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
+
+import io.seckill.db.Sql;
 
 /** The SQL of {@code inventory_ledger}: one row per stock movement, unique idempotency key. */
 @Repository
@@ -65,11 +66,7 @@ public class LedgerRepository {
     }
 
     public Map<String, Long> countByType(long activityId) {
-        Map<String, Long> out = new TreeMap<>();
-        jdbc.query(BY_TYPE, rs -> {
-            out.put(rs.getString(1), rs.getLong(2));
-        }, activityId);
-        return out;
+        return Sql.countsByKey(jdbc, BY_TYPE, activityId);
     }
 
     public SkuCounts skuCounts(long activityId, long skuId) {

@@ -17,7 +17,8 @@ import io.seckill.redis.SkuSlot;
  * marker) - by the operator's command, or by reconciliation when the command stopped in between.
  */
 @Component
-public class StockAdjustments {
+public record StockAdjustments(StockAdjustmentRepository repo, InventoryRepository inventory, LedgerRepository ledger,
+        SaleRegistry registry, TransactionTemplate tx, StatefulRedisConnection<String, String> redis) {
 
     private static final LuaScript ADJUST = LuaScript.load("adjust_stock");
 
@@ -35,23 +36,6 @@ public class StockAdjustments {
 
     /** The id was recorded for a different change. */
     public record IdConflict(long activityId, long skuId, int delta) implements Recorded {
-    }
-
-    private final StockAdjustmentRepository repo;
-    private final InventoryRepository inventory;
-    private final LedgerRepository ledger;
-    private final SaleRegistry registry;
-    private final TransactionTemplate tx;
-    private final StatefulRedisConnection<String, String> redis;
-
-    StockAdjustments(StockAdjustmentRepository repo, InventoryRepository inventory, LedgerRepository ledger,
-            SaleRegistry registry, TransactionTemplate tx, StatefulRedisConnection<String, String> redis) {
-        this.repo = repo;
-        this.inventory = inventory;
-        this.ledger = ledger;
-        this.registry = registry;
-        this.tx = tx;
-        this.redis = redis;
     }
 
     /** The PostgreSQL half, in one transaction; repeating an id repeats nothing. */

@@ -6,6 +6,7 @@ import java.util.Map;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.db.Sql;
 import io.seckill.mq.Json;
 
 /**
@@ -84,11 +85,7 @@ public class AnomalyRepository {
 
     /** A sale's open anomalies by type. */
     public Map<String, Long> openByType(long activityId) {
-        Map<String, Long> out = new java.util.TreeMap<>();
-        jdbc.query(OPEN_BY_TYPE, rs -> {
-            out.put(rs.getString(1), rs.getLong(2));
-        }, activityId);
-        return out;
+        return Sql.countsByKey(jdbc, OPEN_BY_TYPE, activityId);
     }
 
     public List<Map<String, Object>> forObjects(List<String> objectIds) {

@@ -12,6 +12,7 @@ import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.db.Backlog;
 import io.seckill.db.Sql;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.retry.Backoff;
@@ -33,23 +34,10 @@ public class CompensationTaskRepository {
             """;
 
     /** Design 9.7 claim, for a batch: due tasks, or tasks whose lease expired, with a lease on the database clock. */
-    private static final String CLAIM_DUE = """
-            WITH candidates AS (
-                SELECT task_id
-                FROM compensation_task
-                WHERE (status IN ('PENDING', 'RETRY') OR (status = 'CLAIMED' AND lease_until < clock_timestamp()))
-                  AND next_retry_at <= clock_timestamp()
-                ORDER BY next_retry_at, created_at
-                FOR UPDATE SKIP LOCKED
-                LIMIT ?
-            )
-            UPDATE compensation_task AS t
-            SET status = 'CLAIMED', lease_owner = ?, lease_until = clock_timestamp() + ?::interval,
-                attempt_count = t.attempt_count + 1, updated_at = clock_timestamp()
-            FROM candidates AS c
-            WHERE t.task_id = c.task_id
-            RETURNING t.task_id, t.reservation_id, t.attempt_count
-            """;
+    private static final String CLAIM_DUE = Sql.claimBatch("compensation_task", "t", "task_id",
+            Sql.claimable("CLAIMED"), "next_retry_at, created_at",
+            "status = 'CLAIMED', " + Sql.LEASE + ", attempt_count = t.attempt_count + 1, updated_at = clock_timestamp()", "")
+            + "RETURNING t.task_id, t.reservation_id, t.attempt_count";
     /** Design 9.7 claim of one task. */
     private static final String CLAIM = """
             UPDATE compensation_task
@@ -126,9 +114,6 @@ public class CompensationTaskRepository {
     public record Claimed(UUID taskId, UUID reservationId, int attempt) {
     }
 
-    public record Backlog(long pending, double oldestAgeSeconds) {
-    }
-
     public List<Claimed> claimDue(int limit, String owner, Duration lease) {
         return jdbc.query(CLAIM_DUE, (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
                 rs.getInt(3)), limit, owner, interval(lease));
@@ -176,6 +161,6 @@ public class CompensationTaskRepository {
     }
 
     public Backlog backlog() {
-        return jdbc.queryForObject(BACKLOG, (rs, i) -> new Backlog(rs.getLong(1), rs.getDouble(2)));
+        return jdbc.queryForObject(BACKLOG, Backlog::of);
     }
 }

@@ -5,11 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +27,7 @@ import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.retry.Backoff;
+import io.seckill.worker.BacklogGauges;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -59,8 +58,7 @@ public class CompensationWorker extends PollingWorker {
     private final StatefulRedisConnection<String, String> redis;
     private final TransactionTemplate tx;
     private final String owner = MqClients.instanceName("compensation") + "-" + UUID.randomUUID();
-    private final AtomicLong pending = new AtomicLong();
-    private final AtomicLong oldestAgeMs = new AtomicLong();
+    private final BacklogGauges backlog;
 
     CompensationWorker(CompensationTaskRepository tasks, ReservationRepository reservations, AnomalyRepository anomalies,
             StalledWork stalled, SaleRegistry registry, StatefulRedisConnection<String, String> redis, TransactionTemplate tx,
@@ -73,8 +71,7 @@ public class CompensationWorker extends PollingWorker {
         this.registry = registry;
         this.redis = redis;
         this.tx = tx;
-        Gauge.builder("compensation.pending", pending, AtomicLong::get).register(meters);
-        Gauge.builder("compensation.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
+        this.backlog = new BacklogGauges(meters, "compensation.pending", "compensation.oldest.age.seconds");
         // registered at start: an alert on its increase sees a zero series, not an absent one
         meters.counter("compensation.redis.missing");
         this.alreadyApplied = meters.counter("compensation.already.applied");
@@ -82,9 +79,7 @@ public class CompensationWorker extends PollingWorker {
 
     @Override
     protected int runPass() {
-        CompensationTaskRepository.Backlog b = tasks.backlog();
-        pending.set(b.pending());
-        oldestAgeMs.set((long) (b.oldestAgeSeconds() * 1000));
+        backlog.show(tasks.backlog());
         return runOnce(owner);
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Service;
 
 import io.micrometer.core.instrument.Counter;
@@ -28,7 +29,9 @@ import io.seckill.reservation.ReservationRepository;
  * (checked at most every {@link #INVARIANTS_EVERY_MS} ms per sale).
  */
 @Service
-public class SaleBoard {
+public record SaleBoard(SaleRegistry registry, ActivityService activities, ReservationRepository reservations,
+        OrderRepository orders, AnomalyRepository anomalies, InvariantChecker invariants, MeterRegistry meters,
+        Map<Long, Checked> checked) {
 
     static final long INVARIANTS_EVERY_MS = 10_000;
 
@@ -39,27 +42,14 @@ public class SaleBoard {
             "outbox.oldest.age.seconds", "compensation_pending", "compensation.pending", "cancel_pending",
             "order.cancel.backlog", "admission_paused", "admission.paused");
 
-    private record Checked(long atMs, Map<String, Object> result) {
+    /** The invariants' last result of one sale, and when it was taken. */
+    record Checked(long atMs, Map<String, Object> result) {
     }
 
-    private final SaleRegistry registry;
-    private final ActivityService activities;
-    private final ReservationRepository reservations;
-    private final OrderRepository orders;
-    private final AnomalyRepository anomalies;
-    private final InvariantChecker invariants;
-    private final MeterRegistry meters;
-    private final Map<Long, Checked> checked = new ConcurrentHashMap<>();
-
+    @Autowired
     SaleBoard(SaleRegistry registry, ActivityService activities, ReservationRepository reservations, OrderRepository orders,
             AnomalyRepository anomalies, InvariantChecker invariants, MeterRegistry meters) {
-        this.registry = registry;
-        this.activities = activities;
-        this.reservations = reservations;
-        this.orders = orders;
-        this.anomalies = anomalies;
-        this.invariants = invariants;
-        this.meters = meters;
+        this(registry, activities, reservations, orders, anomalies, invariants, meters, new ConcurrentHashMap<>());
     }
 
     public Map<String, Object> state() {

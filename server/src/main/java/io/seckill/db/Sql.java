@@ -4,7 +4,11 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
+
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Small conversions every repository needs when it binds parameters or reads rows. */
 public final class Sql {
@@ -29,5 +33,49 @@ public final class Sql {
     /** A {@code count(*)} read with queryForObject (never null in practice). */
     public static long count(Long n) {
         return n == null ? 0 : n;
+    }
+
+    /** The rows of a {@code SELECT key, count(*) ... GROUP BY key}, sorted by key. */
+    public static Map<String, Long> countsByKey(JdbcTemplate jdbc, String sql, Object... args) {
+        Map<String, Long> out = new TreeMap<>();
+        jdbc.query(sql, rs -> {
+            out.put(rs.getString(1), rs.getLong(2));
+        }, args);
+        return out;
+    }
+
+    /** The lease a claim takes, on the database clock: binds the owner token and the lease length. */
+    public static final String LEASE = "lease_owner = ?, lease_until = clock_timestamp() + ?::interval";
+
+    /**
+     * The batch claim (DESIGN.md §9.7) of any queue table: up to {@code LIMIT ?} rows matching
+     * {@code due}, oldest first by {@code orderBy}, skipping rows other workers hold locked, updated
+     * by {@code set} in the same statement - and only while {@code recheck} still holds of the row
+     * (empty for none). The caller appends {@code RETURNING}; the table is aliased {@code alias}.
+     */
+    public static String claimBatch(String table, String alias, String key, String due, String orderBy, String set,
+            String recheck) {
+        return """
+                WITH due AS (
+                    SELECT %2$s FROM %1$s
+                    WHERE %4$s
+                    ORDER BY %5$s
+                    LIMIT ?
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE %1$s AS %3$s
+                SET %6$s
+                FROM due
+                WHERE %3$s.%2$s = due.%2$s%7$s
+                """.formatted(table, key, alias, due, orderBy, set, recheck.isEmpty() ? "" : " AND " + recheck);
+    }
+
+    /**
+     * A retried queue's rows that may be claimed now: waiting ({@code PENDING}, {@code RETRY}) or
+     * held under a lease that expired, and due.
+     */
+    public static String claimable(String claimedStatus) {
+        return "(status IN ('PENDING', 'RETRY') OR (status = '" + claimedStatus + "' AND lease_until < clock_timestamp()))"
+                + " AND next_retry_at <= clock_timestamp()";
     }
 }

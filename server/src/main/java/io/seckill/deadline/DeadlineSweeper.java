@@ -54,7 +54,7 @@ class DeadlineSweeper extends PollingWorker {
 
     DeadlineSweeper(SaleRegistry registry, StatefulRedisConnection<String, String> redis, ReservationRepository reservations,
             Rejections rejections, AnomalyRepository anomalies, StalledWork stalled,
-            TransactionTemplate tx, SeckillProperties props, MeterRegistry meters) {
+            TransactionTemplate tx, BrokerBacklog backlog, SeckillProperties props, MeterRegistry meters) {
         super("deadline-sweeper", "deadline.sweep", java.time.Duration.ofMillis(500), props, meters);
         this.mq = props.mq();
         this.pauseThreshold = props.deadline().pauseWhenBacklogOlderThan();
@@ -68,13 +68,14 @@ class DeadlineSweeper extends PollingWorker {
         this.anomalies = anomalies;
         this.stalled = stalled;
         this.tx = tx;
+        this.backlog = backlog;
     }
 
     private final SeckillProperties.Mq mq;
     private final java.util.concurrent.atomic.AtomicLong backlogAgeMs = new java.util.concurrent.atomic.AtomicLong();
     private volatile Duration pauseThreshold;
     private volatile boolean paused;
-    private BrokerBacklog backlog;
+    private final BrokerBacklog backlog;
     private long backlogCheckedAt;
     private int overLimitReadings;
 
@@ -95,9 +96,6 @@ class DeadlineSweeper extends PollingWorker {
         if (now - backlogCheckedAt >= 1_000_000_000L) {
             backlogCheckedAt = now;
             try {
-                if (backlog == null) {
-                    backlog = new BrokerBacklog(mq.namesrv());
-                }
                 backlogAgeMs.set(backlog.oldestUnconsumedAgeMs(mq.orderConsumerGroup(), mq.orderRequestTopic()));
             } catch (Exception e) {
                 // unknown backlog: stay paused if we were, rather than reject on a guess
@@ -122,21 +120,9 @@ class DeadlineSweeper extends PollingWorker {
         this.backlogCheckedAt = 0;
     }
 
-    @Override
-    protected void stopRole() {
-        super.stopRole();
-        if (backlog != null) {
-            backlog.close();
-        }
-    }
-
     /** One pass over every slot of every live sale; returns how many due entries were handled. */
     int sweepOnce() {
-        int handled = 0;
-        for (SkuSlot slot : registry.liveSlots()) {
-            handled += sweepSlot(slot);
-        }
-        return handled;
+        return registry.liveSlots().stream().mapToInt(this::sweepSlot).sum();
     }
 
     private int sweepSlot(SkuSlot slot) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -22,26 +23,21 @@ import io.seckill.reservation.ReservationRepository;
  * equal to PostgreSQL occupied + sold.
  */
 @Component
-public class InvariantChecker {
+public record InvariantChecker(OrderRepository orders, LedgerRepository ledger, PaymentRepository payments,
+        ReservationRepository reservations, ActivityService activities, TransactionTemplate snapshot) {
 
-    private final OrderRepository orders;
-    private final LedgerRepository ledger;
-    private final PaymentRepository payments;
-    private final ReservationRepository reservations;
-    private final ActivityService activities;
-    private final TransactionTemplate snapshot;
-
+    @Autowired
     InvariantChecker(OrderRepository orders, LedgerRepository ledger, PaymentRepository payments,
             ReservationRepository reservations, ActivityService activities, PlatformTransactionManager tm) {
-        this.orders = orders;
-        this.ledger = ledger;
-        this.payments = payments;
-        this.reservations = reservations;
-        this.activities = activities;
-        // every PostgreSQL number of one check comes from one snapshot, even while orders are being written
-        this.snapshot = new TransactionTemplate(tm);
-        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
-        this.snapshot.setReadOnly(true);
+        this(orders, ledger, payments, reservations, activities, snapshotOf(tm));
+    }
+
+    /** Every PostgreSQL number of one check comes from one snapshot, even while orders are being written. */
+    private static TransactionTemplate snapshotOf(PlatformTransactionManager tm) {
+        TransactionTemplate t = new TransactionTemplate(tm);
+        t.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+        t.setReadOnly(true);
+        return t;
     }
 
     public record Check(String name, boolean pass, String detail) {

@@ -16,28 +16,48 @@ import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
 import org.apache.rocketmq.remoting.protocol.admin.OffsetWrapper;
 import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
+import org.springframework.stereotype.Component;
+
+import io.seckill.config.SeckillProperties;
 
 /**
  * How far behind a consumer group is, by age (DESIGN.md §11.3 point 7: the oldest message, not the
  * count): for every queue with a backlog, the store time of the first message the group has not
  * consumed is read from the broker.
  */
+@Component
 public final class BrokerBacklog implements AutoCloseable {
 
-    private final DefaultMQProducer admin;
-    private final DefaultLitePullConsumer reader;
+    private final String namesrv;
+    private DefaultMQProducer admin;
+    private DefaultLitePullConsumer reader;
 
-    public BrokerBacklog(String namesrv) throws MQClientException {
-        admin = new DefaultMQProducer("seckill-backlog-admin");
-        admin.setNamesrvAddr(namesrv);
-        admin.setInstanceName(MqClients.instanceName("backlog-admin"));
-        admin.start();
-        reader = new DefaultLitePullConsumer("seckill-backlog-reader-" + UUID.randomUUID());
-        reader.setNamesrvAddr(namesrv);
-        reader.setInstanceName(MqClients.instanceName("backlog-reader"));
-        reader.setAutoCommit(false);
-        reader.setPullBatchSize(1);
-        reader.start();
+    BrokerBacklog(SeckillProperties props) {
+        this.namesrv = props.mq().namesrv();
+    }
+
+    /** The clients start on the first reading, so an instance that never asks opens no connection. */
+    private void start() throws MQClientException {
+        if (admin != null) {
+            return;
+        }
+        DefaultMQProducer a = new DefaultMQProducer("seckill-backlog-admin");
+        a.setNamesrvAddr(namesrv);
+        a.setInstanceName(MqClients.instanceName("backlog-admin"));
+        DefaultLitePullConsumer r = new DefaultLitePullConsumer("seckill-backlog-reader-" + UUID.randomUUID());
+        r.setNamesrvAddr(namesrv);
+        r.setInstanceName(MqClients.instanceName("backlog-reader"));
+        r.setAutoCommit(false);
+        r.setPullBatchSize(1);
+        a.start();
+        try {
+            r.start();
+        } catch (MQClientException e) {
+            a.shutdown();
+            throw e;
+        }
+        admin = a;
+        reader = r;
     }
 
     /**
@@ -45,6 +65,7 @@ public final class BrokerBacklog implements AutoCloseable {
      * when none. A topic the broker does not have (a retry topic before the first redelivery) holds none.
      */
     public synchronized long oldestUnconsumedAgeMs(String group, String... topics) throws Exception {
+        start();
         long oldest = Long.MAX_VALUE;
         for (String topic : topics) {
             oldest = Math.min(oldest, oldestStoreTime(group, topic));
@@ -98,8 +119,11 @@ public final class BrokerBacklog implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        reader.shutdown();
-        admin.shutdown();
+    public synchronized void close() {
+        if (admin != null) {
+            reader.shutdown();
+            admin.shutdown();
+            admin = null;
+        }
     }
 }

@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -54,7 +55,10 @@ import io.seckill.state.ReservationStatus;
  * new connection (DESIGN.md §9.8): never compensated, never blindly redone.
  */
 @Service
-public class OrderBatchService {
+public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, QuarantineRepository quarantine,
+        ReservationRepository reservations, InventoryRepository inventory, OrderRepository orders, LedgerRepository ledger,
+        OutboxRepository outbox, Rejections rejections, SaleRegistry registry, String group, String topic,
+        MeterRegistry meters, Counts counts) {
 
     private static final Logger log = LoggerFactory.getLogger(OrderBatchService.class);
     static final String REASON_SOLD_OUT = "DB_STOCK_EXHAUSTED";
@@ -63,55 +67,31 @@ public class OrderBatchService {
     private static final Comparator<List<Long>> SKU_ORDER = Comparator.<List<Long>, Long>comparing(k -> k.get(0))
             .thenComparing(k -> k.get(1));
 
-    private final TransactionTemplate tx;
-    private final InboxRepository inbox;
-    private final QuarantineRepository quarantine;
-    private final ReservationRepository reservations;
-    private final InventoryRepository inventory;
-    private final OrderRepository orders;
-    private final LedgerRepository ledger;
-    private final OutboxRepository outbox;
-    private final Rejections rejections;
-    private final SaleRegistry registry;
-    private final String group;
-    private final String topic;
-    private final MeterRegistry meters;
-    private final Counter duplicates;
-    private final Counter payloadConflicts;
-    private final Counter stockRejects;
-    private final Counter userConflicts;
-    private final Counter commitUnknown;
-    private final Counter fallbacks;
-    private final Timer queuedToOrder;
+    /** What the order transaction counts, registered once. */
+    record Counts(Counter duplicates, Counter payloadConflicts, Counter stockRejects, Counter userConflicts,
+            Counter commitUnknown, Counter fallbacks, Timer queuedToOrder) {
 
+        static Counts of(MeterRegistry meters) {
+            return new Counts(meters.counter("inbox.duplicate"), meters.counter("inbox.payload.conflict"),
+                    meters.counter("db.final.stock.reject"), meters.counter("order.user.unique.conflict"),
+                    meters.counter("db.commit.unknown"), meters.counter("order.batch.fallback"),
+                    Timer.builder("order.created.latency")
+                            .description("QUEUED (Redis admitted the reservation) to ORDER_CREATED (the order "
+                                    + "transaction committed)")
+                            .serviceLevelObjectives(Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+                                    Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(3),
+                                    Duration.ofSeconds(10))
+                            .publishPercentileHistogram().register(meters));
+        }
+    }
+
+    @Autowired
     OrderBatchService(TransactionTemplate tx, InboxRepository inbox, QuarantineRepository quarantine,
             ReservationRepository reservations, InventoryRepository inventory, OrderRepository orders,
             LedgerRepository ledger, OutboxRepository outbox, Rejections rejections,
             SaleRegistry registry, SeckillProperties props, MeterRegistry meters) {
-        this.tx = tx;
-        this.inbox = inbox;
-        this.quarantine = quarantine;
-        this.reservations = reservations;
-        this.inventory = inventory;
-        this.orders = orders;
-        this.ledger = ledger;
-        this.outbox = outbox;
-        this.rejections = rejections;
-        this.registry = registry;
-        this.group = props.mq().orderConsumerGroup();
-        this.topic = props.mq().orderRequestTopic();
-        this.meters = meters;
-        this.duplicates = meters.counter("inbox.duplicate");
-        this.payloadConflicts = meters.counter("inbox.payload.conflict");
-        this.stockRejects = meters.counter("db.final.stock.reject");
-        this.userConflicts = meters.counter("order.user.unique.conflict");
-        this.commitUnknown = meters.counter("db.commit.unknown");
-        this.fallbacks = meters.counter("order.batch.fallback");
-        this.queuedToOrder = Timer.builder("order.created.latency")
-                .description("QUEUED (Redis admitted the reservation) to ORDER_CREATED (the order transaction committed)")
-                .serviceLevelObjectives(Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
-                        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofSeconds(10))
-                .publishPercentileHistogram().register(meters);
+        this(tx, inbox, quarantine, reservations, inventory, orders, ledger, outbox, rejections, registry,
+                props.mq().orderConsumerGroup(), props.mq().orderRequestTopic(), meters, Counts.of(meters));
     }
 
     /** Processes a batch; every message gets an outcome (RETRY when it could not be settled now). */
@@ -131,7 +111,7 @@ public class OrderBatchService {
                 log.warn("order.batch_failed size={} error_class={}: {}; processing one by one", batch.size(),
                         e.getClass().getName(), e.getMessage());
             }
-            fallbacks.increment();
+            counts.fallbacks().increment();
         }
         for (InboundOrder m : batch) {
             try {
@@ -153,7 +133,7 @@ public class OrderBatchService {
         for (var e : out.entrySet()) {
             meters.counter("order.consume", "result", e.getValue().name().toLowerCase()).increment();
             if (e.getValue() == MessageOutcome.CREATED) {
-                queuedToOrder.record(Math.max(0, now - e.getKey().msg().reservedAtInstant().toEpochMilli()),
+                counts.queuedToOrder().record(Math.max(0, now - e.getKey().msg().reservedAtInstant().toEpochMilli()),
                         TimeUnit.MILLISECONDS);
             }
         }
@@ -187,7 +167,7 @@ public class OrderBatchService {
             if (!bodyDone.get()) {
                 throw e;
             }
-            commitUnknown.increment();
+            counts.commitUnknown().increment();
             log.warn("order.commit_unknown batch={} consumer_group={} error_class={}: {}", batch.size(), group,
                     e.getClass().getName(), e.getMessage());
             return resolveCommitOutcome(batch);
@@ -377,9 +357,9 @@ public class OrderBatchService {
 
         // 6. rejections: durable decision + compensation task + event, in this transaction
         reject(soldOut, REASON_SOLD_OUT, MessageOutcome.REJECTED_SOLD_OUT, rows, out, inboxCodes, inboxOrders);
-        stockRejects.increment(soldOut.size());
+        counts.stockRejects().increment(soldOut.size());
         reject(duplicateUsers, REASON_DUPLICATE_USER, MessageOutcome.REJECTED_DUPLICATE_USER, rows, out, inboxCodes, inboxOrders);
-        userConflicts.increment(duplicateUsers.size());
+        counts.userConflicts().increment(duplicateUsers.size());
 
         // 7. one outcome per owned message
         expect(inbox.finish(group, inboxCodes, inboxOrders), owned.size(), "inbox PROCESSING -> result");
@@ -430,12 +410,12 @@ public class OrderBatchService {
 
     private MessageOutcome duplicateOrConflict(InboundOrder m, byte[] knownHash) {
         if (Arrays.equals(knownHash, m.hash())) {
-            duplicates.increment();
+            counts.duplicates().increment();
             log.debug("order.consumer_duplicate message_id={} reservation_id={} consumer_group={}", m.msg().messageId(),
                     m.msg().reservationId(), group);
             return MessageOutcome.DUPLICATE;
         }
-        payloadConflicts.increment();
+        counts.payloadConflicts().increment();
         log.error("order.payload_conflict message_id={} reservation_id={} consumer_group={}: same message_id, different "
                 + "payload; quarantined", m.msg().messageId(), m.msg().reservationId(), group);
         quarantine.quarantine(group, topic, m.msg().messageId().toString(), m.brokerMsgId(), "PAYLOAD_CONFLICT", m.body(),

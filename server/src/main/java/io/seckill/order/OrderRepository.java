@@ -14,12 +14,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.db.Backlog;
+import io.seckill.db.Sql;
 import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.retry.Backoff;
@@ -66,22 +67,13 @@ public class OrderRepository {
      * Expired orders enter CANCEL_PENDING a batch at a time, without waiting on locked rows; an order
      * an operator holds is left alone.
      */
-    private static final String MARK_EXPIRED = """
-            WITH due AS (
-                SELECT order_id FROM orders
-                WHERE status IN ('CREATED', 'PAYING') AND expires_at <= clock_timestamp()
-                  AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)
-                ORDER BY expires_at
-                LIMIT ?
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE orders AS o
-            SET status = 'CANCEL_PENDING', cancel_reason = 'PAYMENT_TIMEOUT', cancel_next_at = clock_timestamp(),
-                version = o.version + 1, updated_at = clock_timestamp()
-            FROM due
-            WHERE o.order_id = due.order_id AND o.status IN ('CREATED', 'PAYING') AND o.expires_at <= clock_timestamp()
-            RETURNING
-            """ + ORDER_COLUMNS;
+    private static final String MARK_EXPIRED = Sql.claimBatch("orders", "o", "order_id", """
+            status IN ('CREATED', 'PAYING') AND expires_at <= clock_timestamp()
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)""",
+            "expires_at", """
+            status = 'CANCEL_PENDING', cancel_reason = 'PAYMENT_TIMEOUT', cancel_next_at = clock_timestamp(),
+                version = o.version + 1, updated_at = clock_timestamp()""",
+            "o.status IN ('CREATED', 'PAYING') AND o.expires_at <= clock_timestamp()") + "RETURNING " + ORDER_COLUMNS;
     /** The buyer gives up an unpaid order; no expiry condition. */
     private static final String MARK_BUYER_CANCEL = """
             UPDATE orders AS o
@@ -90,22 +82,12 @@ public class OrderRepository {
             WHERE o.order_id = ? AND o.user_id = ? AND o.status IN ('CREATED', 'PAYING')
             RETURNING
             """ + ORDER_COLUMNS;
-    private static final String CLAIM_CANCELS = """
-            WITH due AS (
-                SELECT order_id FROM orders
-                WHERE status = 'CANCEL_PENDING' AND cancel_next_at <= clock_timestamp()
-                  AND (lease_until IS NULL OR lease_until < clock_timestamp())
-                  AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)
-                ORDER BY cancel_next_at
-                LIMIT ?
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE orders AS o
-            SET lease_owner = ?, lease_until = clock_timestamp() + ?::interval, cancel_attempts = o.cancel_attempts + 1
-            FROM due
-            WHERE o.order_id = due.order_id AND o.status = 'CANCEL_PENDING'
-            RETURNING
-            """ + ORDER_COLUMNS;
+    private static final String CLAIM_CANCELS = Sql.claimBatch("orders", "o", "order_id", """
+            status = 'CANCEL_PENDING' AND cancel_next_at <= clock_timestamp()
+              AND (lease_until IS NULL OR lease_until < clock_timestamp())
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)""",
+            "cancel_next_at", Sql.LEASE + ", cancel_attempts = o.cancel_attempts + 1", "o.status = 'CANCEL_PENDING'")
+            + "RETURNING " + ORDER_COLUMNS;
     private static final String CLAIM_CANCEL = """
             UPDATE orders AS o
             SET lease_owner = ?, lease_until = clock_timestamp() + ?::interval, cancel_attempts = o.cancel_attempts + 1
@@ -144,22 +126,14 @@ public class OrderRepository {
      * The change window of one SKU's orders: those that changed (paid, cancelled) after the cursor
      * and before the watermark, with their reservation and task (index idx_orders_sku_changed).
      */
-    private static final String CHANGED = """
-            SELECT r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
-                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id,
-                   o.updated_at, o.order_id
+    private static final String CHANGED = "SELECT " + ReservationRepository.JUDGED + ", o.updated_at, o.order_id\n" + """
             FROM orders o
             JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
             WHERE o.activity_id = ? AND o.sku_id = ? AND (o.updated_at, o.order_id) > (?, ?)
               AND o.updated_at < clock_timestamp() - ?::interval
               AND r.updated_at < clock_timestamp() - ?::interval
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = o.order_id::text)
-              AND NOT EXISTS (SELECT 1 FROM event_outbox e
-                              WHERE e.aggregate_id = r.reservation_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
-              AND NOT EXISTS (SELECT 1 FROM event_outbox e
-                              WHERE e.aggregate_id = o.order_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+            """ + ReservationRepository.NOT_HELD_OR_IN_FLIGHT + """
             ORDER BY o.updated_at, o.order_id
             LIMIT ?
             """;
@@ -187,9 +161,6 @@ public class OrderRepository {
 
     record NewOrder(UUID orderId, long activityId, long skuId, long userId, UUID requestId, UUID reservationId,
             BigDecimal amount, int paymentTimeoutSeconds) {
-    }
-
-    public record Backlog(long pending, double oldestAgeSeconds) {
     }
 
     /** One SKU's orders by kind, for the books an invariant check compares. */
@@ -261,15 +232,11 @@ public class OrderRepository {
     }
 
     public Backlog cancelBacklog() {
-        return jdbc.queryForObject(CANCEL_BACKLOG, (rs, i) -> new Backlog(rs.getLong(1), rs.getDouble(2)));
+        return jdbc.queryForObject(CANCEL_BACKLOG, Backlog::of);
     }
 
     public Map<String, Long> countByStatus(long activityId) {
-        Map<String, Long> out = new TreeMap<>();
-        jdbc.query(STATUS_COUNTS, rs -> {
-            out.put(rs.getString(1), rs.getLong(2));
-        }, activityId);
-        return out;
+        return Sql.countsByKey(jdbc, STATUS_COUNTS, activityId);
     }
 
     public Optional<UUID> reservationOf(UUID orderId) {

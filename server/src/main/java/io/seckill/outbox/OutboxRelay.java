@@ -7,10 +7,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
@@ -24,6 +22,7 @@ import org.springframework.stereotype.Component;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
+import io.seckill.worker.BacklogGauges;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -43,8 +42,7 @@ class OutboxRelay extends PollingWorker {
     private final SeckillProperties props;
     private final SeckillProperties.Outbox cfg;
     private final String owner = MqClients.instanceName("outbox-relay");
-    private final AtomicLong pending = new AtomicLong();
-    private final AtomicLong oldestAgeMs = new AtomicLong();
+    private final BacklogGauges backlog;
     private final DistributionSummary attempts;
 
     OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, SeckillProperties props,
@@ -55,8 +53,7 @@ class OutboxRelay extends PollingWorker {
         this.producer = producer;
         this.props = props;
         this.cfg = props.outbox();
-        Gauge.builder("outbox.pending", pending, AtomicLong::get).register(meters);
-        Gauge.builder("outbox.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
+        this.backlog = new BacklogGauges(meters, "outbox.pending", "outbox.oldest.age.seconds");
         this.attempts = DistributionSummary.builder("outbox.attempt.count")
                 .description("how many sends an event took before the broker confirmed it (1 = the first)")
                 .serviceLevelObjectives(1, 2, 3, 5, 10).register(meters);
@@ -152,9 +149,7 @@ class OutboxRelay extends PollingWorker {
     }
 
     private void housekeeping() {
-        OutboxRepository.Backlog b = outbox.backlog();
-        pending.set(b.pending());
-        oldestAgeMs.set((long) (b.oldestAgeSeconds() * 1000));
+        backlog.show(outbox.backlog());
         int purged = outbox.purgeSent(cfg.retention(), 1000);
         if (purged > 0) {
             log.debug("outbox.purged rows={}", purged);

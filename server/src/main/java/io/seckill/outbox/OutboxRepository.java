@@ -11,6 +11,7 @@ import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.db.Backlog;
 import io.seckill.db.Sql;
 import io.seckill.retry.Backoff;
 
@@ -28,23 +29,10 @@ public class OutboxRepository {
             FROM unnest(?::uuid[], ?::uuid[], ?::text[]) AS t(e, a, p)
             ON CONFLICT (event_id) DO NOTHING
             """;
-    private static final String CLAIM_DUE = """
-            WITH candidates AS (
-                SELECT event_id
-                FROM event_outbox
-                WHERE (status IN ('PENDING', 'RETRY') OR (status = 'SENDING' AND lease_until < clock_timestamp()))
-                  AND next_retry_at <= clock_timestamp()
-                ORDER BY next_retry_at, created_at
-                FOR UPDATE SKIP LOCKED
-                LIMIT ?
-            )
-            UPDATE event_outbox AS o
-            SET status = 'SENDING', lease_owner = ?, lease_until = clock_timestamp() + ?::interval,
-                attempt_count = o.attempt_count + 1
-            FROM candidates AS c
-            WHERE o.event_id = c.event_id
-            RETURNING o.event_id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text, o.attempt_count
-            """;
+    private static final String CLAIM_DUE = Sql.claimBatch("event_outbox", "o", "event_id",
+            Sql.claimable("SENDING"), "next_retry_at, created_at",
+            "status = 'SENDING', " + Sql.LEASE + ", attempt_count = o.attempt_count + 1", "")
+            + "RETURNING o.event_id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text, o.attempt_count";
     private static final String MARK_SENT = """
             UPDATE event_outbox
             SET status = 'SENT', sent_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL, last_error = NULL
@@ -114,9 +102,6 @@ public class OutboxRepository {
     public record Claimed(UUID eventId, String aggregateType, UUID aggregateId, String eventType, String payload, int attempt) {
     }
 
-    public record Backlog(long pending, double oldestAgeSeconds) {
-    }
-
     public record Stale(UUID eventId, int attempts) {
     }
 
@@ -179,7 +164,7 @@ public class OutboxRepository {
     }
 
     public Backlog backlog() {
-        return jdbc.queryForObject(BACKLOG, (rs, i) -> new Backlog(rs.getLong(1), rs.getDouble(2)));
+        return jdbc.queryForObject(BACKLOG, Backlog::of);
     }
 
     private static String truncate(String s) {

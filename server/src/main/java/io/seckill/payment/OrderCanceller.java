@@ -47,7 +47,10 @@ import io.seckill.state.OrderStatus;
  * pass) has no second effect: every step is a CAS and the release ledger key is unique.
  */
 @Component
-public class OrderCanceller {
+public record OrderCanceller(OrderRepository orders, PaymentService paymentService, PaymentChannel channel,
+        InventoryRepository inventory, LedgerRepository ledger, ReservationRepository reservations,
+        OutboxRepository outbox, TransactionTemplate tx, MeterRegistry meters, SeckillProperties props,
+        StalledWork stalled) {
 
     private static final Logger log = LoggerFactory.getLogger(OrderCanceller.class);
 
@@ -61,34 +64,6 @@ public class OrderCanceller {
         UNKNOWN,
         /** Nothing to do: already final, or another worker holds it. */
         NOOP
-    }
-
-    private final OrderRepository orders;
-    private final PaymentService paymentService;
-    private final PaymentChannel channel;
-    private final InventoryRepository inventory;
-    private final LedgerRepository ledger;
-    private final ReservationRepository reservations;
-    private final OutboxRepository outbox;
-    private final TransactionTemplate tx;
-    private final MeterRegistry meters;
-    private final SeckillProperties.Payment cfg;
-    private final StalledWork stalled;
-
-    OrderCanceller(OrderRepository orders, PaymentService paymentService, PaymentChannel channel,
-            InventoryRepository inventory, LedgerRepository ledger, ReservationRepository reservations, OutboxRepository outbox,
-            TransactionTemplate tx, MeterRegistry meters, SeckillProperties props, StalledWork stalled) {
-        this.stalled = stalled;
-        this.orders = orders;
-        this.paymentService = paymentService;
-        this.channel = channel;
-        this.inventory = inventory;
-        this.ledger = ledger;
-        this.reservations = reservations;
-        this.outbox = outbox;
-        this.tx = tx;
-        this.meters = meters;
-        this.cfg = props.payment();
     }
 
     /** Step 1 for expired orders, a batch at a time; returns how many entered CANCEL_PENDING. */
@@ -123,7 +98,7 @@ public class OrderCanceller {
 
     /** Steps 2-3 for the due CANCEL_PENDING orders, as {@code owner}; returns how many were claimed. */
     public int resolvePending(String owner) {
-        List<OrderRecord> claimed = orders.claimCancels(cfg.batch(), owner, cfg.lease());
+        List<OrderRecord> claimed = orders.claimCancels(props.payment().batch(), owner, props.payment().lease());
         for (OrderRecord o : claimed) {
             try (LogContext ids = LogContext.of("order_id", o.orderId(), "reservation_id", o.reservationId(), "activity_id",
                     o.activityId(), "sku_id", o.skuId(), "user_id", o.userId())) {
@@ -134,7 +109,7 @@ public class OrderCanceller {
                 String error = e.getClass().getSimpleName() + ": " + e.getMessage();
                 log.warn("order.cancel_failed order_id={} attempts={} error_class={}: {}", o.orderId(), o.cancelAttempts(),
                         e.getClass().getName(), e.getMessage());
-                orders.cancelBackoff(o.orderId(), owner, cfg.backoff());
+                orders.cancelBackoff(o.orderId(), owner, props.payment().backoff());
                 meters.counter("order.cancel", "result", "failed").increment();
                 stalled.failed("payment", "CANCEL_STALLED", "ORDER", o.orderId().toString(), o.activityId(), o.skuId(),
                         o.cancelAttempts(), error, Map.of("reservation_id", o.reservationId().toString()));
@@ -145,7 +120,7 @@ public class OrderCanceller {
 
     /** Steps 2-3 for one order right now (the buyer's cancel), if no other worker holds it. */
     public CancelOutcome resolveNow(UUID orderId, String owner) {
-        return orders.claimCancel(orderId, owner, cfg.lease()).map(o -> resolve(o, owner)).orElse(CancelOutcome.NOOP);
+        return orders.claimCancel(orderId, owner, props.payment().lease()).map(o -> resolve(o, owner)).orElse(CancelOutcome.NOOP);
     }
 
     /** Step 2 then 3 for a claimed order. */
@@ -185,7 +160,7 @@ public class OrderCanceller {
     }
 
     private CancelOutcome unknown(OrderRecord o, String owner, String why) {
-        orders.cancelBackoff(o.orderId(), owner, cfg.backoff());
+        orders.cancelBackoff(o.orderId(), owner, props.payment().backoff());
         meters.counter("order.cancel", "result", "unknown").increment();
         log.warn("order.cancel_unknown order_id={} attempts={} reason={}", o.orderId(), o.cancelAttempts(), why);
         stalled.failed("payment", "CANCEL_STALLED", "ORDER", o.orderId().toString(), o.activityId(), o.skuId(),

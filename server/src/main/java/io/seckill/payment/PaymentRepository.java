@@ -10,12 +10,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.db.Sql;
 import io.seckill.retry.Backoff;
 import io.seckill.state.PaymentStatus;
 import io.seckill.state.RefundStatus;
@@ -50,21 +50,11 @@ public class PaymentRepository {
             SET refund_status = 'REFUNDING', refund_id = ?, refund_next_at = clock_timestamp(), updated_at = clock_timestamp()
             WHERE payment_id = ? AND refund_status IS NULL
             """;
-    private static final String CLAIM_REFUNDS = """
-            WITH due AS (
-                SELECT payment_id FROM payment_record
-                WHERE refund_status = 'REFUNDING' AND refund_next_at <= clock_timestamp()
-                  AND (lease_until IS NULL OR lease_until < clock_timestamp())
-                ORDER BY refund_next_at
-                LIMIT ?
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE payment_record AS p
-            SET lease_owner = ?, lease_until = clock_timestamp() + ?::interval, refund_attempts = p.refund_attempts + 1
-            FROM due
-            WHERE p.payment_id = due.payment_id AND p.refund_status = 'REFUNDING'
-            RETURNING p.payment_id, p.order_id, p.amount, p.refund_id, p.refund_attempts
-            """;
+    private static final String CLAIM_REFUNDS = Sql.claimBatch("payment_record", "p", "payment_id", """
+            refund_status = 'REFUNDING' AND refund_next_at <= clock_timestamp()
+              AND (lease_until IS NULL OR lease_until < clock_timestamp())""",
+            "refund_next_at", Sql.LEASE + ", refund_attempts = p.refund_attempts + 1", "p.refund_status = 'REFUNDING'")
+            + "RETURNING p.payment_id, p.order_id, p.amount, p.refund_id, p.refund_attempts";
     private static final String MARK_REFUNDED = """
             UPDATE payment_record
             SET refund_status = 'REFUNDED', refunded_at = clock_timestamp(), updated_at = clock_timestamp(),
@@ -163,11 +153,7 @@ public class PaymentRepository {
 
     /** Payment records of a sale by state: SUCCESS (kept), REFUNDING, REFUNDED. */
     public Map<String, Long> paymentCounts(long activityId) {
-        Map<String, Long> out = new TreeMap<>();
-        jdbc.query(PAYMENT_COUNTS, rs -> {
-            out.put(rs.getString(1), rs.getLong(2));
-        }, activityId);
-        return out;
+        return Sql.countsByKey(jdbc, PAYMENT_COUNTS, activityId);
     }
 
     public long unrefunded(long activityId) {

@@ -37,7 +37,9 @@ import io.seckill.state.RefundStatus;
  * an anomaly raised and a refund started - the order never flips back to PAID.
  */
 @Service
-public class PaymentService {
+public record PaymentService(PaymentRepository payments, OrderRepository orders, InventoryRepository inventory,
+        LedgerRepository ledger, OutboxRepository outbox, AnomalyRepository anomalies, TransactionTemplate tx,
+        MeterRegistry meters) {
 
     private static final Logger log = LoggerFactory.getLogger(PaymentService.class);
 
@@ -56,25 +58,7 @@ public class PaymentService {
     private static final String DUPLICATE_PAYMENT = "DUPLICATE_PAYMENT";
     private static final String PAID_AFTER_CANCEL = "PAID_AFTER_CANCEL";
 
-    private final PaymentRepository payments;
-    private final OrderRepository orders;
-    private final InventoryRepository inventory;
-    private final LedgerRepository ledger;
-    private final OutboxRepository outbox;
-    private final AnomalyRepository anomalies;
-    private final TransactionTemplate tx;
-    private final MeterRegistry meters;
-
-    PaymentService(PaymentRepository payments, OrderRepository orders, InventoryRepository inventory, LedgerRepository ledger, OutboxRepository outbox,
-            AnomalyRepository anomalies, TransactionTemplate tx, MeterRegistry meters) {
-        this.payments = payments;
-        this.orders = orders;
-        this.inventory = inventory;
-        this.ledger = ledger;
-        this.outbox = outbox;
-        this.anomalies = anomalies;
-        this.tx = tx;
-        this.meters = meters;
+    public PaymentService {
         // registered at start: an alert on their increase sees zero series, not absent ones
         for (String type : List.of(DUPLICATE_PAYMENT, PAID_AFTER_CANCEL)) {
             meters.counter("payment.cancel_race_detected", "type", type);

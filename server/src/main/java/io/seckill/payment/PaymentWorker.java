@@ -3,9 +3,7 @@ package io.seckill.payment;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +14,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRepository;
 import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.worker.BacklogGauges;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -35,8 +34,7 @@ public class PaymentWorker extends PollingWorker {
     private final SeckillProperties.Payment cfg;
     private final StalledWork stalled;
     private final String owner = MqClients.instanceName("payment") + "-" + UUID.randomUUID();
-    private final AtomicLong pending = new AtomicLong();
-    private final AtomicLong oldestMs = new AtomicLong();
+    private final BacklogGauges backlog;
 
     PaymentWorker(OrderCanceller canceller, PaymentRepository payments, OrderRepository orders, PaymentChannel channel, StalledWork stalled,
             SeckillProperties props, MeterRegistry meters) {
@@ -47,15 +45,12 @@ public class PaymentWorker extends PollingWorker {
         this.orders = orders;
         this.channel = channel;
         this.cfg = props.payment();
-        Gauge.builder("order.cancel.backlog", pending, AtomicLong::get).register(meters);
-        Gauge.builder("order.cancel_pending.oldest.age.seconds", oldestMs, v -> v.get() / 1000.0).register(meters);
+        this.backlog = new BacklogGauges(meters, "order.cancel.backlog", "order.cancel_pending.oldest.age.seconds");
     }
 
     @Override
     protected int runPass() {
-        OrderRepository.Backlog b = orders.cancelBacklog();
-        pending.set(b.pending());
-        oldestMs.set((long) (b.oldestAgeSeconds() * 1000));
+        backlog.show(orders.cancelBacklog());
         return runOnce(owner);
     }
 

@@ -37,42 +37,14 @@ import io.seckill.state.SaleStatus;
  * re-projected; the sale resumes. The algorithm is in docs/RECONCILIATION.md.
  */
 @Component
-public class RedisRecalibration {
+public record RedisRecalibration(InventoryRepository inventory, RepairRepository repairLog,
+        ReservationRepository reservations, OutboxRepository outboxRepo, OrderProjection projection,
+        AnomalyRepository anomalies, HoldRepository holds, Repairs repairs,
+        StatefulRedisConnection<String, String> redis, SeckillProperties props, MeterRegistry meters,
+        SaleRegistry registry, BrokerBacklog backlog) {
 
     private static final Logger log = LoggerFactory.getLogger(RedisRecalibration.class);
     private static final LuaScript RECALIBRATE = LuaScript.load("recalibrate");
-
-    private final InventoryRepository inventory;
-    private final RepairRepository repairLog;
-    private final ReservationRepository reservations;
-    private final OutboxRepository outboxRepo;
-    private final OrderProjection projection;
-    private final AnomalyRepository anomalies;
-    private final HoldRepository holds;
-    private final Repairs repairs;
-    private final StatefulRedisConnection<String, String> redis;
-    private final SeckillProperties props;
-    private final MeterRegistry meters;
-    private final SaleRegistry registry;
-    private BrokerBacklog backlog;
-
-    RedisRecalibration(InventoryRepository inventory, RepairRepository repairLog, ReservationRepository reservations,
-            OutboxRepository outboxRepo, OrderProjection projection,
-            AnomalyRepository anomalies, HoldRepository holds, Repairs repairs, StatefulRedisConnection<String, String> redis,
-            SeckillProperties props, MeterRegistry meters, SaleRegistry registry) {
-        this.registry = registry;
-        this.inventory = inventory;
-        this.repairLog = repairLog;
-        this.reservations = reservations;
-        this.outboxRepo = outboxRepo;
-        this.projection = projection;
-        this.anomalies = anomalies;
-        this.holds = holds;
-        this.repairs = repairs;
-        this.redis = redis;
-        this.props = props;
-        this.meters = meters;
-    }
 
     /**
      * One step of the recovery of {@code sku}; returns HELD, PAUSED_DRAINING (call again later) or
@@ -121,9 +93,6 @@ public class RedisRecalibration {
             return outbox + " outbox events unsent";
         }
         try {
-            if (backlog == null) {
-                backlog = new BrokerBacklog(props.mq().namesrv());
-            }
             // a message waiting for redelivery sits in the group's retry topic: it is still in flight
             String group = props.mq().orderConsumerGroup();
             long age = backlog.oldestUnconsumedAgeMs(group, props.mq().orderRequestTopic(), MixAll.getRetryTopic(group));

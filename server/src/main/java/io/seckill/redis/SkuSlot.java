@@ -42,40 +42,47 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
         return "seckill:" + tag() + ":";
     }
 
+    /** Units Redis may still admit (a string counter). */
     public String stock() {
         return prefix() + "stock";
     }
 
+    /** The slot's books: initial, open_reserved, committed. */
     public String counter() {
         return prefix() + "counter";
     }
 
+    /** The sale's window and status as admission reads them. */
     public String meta() {
         return prefix() + "meta";
     }
 
+    /** Reservations whose order message is not known to be sent, by when to look again. */
     public String sendDue() {
         return prefix() + "send_due";
     }
 
-    /** Undecided reservations by business deadline (the deadline sweeper's index). */
     /** Entries of send_due whose recovery fields could not be read: out of the work, kept for a person. */
     public String sendAside() {
         return prefix() + "send_aside";
     }
 
+    /** Undecided reservations by business deadline (the deadline sweeper's index). */
     public String deadlines() {
         return prefix() + "deadline";
     }
 
+    /** One reservation's hash, with every field recovery needs. */
     public String reservation(String reservationId) {
         return prefix() + "reservation:" + reservationId;
     }
 
+    /** A buyer's request id mapped to the reservation it made (a replay answers the same). */
     public String request(long userId, String requestId) {
         return prefix() + "request:" + userId + ":" + requestId;
     }
 
+    /** The one-attempt-per-user mark. */
     public String user(long userId) {
         return prefix() + "user:" + userId;
     }
@@ -90,6 +97,7 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
         return prefix() + "release:" + reservationId;
     }
 
+    /** Set once when a rejected reservation's unit went back to {@link #stock()}. */
     public String compensationMarker(String reservationId) {
         return prefix() + "comp:" + reservationId;
     }

@@ -28,6 +28,25 @@ public class ReservationRepository {
      * (one write instead of insert-then-update). A concurrent writer of the same id (a deadline
      * tombstone) makes this fail on the primary key, never overwrites it.
      */
+    /**
+     * What reconciliation judges a reservation by (aliases r = reservation, o = its order, t = its
+     * compensation task): the columns {@link #judgedPage} reads, in order.
+     */
+    public static final String JUDGED = """
+            r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
+                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id""";
+    /**
+     * Reconciliation's change window skips what is not its to judge yet: a reservation or order under
+     * a person's hold, or one with an event still in the outbox. Aliases r (reservation) and o (order).
+     */
+    public static final String NOT_HELD_OR_IN_FLIGHT = """
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = o.order_id::text)
+              AND NOT EXISTS (SELECT 1 FROM event_outbox e
+                              WHERE e.aggregate_id = r.reservation_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+              AND NOT EXISTS (SELECT 1 FROM event_outbox e
+                              WHERE e.aggregate_id = o.order_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+            """;
     private static final String INSERT_SETTLED = """
             INSERT INTO inventory_reservation (reservation_id, request_id, activity_id, sku_id, user_id, message_id,
                                                order_id, status, reason_code, version, reserved_at, business_deadline)
@@ -125,29 +144,19 @@ public class ReservationRepository {
      * and before the watermark, in change order (index idx_inventory_reservation_sku_changed), with
      * their order and task; objects under a hold or with an event still in the outbox wait.
      */
-    private static final String CHANGED = """
-            SELECT r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
-                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id,
-                   r.updated_at, r.reservation_id
+    private static final String CHANGED = "SELECT " + JUDGED + ", r.updated_at, r.reservation_id\n" + """
             FROM inventory_reservation r
             LEFT JOIN orders o ON o.order_id = r.order_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
             WHERE r.activity_id = ? AND r.sku_id = ? AND (r.updated_at, r.reservation_id) > (?, ?)
               AND r.updated_at < clock_timestamp() - ?::interval
               AND (o.updated_at IS NULL OR o.updated_at < clock_timestamp() - ?::interval)
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.order_id::text)
-              AND NOT EXISTS (SELECT 1 FROM event_outbox e
-                              WHERE e.aggregate_id = r.reservation_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
-              AND NOT EXISTS (SELECT 1 FROM event_outbox e
-                              WHERE e.aggregate_id = r.order_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
+            """ + NOT_HELD_OR_IN_FLIGHT + """
             ORDER BY r.updated_at, r.reservation_id
             LIMIT ?
             """;
     /** Every reservation PostgreSQL decided for a SKU, with what Redis must know of it (held ones excepted). */
-    private static final String KNOWN = """
-            SELECT r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
-                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id
+    private static final String KNOWN = "SELECT " + JUDGED + "\n" + """
             FROM inventory_reservation r
             LEFT JOIN orders o ON o.order_id = r.order_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
@@ -295,11 +304,7 @@ public class ReservationRepository {
     }
 
     public Map<String, Long> countByStatus(long activityId) {
-        Map<String, Long> out = new java.util.TreeMap<>();
-        jdbc.query(COUNT_BY_STATUS, rs -> {
-            out.put(rs.getString(1), rs.getLong(2));
-        }, activityId);
-        return out;
+        return Sql.countsByKey(jdbc, COUNT_BY_STATUS, activityId);
     }
 
     public boolean freeze(UUID reservationId) {
@@ -339,7 +344,6 @@ public class ReservationRepository {
     public long settled(Collection<String> reservationIds) {
         return Sql.count(jdbc.queryForObject(SETTLED, Long.class, (Object) reservationIds.toArray(String[]::new)));
     }
-
 
     /**
      * Runs a change-window statement: its first eleven columns are a {@link Judged}, the last two the

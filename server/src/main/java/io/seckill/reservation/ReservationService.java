@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Service;
 
 import io.seckill.activity.Activity;
@@ -29,33 +30,20 @@ import io.seckill.refusal.Refusal;
  * is sent without holding up the answer. Redis errors refuse the sale (fail closed).
  */
 @Service
-public class ReservationService {
+public record ReservationService(SaleRegistry registry, ReservationIds ids, StatefulRedisConnection<String, String> redis,
+        OrderRequestSender sender, SeckillProperties.Reservation config, AdmissionBreaker breaker, MeterRegistry meters,
+        Counter created) {
 
     private static final Logger log = LoggerFactory.getLogger(ReservationService.class);
     private static final LuaScript RESERVE = LuaScript.load("reserve");
 
-    private final SaleRegistry registry;
-    private final ReservationIds ids;
-    private final StatefulRedisConnection<String, String> redis;
-    private final OrderRequestSender sender;
-    private final SeckillProperties.Reservation config;
-    private final Counter created;
-    private final AdmissionBreaker breaker;
-    private final MeterRegistry meters;
-
+    @Autowired
     ReservationService(SaleRegistry registry, ReservationIds ids, StatefulRedisConnection<String, String> redis,
             OrderRequestSender sender, SeckillProperties props, MeterRegistry meters, AdmissionBreaker breaker) {
-        this.breaker = breaker;
-        this.registry = registry;
-        this.ids = ids;
-        this.redis = redis;
-        this.sender = sender;
-        this.config = props.reservation();
         // reservation_admitted_total: the design's reservation_created_total cannot exist, the Prometheus
         // client reserves the "_created" suffix (OpenMetrics counter timestamps)
-        this.meters = meters;
-        this.created = Counter.builder("reservation.admitted")
-                .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)").register(meters);
+        this(registry, ids, redis, sender, props.reservation(), breaker, meters, Counter.builder("reservation.admitted")
+                .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)").register(meters));
     }
 
     public ReserveResult reserve(long userId, long activityId, long skuId, UUID requestId) {

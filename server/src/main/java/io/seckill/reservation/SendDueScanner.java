@@ -66,11 +66,7 @@ class SendDueScanner extends PollingWorker {
 
     /** One pass over every slot of every live sale; returns how many entries were claimed. */
     int scanOnce() {
-        int claimed = 0;
-        for (SkuSlot slot : registry.liveSlots()) {
-            claimed += scanSlot(slot);
-        }
-        return claimed;
+        return registry.liveSlots().stream().mapToInt(this::scanSlot).sum();
     }
 
     private int scanSlot(SkuSlot slot) {

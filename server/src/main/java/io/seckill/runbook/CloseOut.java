@@ -28,40 +28,10 @@ import io.seckill.state.SaleStatus;
 
 /** Ends a sale: stops admission, drains, reconciles a last time, reports, and lets the sale's Redis keys expire. */
 @Service
-public class CloseOut {
-
-    private final SaleRegistry registry;
-    private final ActivityService activities;
-    private final Reconciler reconciler;
-    private final InvariantChecker invariants;
-    private final OrderRepository orders;
-    private final ReservationRepository reservations;
-    private final LedgerRepository ledger;
-    private final PaymentRepository payments;
-    private final AnomalyRepository anomalies;
-    private final OutboxRepository outbox;
-    private final CompensationTaskRepository tasks;
-    private final HoldRepository holds;
-    private final StatefulRedisConnection<String, String> redis;
-
-    CloseOut(SaleRegistry registry, ActivityService activities, Reconciler reconciler, InvariantChecker invariants,
-            OrderRepository orders, ReservationRepository reservations, LedgerRepository ledger, PaymentRepository payments,
-            AnomalyRepository anomalies, OutboxRepository outbox, CompensationTaskRepository tasks, HoldRepository holds,
-            StatefulRedisConnection<String, String> redis) {
-        this.registry = registry;
-        this.activities = activities;
-        this.reconciler = reconciler;
-        this.invariants = invariants;
-        this.orders = orders;
-        this.reservations = reservations;
-        this.ledger = ledger;
-        this.payments = payments;
-        this.anomalies = anomalies;
-        this.outbox = outbox;
-        this.tasks = tasks;
-        this.holds = holds;
-        this.redis = redis;
-    }
+public record CloseOut(SaleRegistry registry, ActivityService activities, Reconciler reconciler,
+        InvariantChecker invariants, OrderRepository orders, ReservationRepository reservations,
+        LedgerRepository ledger, PaymentRepository payments, AnomalyRepository anomalies, OutboxRepository outbox,
+        CompensationTaskRepository tasks, HoldRepository holds, StatefulRedisConnection<String, String> redis) {
 
     public Map<String, Object> closeOut(long activityId, String operator, String reason, Duration drainTimeout)
             throws InterruptedException {

@@ -24,27 +24,9 @@ import io.seckill.reservation.ReservationRepository;
  * reads the object's state across PostgreSQL and Redis as one {@link Snapshot}.
  */
 @Component
-class Lookup {
-
-    private final ReservationRepository reservations;
-    private final OrderRepository orders;
-    private final PaymentRepository payments;
-    private final CompensationTaskRepository tasks;
-    private final HoldRepository holds;
-    private final SaleRegistry registry;
-    private final StatefulRedisConnection<String, String> redis;
-
-    Lookup(ReservationRepository reservations, OrderRepository orders, PaymentRepository payments,
-            CompensationTaskRepository tasks, HoldRepository holds, SaleRegistry registry,
-            StatefulRedisConnection<String, String> redis) {
-        this.reservations = reservations;
-        this.orders = orders;
-        this.payments = payments;
-        this.tasks = tasks;
-        this.holds = holds;
-        this.registry = registry;
-        this.redis = redis;
-    }
+record Lookup(ReservationRepository reservations, OrderRepository orders, PaymentRepository payments,
+        CompensationTaskRepository tasks, HoldRepository holds, SaleRegistry registry,
+        StatefulRedisConnection<String, String> redis) {
 
     /** The reservation behind {@code anyId}: 404 when unknown, 400 when it names more than one. */
     UUID resolve(String anyId) {

@@ -27,34 +27,12 @@ import io.seckill.state.ReservationStatus;
  * request against the same version runs once), audited with the state before and after.
  */
 @Service
-public class ManualRepairs {
+public record ManualRepairs(Lookup lookup, Freezes freezes, Repairs repairs, HoldRepository holds,
+        CompensationTaskRepository tasks, CompensationWorker compensation, OrderProjection projection,
+        PaymentRepository payments, StatefulRedisConnection<String, String> redis) {
 
     /** The standard actions a repair may run. */
     public static final List<String> ACTIONS = List.of("release-hold", "compensate", "rebuild-projection", "refund");
-
-    private final Lookup lookup;
-    private final Freezes freezes;
-    private final Repairs repairs;
-    private final HoldRepository holds;
-    private final CompensationTaskRepository tasks;
-    private final CompensationWorker compensation;
-    private final OrderProjection projection;
-    private final PaymentRepository payments;
-    private final StatefulRedisConnection<String, String> redis;
-
-    ManualRepairs(Lookup lookup, Freezes freezes, Repairs repairs, HoldRepository holds, CompensationTaskRepository tasks,
-            CompensationWorker compensation, OrderProjection projection, PaymentRepository payments,
-            StatefulRedisConnection<String, String> redis) {
-        this.lookup = lookup;
-        this.freezes = freezes;
-        this.repairs = repairs;
-        this.holds = holds;
-        this.tasks = tasks;
-        this.compensation = compensation;
-        this.projection = projection;
-        this.payments = payments;
-        this.redis = redis;
-    }
 
     public Map<String, Object> repair(String anyId, String action, String operator, String reason) {
         Lookup.requireReason(reason);

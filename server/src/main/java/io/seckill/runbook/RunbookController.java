@@ -18,28 +18,8 @@ import io.seckill.refusal.Refusal;
 
 /** The runbook and reconciliation over the admin API (the CLI subcommands call these). */
 @RestController
-class RunbookController {
-
-    private final Inspection inspection;
-    private final Freezes freezes;
-    private final ManualRepairs repairs;
-    private final StockChange stock;
-    private final CloseOut closeOut;
-    private final InvariantsReport invariants;
-    private final Reconciler reconciler;
-    private final SeckillProperties props;
-
-    RunbookController(Inspection inspection, Freezes freezes, ManualRepairs repairs, StockChange stock, CloseOut closeOut,
-            InvariantsReport invariants, Reconciler reconciler, SeckillProperties props) {
-        this.inspection = inspection;
-        this.freezes = freezes;
-        this.repairs = repairs;
-        this.stock = stock;
-        this.closeOut = closeOut;
-        this.invariants = invariants;
-        this.reconciler = reconciler;
-        this.props = props;
-    }
+record RunbookController(Inspection inspection, Freezes freezes, ManualRepairs repairs, StockChange stock,
+        CloseOut closeOut, InvariantsReport invariants, Reconciler reconciler, SeckillProperties props) {
 
     static final long MAX_WATERMARK_SECONDS = 30L * 24 * 3600;
     static final long MAX_DRAIN_SECONDS = 3600;

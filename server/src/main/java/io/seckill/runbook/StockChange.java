@@ -17,21 +17,10 @@ import io.seckill.refusal.Refusal;
 
 /** An operator changes a SKU's stock mid-sale: through the ledger, PostgreSQL then Redis, once per adjustment id. */
 @Service
-public class StockChange {
+public record StockChange(StockAdjustments adjustments, SaleRegistry registry, ActivityService activities,
+        HoldRepository holds) {
 
     private static final Logger log = LoggerFactory.getLogger(StockChange.class);
-
-    private final StockAdjustments adjustments;
-    private final SaleRegistry registry;
-    private final ActivityService activities;
-    private final HoldRepository holds;
-
-    StockChange(StockAdjustments adjustments, SaleRegistry registry, ActivityService activities, HoldRepository holds) {
-        this.adjustments = adjustments;
-        this.registry = registry;
-        this.activities = activities;
-        this.holds = holds;
-    }
 
     public Map<String, Object> adjust(long activityId, long skuId, int delta, UUID adjustmentId, String operator,
             String reason) {
