@@ -19,6 +19,7 @@ import org.awaitility.Awaitility;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -36,6 +37,7 @@ import io.seckill.invariants.InvariantChecker;
  * Tests isolate themselves by activity id (each test makes its own sale).
  */
 @SpringBootTest(classes = SeckillApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import(TraceCapture.class)
 public abstract class IntegrationTest {
 
     public static final String USER_SECRET = "test-user-secret-0123456789abcdef0123456789";
@@ -58,6 +60,8 @@ public abstract class IntegrationTest {
         registry.add("seckill.payment.lease", () -> "5s");
         registry.add("seckill.payment.base-backoff", () -> "50ms");
         registry.add("seckill.mq.max-reconsume-times", () -> "3");
+        registry.add("management.tracing.sampling.probability", () -> "0.0");
+        registry.add("management.opentelemetry.tracing.export.schedule-delay", () -> "100ms");
         registry.add("seckill.workers.stall-alert-attempts", () -> "2");
     }
 

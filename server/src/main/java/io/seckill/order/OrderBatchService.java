@@ -329,7 +329,7 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             createdBySku.merge(sku, 1, Integer::sum);
             movements.add(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), orderId));
             createdEvents.add(OutboxEvent.orderCreated(orderId, o.reservationId(), o.activityId(), o.skuId(), o.userId(),
-                    o.amount()));
+                    o.amount()).tracedBy(m.traceparent()));
             settle(out, inboxCodes, inboxOrders, m, MessageOutcome.CREATED, orderId);
         }
         if (single) {

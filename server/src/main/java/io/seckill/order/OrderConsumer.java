@@ -5,6 +5,9 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
@@ -23,6 +26,7 @@ import io.seckill.mq.Json;
 import io.seckill.mq.MqClients;
 import io.seckill.mq.PushConsumerRole;
 import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.trace.PipelineTrace;
 
 /**
  * The order consumer role: RocketMQ push consumer, batches of up to
@@ -40,16 +44,18 @@ class OrderConsumer extends PushConsumerRole {
     private final OrderBatchService service;
     private final QuarantineRepository quarantine;
     private final TransactionTemplate tx;
-    private final io.micrometer.core.instrument.DistributionSummary batchSizes;
+    private final PipelineTrace trace;
+    private final DistributionSummary batchSizes;
 
     OrderConsumer(SeckillProperties props, OrderBatchService service, QuarantineRepository quarantine, TransactionTemplate tx,
-            io.micrometer.core.instrument.MeterRegistry meters) {
+            PipelineTrace trace, MeterRegistry meters) {
         super("order-consumer", props);
         this.props = props;
         this.service = service;
         this.quarantine = quarantine;
         this.tx = tx;
-        this.batchSizes = io.micrometer.core.instrument.DistributionSummary.builder("order.consume.batch.size")
+        this.trace = trace;
+        this.batchSizes = DistributionSummary.builder("order.consume.batch.size")
                 .description("messages per consumer delivery").register(meters);
     }
 
@@ -82,17 +88,29 @@ class OrderConsumer extends PushConsumerRole {
         List<InboundOrder> parsed = new ArrayList<>(msgs.size());
         Map<InboundOrder, MessageExt> source = new IdentityHashMap<>();
         List<MessageExt> retry = new ArrayList<>();
+        Map<InboundOrder, Span> spans = new IdentityHashMap<>();
         for (MessageExt m : msgs) {
             InboundOrder in = parse(m);
             if (in != null) {
+                Span span = trace.receive("order-request consume", m);
+                in = in.tracedBy(trace.traceparent(span));
+                spans.put(in, span);
                 parsed.add(in);
                 source.put(in, m);
             } else if (!quarantineUnreadable(m)) {
                 retry.add(m);
             }
         }
-        Map<InboundOrder, MessageOutcome> outcomes = service.process(parsed);
-        Failpoints.hit(Failpoint.AFTER_PG_COMMIT_BEFORE_ACK);
+        Map<InboundOrder, MessageOutcome> outcomes = Map.of();
+        try {
+            outcomes = service.process(parsed);
+            Failpoints.hit(Failpoint.AFTER_PG_COMMIT_BEFORE_ACK);
+        } finally {
+            for (InboundOrder in : parsed) {
+                MessageOutcome outcome = outcomes.getOrDefault(in, MessageOutcome.RETRY);
+                spans.get(in).tag("outcome", outcome.name().toLowerCase()).end();
+            }
+        }
         for (InboundOrder in : parsed) {
             if (outcomes.getOrDefault(in, MessageOutcome.RETRY) == MessageOutcome.RETRY) {
                 retry.add(source.get(in));

@@ -13,7 +13,8 @@ import io.seckill.state.OrderStatus;
  * One row to publish: a fixed event_id derived from (type, aggregate), so every re-send is
  * recognisably the same event. The payloads are the records below, written as snake_case JSON.
  */
-public record OutboxEvent(UUID eventId, String aggregateType, UUID aggregateId, String eventType, String payloadJson) {
+public record OutboxEvent(UUID eventId, String aggregateType, UUID aggregateId, String eventType, String payloadJson,
+        String traceparent) {
 
     public static final String ORDER_CREATED = "ORDER_CREATED";
     public static final String RESERVATION_COMPENSATE_REQUIRED = "RESERVATION_COMPENSATE_REQUIRED";
@@ -50,11 +51,16 @@ public record OutboxEvent(UUID eventId, String aggregateType, UUID aggregateId, 
         CompensateRequired p = new CompensateRequired(RESERVATION_COMPENSATE_REQUIRED, reservationId, activityId, skuId, userId,
                 reason, compensationTaskId);
         return new OutboxEvent(ReservationIds.derived(RESERVATION_COMPENSATE_REQUIRED, reservationId), "RESERVATION",
-                reservationId, RESERVATION_COMPENSATE_REQUIRED, Json.text(p));
+                reservationId, RESERVATION_COMPENSATE_REQUIRED, Json.text(p), null);
     }
 
     private static OutboxEvent order(OrderChanged p) {
         return new OutboxEvent(ReservationIds.derived(p.eventType(), p.orderId()), "ORDER", p.orderId(), p.eventType(),
-                Json.text(p));
+                Json.text(p), null);
+    }
+
+    /** The same event, written under the given trace context (null: the current span's). */
+    public OutboxEvent tracedBy(String traceparent) {
+        return new OutboxEvent(eventId, aggregateType, aggregateId, eventType, payloadJson, traceparent);
     }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -22,6 +23,7 @@ import org.springframework.stereotype.Component;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
+import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.BacklogGauges;
 import io.seckill.worker.PollingWorker;
 
@@ -39,18 +41,20 @@ class OutboxRelay extends PollingWorker {
     private final OutboxRepository outbox;
     private final StalledWork stalled;
     private final DefaultMQProducer producer;
+    private final PipelineTrace trace;
     private final SeckillProperties props;
     private final SeckillProperties.Outbox cfg;
     private final String owner = MqClients.instanceName("outbox-relay");
     private final BacklogGauges backlog;
     private final DistributionSummary attempts;
 
-    OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, SeckillProperties props,
-            MeterRegistry meters) {
+    OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, PipelineTrace trace,
+            SeckillProperties props, MeterRegistry meters) {
         super("outbox-relay", "outbox.relay", props.outbox().idlePoll(), props, meters);
         this.stalled = stalled;
         this.outbox = outbox;
         this.producer = producer;
+        this.trace = trace;
         this.props = props;
         this.cfg = props.outbox();
         this.backlog = new BacklogGauges(meters, "outbox.pending", "outbox.oldest.age.seconds");
@@ -125,6 +129,13 @@ class OutboxRelay extends PollingWorker {
                 c.payload().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         m.putUserProperty("event_id", c.eventId().toString());
         m.putUserProperty("event_type", c.eventType());
+        Span span = trace.send("outbox relay send", c.traceparent(), m).tag("event_type", c.eventType());
+        done.whenComplete((ok, e) -> {
+            if (e != null) {
+                span.error(e);
+            }
+            span.end();
+        });
         try {
             producer.send(m, new SendCallback() {
                 @Override

@@ -14,6 +14,7 @@ import org.springframework.stereotype.Repository;
 import io.seckill.db.Backlog;
 import io.seckill.db.Sql;
 import io.seckill.retry.Backoff;
+import io.seckill.trace.PipelineTrace;
 
 /**
  * The SQL of {@code event_outbox} (DESIGN.md §9.4-9.5, 10.4): rows are written inside business
@@ -24,15 +25,17 @@ import io.seckill.retry.Backoff;
 public class OutboxRepository {
 
     private static final String INSERT = """
-            INSERT INTO event_outbox (event_id, aggregate_type, aggregate_id, event_type, schema_version, message_key, payload)
-            SELECT e, ?, a, ?, 1, a::text, p::jsonb
-            FROM unnest(?::uuid[], ?::uuid[], ?::text[]) AS t(e, a, p)
+            INSERT INTO event_outbox (event_id, aggregate_type, aggregate_id, event_type, schema_version, message_key, payload,
+                                      trace_parent)
+            SELECT e, ?, a, ?, 1, a::text, p::jsonb, tp
+            FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[]) AS t(e, a, p, tp)
             ON CONFLICT (event_id) DO NOTHING
             """;
     private static final String CLAIM_DUE = Sql.claimBatch("event_outbox", "o", "event_id",
             Sql.claimable("SENDING"), "next_retry_at, created_at",
             "status = 'SENDING', " + Sql.LEASE + ", attempt_count = o.attempt_count + 1", "")
-            + "RETURNING o.event_id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text, o.attempt_count";
+            + "RETURNING o.event_id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text, o.attempt_count, "
+            + "o.trace_parent";
     private static final String MARK_SENT = """
             UPDATE event_outbox
             SET status = 'SENT', sent_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL, last_error = NULL
@@ -94,12 +97,15 @@ public class OutboxRepository {
             """;
 
     private final JdbcTemplate jdbc;
+    private final PipelineTrace trace;
 
-    OutboxRepository(JdbcTemplate jdbc) {
+    OutboxRepository(JdbcTemplate jdbc, PipelineTrace trace) {
         this.jdbc = jdbc;
+        this.trace = trace;
     }
 
-    public record Claimed(UUID eventId, String aggregateType, UUID aggregateId, String eventType, String payload, int attempt) {
+    public record Claimed(UUID eventId, String aggregateType, UUID aggregateId, String eventType, String payload, int attempt,
+            String traceparent) {
     }
 
     public record Stale(UUID eventId, int attempts) {
@@ -111,19 +117,24 @@ public class OutboxRepository {
             return;
         }
         int n = events.size();
-        String[] e = new String[n], a = new String[n], p = new String[n];
+        String[] e = new String[n], a = new String[n], p = new String[n], tp = new String[n];
+        String current = null;
         for (int i = 0; i < n; i++) {
             OutboxEvent ev = events.get(i);
             e[i] = ev.eventId().toString();
             a[i] = ev.aggregateId().toString();
             p[i] = ev.payloadJson();
+            if (ev.traceparent() == null && current == null) {
+                current = trace.currentTraceparent();
+            }
+            tp[i] = ev.traceparent() != null ? ev.traceparent() : current;
         }
-        jdbc.update(INSERT, aggregateType, eventType, e, a, p);
+        jdbc.update(INSERT, aggregateType, eventType, e, a, p, tp);
     }
 
     public List<Claimed> claimDue(int limit, String owner, Duration lease) {
         return jdbc.query(CLAIM_DUE, (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getString(2),
-                rs.getObject(3, UUID.class), rs.getString(4), rs.getString(5), rs.getInt(6)),
+                rs.getObject(3, UUID.class), rs.getString(4), rs.getString(5), rs.getInt(6), rs.getString(7)),
                 limit, owner, interval(lease));
     }
 

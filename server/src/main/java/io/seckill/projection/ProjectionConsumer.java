@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.Tracer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
@@ -23,6 +25,7 @@ import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.state.SaleStatus;
+import io.seckill.trace.PipelineTrace;
 
 /**
  * The Redis projection role (DESIGN.md §7.1, §11.5): order events from the outbox become reservation
@@ -39,13 +42,16 @@ class ProjectionConsumer extends PushConsumerRole {
     private final SaleRegistry registry;
     private final OrderProjection projection;
     private final MeterRegistry meters;
+    private final PipelineTrace trace;
 
-    ProjectionConsumer(SeckillProperties props, SaleRegistry registry, OrderProjection projection, MeterRegistry meters) {
+    ProjectionConsumer(SeckillProperties props, SaleRegistry registry, OrderProjection projection, PipelineTrace trace,
+            MeterRegistry meters) {
         super("projection", props);
         this.props = props;
         this.registry = registry;
         this.projection = projection;
         this.meters = meters;
+        this.trace = trace;
     }
 
     @Override
@@ -62,13 +68,17 @@ class ProjectionConsumer extends PushConsumerRole {
 
     private ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
         for (MessageExt m : msgs) {
-            try {
+            Span span = trace.receive("projection", m).tag("event_type", String.valueOf(m.getUserProperty("event_type")));
+            try (Tracer.SpanInScope scope = trace.inScope(span)) {
                 project(m);
             } catch (RuntimeException e) {
+                span.error(e);
                 meters.counter("projection.retry").increment();
                 log.warn("projection.failed outbox_event_id={} keys={} error_class={}: {}", m.getUserProperty("event_id"),
                         m.getKeys(), e.getClass().getName(), e.getMessage());
                 return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+            } finally {
+                span.end();
             }
         }
         return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -30,6 +31,7 @@ import io.seckill.metrics.LogThrottle;
 import io.seckill.mq.Json;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -50,11 +52,13 @@ public class OrderRequestSender extends PollingWorker {
     /** RocketMQ's own bound on one batch's body (4 MiB) with room to spare. */
     private static final int MAX_BATCH_BYTES = 1 << 20;
 
-    private record Pending(OrderCreateRequested body, SkuSlot slot, Message message) {
+    /** A reservation's message on its way, with the span of its send (a child of the buyer's request). */
+    private record Pending(OrderCreateRequested body, SkuSlot slot, Message message, Span span) {
     }
 
     private final DefaultMQProducer producer;
     private final StatefulRedisConnection<String, String> redis;
+    private final PipelineTrace trace;
     private final String topic;
     private final long sendTimeoutMs;
     private final int batchMax;
@@ -66,11 +70,12 @@ public class OrderRequestSender extends PollingWorker {
     private final DistributionSummary batchSize;
     private final LogThrottle failureLog = new LogThrottle(java.time.Duration.ofSeconds(1));
 
-    OrderRequestSender(DefaultMQProducer producer, StatefulRedisConnection<String, String> redis, SeckillProperties props,
-            MeterRegistry meters) {
+    OrderRequestSender(DefaultMQProducer producer, StatefulRedisConnection<String, String> redis, PipelineTrace trace,
+            SeckillProperties props, MeterRegistry meters) {
         super("api", "reservation.sender", java.time.Duration.ZERO, props, meters);
         this.producer = producer;
         this.redis = redis;
+        this.trace = trace;
         this.topic = props.mq().orderRequestTopic();
         this.sendTimeoutMs = props.mq().sendTimeout().toMillis();
         this.batchMax = props.reservation().sendBatch();
@@ -94,7 +99,10 @@ public class OrderRequestSender extends PollingWorker {
 
     /** Queues the first send of a reservation; never blocks the request thread. */
     void send(OrderCreateRequested body, SkuSlot slot) {
-        if (!isRunning() || !queue.offer(new Pending(body, slot, message(topic, body, 0)))) {
+        Message m = message(topic, body, 0);
+        Span span = trace.send("order-request send", m);
+        if (!isRunning() || !queue.offer(new Pending(body, slot, m, span))) {
+            span.tag("result", "deferred").end();
             deferred.increment();
             log.debug("reservation.mq_send_deferred reservation_id={} message_id={}", body.reservationId(), body.messageId());
         }
@@ -167,6 +175,7 @@ public class OrderRequestSender extends PollingWorker {
                     batchesInFlight.release();
                     if (result.getSendStatus() == SendStatus.SEND_OK) {
                         sendOk.increment(sent.size());
+                        sent.forEach(p -> p.span().end());
                         markPublished(sent);
                     } else {
                         failed(sent, "send status " + result.getSendStatus());
@@ -193,6 +202,7 @@ public class OrderRequestSender extends PollingWorker {
     /** Unknown, not failed (DESIGN.md §2.3 rule 2): the send_due entries stay and the rescan re-sends the same ids. */
     private void failed(List<Pending> batch, String error) {
         sendFailed.increment(batch.size());
+        batch.forEach(p -> p.span().tag("result", "unknown").tag("error", error).end());
         long suppressed = failureLog.tryAcquire();
         if (suppressed >= 0) {
             log.warn("reservation.mq_send_unknown messages={} first_reservation_id={} suppressed_since_last={}: {}",
