@@ -22,14 +22,16 @@ public final class ChildApp implements AutoCloseable {
 
     private final Map<String, String> properties;
     private final int port;
+    private final int managementPort;
     private final Path log;
     private Process process;
     private int starts;
 
     public ChildApp(Map<String, String> properties, Path logDir) throws IOException {
         this.properties = properties;
-        try (ServerSocket s = new ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0); ServerSocket m = new ServerSocket(0)) {
             this.port = s.getLocalPort();
+            this.managementPort = m.getLocalPort();
         }
         Files.createDirectories(logDir);
         this.log = logDir.resolve("child-app-" + port + ".log");
@@ -43,11 +45,16 @@ public final class ChildApp implements AutoCloseable {
         return "http://127.0.0.1:" + port;
     }
 
+    /** Health, metrics and Prometheus: the management port, apart from the buyers'. */
+    public String managementUrl() {
+        return "http://127.0.0.1:" + managementPort;
+    }
+
     public int starts() {
         return starts;
     }
 
-    /** Starts the process and waits until its API answers. */
+    /** Starts the process and waits until its health answers. */
     public void start() throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -59,12 +66,13 @@ public final class ChildApp implements AutoCloseable {
         cmd.add("serve");
         cmd.add("--server.port=" + port);
         cmd.add("--server.address=127.0.0.1");
+        cmd.add("--management.server.port=" + managementPort);
         properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         process = pb.start();
         starts++;
-        SaleClient probe = new SaleClient(url());
+        SaleClient probe = new SaleClient(managementUrl());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {

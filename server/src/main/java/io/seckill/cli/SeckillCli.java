@@ -1,13 +1,14 @@
 package io.seckill.cli;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.springframework.boot.SpringApplication;
+import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 import io.seckill.SeckillApplication;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
 
 /**
  * The server's executable: {@code serve} and the operator's commands. The dev kit's executable adds
@@ -49,15 +50,24 @@ public final class SeckillCli implements Callable<Integer> {
         return 2;
     }
 
-    @Command(name = "serve", description = "Run the application (roles from seckill.roles) against configured servers.")
+    @Command(name = "serve", description = "Run the application (roles from seckill.roles) against configured servers. "
+            + "Health, metrics and Prometheus answer on the management port (default 8081), not on the buyers' port.")
     static final class Serve implements Callable<Integer> {
+
+        /**
+         * What {@code serve} assumes unless configured: the actuator on its own port, so the buyers'
+         * port (behind the load balancer) never exposes health details or metrics.
+         */
+        static final Map<String, Object> DEFAULTS = Map.of("management.server.port", 8081);
 
         @CommandLine.Unmatched
         String[] springArgs = new String[0];
 
         @Override
         public Integer call() {
-            SpringApplication.run(SeckillApplication.class, springArgs);
+            SpringApplication app = new SpringApplication(SeckillApplication.class);
+            app.setDefaultProperties(DEFAULTS);
+            app.run(springArgs);
             return 0;
         }
     }

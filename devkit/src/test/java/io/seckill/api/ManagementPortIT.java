@@ -1,0 +1,48 @@
+package io.seckill.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import io.seckill.cli.SaleClient;
+import io.seckill.support.ChildApp;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestEngines;
+import io.seckill.support.TestPaySim;
+
+/** {@code serve} as a deployment runs it: the buyers' port carries the API only, the actuator has its own. */
+class ManagementPortIT {
+
+    @Test
+    @DisplayName("serve: health, metrics and Prometheus answer on the management port and not on the buyers' port")
+    void actuatorIsNotOnTheBuyersPort() throws Exception {
+        Map<String, String> p = new LinkedHashMap<>(TestEngines.get().springProperties());
+        p.put("seckill.jwt.user-secret", IntegrationTest.USER_SECRET);
+        p.put("seckill.jwt.admin-secret", IntegrationTest.ADMIN_SECRET);
+        p.put("seckill.ids.keys.1", "mgmt-id-key-v1-0123456789abcdef0123456789");
+        p.put("seckill.payment.channel-url", TestPaySim.get().url());
+        p.put("seckill.payment.callback-secret", TestPaySim.SECRET);
+        // the API alone: no worker of this process competes with the other tests' pipelines
+        p.put("seckill.roles", "api");
+        try (ChildApp app = new ChildApp(p, Path.of("target", "child-logs"))) {
+            app.start();
+            SaleClient buyers = new SaleClient(app.url());
+            SaleClient management = new SaleClient(app.managementUrl());
+            for (String path : new String[] {"/actuator/health", "/actuator/prometheus", "/actuator/metrics"}) {
+                assertThat(buyers.get(path, null).status()).as("buyers' port " + path).isEqualTo(404);
+            }
+            SaleClient.Response ready = management.get("/actuator/health/readiness", null);
+            assertThat(ready.status()).as(ready.body().toString()).isEqualTo(200);
+            assertThat(ready.body().get("status")).isEqualTo("UP");
+            assertThat(buyers.get("/api/v1/reservations/" + java.util.UUID.randomUUID(), null).status())
+                    .as("the API is on the buyers' port (a token is required)").isEqualTo(401);
+            assertThat(management.getText("/actuator/prometheus")).contains("reservation_admitted_total",
+                    "http_server_requests_seconds");
+        }
+    }
+}
