@@ -1,6 +1,7 @@
 package io.seckill.demo;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -61,8 +62,10 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
+        Path logFile = DemoLogs.toFile();
         out.println("seckill demo: starting PostgreSQL 17, Redis 7, RocketMQ 5.3.3 (embedded, loopback) and the payment"
                 + " channel simulator...");
+        out.println("application logs: " + logFile);
         String callbackSecret = "demo-callback-" + UUID.randomUUID() + UUID.randomUUID();
         try (EmbeddedEngines engines = EmbeddedEngines.start(true); PaySim sim = PaySim.start(0, callbackSecret)) {
             sim.knobs(new PaySim.Knobs(1, 0, true, 0, 0));
@@ -76,13 +79,16 @@ public final class DemoCommand implements Callable<Integer> {
             props.put("seckill.ids.keys.1", "demo-ids-" + UUID.randomUUID() + UUID.randomUUID());
             props.put("server.port", Integer.toString(port));
             props.put("server.address", "127.0.0.1");
+            props.putAll(DemoLogs.springProperties(logFile));
             try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
                     .properties(props).run()) {
                 int actualPort = ((WebServerApplicationContext) app).getWebServer().getPort();
                 SaleScenario scenario = new SaleScenario(app, "http://127.0.0.1:" + actualPort, userSecret, adminSecret,
-                        chaos ? chaos() : Map.of(), sim);
+                        chaos ? chaos() : Map.of(), sim, out);
+                out.printf("the sale is open: %d buyers for %d SKUs x %d units%n", users, skus, stock);
                 SaleScenario.Report report = scenario.run(1001, skus, stock, users, concurrency, Duration.ofSeconds(120));
                 report.print(out);
+                out.println("application logs: " + logFile);
                 if (serve) {
                     out.printf("%nAPI serving on http://127.0.0.1:%d (admin and user tokens are printed above); Ctrl-C to stop.%n",
                             actualPort);

@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.springframework.context.ApplicationContext;
 
@@ -44,16 +45,28 @@ public final class SaleScenario {
     private final String adminToken;
     private final Map<String, String> chaos;
     private final PaySim sim;
+    /** Where the sale's progress line goes. */
+    private final PrintStream console;
     private final java.util.concurrent.ScheduledExecutorService afterSale = Executors.newScheduledThreadPool(16);
     private final List<Future<?>> afterSaleWork = java.util.Collections.synchronizedList(new ArrayList<>());
     private final Map<String, AtomicLong> behaviour = new ConcurrentHashMap<>();
+    /** The buyers' answers by code: first attempts, the same request resent, a new request by the same buyer. */
+    private final Map<String, AtomicLong> first = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> replay = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> retry = new ConcurrentHashMap<>();
+    /** Reservation ids answered QUEUED. */
+    private final Set<String> queued = ConcurrentHashMap.newKeySet();
+    private final AtomicLong mismatches = new AtomicLong();
+    private final AtomicLong requests = new AtomicLong();
+    private final ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(5), 3);
 
     /** Orders not paid within this many seconds are cancelled and their units released. */
     static final int PAYMENT_TIMEOUT_SECONDS = 20;
 
     public SaleScenario(ApplicationContext app, String baseUrl, String userSecret, String adminSecret,
-            Map<String, String> chaos, PaySim sim) {
+            Map<String, String> chaos, PaySim sim, PrintStream console) {
         this.app = app;
+        this.console = console;
         this.sim = sim;
         this.chaos = chaos;
         this.client = new SaleClient(baseUrl);
@@ -109,23 +122,26 @@ public final class SaleScenario {
             throws Exception {
         setUp(activityId, skuCount, unitsPerSku);
         chaos.forEach(Failpoints::arm);
-        Map<String, AtomicLong> first = new ConcurrentHashMap<>();
-        Map<String, AtomicLong> replay = new ConcurrentHashMap<>();
-        Map<String, AtomicLong> retry = new ConcurrentHashMap<>();
-        Set<String> queued = ConcurrentHashMap.newKeySet();
-        AtomicLong mismatches = new AtomicLong();
-        AtomicLong requests = new AtomicLong();
-        ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(5), 3);
-
         AdmissionBreaker breaker = app.getBean(AdmissionBreaker.class);
         long tripsBefore = breaker.trips();
+        try (Progress progress = new Progress(console, System.console() != null, requests::get, queued::size,
+                () -> app.getBean(ReservationRepository.class).decided(activityId),
+                () -> app.getBean(OrderRepository.class).countByStatus(activityId), app.getBean(MeterRegistry.class))) {
+            progress.phase("buying");
+            return sale(activityId, skuCount, unitsPerSku, users, concurrency, drainTimeout, progress, breaker, tripsBefore);
+        }
+    }
+
+    private Report sale(long activityId, int skuCount, int unitsPerSku, int users, int concurrency, Duration drainTimeout,
+            Progress progress,
+            AdmissionBreaker breaker, long tripsBefore) throws Exception {
         long t0 = System.nanoTime();
         try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
             List<Future<?>> all = new ArrayList<>(users);
             for (int u = 1; u <= users; u++) {
                 long userId = u;
                 all.add(pool.submit(() -> {
-                    buyer(activityId, skuCount, userId, first, replay, retry, queued, mismatches, requests, latency);
+                    buyer(activityId, skuCount, userId);
                     return null;
                 }));
             }
@@ -137,12 +153,14 @@ public final class SaleScenario {
         long trips = breaker.trips() - tripsBefore;
         long paused = java.util.stream.Stream.of(first, replay, retry)
                 .mapToLong(m -> m.getOrDefault("ADMISSION_PAUSED", new AtomicLong()).get()).sum();
+        progress.phase("paying");
         for (int i = 0; i < afterSaleWork.size(); i++) {
             afterSaleWork.get(i).get();
         }
         afterSale.shutdown();
         Failpoints.disarmAll();
 
+        progress.phase("draining");
         long drainStart = System.nanoTime();
         InvariantChecker checker = app.getBean(InvariantChecker.class);
         ActivityService activities = app.getBean(ActivityService.class);
@@ -154,13 +172,17 @@ public final class SaleScenario {
                     .allMatch(v -> v.redis().openReserved() == 0 && v.crossSystemDelta() == 0);
             Map<String, Long> orders = app.getBean(OrderRepository.class).countByStatus(activityId);
             boolean ordersFinal = orders.keySet().stream().allMatch(st -> st.equals("PAID") || st.equals("CANCELLED"));
-            boolean refundsDone = !app.getBean(PaymentRepository.class).paymentCounts(activityId).containsKey("REFUNDING");
+            // every payment taken after a cancel has come back through its callback and been refunded
+            Map<String, Long> payments = app.getBean(PaymentRepository.class).paymentCounts(activityId);
+            boolean refundsDone = !payments.containsKey("REFUNDING") && payments.getOrDefault("REFUNDED", 0L)
+                    >= behaviour.getOrDefault("paid after the cancel", new AtomicLong()).get();
             if ((terminal == queued.size() && projected && ordersFinal && refundsDone) || System.nanoTime() > deadline) {
                 break;
             }
             TimeUnit.MILLISECONDS.sleep(100);
         }
         double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
+        progress.phase("checking");
 
         List<InvariantChecker.Check> checks = new ArrayList<>(checker.check(activityId, true));
         checks.add(new InvariantChecker.Check("every QUEUED reservation reached a terminal state", terminal == queued.size(),
@@ -206,9 +228,7 @@ public final class SaleScenario {
         return 90_001 + index;
     }
 
-    private void buyer(long activityId, int skuCount, long userId, Map<String, AtomicLong> first,
-            Map<String, AtomicLong> replay, Map<String, AtomicLong> retry, Set<String> queued, AtomicLong mismatches,
-            AtomicLong requests, ConcurrentHistogram latency) throws Exception {
+    private void buyer(long activityId, int skuCount, long userId) throws Exception {
         String token = Tokens.user(userSecret, userId, Duration.ofHours(1));
         long sku = skuId((int) (userId % skuCount));
         String requestId = UUID.randomUUID().toString();
@@ -228,6 +248,10 @@ public final class SaleScenario {
             replay.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
             if (r.status() == 202 && !rid.equals(again.body().get("reservation_id"))) {
                 mismatches.incrementAndGet();
+            }
+            if (again.status() == 202) {
+                // sold out at first, a unit released since: the same request id may now reserve
+                queued.add(again.body().get("reservation_id").toString());
             }
         } else if (userId % 10 == 1) {
             String other = UUID.randomUUID().toString();

@@ -27,6 +27,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 import io.seckill.config.SeckillProperties;
+import io.seckill.worker.RoleLifecycle;
 
 /**
  * The broker-side shape the pipeline needs before a sale can take buyers: the order request and
@@ -152,6 +153,15 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
     @Override
     public void stop() {
         running = false;
+    }
+
+    /**
+     * Before the roles: a consumer that subscribes to a topic not created yet finds no queue until the
+     * client's next rebalance (20 s), and the first orders of a sale would wait for it.
+     */
+    @Override
+    public int getPhase() {
+        return RoleLifecycle.PHASE - 100;
     }
 
     @Override

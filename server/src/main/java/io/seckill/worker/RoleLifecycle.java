@@ -10,6 +10,9 @@ import io.seckill.config.SeckillProperties;
  */
 public abstract class RoleLifecycle implements SmartLifecycle {
 
+    /** When the roles start (late: after the engines' clients and the broker's topics) and stop (early). */
+    public static final int PHASE = Integer.MAX_VALUE - 100;
+
     private final String role;
     private final SeckillProperties props;
     private volatile boolean running;
@@ -56,6 +59,6 @@ public abstract class RoleLifecycle implements SmartLifecycle {
 
     @Override
     public int getPhase() {
-        return Integer.MAX_VALUE - 100;
+        return PHASE;
     }
 }
