@@ -4,7 +4,9 @@
 -- KEYS[1] send_due ZSET
 -- ARGV[1] max entries  ARGV[2] lease ms  ARGV[3] owner token
 -- Returns a flat list: {rid, status, message_id, request_id, user_id, activity_id, sku_id,
---                       reserved_at_ms, business_deadline_ms, send_attempts} per claimed entry;
+--                       reserved_at_ms, business_deadline_ms, send_attempts, expired_owner} per claimed
+-- entry, expired_owner being the token of a scanner whose lease ran out before it settled the
+-- entry ('' when the entry was not leased);
 -- an entry whose reservation is gone is returned with status 'MISSING' (and dropped from the ZSET,
 -- it cannot be re-sent without its recovery fields: reconciliation owns that case).
 local sendDueKey = KEYS[1]
@@ -19,11 +21,11 @@ for _, rid in ipairs(due) do
     -- every reservation of this slot lives under the same hash-tagged prefix
     local key = prefix .. 'reservation:' .. rid
     local f = redis.call('HMGET', key, 'status', 'message_id', 'request_id', 'user_id', 'activity_id', 'sku_id',
-        'reserved_at_ms', 'business_deadline_ms', 'send_attempts')
+        'reserved_at_ms', 'business_deadline_ms', 'send_attempts', 'lease_owner')
     if not f[1] then
         redis.call('ZREM', sendDueKey, rid)
         table.insert(out, rid)
-        for _ = 1, 9 do table.insert(out, 'MISSING') end
+        for _ = 1, 10 do table.insert(out, 'MISSING') end
     else
         redis.call('ZADD', sendDueKey, 'XX', nowMs + leaseMs, rid)
         redis.call('HSET', key, 'mq_state', 'PUBLISHING', 'lease_owner', owner)
@@ -31,6 +33,7 @@ for _, rid in ipairs(due) do
         table.insert(out, rid)
         for i = 1, 8 do table.insert(out, f[i]) end
         table.insert(out, tostring(attempts))
+        table.insert(out, f[10] or '')
     end
 end
 return out

@@ -15,7 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import io.seckill.retry.Backoff;
 import io.seckill.support.IntegrationTest;
 
-/** Design 9.5: leases on the database clock, fenced settlement, backoff, MANUAL, purge. */
+/** Design 9.5: leases on the database clock, fenced settlement, backoff, MANUAL for what the broker refuses, purge. */
 class OutboxRelayIT extends IntegrationTest {
 
     private static final String INSERT = """
@@ -83,21 +83,28 @@ class OutboxRelayIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("a poison event (a body the broker can never take) beside a healthy one: the healthy one is sent, the "
-            + "poison one stays RETRY - never MANUAL - and past the bound is an anomaly with a metric")
+    @DisplayName("a poison event (a body larger than any message may be) beside a healthy one: the healthy one is sent, "
+            + "the poison one goes MANUAL once - not retried forever - with an OUTBOX_MANUAL anomaly and outbox_manual_total")
     void poisonEventBesideHealthyOne() throws Exception {
         UUID poison = UUID.randomUUID();
         UUID healthy = UUID.randomUUID();
+        double before = meters.counter("outbox.manual").count();
         jdbc.update("""
                 INSERT INTO event_outbox (event_id, aggregate_type, aggregate_id, event_type, schema_version, message_key, payload)
                 VALUES (?, 'TEST', ?, 'TEST_EVENT', 1, 'k', jsonb_build_object('x', repeat('a', 5000000)))""", poison, poison);
         jdbc.update(INSERT, healthy, healthy, "PENDING", 0, null, "0 seconds", "0 seconds");
         try {
-            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(status(healthy)));
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM reconcile_anomaly "
-                    + "WHERE anomaly_type = 'OUTBOX_SEND_STALLED' AND object_id = ? AND status = 'OPEN'", poison.toString()) == 1);
-            assertThat(status(poison)).isIn("RETRY", "SENDING");
-            assertThat(client().getText("/actuator/prometheus")).contains("work_stalled_total{type=\"OUTBOX_SEND_STALLED\"");
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(status(healthy))
+                    && "MANUAL".equals(status(poison)));
+            assertThat(meters.counter("outbox.manual").count()).isEqualTo(before + 1);
+            assertThat(jdbc.queryForObject("SELECT last_error FROM event_outbox WHERE event_id = ?", String.class, poison))
+                    .contains("MQClientException");
+            assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'OUTBOX_MANUAL' AND object_id = ? "
+                    + "AND status = 'OPEN'", poison.toString())).isEqualTo(1);
+            assertThat(client().getText("/actuator/prometheus")).contains("outbox_manual_total");
+            assertThat(OutboxRelay.refusedForGood(new org.apache.rocketmq.client.exception.MQClientException(
+                    org.apache.rocketmq.remoting.protocol.ResponseCode.SYSTEM_BUSY, "busy"))).as("a busy broker is transient")
+                    .isFalse();
         } finally {
             jdbc.update("DELETE FROM event_outbox WHERE event_id IN (?, ?)", poison, healthy);
         }

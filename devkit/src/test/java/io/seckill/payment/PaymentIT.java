@@ -40,9 +40,11 @@ class PaymentIT extends PaymentTestBase {
         UUID order = placeOrder(activityId, 1, 1), payment = startPayment(1, order);
         assertThat(orderStatus(order)).isEqualTo("PAYING");
         assertThat(startPayment(1, order)).as("a second 'pay' returns the same payment").isEqualTo(payment);
+        long timedBefore = meters.timer("payment.callback.paid.latency").count();
 
         assertThat(sim.pay(payment, true)).isTrue();
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> orderStatus(order).equals("PAID"));
+        assertThat(meters.timer("payment.callback.paid.latency").count()).as("callback -> PAID timed").isGreaterThan(timedBefore);
         assertThat(ledger(order, "SELL")).isOne();
         assertThat(events(order, "ORDER_PAID")).isOne();
         awaitSettled(activityId, 1);

@@ -22,6 +22,7 @@ import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.payment.PaymentTestBase;
+import io.seckill.projection.OrderProjection;
 import io.seckill.redis.SkuSlot;
 
 class ReconcileIT extends PaymentTestBase {
@@ -36,6 +37,10 @@ class ReconcileIT extends PaymentTestBase {
     StockAdjustments adjustments;
     @Autowired
     CompensationTaskRepository tasks;
+    @Autowired
+    Repairs repairs;
+    @Autowired
+    OrderProjection projection;
 
     @AfterEach
     void disarm() {
@@ -294,5 +299,25 @@ class ReconcileIT extends PaymentTestBase {
                 "inventory_redis_invariant_delta{", "inventory_cross_system_delta{", "reconcile_auto_repair_total{",
                 "reconcile_anomaly_age_seconds ",
                 "reconcile_run_duration_seconds_count", "reconcile_watermark_lag_seconds");
+    }
+
+    @Test
+    @DisplayName("a repair that finds the difference already gone (the pipeline converged after the judgement) is a false "
+            + "positive: done, changes nothing, counted in reconcile_false_positive_total")
+    void repairThatFindsNothingToDoIsAFalsePositive() throws Exception {
+        long activityId = openSale(2);
+        String rid = firstSettled(activityId, 88);
+        UUID order = jdbc.queryForObject("SELECT order_id FROM orders WHERE reservation_id = ?::uuid", UUID.class, rid);
+        SkuSlot slot = SkuSlot.forUser(activityId, 1, 1, 88);
+        Map<String, String> counterBefore = redis.sync().hgetall(slot.counter());
+        double before = meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION").count();
+        // judged while the projection was behind; by the time the repair runs, the projection has caught up
+        Repairs.Run run = repairs.run("REBUILD_ORDER_PROJECTION", "RESERVATION", rid, 1L, "ORDER_CREATED", Reconciler.OPERATOR,
+                "judged behind", Map.of(), () -> io.seckill.redis.LuaScript.text(projection.project(slot, rid,
+                        order.toString(), "ORDER_CREATED"), 1));
+        assertThat(run).isEqualTo(Repairs.Run.DONE);
+        assertThat(meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION").count()).isEqualTo(before + 1);
+        assertThat(redis.sync().hgetall(slot.counter())).as("nothing moved").isEqualTo(counterBefore);
+        assertInvariants(activityId, true);
     }
 }

@@ -2,9 +2,11 @@ package io.seckill.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -30,12 +32,16 @@ class SendDueScannerIT extends IntegrationTest {
         redis.sync().zadd(keys[1], 0, "r1");
 
         List<Object> a = CLAIM_DUE.run(redis, new String[] {keys[1]}, "10", "60000", "scanner-a");
-        assertThat(a).hasSize(10);
+        assertThat(a).hasSize(11);
+        assertThat(LuaScript.text(a, 10)).as("a first claim takes over no one's lease").isEmpty();
         assertThat(redis.sync().hget(keys[0], "mq_state")).isEqualTo("PUBLISHING");
         assertThat(CLAIM_DUE.run(redis, new String[] {keys[1]}, "10", "60000", "scanner-b")).as("leased: not due").isEmpty();
 
         redis.sync().zadd(keys[1], 0, "r1"); // scanner-a paused past its lease
-        assertThat(CLAIM_DUE.run(redis, new String[] {keys[1]}, "10", "60000", "scanner-b")).hasSize(10);
+        List<Object> b = CLAIM_DUE.run(redis, new String[] {keys[1]}, "10", "60000", "scanner-b");
+        assertThat(b).hasSize(11);
+        assertThat(LuaScript.text(b, 10)).as("the expired lease's owner, for reservation_send_lease_expired_total")
+                .isEqualTo("scanner-a");
         assertThat(redis.sync().hget(keys[0], "send_attempts")).isEqualTo("2");
 
         assertThat(LuaScript.code(MARK_UNKNOWN.run(redis, keys, "r1", "scanner-a", "1000", "late"))).isEqualTo(-7);
@@ -55,5 +61,24 @@ class SendDueScannerIT extends IntegrationTest {
         assertThat(LuaScript.text(r, 0)).isEqualTo("ghost");
         assertThat(LuaScript.text(r, 1)).isEqualTo("MISSING");
         assertThat(redis.sync().zcard(p + "send_due")).isZero();
+    }
+
+    @Test
+    @DisplayName("an entry claimed again after its scanner's lease ran out counts in reservation_send_lease_expired_total "
+            + "and is still settled once")
+    void leaseExpiryIsCounted() throws Exception {
+        long activityId = openSale(2);
+        String rid = firstSettled(activityId, 77);
+        String slot = "seckill:{" + activityId + ":1}:";
+        double before = meters.counter("reservation.send.lease.expired").count();
+        // a scanner claimed the entry and died before sending: its token stays, the lease (score) ran out
+        redis.sync().hset(slot + "reservation:" + rid, "lease_owner", "scanner-that-died");
+        redis.sync().zadd(slot + "send_due", 0, rid);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(meters.counter("reservation.send.lease.expired").count()).isEqualTo(before + 1);
+            assertThat(redis.sync().zscore(slot + "send_due", rid)).as("re-sent and settled").isNull();
+        });
+        assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid)).isEqualTo(1);
+        assertInvariants(activityId, true);
     }
 }

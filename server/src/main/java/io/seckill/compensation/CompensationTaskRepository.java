@@ -102,13 +102,14 @@ public class CompensationTaskRepository {
     }
 
     /** Inside the rejecting transaction: one release task per reservation. */
-    public void insertRelease(List<UUID> reservationIds) {
+    /** @return how many tasks were new (a reservation that has its task already keeps it) */
+    public int insertRelease(List<UUID> reservationIds) {
         if (reservationIds.isEmpty()) {
-            return;
+            return 0;
         }
         String[] t = reservationIds.stream().map(r -> taskId(r).toString()).toArray(String[]::new);
         String[] r = Sql.uuids(reservationIds);
-        jdbc.update(INSERT, t, r);
+        return jdbc.update(INSERT, t, r);
     }
 
     public record Claimed(UUID taskId, UUID reservationId, int attempt) {

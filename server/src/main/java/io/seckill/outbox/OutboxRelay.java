@@ -8,18 +8,23 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Span;
+import org.apache.rocketmq.client.exception.MQBrokerException;
+import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.remoting.protocol.ResponseCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
+import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
@@ -42,19 +47,24 @@ class OutboxRelay extends PollingWorker {
     private final StalledWork stalled;
     private final DefaultMQProducer producer;
     private final PipelineTrace trace;
+    private final AnomalyRepository anomalies;
+    private final Counter manual;
     private final SeckillProperties props;
     private final SeckillProperties.Outbox cfg;
     private final String owner = MqClients.instanceName("outbox-relay");
     private final BacklogGauges backlog;
     private final DistributionSummary attempts;
 
-    OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, PipelineTrace trace,
-            SeckillProperties props, MeterRegistry meters) {
+    OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, AnomalyRepository anomalies,
+            PipelineTrace trace, SeckillProperties props, MeterRegistry meters) {
         super("outbox-relay", "outbox.relay", props.outbox().idlePoll(), props, meters);
         this.stalled = stalled;
         this.outbox = outbox;
         this.producer = producer;
         this.trace = trace;
+        this.anomalies = anomalies;
+        this.manual = Counter.builder("outbox.manual")
+                .description("events the broker refuses as they are, kept MANUAL with an anomaly").register(meters);
         this.props = props;
         this.cfg = props.outbox();
         this.backlog = new BacklogGauges(meters, "outbox.pending", "outbox.oldest.age.seconds");
@@ -110,7 +120,12 @@ class OutboxRelay extends PollingWorker {
             CompletableFuture<Void> f = sends.get(i);
             if (!f.isDone() || f.isCompletedExceptionally()) {
                 OutboxRepository.Claimed c = claimed.get(i);
-                String error = f.isDone() ? f.handle((v, e) -> e == null ? "" : e.toString()).join() : "send timed out";
+                Throwable cause = f.isDone() ? f.handle((v, e) -> e).join() : null;
+                String error = cause != null ? cause.toString() : "send timed out";
+                if (refusedForGood(cause)) {
+                    manual(c, error);
+                    continue;
+                }
                 meters.counter("outbox.send", "result", "retry").increment();
                 log.warn("outbox.send_unknown outbox_event_id={} event_type={} attempt_count={}: {}", c.eventId(),
                         c.eventType(), c.attempt(), error);
@@ -157,6 +172,29 @@ class OutboxRelay extends PollingWorker {
         } catch (Exception e) {
             done.completeExceptionally(e);
         }
+    }
+
+    /**
+     * The broker (or the client's own check before sending) refuses the message for what it is - too
+     * large, an illegal property: the same event will be refused every time. Anything else, including
+     * every outage, is transient.
+     */
+    static boolean refusedForGood(Throwable e) {
+        Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        return t instanceof MQClientException c && c.getResponseCode() == ResponseCode.MESSAGE_ILLEGAL
+                || t instanceof MQBrokerException b && b.getResponseCode() == ResponseCode.MESSAGE_ILLEGAL;
+    }
+
+    private void manual(OutboxRepository.Claimed c, String error) {
+        if (!outbox.markManual(c.eventId(), owner, error)) {
+            log.warn("outbox.lease_lost owner={} outbox_event_id={}", owner, c.eventId());
+            return;
+        }
+        manual.increment();
+        log.error("outbox.manual outbox_event_id={} event_type={} aggregate_id={} attempt_count={}: the broker refuses the "
+                + "event as it is; kept MANUAL for a person: {}", c.eventId(), c.eventType(), c.aggregateId(), c.attempt(), error);
+        anomalies.record("OUTBOX_MANUAL", "OUTBOX_EVENT", c.eventId().toString(), null, null, Map.of("event_type",
+                c.eventType(), "aggregate_id", c.aggregateId().toString(), "error", error));
     }
 
     private void housekeeping() {

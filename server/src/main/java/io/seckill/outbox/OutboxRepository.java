@@ -55,6 +55,12 @@ public class OutboxRepository {
             """ + Backoff.SQL_DELAY.formatted("attempt_count") + """
             WHERE event_id = ? AND status = 'SENDING' AND lease_owner = ?
             """;
+    /** A send the broker refuses for what the event is (not for how the broker is): no retry, a person decides. */
+    private static final String MARK_MANUAL = """
+            UPDATE event_outbox
+            SET status = 'MANUAL', lease_owner = NULL, lease_until = NULL, last_error = ?
+            WHERE event_id = ? AND status = 'SENDING' AND lease_owner = ?
+            """;
     private static final String PURGE = """
             DELETE FROM event_outbox
             WHERE event_id IN (SELECT event_id FROM event_outbox
@@ -141,6 +147,11 @@ public class OutboxRepository {
     /** @return how many rows this owner settled (rows whose lease was lost are not touched) */
     public int markSent(List<UUID> eventIds, String owner) {
         return jdbc.update(MARK_SENT, Sql.uuids(eventIds), owner);
+    }
+
+    /** @return false when this owner no longer holds the row */
+    public boolean markManual(UUID eventId, String owner, String error) {
+        return jdbc.update(MARK_MANUAL, truncate(error), eventId, owner) == 1;
     }
 
     public boolean markRetry(UUID eventId, String owner, Backoff backoff, String error) {

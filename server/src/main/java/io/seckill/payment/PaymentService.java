@@ -1,13 +1,16 @@
 package io.seckill.payment;
 
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
@@ -63,6 +66,7 @@ public record PaymentService(PaymentRepository payments, OrderRepository orders,
         for (String type : List.of(DUPLICATE_PAYMENT, PAID_AFTER_CANCEL)) {
             meters.counter("payment.cancel_race_detected", "type", type);
         }
+        callbackToPaid(meters);
     }
 
     /** The one payment id of an order: a repeated "pay" or a repeated callback can never invent a second. */
@@ -93,8 +97,23 @@ public record PaymentService(PaymentRepository payments, OrderRepository orders,
         }
         try (LogContext ids = LogContext.of("payment_id", paymentId, "order_id", orderId, "reservation_id",
                 order.reservationId(), "activity_id", order.activityId(), "sku_id", order.skuId(), "user_id", order.userId())) {
-            return applyChecked(provider, paymentId, orderId, order, providerTransactionId, amount, paidAt, source);
+            long start = System.nanoTime();
+            PaymentOutcome outcome = applyChecked(provider, paymentId, orderId, order, providerTransactionId, amount, paidAt,
+                    source);
+            if (outcome == PaymentOutcome.PAID && "callback".equals(source)) {
+                callbackToPaid(meters).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            }
+            return outcome;
         }
+    }
+
+    /** A verified channel callback to its order's PAID commit (checks, payment record, stock, ledger, event). */
+    private static Timer callbackToPaid(MeterRegistry meters) {
+        return Timer.builder("payment.callback.paid.latency")
+                .description("a verified payment callback to the PAID commit of its order")
+                .serviceLevelObjectives(Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
+                        Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1))
+                .publishPercentileHistogram().register(meters);
     }
 
     private PaymentOutcome applyChecked(String provider, UUID paymentId, UUID orderId, OrderRecord order,

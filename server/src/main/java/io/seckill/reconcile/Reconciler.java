@@ -362,8 +362,8 @@ public class Reconciler {
     private Repairs.Run ensureTask(Judged r, String actual) {
         return repairs.run("ENSURE_COMPENSATION_TASK", "RESERVATION", r.reservationId().toString(), r.version(), "TASK_EXISTS",
                 OPERATOR, r.status() + " without a compensation task", evidence(r, actual, "TASK_EXISTS"), () -> {
-                    tasks.insertRelease(List.of(r.reservationId()));
-                    return "task " + CompensationTaskRepository.taskId(r.reservationId());
+                    String task = "task " + CompensationTaskRepository.taskId(r.reservationId());
+                    return tasks.insertRelease(List.of(r.reservationId())) == 1 ? task : Repairs.ALREADY + ": " + task;
                 });
     }
 

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -34,12 +35,23 @@ public class Repairs {
         SKIPPED
     }
 
+    /**
+     * How a repair's result begins when it found nothing to change: the state machine had converged on
+     * its own between the judgement and the repair (the scripts answer ALREADY_PROJECTED and the like).
+     */
+    public static final String ALREADY = "ALREADY";
+
     private final RepairRepository repo;
     private final MeterRegistry meters;
+
+    /** The rules reconciliation repairs by itself (DESIGN.md §11.5), each with its false-positive count from the start. */
+    static final List<String> AUTOMATIC_RULES = List.of("REBUILD_ORDER_PROJECTION", "FINISH_COMPENSATION",
+            "ENSURE_COMPENSATION_TASK", "OUTBOX_LEASE_RECLAIM", "FINISH_STOCK_ADJUSTMENT", "REDIS_RECALIBRATION");
 
     Repairs(RepairRepository repo, MeterRegistry meters) {
         this.repo = repo;
         this.meters = meters;
+        AUTOMATIC_RULES.forEach(rule -> meters.counter("reconcile.false.positive", "type", rule));
     }
 
     public static String repairId(String rule, String objectId, Long expectedVersion, String target) {
@@ -64,6 +76,11 @@ public class Repairs {
             String result = action.get();
             repo.finish(id, RepairStatus.DONE, result);
             meters.counter("reconcile.auto.repair", "type", rule).increment();
+            if (Reconciler.OPERATOR.equals(operator) && result != null && result.startsWith(ALREADY)) {
+                // judged a difference that was only work in flight: reconcile_false_positive_total (a watermark too small)
+                meters.counter("reconcile.false.positive", "type", rule).increment();
+                log.info("repair.false_positive repair_id={} rule={} object_id={} result={}", id, rule, objectId, result);
+            }
             log.info("repair.done repair_id={} rule={} object_id={} target={} operator={} result={}", id, rule, objectId, target,
                     operator, result);
             return Run.DONE;

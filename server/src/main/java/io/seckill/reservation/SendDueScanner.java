@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -40,7 +41,7 @@ class SendDueScanner extends PollingWorker {
     private static final LuaScript MARK_PUBLISHED = LuaScript.load("mark_published");
     private static final LuaScript MARK_UNKNOWN = LuaScript.load("mark_send_unknown");
     private static final LuaScript SET_ASIDE = LuaScript.load("set_aside_entry");
-    private static final int FIELDS = 10;
+    private static final int FIELDS = 11;
 
     private final SeckillProperties props;
     private final SaleRegistry registry;
@@ -48,6 +49,7 @@ class SendDueScanner extends PollingWorker {
     private final DefaultMQProducer producer;
     private final String owner = MqClients.instanceName("send-due") + "-" + UUID.randomUUID();
     private final AnomalyRepository anomalies;
+    private final Counter leaseExpired;
 
     SendDueScanner(SeckillProperties props, SaleRegistry registry, StatefulRedisConnection<String, String> redis,
             DefaultMQProducer producer, AnomalyRepository anomalies, MeterRegistry meters) {
@@ -57,6 +59,9 @@ class SendDueScanner extends PollingWorker {
         this.registry = registry;
         this.redis = redis;
         this.producer = producer;
+        this.leaseExpired = Counter.builder("reservation.send.lease.expired")
+                .description("send_due entries claimed again after the scanner holding them let its lease run out")
+                .register(meters);
     }
 
     @Override
@@ -89,6 +94,13 @@ class SendDueScanner extends PollingWorker {
                         Long.parseLong(LuaScript.text(r, i * FIELDS + 4)), Long.parseLong(LuaScript.text(r, i * FIELDS + 7)),
                         Long.parseLong(LuaScript.text(r, i * FIELDS + 8)));
                 int attempts = Integer.parseInt(LuaScript.text(r, i * FIELDS + 9));
+                String expiredOwner = LuaScript.text(r, i * FIELDS + 10);
+                if (!expiredOwner.isEmpty()) {
+                    // the scanner before this one claimed the entry and neither settled it nor gave it back in time
+                    leaseExpired.increment();
+                    log.warn("reservation.send_lease_expired reservation_id={} expired_owner={} owner={} attempt_count={}",
+                            rid, expiredOwner, owner, attempts);
+                }
                 sends.add(resend(slot, body, attempts));
             } catch (RuntimeException e) {
                 // recovery fields that cannot be read never heal by retrying: the entry is set aside (it no longer counts

@@ -5,8 +5,8 @@ import java.util.Set;
 
 /**
  * {@code event_outbox.status}. An event that cannot be sent is retried with capped backoff for as
- * long as the failure lasts (and reported as stalled); MANUAL is in the schema for an operator's
- * use, no automated move leads there.
+ * long as the failure lasts (and reported as stalled); only an event the broker refuses for what it
+ * is - never for an outage - goes MANUAL.
  */
 public enum OutboxStatus implements Lifecycle<OutboxStatus> {
     PENDING,
@@ -14,13 +14,14 @@ public enum OutboxStatus implements Lifecycle<OutboxStatus> {
     SENDING,
     RETRY,
     SENT,
+    /** The broker refused the event as it is (no retry can succeed): kept, with an anomaly, for a person. */
     MANUAL;
 
     @Override
     public Set<OutboxStatus> next() {
         return switch (this) {
             case PENDING -> EnumSet.of(SENDING);
-            case SENDING -> EnumSet.of(SENDING, SENT, RETRY);
+            case SENDING -> EnumSet.of(SENDING, SENT, RETRY, MANUAL);
             case RETRY -> EnumSet.of(SENDING);
             case SENT, MANUAL -> EnumSet.noneOf(OutboxStatus.class);
         };
