@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import io.seckill.cli.SaleClient;
 import io.seckill.support.IntegrationTest;
 
 /**
@@ -56,6 +57,36 @@ class DashboardIT extends IntegrationTest {
         assertThat(after.get("rate.admitted")).as("rates are shown").isNotNull();
         screenshot(Path.of("target", "dashboard.png"));
         assertThat(Path.of("target", "dashboard.png")).isNotEmptyFile();
+    }
+
+    @Test
+    @DisplayName("a SKU split over Redis buckets shows each bucket's stock and counters, adding up to the SKU's")
+    void bucketsOfAHotSku() throws Exception {
+        long activityId = newActivityId();
+        java.time.Instant now = java.time.Instant.now();
+        SaleClient.Response created = client().post("/api/v1/admin/activities", adminToken(), Map.of("activity_id", activityId,
+                "name", "bucketed " + activityId, "starts_at", now.minusSeconds(5).toString(), "ends_at",
+                now.plusSeconds(3600).toString(), "business_deadline_seconds", 300, "payment_timeout_seconds", 900,
+                "skus", java.util.List.of(Map.of("sku_id", 1, "price", "10.50", "stock", 9, "buckets", 3))));
+        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
+        for (long user = 1; user <= 4; user++) {
+            assertThat(reserve(activityId * 10 + user, activityId, 1).status()).isEqualTo(202);
+        }
+        awaitSettled(activityId, 4);
+        Map<String, String> p = page();
+        long stock = 0;
+        long committed = 0;
+        for (int b = 0; b < 3; b++) {
+            String key = activityId + ".1." + b;
+            assertThat(p).containsKeys("redis.stock." + key, "redis.committed." + key);
+            stock += Long.parseLong(p.get("redis.stock." + key));
+            committed += Long.parseLong(p.get("redis.committed." + key));
+        }
+        assertThat(stock).as("bucket stocks add up to the SKU's").isEqualTo(Long.parseLong(p.get("redis.stock." + activityId + ".1")))
+                .isEqualTo(5);
+        assertThat(committed).isEqualTo(4).isEqualTo(Long.parseLong(p.get("redis.committed." + activityId + ".1")));
     }
 
     /** The page's numbers (data-k -> text) after a few seconds of refreshing in Chromium. */

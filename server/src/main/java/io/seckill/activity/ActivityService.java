@@ -179,24 +179,27 @@ public class ActivityService {
         return out;
     }
 
-    public RedisCounters redisCounters(SkuInventory inv) {
-        int warmed = 0;
-        long initial = 0;
-        long stock = 0;
-        long open = 0;
-        long committed = 0;
+    /** One bucket's Redis counters (a SKU split over several slots has one per bucket). */
+    public record BucketCounters(int bucket, boolean warmed, long initial, long stock, long openReserved, long committed) {
+    }
+
+    public List<BucketCounters> bucketCounters(SkuInventory inv) {
+        List<BucketCounters> out = new ArrayList<>(inv.buckets());
         for (SkuSlot slot : SkuSlot.all(inv.activityId(), inv.skuId(), inv.buckets())) {
             List<Object> c = READ_COUNTERS.run(redis, new String[] {slot.stock(), slot.counter()});
             String s = text(c, 0);
-            if (text(c, 1) != null && s != null) {
-                warmed++;
-            }
-            initial += parse(text(c, 1));
-            open += parse(text(c, 2));
-            committed += parse(text(c, 3));
-            stock += parse(s);
+            out.add(new BucketCounters(slot.bucket(), text(c, 1) != null && s != null, parse(text(c, 1)), parse(s),
+                    parse(text(c, 2)), parse(text(c, 3))));
         }
-        return new RedisCounters(warmed, initial, stock, open, committed);
+        return out;
+    }
+
+    public RedisCounters redisCounters(SkuInventory inv) {
+        List<BucketCounters> buckets = bucketCounters(inv);
+        return new RedisCounters((int) buckets.stream().filter(BucketCounters::warmed).count(),
+                buckets.stream().mapToLong(BucketCounters::initial).sum(), buckets.stream().mapToLong(BucketCounters::stock).sum(),
+                buckets.stream().mapToLong(BucketCounters::openReserved).sum(),
+                buckets.stream().mapToLong(BucketCounters::committed).sum());
     }
 
     private static String text(List<Object> reply, int i) {

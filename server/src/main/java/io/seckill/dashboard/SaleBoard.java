@@ -87,6 +87,12 @@ public record SaleBoard(SaleRegistry registry, ActivityService activities, Reser
             k.put("redis", orderedMap("initial", v.redis().initial(), "stock", v.redis().stock(), "open_reserved",
                     v.redis().openReserved(), "committed", v.redis().committed()));
             k.put("cross_system_delta", v.crossSystemDelta());
+            if (v.pg().buckets() > 1) {
+                // a hot SKU over several slots: where its units are, bucket by bucket
+                k.put("redis_buckets", activities.bucketCounters(v.pg()).stream().map(b -> orderedMap("bucket", b.bucket(),
+                        "initial", b.initial(), "stock", b.stock(), "open_reserved", b.openReserved(), "committed",
+                        b.committed())).toList());
+            }
             skus.add(k);
         }
         s.put("skus", skus);
