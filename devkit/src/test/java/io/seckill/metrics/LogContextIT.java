@@ -20,7 +20,7 @@ import io.seckill.support.IntegrationTest;
 class LogContextIT extends IntegrationTest {
 
     @Test
-    @DisplayName("an admission's log lines carry activity, sku, user, request, reservation and message ids; none leak after")
+    @DisplayName("an admission's log lines carry activity, sku, user, request, reservation, message and trace ids; none leak after")
     void admissionCarriesItsIds() throws Exception {
         long activityId = openSale(2);
         Logger logger = (Logger) LoggerFactory.getLogger(ReservationService.class);
@@ -40,7 +40,7 @@ class LogContextIT extends IntegrationTest {
                 .filter(e -> rid.equals(e.getMDCPropertyMap().get("reservation_id"))).findFirst().orElseThrow();
         Map<String, String> mdc = created.getMDCPropertyMap();
         assertThat(mdc).containsEntry("activity_id", Long.toString(activityId)).containsEntry("sku_id", "1")
-                .containsEntry("user_id", "501").containsKeys("request_id", "message_id");
+                .containsEntry("user_id", "501").containsKeys("request_id", "message_id", "traceId");
     }
 
     @Test

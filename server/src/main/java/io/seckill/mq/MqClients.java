@@ -1,6 +1,8 @@
 package io.seckill.mq;
 
 import java.lang.management.ManagementFactory;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
@@ -17,9 +19,24 @@ public class MqClients {
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
-    /** Each client in one JVM gets its own instance name, so several app contexts can share a JVM. */
+    /**
+     * This process among all instances: its pid (for a person reading a lease owner) and a random part
+     * drawn at start - two containers both running as pid 1 on one host are still two owners.
+     */
+    static final String PROCESS = process(ManagementFactory.getRuntimeMXBean().getPid(), new SecureRandom());
+
+    static String process(long pid, SecureRandom random) {
+        byte[] b = new byte[6];
+        random.nextBytes(b);
+        return pid + "-" + HexFormat.of().formatHex(b);
+    }
+
+    /**
+     * A name unique among every client and lease owner of every instance: RocketMQ instance names and
+     * the owner tokens of leases (the outbox relay's, the scanners' and workers').
+     */
     public static String instanceName(String role) {
-        return role + "-" + ManagementFactory.getRuntimeMXBean().getPid() + "-" + INSTANCES.incrementAndGet();
+        return role + "-" + PROCESS + "-" + INSTANCES.incrementAndGet();
     }
 
     @Bean(destroyMethod = "shutdown")
