@@ -19,7 +19,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -40,6 +39,7 @@ import io.seckill.mq.MqClients;
 import io.seckill.order.InboundOrder;
 import io.seckill.order.OrderBatchService;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.OrderRequestSender;
@@ -335,11 +335,11 @@ public final class BenchCommand implements Callable<Integer> {
             activities.open(httpActivity);
             // the EVALSHA ceiling is Redis alone: its sale is open in Redis only, so no worker of the application
             // (rescan, breaker) ever sees the reservations it writes, which are never meant to be sent
-            app.getBean(StatefulRedisConnection.class).sync().hset(new SkuSlot(evalActivity, 1, 0, 1).meta(), "status", "OPEN");
+            app.getBean(Redis.class).sync().hset(new SkuSlot(evalActivity, 1, 0, 1).meta(), "status", "OPEN");
             java.util.Optional<java.nio.file.Path> redisBenchmark = ExternalLoad.tool("redis-benchmark");
             double evalsha;
             if (redisBenchmark.isPresent()) {
-                String sha = app.getBean(StatefulRedisConnection.class).sync().scriptLoad(LuaScript.load("reserve").source())
+                String sha = app.getBean(Redis.class).sync().scriptLoad(LuaScript.load("reserve").source())
                         .toString();
                 java.util.Optional<Long> redisPid = CpuMeter.redisPid(engines.redisPort());
                 long redisCpu0 = redisPid.map(CpuMeter::processNanos).orElse(-1L);
@@ -352,7 +352,7 @@ public final class BenchCommand implements Callable<Integer> {
                                 (redisCpu1 - redisCpu0) / 1000.0 / evalRequests));
                 // those reservations are Redis writes only, never meant to be sent: the next phase starts clean
                 SkuSlot evalSlot = new SkuSlot(evalActivity, 1, 0, 1);
-                app.getBean(StatefulRedisConnection.class).sync().del(evalSlot.sendDue(), evalSlot.deadlines());
+                app.getBean(Redis.class).sync().del(evalSlot.sendDue(), evalSlot.deadlines());
             } else {
                 System.out.println("[evalsha] redis-benchmark not installed (apt-get install redis-tools): JVM client");
                 evalsha = evalshaRun(engines, evalActivity);
@@ -404,7 +404,7 @@ public final class BenchCommand implements Callable<Integer> {
                 List<Future<?>> fs = new ArrayList<>();
                 for (int t = 0; t < concurrency; t++) {
                     fs.add(pool.submit(() -> {
-                        StatefulRedisConnection<String, String> conn = client.connect();
+                        Redis conn = Redis.of(client.connect());
                         while (System.nanoTime() < end) {
                             long user = users.incrementAndGet();
                             UUID request = UUID.randomUUID();

@@ -104,7 +104,7 @@ class SendPathReadinessIT extends IntegrationTest {
         SeckillProperties.Mq mq = props.mq();
         SeckillProperties.Mq other = new SeckillProperties.Mq(mq.namesrv(), "T_REQ_" + suffix, "T_EVT_" + suffix,
                 "g-order-" + suffix, "g-proj-" + suffix, mq.maxReconsumeTimes(), mq.sendTimeout());
-        SeckillProperties p = new SeckillProperties(props.roles(), props.redisUri(), props.ids(), props.jwt(), other,
+        SeckillProperties p = new SeckillProperties(props.roles(), props.redisUri(), props.redisCluster(), props.ids(), props.jwt(), other,
                 props.reservation(), props.orderConsumer(), props.outbox(), props.admission(), props.deadline(),
                 props.payment(), props.reconcile());
         return new MqTopology(producer, p);

@@ -17,7 +17,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,6 +31,7 @@ import io.seckill.cli.SaleClient;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.paysim.PaySim;
+import io.seckill.redis.Redis;
 import io.seckill.support.ChildApp;
 import io.seckill.support.TestEngines;
 import io.seckill.support.TestPaySim;
@@ -53,7 +53,7 @@ class ProcessCrashIT {
     private static ChildApp app;
     private static JdbcTemplate jdbc;
     private static RedisClient redisClient;
-    private static StatefulRedisConnection<String, String> redis;
+    private static Redis redis;
     private static final PaySim SIM = TestPaySim.get();
 
     @BeforeAll
@@ -75,7 +75,7 @@ class ProcessCrashIT {
         DriverManagerDataSource ds = new DriverManagerDataSource(engines.jdbcUrl(), "postgres", "postgres");
         jdbc = new JdbcTemplate(ds);
         redisClient = RedisClient.create(engines.redisUri());
-        redis = redisClient.connect();
+        redis = Redis.of(redisClient.connect());
     }
 
     @AfterAll

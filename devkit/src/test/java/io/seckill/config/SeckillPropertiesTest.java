@@ -27,7 +27,7 @@ class SeckillPropertiesTest {
         assertThatThrownBy(() -> new SeckillProperties.Outbox(0, Duration.ofSeconds(30), Duration.ofMillis(500),
                 Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))
                 .hasMessageStartingWith("seckill.outbox.batch-size");
-        assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", new SeckillProperties.Ids(
+        assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", null, new SeckillProperties.Ids(
                 Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x", null, null, Duration.ofSeconds(30)), null, null, null, null, null, null, null, null))
                 .hasMessageStartingWith("seckill.roles");
         assertThatThrownBy(() -> payment("short", Duration.ofSeconds(3), Duration.ofSeconds(30)))

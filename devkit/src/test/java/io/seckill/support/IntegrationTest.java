@@ -12,7 +12,6 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.awaitility.Awaitility;
@@ -31,6 +30,7 @@ import io.seckill.cli.SaleClient;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.config.SeckillProperties;
 import io.seckill.invariants.InvariantChecker;
+import io.seckill.redis.Redis;
 
 /**
  * Base of the integration tests: one application context on the real engines for the whole JVM.
@@ -70,7 +70,7 @@ public abstract class IntegrationTest {
     @Autowired
     protected JdbcTemplate jdbc;
     @Autowired
-    protected StatefulRedisConnection<String, String> redis;
+    protected Redis redis;
     @Autowired
     protected InvariantChecker invariants;
     @Autowired

@@ -3,9 +3,10 @@ package io.seckill.support;
 import java.util.Map;
 import java.util.UUID;
 
-import io.lettuce.core.api.StatefulRedisConnection;
+
 import io.seckill.mq.Json;
 import io.seckill.order.InboundOrder;
+import io.seckill.redis.Redis;
 import io.seckill.reservation.OrderCreateRequested;
 
 /** Order messages rebuilt from a real reservation's recovery fields in Redis (as the rescan does). */
@@ -14,7 +15,7 @@ public final class Messages {
     private Messages() {
     }
 
-    public static OrderCreateRequested forReservation(StatefulRedisConnection<String, String> redis, long activityId,
+    public static OrderCreateRequested forReservation(Redis redis, long activityId,
             long skuId, String reservationId) {
         Map<String, String> h = redis.sync().hgetall("seckill:{" + activityId + ":" + skuId + "}:reservation:" + reservationId);
         if (h.isEmpty()) {

@@ -9,16 +9,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.seckill.refusal.Refusal;
 import io.seckill.mq.MqTopology;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import io.seckill.refusal.Refusal;
 import io.seckill.state.SaleStatus;
 
 /**
@@ -43,11 +43,11 @@ public class ActivityService {
     private final InventoryRepository inventory;
     private final SaleRegistry registry;
     private final TransactionTemplate tx;
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final MqTopology topology;
 
     ActivityService(ActivityRepository activities, InventoryRepository inventory, SaleRegistry registry,
-            TransactionTemplate tx, StatefulRedisConnection<String, String> redis, MqTopology topology) {
+            TransactionTemplate tx, Redis redis, MqTopology topology) {
         this.topology = topology;
         this.activities = activities;
         this.inventory = inventory;

@@ -7,8 +7,8 @@ import java.util.UUID;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 
 /**
@@ -18,7 +18,7 @@ import io.seckill.redis.SkuSlot;
  */
 @Component
 public record StockAdjustments(StockAdjustmentRepository repo, InventoryRepository inventory, LedgerRepository ledger,
-        SaleRegistry registry, TransactionTemplate tx, StatefulRedisConnection<String, String> redis) {
+        SaleRegistry registry, TransactionTemplate tx, Redis redis) {
 
     private static final LuaScript ADJUST = LuaScript.load("adjust_stock");
 

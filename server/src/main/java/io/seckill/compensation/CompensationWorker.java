@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -24,6 +23,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.metrics.LogContext;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.retry.Backoff;
@@ -55,13 +55,13 @@ public class CompensationWorker extends PollingWorker {
     private final AnomalyRepository anomalies;
     private final StalledWork stalled;
     private final SaleRegistry registry;
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final TransactionTemplate tx;
     private final String owner = MqClients.instanceName("compensation") + "-" + UUID.randomUUID();
     private final BacklogGauges backlog;
 
     CompensationWorker(CompensationTaskRepository tasks, ReservationRepository reservations, AnomalyRepository anomalies,
-            StalledWork stalled, SaleRegistry registry, StatefulRedisConnection<String, String> redis, TransactionTemplate tx,
+            StalledWork stalled, SaleRegistry registry, Redis redis, TransactionTemplate tx,
             SeckillProperties props, MeterRegistry meters) {
         super("compensation", "compensation.worker", Duration.ofMillis(200), props, meters);
         this.tasks = tasks;

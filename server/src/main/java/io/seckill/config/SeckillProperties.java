@@ -1,6 +1,7 @@
 package io.seckill.config;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -20,6 +21,8 @@ public record SeckillProperties(
                 "deadline-sweeper", "dlq-watch", "payment", "reconciler"})
         Set<String> roles,
         @DefaultValue("redis://127.0.0.1:6379") String redisUri,
+        /** Seed nodes of a Redis Cluster ({@code redis://host:port}, comma-separated); when set, {@code redisUri} is unused. */
+        List<String> redisCluster,
         Ids ids,
         Jwt jwt,
         @DefaultValue Mq mq,
@@ -41,6 +44,11 @@ public record SeckillProperties(
         require(ids != null, "seckill.ids.keys", "at least one id key is required");
         require(jwt != null, "seckill.jwt", "user-secret and admin-secret (or jwks-uri) are required");
         require(redisUri != null && redisUri.startsWith("redis"), "seckill.redis-uri", "must be a redis:// URI");
+        redisCluster = redisCluster == null ? List.of() : List.copyOf(redisCluster);
+        for (String seed : redisCluster) {
+            require(seed.startsWith("redis://") || seed.startsWith("rediss://"), "seckill.redis-cluster",
+                    "each seed node must be a redis:// URI, got '" + seed + "'");
+        }
     }
 
     public boolean hasRole(String role) {

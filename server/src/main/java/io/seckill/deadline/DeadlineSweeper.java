@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +19,7 @@ import io.seckill.compensation.Rejections;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.BrokerBacklog;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationRepository;
@@ -44,7 +44,7 @@ class DeadlineSweeper extends PollingWorker {
     private static final LuaScript DUE = LuaScript.load("deadline_due");
 
     private final SaleRegistry registry;
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final ReservationRepository reservations;
     private final Rejections rejections;
     private final AnomalyRepository anomalies;
@@ -52,7 +52,7 @@ class DeadlineSweeper extends PollingWorker {
     private final EntryFailures failures = new EntryFailures();
     private final TransactionTemplate tx;
 
-    DeadlineSweeper(SaleRegistry registry, StatefulRedisConnection<String, String> redis, ReservationRepository reservations,
+    DeadlineSweeper(SaleRegistry registry, Redis redis, ReservationRepository reservations,
             Rejections rejections, AnomalyRepository anomalies, StalledWork stalled,
             TransactionTemplate tx, BrokerBacklog backlog, SeckillProperties props, MeterRegistry meters) {
         super("deadline-sweeper", "deadline.sweep", java.time.Duration.ofMillis(500), props, meters);

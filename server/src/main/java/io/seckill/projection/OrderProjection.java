@@ -3,10 +3,10 @@ package io.seckill.projection;
 import java.time.Duration;
 import java.util.List;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.springframework.stereotype.Component;
 
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.state.OrderStatus;
 
@@ -24,9 +24,9 @@ public class OrderProjection {
     private static final LuaScript RESTORE_HASH = LuaScript.load("restore_reservation_hash");
     static final long TERMINAL_TTL_MS = Duration.ofDays(7).toMillis();
 
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
 
-    OrderProjection(StatefulRedisConnection<String, String> redis) {
+    OrderProjection(Redis redis) {
         this.redis = redis;
     }
 

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -33,6 +32,7 @@ import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
@@ -67,7 +67,7 @@ public class Reconciler {
     private final StockAdjustments adjustments;
     private final OrderRepository orders;
     private final OutboxRepository outbox;
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final MeterRegistry meters;
     private final ReservationRepository reservations;
     private final Timer runTimer;
@@ -85,7 +85,7 @@ public class Reconciler {
     Reconciler(SaleRegistry registry, ActivityService activities, ReconcileRepository repo, Repairs repairs,
             AnomalyRepository anomalies, CompensationTaskRepository tasks, CompensationWorker compensation,
             OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds, StockAdjustments adjustments,
-            StatefulRedisConnection<String, String> redis, MeterRegistry meters, ReservationRepository reservations,
+            Redis redis, MeterRegistry meters, ReservationRepository reservations,
             OrderRepository orders, OutboxRepository outbox, SeckillProperties props) {
         this.orders = orders;
         this.outbox = outbox;

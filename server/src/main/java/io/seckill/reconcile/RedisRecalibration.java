@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.common.MixAll;
 import org.slf4j.Logger;
@@ -24,6 +23,7 @@ import io.seckill.mq.BrokerBacklog;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
@@ -40,7 +40,7 @@ import io.seckill.state.SaleStatus;
 public record RedisRecalibration(InventoryRepository inventory, RepairRepository repairLog,
         ReservationRepository reservations, OutboxRepository outboxRepo, OrderProjection projection,
         AnomalyRepository anomalies, HoldRepository holds, Repairs repairs,
-        StatefulRedisConnection<String, String> redis, SeckillProperties props, MeterRegistry meters,
+        Redis redis, SeckillProperties props, MeterRegistry meters,
         SaleRegistry registry, BrokerBacklog backlog) {
 
     private static final Logger log = LoggerFactory.getLogger(RedisRecalibration.class);

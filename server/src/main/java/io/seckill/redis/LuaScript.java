@@ -10,7 +10,6 @@ import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
  * One Lua file under {@code lua/}, loaded once and called with EVALSHA; reloaded if Redis lost
@@ -60,7 +59,7 @@ public final class LuaScript {
     }
 
     /** Runs the script; Redis errors propagate (callers fail closed). */
-    public List<Object> run(StatefulRedisConnection<String, String> conn, String[] keys, String... args) {
+    public List<Object> run(Redis conn, String[] keys, String... args) {
         String current = sha;
         if (current == null) {
             current = sha = conn.sync().scriptLoad(source);
@@ -77,7 +76,7 @@ public final class LuaScript {
      * Runs the script without blocking the calling thread (a broker callback, say); a Redis that
      * lost its script cache is answered by EVAL of the source.
      */
-    public CompletionStage<List<Object>> runAsync(StatefulRedisConnection<String, String> conn, String[] keys,
+    public CompletionStage<List<Object>> runAsync(Redis conn, String[] keys,
             String... args) {
         String current = sha;
         if (current == null) {

@@ -9,7 +9,6 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.stereotype.Component;
 
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
  * Redis in readiness, judged by a write: admission writes to Redis, so a Redis that answers reads
@@ -21,10 +20,10 @@ class RedisWriteHealth implements HealthIndicator {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
 
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final String key = "seckill:health:" + UUID.randomUUID();
 
-    RedisWriteHealth(StatefulRedisConnection<String, String> redis) {
+    RedisWriteHealth(Redis redis) {
         this.redis = redis;
     }
 

@@ -2,17 +2,17 @@ package io.seckill.reservation;
 
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 
 /**
@@ -30,7 +30,7 @@ public class AdmissionBreaker {
     private static final int SAMPLE = 16;
 
     private final SaleRegistry registry;
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final SeckillProperties props;
     private final Counter sendOk;
     private final Counter sendFailed;
@@ -41,7 +41,7 @@ public class AdmissionBreaker {
     private double lastOk;
     private double lastFailed;
 
-    AdmissionBreaker(SaleRegistry registry, StatefulRedisConnection<String, String> redis, SeckillProperties props,
+    AdmissionBreaker(SaleRegistry registry, Redis redis, SeckillProperties props,
             MeterRegistry meters) {
         this.registry = registry;
         this.redis = redis;

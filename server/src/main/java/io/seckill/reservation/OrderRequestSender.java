@@ -9,7 +9,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -30,6 +29,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.metrics.LogThrottle;
 import io.seckill.mq.Json;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.PollingWorker;
@@ -57,7 +57,7 @@ public class OrderRequestSender extends PollingWorker {
     }
 
     private final DefaultMQProducer producer;
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final PipelineTrace trace;
     private final String topic;
     private final long sendTimeoutMs;
@@ -70,7 +70,7 @@ public class OrderRequestSender extends PollingWorker {
     private final DistributionSummary batchSize;
     private final LogThrottle failureLog = new LogThrottle(java.time.Duration.ofSeconds(1));
 
-    OrderRequestSender(DefaultMQProducer producer, StatefulRedisConnection<String, String> redis, PipelineTrace trace,
+    OrderRequestSender(DefaultMQProducer producer, Redis redis, PipelineTrace trace,
             SeckillProperties props, MeterRegistry meters) {
         super("api", "reservation.sender", java.time.Duration.ZERO, props, meters);
         this.producer = producer;

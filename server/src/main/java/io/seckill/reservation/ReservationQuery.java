@@ -12,7 +12,6 @@ import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -20,6 +19,7 @@ import org.springframework.stereotype.Component;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.state.ReservationStatus;
 
@@ -33,11 +33,11 @@ class ReservationQuery {
     private static final Logger log = LoggerFactory.getLogger(ReservationQuery.class);
 
     private final SaleRegistry registry;
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final ReservationRepository reservations;
     private final long staleAfterMs;
 
-    ReservationQuery(SaleRegistry registry, StatefulRedisConnection<String, String> redis, ReservationRepository reservations,
+    ReservationQuery(SaleRegistry registry, Redis redis, ReservationRepository reservations,
             SeckillProperties props) {
         this.registry = registry;
         this.redis = redis;

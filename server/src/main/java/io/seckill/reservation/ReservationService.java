@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.lettuce.core.RedisException;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -21,6 +20,7 @@ import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.metrics.LogContext;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 
@@ -30,7 +30,7 @@ import io.seckill.refusal.Refusal;
  * is sent without holding up the answer. Redis errors refuse the sale (fail closed).
  */
 @Service
-public record ReservationService(SaleRegistry registry, ReservationIds ids, StatefulRedisConnection<String, String> redis,
+public record ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis,
         OrderRequestSender sender, SeckillProperties.Reservation config, AdmissionBreaker breaker, MeterRegistry meters,
         Counter created) {
 
@@ -38,7 +38,7 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Stat
     private static final LuaScript RESERVE = LuaScript.load("reserve");
 
     @Autowired
-    ReservationService(SaleRegistry registry, ReservationIds ids, StatefulRedisConnection<String, String> redis,
+    ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis,
             OrderRequestSender sender, SeckillProperties props, MeterRegistry meters, AdmissionBreaker breaker) {
         // reservation_admitted_total: the design's reservation_created_total cannot exist, the Prometheus
         // client reserves the "_created" suffix (OpenMetrics counter timestamps)

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -21,6 +20,7 @@ import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
 import io.seckill.worker.PollingWorker;
@@ -45,13 +45,13 @@ class SendDueScanner extends PollingWorker {
 
     private final SeckillProperties props;
     private final SaleRegistry registry;
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final DefaultMQProducer producer;
     private final String owner = MqClients.instanceName("send-due") + "-" + UUID.randomUUID();
     private final AnomalyRepository anomalies;
     private final Counter leaseExpired;
 
-    SendDueScanner(SeckillProperties props, SaleRegistry registry, StatefulRedisConnection<String, String> redis,
+    SendDueScanner(SeckillProperties props, SaleRegistry registry, Redis redis,
             DefaultMQProducer producer, AnomalyRepository anomalies, MeterRegistry meters) {
         super("send-due-scanner", "reservation.scan", props.reservation().scanInterval(), props, meters);
         this.anomalies = anomalies;

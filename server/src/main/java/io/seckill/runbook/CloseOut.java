@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.springframework.stereotype.Service;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.LedgerRepository;
@@ -21,6 +20,7 @@ import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.PaymentRepository;
 import io.seckill.reconcile.Reconciler;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationRepository;
@@ -31,7 +31,7 @@ import io.seckill.state.SaleStatus;
 public record CloseOut(SaleRegistry registry, ActivityService activities, Reconciler reconciler,
         InvariantChecker invariants, OrderRepository orders, ReservationRepository reservations,
         LedgerRepository ledger, PaymentRepository payments, AnomalyRepository anomalies, OutboxRepository outbox,
-        CompensationTaskRepository tasks, HoldRepository holds, StatefulRedisConnection<String, String> redis) {
+        CompensationTaskRepository tasks, HoldRepository holds, Redis redis) {
 
     public Map<String, Object> closeOut(long activityId, String operator, String reason, Duration drainTimeout)
             throws InterruptedException {

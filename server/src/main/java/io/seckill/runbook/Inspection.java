@@ -14,7 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
@@ -28,6 +27,7 @@ import io.seckill.payment.PaymentRepository;
 import io.seckill.payment.PaymentService;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.reconcile.RepairRepository;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
 
@@ -57,14 +57,14 @@ public class Inspection {
     private final AnomalyRepository anomalies;
     private final RepairRepository repairs;
     private final PaymentChannel channel;
-    private final StatefulRedisConnection<String, String> redis;
+    private final Redis redis;
     private final SeckillProperties props;
     private DefaultMQProducer mqQuery;
 
     Inspection(Lookup lookup, ReservationRepository reservations, OrderRepository orders, PaymentRepository payments,
             LedgerRepository ledger, InboxRepository inbox, OutboxRepository outbox, CompensationTaskRepository tasks,
             HoldRepository holds, AnomalyRepository anomalies, RepairRepository repairs, PaymentChannel channel,
-            StatefulRedisConnection<String, String> redis, SeckillProperties props) {
+            Redis redis, SeckillProperties props) {
         this.lookup = lookup;
         this.reservations = reservations;
         this.orders = orders;

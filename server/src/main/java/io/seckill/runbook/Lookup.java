@@ -6,7 +6,6 @@ import java.util.UUID;
 
 import org.springframework.stereotype.Component;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.CompensationTaskRepository;
@@ -14,6 +13,7 @@ import io.seckill.hold.HoldRepository;
 import io.seckill.order.OrderRecord;
 import io.seckill.order.OrderRepository;
 import io.seckill.payment.PaymentRepository;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationRepository;
@@ -26,7 +26,7 @@ import io.seckill.reservation.ReservationRepository;
 @Component
 record Lookup(ReservationRepository reservations, OrderRepository orders, PaymentRepository payments,
         CompensationTaskRepository tasks, HoldRepository holds, SaleRegistry registry,
-        StatefulRedisConnection<String, String> redis) {
+        Redis redis) {
 
     /** The reservation behind {@code anyId}: 404 when unknown, 400 when it names more than one. */
     UUID resolve(String anyId) {

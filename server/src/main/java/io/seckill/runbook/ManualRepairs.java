@@ -7,7 +7,6 @@ import java.util.UUID;
 
 import org.springframework.stereotype.Service;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.hold.HoldRepository;
@@ -16,6 +15,7 @@ import io.seckill.payment.PaymentService;
 import io.seckill.projection.OrderProjection;
 import io.seckill.reconcile.Repairs;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationRepository;
@@ -29,7 +29,7 @@ import io.seckill.state.ReservationStatus;
 @Service
 public record ManualRepairs(Lookup lookup, Freezes freezes, Repairs repairs, HoldRepository holds,
         CompensationTaskRepository tasks, CompensationWorker compensation, OrderProjection projection,
-        PaymentRepository payments, StatefulRedisConnection<String, String> redis) {
+        PaymentRepository payments, Redis redis) {
 
     /** The standard actions a repair may run. */
     public static final List<String> ACTIONS = List.of("release-hold", "compensate", "rebuild-projection", "refund");

@@ -3,9 +3,9 @@ package io.seckill.worker;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
 import io.seckill.retry.Backoff;
 
 /**
@@ -23,7 +23,7 @@ public final class EntryFailures {
     private final ConcurrentHashMap<String, Integer> counts = new ConcurrentHashMap<>();
 
     /** Records a failure of {@code entry} in {@code index}, postpones it, and returns its consecutive failures. */
-    public int failed(StatefulRedisConnection<String, String> redis, String index, String entry) {
+    public int failed(Redis redis, String index, String entry) {
         if (counts.size() >= MAX_TRACKED) {
             counts.clear();
         }

@@ -1,0 +1,181 @@
+package io.seckill.engines;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.embedded.RedisServer;
+
+/**
+ * A Redis Cluster on loopback from the embedded Redis binary: {@code masters} masters sharing the 16384
+ * slots evenly, each with {@code replicasPerMaster} replicas, joined with CLUSTER MEET and waited on
+ * until {@code cluster_state:ok} everywhere. A master can be stopped and its replica promoted
+ * (CLUSTER FAILOVER TAKEOVER), as an operator or Sentinel-less failover would.
+ */
+public final class RedisClusterNodes implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisClusterNodes.class);
+    private static final int SLOTS = 16384;
+
+    /** One node: its port, and the master it replicates (-1 for a master). */
+    public record Node(int port, int masterPort, RedisServer server) {
+        public String uri() {
+            return "redis://127.0.0.1:" + port;
+        }
+    }
+
+    private final List<Node> nodes;
+
+    private RedisClusterNodes(List<Node> nodes) {
+        this.nodes = nodes;
+    }
+
+    public static RedisClusterNodes start(Path dir, int masters, int replicasPerMaster) throws Exception {
+        List<Node> nodes = new ArrayList<>();
+        try {
+            for (int m = 0; m < masters; m++) {
+                nodes.add(node(dir, -1));
+            }
+            for (int m = 0; m < masters; m++) {
+                for (int r = 0; r < replicasPerMaster; r++) {
+                    nodes.add(node(dir, nodes.get(m).port()));
+                }
+            }
+            RedisClusterNodes cluster = new RedisClusterNodes(nodes);
+            cluster.join(masters);
+            return cluster;
+        } catch (Exception e) {
+            nodes.forEach(RedisClusterNodes::stopQuietly);
+            throw e;
+        }
+    }
+
+    private static Node node(Path dir, int masterPort) throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path nodeDir = Files.createDirectories(dir.resolve("redis-" + port));
+        RedisServer server = RedisServer.builder()
+                .port(port)
+                .bind("127.0.0.1")
+                .setting("dir " + nodeDir)
+                .setting("cluster-enabled yes")
+                .setting("cluster-config-file nodes-" + port + ".conf")
+                .setting("cluster-node-timeout 2000")
+                .setting("save \"\"")
+                .setting("appendonly no")
+                .setting("maxmemory 256mb")
+                .build();
+        server.start();
+        return new Node(port, masterPort, server);
+    }
+
+    private void join(int masters) throws InterruptedException {
+        int per = SLOTS / masters;
+        for (int m = 0; m < masters; m++) {
+            int from = m * per;
+            int to = m == masters - 1 ? SLOTS - 1 : from + per - 1;
+            run(nodes.get(m).port(), c -> c.clusterAddSlotsRange(io.lettuce.core.Range.create(from, to)));
+        }
+        for (Node n : nodes.subList(1, nodes.size())) {
+            run(nodes.getFirst().port(), c -> c.clusterMeet("127.0.0.1", n.port()));
+        }
+        awaitState("every node sees every other", () -> nodes.stream().allMatch(n -> run(n.port(),
+                c -> c.clusterNodes().lines().count()) == nodes.size()));
+        for (Node n : nodes) {
+            if (n.masterPort() > 0) {
+                String masterId = run(n.masterPort(), RedisCommands::clusterMyId);
+                run(n.port(), c -> c.clusterReplicate(masterId));
+            }
+        }
+        awaitState("cluster_state:ok on every node", () -> nodes.stream().allMatch(n -> run(n.port(),
+                c -> c.clusterInfo().contains("cluster_state:ok"))));
+        log.info("redis cluster up: {} masters, {} nodes, ports {}", masters, nodes.size(),
+                nodes.stream().map(Node::port).toList());
+    }
+
+    public List<Node> nodes() {
+        return List.copyOf(nodes);
+    }
+
+    public List<Node> masters() {
+        return nodes.stream().filter(n -> isMaster(n.port())).toList();
+    }
+
+    /** The seed list an application is configured with ({@code seckill.redis-cluster}). */
+    public String seeds() {
+        return String.join(",", nodes.stream().map(Node::uri).toList());
+    }
+
+    /** Whether the node at {@code port} is a master now (roles change on failover). */
+    public boolean isMaster(int port) {
+        try {
+            return run(port, c -> c.info("replication")).contains("role:master");
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Stops the master at {@code port} and promotes one of its replicas (TAKEOVER: no vote needed).
+     * Returns the promoted replica's port.
+     */
+    public int failover(int port) throws InterruptedException {
+        Node replica = nodes.stream().filter(n -> n.masterPort() == port && n.server().isActive()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("master :" + port + " has no live replica"));
+        nodes.stream().filter(n -> n.port() == port).findFirst().orElseThrow().server().stop();
+        run(replica.port(), c -> c.clusterFailover(true, true));
+        awaitState("replica :" + replica.port() + " promoted", () -> isMaster(replica.port()));
+        return replica.port();
+    }
+
+    private static <T> T run(int port, java.util.function.Function<RedisCommands<String, String>, T> f) {
+        RedisClient client = RedisClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(port)
+                .withTimeout(Duration.ofSeconds(5)).build());
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+            return f.apply(c.sync());
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    private static void awaitState(String what, java.util.function.BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (done.getAsBoolean()) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                log.debug("redis cluster: not yet {}: {}", what, e.getMessage());
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        throw new IllegalStateException("redis cluster: not " + what + " within 30 s");
+    }
+
+    private static void stopQuietly(Node n) {
+        try {
+            n.server().stop();
+        } catch (RuntimeException e) {
+            log.warn("redis cluster: stopping :{} failed: {}", n.port(), e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        nodes.forEach(RedisClusterNodes::stopQuietly);
+    }
+}

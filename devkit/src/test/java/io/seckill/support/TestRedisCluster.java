@@ -1,0 +1,41 @@
+package io.seckill.support;
+
+import java.nio.file.Files;
+
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+import io.seckill.engines.RedisClusterNodes;
+
+/**
+ * One Redis Cluster on loopback per test JVM (three masters, a replica each), and the properties that
+ * run a test class's application on it: its own topics and consumer groups, so its pipeline never
+ * meets the standalone context's.
+ */
+public final class TestRedisCluster {
+
+    private static RedisClusterNodes cluster;
+
+    private TestRedisCluster() {
+    }
+
+    public static synchronized RedisClusterNodes get() {
+        if (cluster == null) {
+            try {
+                cluster = RedisClusterNodes.start(Files.createTempDirectory("seckill-redis-cluster"), 3, 1);
+                Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot start the Redis Cluster", e);
+            }
+        }
+        return cluster;
+    }
+
+    /** For a {@code @DynamicPropertySource} of an integration test that runs on the cluster. */
+    public static void properties(DynamicPropertyRegistry registry) {
+        registry.add("seckill.redis-cluster", () -> get().seeds());
+        registry.add("seckill.mq.order-request-topic", () -> "SECKILL_ORDER_REQUEST_ON_CLUSTER");
+        registry.add("seckill.mq.order-event-topic", () -> "SECKILL_ORDER_EVENT_ON_CLUSTER");
+        registry.add("seckill.mq.order-consumer-group", () -> "seckill-order-consumer-on-cluster");
+        registry.add("seckill.mq.projection-group", () -> "seckill-projection-on-cluster");
+    }
+}
