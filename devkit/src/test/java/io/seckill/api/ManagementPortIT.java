@@ -3,7 +3,6 @@ package io.seckill.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.junit.jupiter.api.DisplayName;
@@ -11,9 +10,6 @@ import org.junit.jupiter.api.Test;
 
 import io.seckill.cli.SaleClient;
 import io.seckill.support.ChildApp;
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.TestEngines;
-import io.seckill.support.TestPaySim;
 
 /** {@code serve} as a deployment runs it: the buyers' port carries the API only, the actuator has its own. */
 class ManagementPortIT {
@@ -21,12 +17,7 @@ class ManagementPortIT {
     @Test
     @DisplayName("serve: health, metrics and Prometheus answer on the management port and not on the buyers' port")
     void actuatorIsNotOnTheBuyersPort() throws Exception {
-        Map<String, String> p = new LinkedHashMap<>(TestEngines.get().springProperties());
-        p.put("seckill.jwt.user-secret", IntegrationTest.USER_SECRET);
-        p.put("seckill.jwt.admin-secret", IntegrationTest.ADMIN_SECRET);
-        p.put("seckill.ids.keys.1", "mgmt-id-key-v1-0123456789abcdef0123456789");
-        p.put("seckill.payment.channel-url", TestPaySim.get().url());
-        p.put("seckill.payment.callback-secret", TestPaySim.SECRET);
+        Map<String, String> p = ChildApp.testProperties("mgmt");
         // the API alone: no worker of this process competes with the other tests' pipelines
         p.put("seckill.roles", "api");
         try (ChildApp app = new ChildApp(p, Path.of("target", "child-logs"))) {

@@ -7,7 +7,6 @@ import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,6 +32,7 @@ import io.seckill.failpoint.Failpoint;
 import io.seckill.paysim.PaySim;
 import io.seckill.redis.Redis;
 import io.seckill.support.ChildApp;
+import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
 import io.seckill.support.TestPaySim;
 
@@ -47,8 +47,6 @@ import io.seckill.support.TestPaySim;
 class ProcessCrashIT {
 
     private static final int KILLS = Integer.getInteger("seckill.crash.kills", 5);
-    private static final String USER_SECRET = "crash-user-secret-0123456789abcdef0123456789";
-    private static final String ADMIN_SECRET = "crash-admin-secret-0123456789abcdef012345678";
 
     private static ChildApp app;
     private static JdbcTemplate jdbc;
@@ -59,12 +57,7 @@ class ProcessCrashIT {
     @BeforeAll
     static void startChild() throws Exception {
         EmbeddedEngines engines = TestEngines.get();
-        Map<String, String> p = new LinkedHashMap<>(engines.springProperties());
-        p.put("seckill.jwt.user-secret", USER_SECRET);
-        p.put("seckill.jwt.admin-secret", ADMIN_SECRET);
-        p.put("seckill.ids.keys.1", "crash-id-key-v1-0123456789abcdef0123456789");
-        p.put("seckill.payment.channel-url", SIM.url());
-        p.put("seckill.payment.callback-secret", TestPaySim.SECRET);
+        Map<String, String> p = ChildApp.testProperties("crash");
         p.put("seckill.payment.lease", "6s");
         p.put("seckill.payment.channel-timeout", "2s");
         p.put("seckill.reservation.send-grace", "2s");
@@ -211,10 +204,10 @@ class ProcessCrashIT {
     }
 
     private static String admin() {
-        return Tokens.admin(ADMIN_SECRET, "crash-test", Duration.ofHours(2));
+        return Tokens.admin(IntegrationTest.ADMIN_SECRET, "crash-test", Duration.ofHours(2));
     }
 
     private static String user(long userId) {
-        return Tokens.user(USER_SECRET, userId, Duration.ofHours(2));
+        return Tokens.user(IntegrationTest.USER_SECRET, userId, Duration.ofHours(2));
     }
 }

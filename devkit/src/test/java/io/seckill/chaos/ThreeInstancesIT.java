@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,7 +33,6 @@ import io.seckill.engines.EmbeddedEngines;
 import io.seckill.support.ChildApp;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
-import io.seckill.support.TestPaySim;
 import io.seckill.support.TestRedisCluster;
 
 /**
@@ -52,13 +50,8 @@ class ThreeInstancesIT {
     @BeforeAll
     static void startInstances() throws Exception {
         EmbeddedEngines engines = TestEngines.get();
-        Map<String, String> p = new LinkedHashMap<>(engines.springProperties());
+        Map<String, String> p = ChildApp.testProperties("three");
         p.put("seckill.redis-cluster", TestRedisCluster.get().seeds());
-        p.put("seckill.jwt.user-secret", IntegrationTest.USER_SECRET);
-        p.put("seckill.jwt.admin-secret", IntegrationTest.ADMIN_SECRET);
-        p.put("seckill.ids.keys.1", "three-id-key-v1-0123456789abcdef0123456789");
-        p.put("seckill.payment.channel-url", TestPaySim.get().url());
-        p.put("seckill.payment.callback-secret", TestPaySim.SECRET);
         // topics and groups of their own: no other application in this JVM's tests consumes them
         p.put("seckill.mq.order-request-topic", "SECKILL_ORDER_REQUEST_THREE");
         p.put("seckill.mq.order-event-topic", "SECKILL_ORDER_EVENT_THREE");

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +36,20 @@ public final class ChildApp implements AutoCloseable {
         }
         Files.createDirectories(logDir);
         this.log = logDir.resolve("child-app-" + port + ".log");
+    }
+
+    /**
+     * What a child instance needs to run beside the tests: the test engines, the tests' token secrets
+     * (so {@link IntegrationTest}'s tokens are accepted), its own id key and the payment simulator.
+     */
+    public static Map<String, String> testProperties(String name) {
+        Map<String, String> p = new LinkedHashMap<>(TestEngines.get().springProperties());
+        p.put("seckill.jwt.user-secret", IntegrationTest.USER_SECRET);
+        p.put("seckill.jwt.admin-secret", IntegrationTest.ADMIN_SECRET);
+        p.put("seckill.ids.keys.1", name + "-id-key-v1-0123456789abcdef0123456789");
+        p.put("seckill.payment.channel-url", TestPaySim.get().url());
+        p.put("seckill.payment.callback-secret", TestPaySim.SECRET);
+        return p;
     }
 
     public int port() {
