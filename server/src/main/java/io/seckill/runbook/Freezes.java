@@ -21,26 +21,10 @@ import io.seckill.state.ReservationStatus;
  * an anomaly and an audit row.
  */
 @Service
-public class Freezes {
+public record Freezes(Lookup lookup, HoldRepository holds, ReservationRepository reservations,
+        CompensationTaskRepository tasks, AnomalyRepository anomalies, TransactionTemplate tx) {
 
     private static final Logger log = LoggerFactory.getLogger(Freezes.class);
-
-    private final Lookup lookup;
-    private final HoldRepository holds;
-    private final ReservationRepository reservations;
-    private final CompensationTaskRepository tasks;
-    private final AnomalyRepository anomalies;
-    private final TransactionTemplate tx;
-
-    Freezes(Lookup lookup, HoldRepository holds, ReservationRepository reservations, CompensationTaskRepository tasks,
-            AnomalyRepository anomalies, TransactionTemplate tx) {
-        this.lookup = lookup;
-        this.holds = holds;
-        this.reservations = reservations;
-        this.tasks = tasks;
-        this.anomalies = anomalies;
-        this.tx = tx;
-    }
 
     public Map<String, Object> freeze(String anyId, String operator, String reason) {
         Lookup.requireReason(reason);

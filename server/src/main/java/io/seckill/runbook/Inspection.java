@@ -20,7 +20,6 @@ import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
 import io.seckill.hold.HoldRepository;
 import io.seckill.inbox.InboxRepository;
-import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.PaymentRepository;
@@ -36,7 +35,10 @@ import io.seckill.reservation.ReservationRepository;
  * behind any business id, in the order in which the sources are believed when they disagree.
  */
 @Service
-public class Inspection {
+public record Inspection(Lookup lookup, ReservationRepository reservations, OrderRepository orders,
+        PaymentRepository payments, LedgerRepository ledger, InboxRepository inbox, OutboxRepository outbox,
+        CompensationTaskRepository tasks, HoldRepository holds, AnomalyRepository anomalies, RepairRepository repairs,
+        PaymentChannel channel, Redis redis, SeckillProperties props, DefaultMQProducer producer) {
 
     private static final Logger log = LoggerFactory.getLogger(Inspection.class);
 
@@ -44,42 +46,6 @@ public class Inspection {
     public static final List<String> AUTHORITY = List.of("1 payment channel and payment records",
             "2 postgresql order and inventory ledger", "3 inbox, outbox and compensation tasks", "4 redis",
             "5 rocketmq (presence proves only 'maybe sent')", "6 application logs");
-
-    private final Lookup lookup;
-    private final ReservationRepository reservations;
-    private final OrderRepository orders;
-    private final PaymentRepository payments;
-    private final LedgerRepository ledger;
-    private final InboxRepository inbox;
-    private final OutboxRepository outbox;
-    private final CompensationTaskRepository tasks;
-    private final HoldRepository holds;
-    private final AnomalyRepository anomalies;
-    private final RepairRepository repairs;
-    private final PaymentChannel channel;
-    private final Redis redis;
-    private final SeckillProperties props;
-    private DefaultMQProducer mqQuery;
-
-    Inspection(Lookup lookup, ReservationRepository reservations, OrderRepository orders, PaymentRepository payments,
-            LedgerRepository ledger, InboxRepository inbox, OutboxRepository outbox, CompensationTaskRepository tasks,
-            HoldRepository holds, AnomalyRepository anomalies, RepairRepository repairs, PaymentChannel channel,
-            Redis redis, SeckillProperties props) {
-        this.lookup = lookup;
-        this.reservations = reservations;
-        this.orders = orders;
-        this.payments = payments;
-        this.ledger = ledger;
-        this.inbox = inbox;
-        this.outbox = outbox;
-        this.tasks = tasks;
-        this.holds = holds;
-        this.anomalies = anomalies;
-        this.repairs = repairs;
-        this.channel = channel;
-        this.redis = redis;
-        this.props = props;
-    }
 
     public Map<String, Object> inspect(String anyId) {
         UUID rid = lookup.resolve(anyId);
@@ -132,17 +98,10 @@ public class Inspection {
     }
 
     /** What the broker holds under the reservation's key; the broker being down is itself evidence. */
-    private synchronized Object mqEvidence(UUID rid) {
+    private Object mqEvidence(UUID rid) {
         try {
-            if (mqQuery == null) {
-                DefaultMQProducer p = new DefaultMQProducer("seckill-inspect");
-                p.setNamesrvAddr(props.mq().namesrv());
-                p.setInstanceName(MqClients.instanceName("inspect"));
-                p.start();
-                mqQuery = p;
-            }
             @SuppressWarnings("deprecation")
-            QueryResult q = mqQuery.queryMessage(props.mq().orderRequestTopic(), rid.toString(), 32, 0, Long.MAX_VALUE);
+            QueryResult q = producer.queryMessage(props.mq().orderRequestTopic(), rid.toString(), 32, 0, Long.MAX_VALUE);
             List<Map<String, Object>> msgs = new ArrayList<>();
             for (MessageExt m : q.getMessageList()) {
                 msgs.add(Map.of("topic", m.getTopic(), "broker_msg_id", m.getMsgId(), "keys", String.valueOf(m.getKeys()),
