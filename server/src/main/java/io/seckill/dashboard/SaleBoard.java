@@ -1,5 +1,6 @@
 package io.seckill.dashboard;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,30 +9,31 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.stereotype.Service;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Service;
+
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
+import io.seckill.reconcile.RepairRepository;
 import io.seckill.reservation.ReservationRepository;
 
 /**
  * What the live dashboard shows, in one read: per sale and SKU, Redis beside PostgreSQL; the sale's
  * reservations and orders by state; the pipeline's lags and the entry breaker (this instance's
- * gauges); the counters the page turns into rates; open anomalies; the invariants' last result
- * (checked at most every {@link #INVARIANTS_EVERY_MS} ms per sale).
+ * gauges); the counters the page turns into rates; open anomalies; repair tasks of the last hour;
+ * the invariants' last result (checked at most every {@link #INVARIANTS_EVERY_MS} ms per sale).
  */
 @Service
 public record SaleBoard(SaleRegistry registry, ActivityService activities, ReservationRepository reservations,
-        OrderRepository orders, AnomalyRepository anomalies, InvariantChecker invariants, MeterRegistry meters,
-        Map<Long, Checked> checked) {
+        OrderRepository orders, AnomalyRepository anomalies, RepairRepository repairs, InvariantChecker invariants,
+        MeterRegistry meters, Map<Long, Checked> checked) {
 
     static final long INVARIANTS_EVERY_MS = 10_000;
 
@@ -48,8 +50,8 @@ public record SaleBoard(SaleRegistry registry, ActivityService activities, Reser
 
     @Autowired
     SaleBoard(SaleRegistry registry, ActivityService activities, ReservationRepository reservations, OrderRepository orders,
-            AnomalyRepository anomalies, InvariantChecker invariants, MeterRegistry meters) {
-        this(registry, activities, reservations, orders, anomalies, invariants, meters, new ConcurrentHashMap<>());
+            AnomalyRepository anomalies, RepairRepository repairs, InvariantChecker invariants, MeterRegistry meters) {
+        this(registry, activities, reservations, orders, anomalies, repairs, invariants, meters, new ConcurrentHashMap<>());
     }
 
     public Map<String, Object> state() {
@@ -70,6 +72,7 @@ public record SaleBoard(SaleRegistry registry, ActivityService activities, Reser
         counters.put("cancels", count("order.cancel", "result"));
         counters.put("refused", count("reservation.refused", "reason"));
         out.put("counters", counters);
+        out.put("repairs_last_hour", repairs.recent(Duration.ofHours(1)));
         return out;
     }
 

@@ -2,12 +2,14 @@ package io.seckill.reconcile;
 
 import static io.seckill.db.Sql.count;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
+import io.seckill.db.Sql;
 import io.seckill.mq.Json;
 import io.seckill.state.RepairStatus;
 
@@ -39,6 +41,11 @@ public class RepairRepository {
             SELECT count(*) FROM repair_task WHERE rule_name = ? AND object_id = ? AND status = 'DONE'
             """;
     private static final String FOR_OBJECTS = "SELECT * FROM repair_task WHERE object_id = ANY (?) ORDER BY created_at";
+    private static final String RECENT = """
+            SELECT rule_name || ' ' || status, count(*) FROM repair_task
+            WHERE created_at > clock_timestamp() - ?::interval
+            GROUP BY rule_name, status
+            """;
 
     private final JdbcTemplate jdbc;
 
@@ -70,5 +77,10 @@ public class RepairRepository {
     /** Repairs of these objects as stored, for an operator's evidence. */
     public List<Map<String, Object>> forObjects(List<String> objectIds) {
         return jdbc.queryForList(FOR_OBJECTS, (Object) objectIds.toArray(String[]::new));
+    }
+
+    /** Repairs started within {@code window}, by rule and status ("REBUILD_ORDER_PROJECTION DONE" -> n). */
+    public Map<String, Long> recent(Duration window) {
+        return Sql.countsByKey(jdbc, RECENT, Sql.interval(window));
     }
 }
