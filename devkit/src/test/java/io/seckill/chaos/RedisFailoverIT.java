@@ -16,24 +16,19 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import io.seckill.cli.SaleClient;
 import io.seckill.engines.RedisClusterNodes;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.support.IntegrationTest;
+import io.seckill.support.OnRedisCluster;
 import io.seckill.support.TestRedisCluster;
 
 /** A Redis Cluster master dies mid-sale and its replica is promoted: admission fails closed, then goes on. */
 @Tag("slow")
+@OnRedisCluster
 class RedisFailoverIT extends IntegrationTest {
-
-    @DynamicPropertySource
-    static void onCluster(DynamicPropertyRegistry registry) {
-        TestRedisCluster.properties(registry);
-    }
 
     @Autowired
     Reconciler reconciler;

@@ -6,19 +6,14 @@ import java.util.List;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import io.seckill.engines.RedisClusterNodes;
+import io.seckill.support.OnRedisCluster;
 import io.seckill.support.TestRedisCluster;
 
 /** {@link HappyPathIT} on a Redis Cluster (three masters, a replica each): every script call stays within one slot. */
+@OnRedisCluster
 class HappyPathOnRedisClusterIT extends HappyPathIT {
-
-    @DynamicPropertySource
-    static void onCluster(DynamicPropertyRegistry registry) {
-        TestRedisCluster.properties(registry);
-    }
 
     @Test
     @DisplayName("this context runs on the cluster: sales' keys are spread over the masters by their hash tags")

@@ -2,7 +2,7 @@ package io.seckill.support;
 
 import java.nio.file.Files;
 
-import org.springframework.test.context.DynamicPropertyRegistry;
+import java.util.Map;
 
 import io.seckill.engines.RedisClusterNodes;
 
@@ -30,12 +30,12 @@ public final class TestRedisCluster {
         return cluster;
     }
 
-    /** For a {@code @DynamicPropertySource} of an integration test that runs on the cluster. */
-    public static void properties(DynamicPropertyRegistry registry) {
-        registry.add("seckill.redis-cluster", () -> get().seeds());
-        registry.add("seckill.mq.order-request-topic", () -> "SECKILL_ORDER_REQUEST_ON_CLUSTER");
-        registry.add("seckill.mq.order-event-topic", () -> "SECKILL_ORDER_EVENT_ON_CLUSTER");
-        registry.add("seckill.mq.order-consumer-group", () -> "seckill-order-consumer-on-cluster");
-        registry.add("seckill.mq.projection-group", () -> "seckill-projection-on-cluster");
+    /** What runs an application on the cluster: the seed nodes, and topics and groups no other context uses. */
+    public static Map<String, Object> properties() {
+        return Map.of("seckill.redis-cluster", get().seeds(),
+                "seckill.mq.order-request-topic", "SECKILL_ORDER_REQUEST_ON_CLUSTER",
+                "seckill.mq.order-event-topic", "SECKILL_ORDER_EVENT_ON_CLUSTER",
+                "seckill.mq.order-consumer-group", "seckill-order-consumer-on-cluster",
+                "seckill.mq.projection-group", "seckill-projection-on-cluster");
     }
 }
