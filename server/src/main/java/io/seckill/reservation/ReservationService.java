@@ -1,5 +1,6 @@
 package io.seckill.reservation;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.metrics.LogContext;
+import io.seckill.metrics.LogThrottle;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
@@ -32,7 +34,7 @@ import io.seckill.refusal.Refusal;
 @Service
 public record ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis,
         OrderRequestSender sender, SeckillProperties.Reservation config, AdmissionBreaker breaker, MeterRegistry meters,
-        Counter created) {
+        Counter created, LogThrottle redisFailures) {
 
     private static final Logger log = LoggerFactory.getLogger(ReservationService.class);
     private static final LuaScript RESERVE = LuaScript.load("reserve");
@@ -43,7 +45,8 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
         // reservation_admitted_total: the design's reservation_created_total cannot exist, the Prometheus
         // client reserves the "_created" suffix (OpenMetrics counter timestamps)
         this(registry, ids, redis, sender, props.reservation(), breaker, meters, Counter.builder("reservation.admitted")
-                .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)").register(meters));
+                .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)").register(meters),
+                new LogThrottle(Duration.ofSeconds(1)));
     }
 
     public ReserveResult reserve(long userId, long activityId, long skuId, UUID requestId) {
@@ -87,8 +90,14 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
                     Integer.toString(version), Long.toString(config.sendGrace().toMillis()),
                     Long.toString(activity.businessDeadlineSeconds() * 1000L), Long.toString(config.requestMapTtl().toMillis()));
         } catch (RedisException e) {
-            log.warn("reservation.redis_failed activity_id={} sku_id={} user_id={} request_id={} error_class={}",
-                    activityId, skuId, userId, requestId, e.getClass().getName(), e);
+            // every refusal is counted; during an outage one line a second says so (not a stack trace per buyer)
+            meters.counter("reservation.refused", "reason", "redis_unavailable").increment();
+            long suppressed = redisFailures.tryAcquire();
+            if (suppressed >= 0) {
+                log.warn("reservation.redis_failed activity_id={} sku_id={} user_id={} request_id={} error_class={} "
+                        + "suppressed_since_last={}: {}", activityId, skuId, userId, requestId, e.getClass().getName(),
+                        suppressed, e.getMessage());
+            }
             throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED", "admission is unavailable; retry later");
         }
         long code = LuaScript.code(reply);
