@@ -82,6 +82,11 @@ class RedisFailoverIT extends IntegrationTest {
         buyers.join();
 
         assertThat(statuses.keySet()).as("answers during the failover: " + statuses).isSubsetOf(202, 409, 503);
+        if (statuses.containsKey(503)) {
+            assertThat(meters.counter("reservation.refused", "reason", "redis_unavailable").count()
+                    + meters.counter("reservation.refused", "reason", "admission_paused").count())
+                    .as("every refusal while the master was gone is counted").isPositive();
+        }
         List<String> admitted;
         synchronized (statuses) {
             admitted = List.copyOf(queued);
