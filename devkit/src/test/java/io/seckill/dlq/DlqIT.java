@@ -41,7 +41,7 @@ class DlqIT extends IntegrationTest {
                 assertThat(l.reconsumeTimes()).isGreaterThanOrEqualTo(3);
             });
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(
-                    () -> meters.get("mq.dlq.messages").gauge().value() > before);
+                    () -> meters.get("mq.dlq.messages").tag("group", group).gauge().value() > before);
 
             // an object under a manual hold is not replayed
             jdbc.update("INSERT INTO manual_hold (object_type, object_id, reason, operator) VALUES ('RESERVATION', ?, "
