@@ -58,11 +58,13 @@ class DlqWatcher extends PollingWorker {
         return 0;
     }
 
+    /** Stopped roles may be started again (a paused context resumes): the reader is opened anew then. */
     @Override
     protected void stopRole() {
         super.stopRole();
         if (dlq != null) {
             dlq.close();
+            dlq = null;
         }
     }
 }
