@@ -1,8 +1,11 @@
 package io.seckill.reconcile;
 
+import org.junit.jupiter.api.Tag;
+
 import io.seckill.support.OnRedisCluster;
 
 /** {@link ReconcileIT} on a Redis Cluster (three masters, a replica each): every script call stays within one slot. */
+@Tag("slow")
 @OnRedisCluster
 class ReconcileOnRedisClusterIT extends ReconcileIT {
 }
