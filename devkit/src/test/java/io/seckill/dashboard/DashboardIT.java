@@ -113,15 +113,31 @@ class DashboardIT extends IntegrationTest {
         return "http://127.0.0.1:" + port + "/dashboard.html#token=" + adminToken();
     }
 
+    /**
+     * Runs headless Chromium with a profile of its own (no lock shared with another Chromium) and a hard
+     * bound: a browser that does not finish within 60 s is killed and the test fails, it never hangs.
+     */
     private static String chromium(String... args) throws IOException, InterruptedException {
+        Path profile = Files.createTempDirectory("seckill-chromium");
         List<String> cmd = new ArrayList<>(List.of(binary(), "--headless=new", "--no-sandbox", "--disable-gpu",
-                "--disable-dev-shm-usage", "--virtual-time-budget=4000"));
+                "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile, "--virtual-time-budget=4000"));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("chromium finished").isTrue();
+        java.util.concurrent.CompletableFuture<String> out = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        boolean finished = p.waitFor(60, TimeUnit.SECONDS);
+        if (!finished) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        assertThat(finished).as("chromium finished within 60 s").isTrue();
         assertThat(p.exitValue()).as("chromium exit").isZero();
-        return out;
+        return out.join();
     }
 
     private static String binary() {
