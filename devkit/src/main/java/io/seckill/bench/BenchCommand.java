@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -81,6 +82,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--warmup", description = "seconds of HTTP load before measuring, for the JIT (default ${DEFAULT-VALUE})")
     int warmup = 20;
 
+    @Option(names = "--anchor-seconds", description = "duration of the minimal order batch run (default ${DEFAULT-VALUE})")
+    int anchorSeconds = 20;
+
     @Option(names = "--app-property", description = "extra application property for the admission run (key=value)")
     Map<String, String> appProperties = new HashMap<>();
 
@@ -121,6 +125,7 @@ public final class BenchCommand implements Callable<Integer> {
                 consumerRun(engines, "warmup", Math.max(5_000, orders / 3), batchSize);
             }
             double ceiling = consumer ? sqlCeiling(engines, orders, 700_003, "ceiling") : Double.NaN;
+            Optional<SqlAnchor.Result> anchor = consumer ? anchor(engines) : java.util.Optional.empty();
             double batched = consumer ? consumerRun(engines, "batched", orders, batchSize) : Double.NaN;
             double single = consumer ? consumerRun(engines, "single", singleOrders, 1) : Double.NaN;
             double[] admission = parts.contains("admission") ? admission(engines) : new double[] {Double.NaN, Double.NaN};
@@ -136,6 +141,16 @@ public final class BenchCommand implements Callable<Integer> {
                 out.printf("  batched / per-message = %.1fx   (goal >= 10x: %s)%n", batched / single, met(batched / single >= 10));
                 out.printf("  batched / SQL ceiling = %.2fx   (goal >= 0.8x: %s)%n", batched / ceiling,
                         met(batched / ceiling >= 0.8));
+                if (anchor.isPresent()) {
+                    double minimal = anchor.get().ordersPerSecond();
+                    out.printf("minimal order batch (pgbench):      %,10.0f orders/s%n", minimal);
+                    out.printf("  consumer batch SQL / minimal = %.2fx   (goal >= 0.4x: %s)%n", ceiling / minimal,
+                            met(ceiling / minimal >= 0.4));
+                    out.printf("  consumer batch SQL: %s%n", ceilingWal);
+                    out.printf("  minimal batch:      %s%n", anchor.get().wal());
+                } else {
+                    out.println("minimal order batch: not measured (pgbench is missing: apt-get install postgresql-client)");
+                }
             }
             if (parts.contains("admission")) {
                 out.printf("EVALSHA reserve.lua, %d connections: %,10.0f reservations/s%n", concurrency, evalsha);
@@ -159,7 +174,7 @@ public final class BenchCommand implements Callable<Integer> {
             System.err.println("--url needs --user-secret (the instance's, at least 32 characters) and --activity (an open sale)");
             return 2;
         }
-        java.util.Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
+        Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
         if (wrk.isEmpty()) {
             System.err.println("--url drives the instance with wrk: apt-get install wrk");
             return 2;
@@ -284,6 +299,20 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /** What the last measured {@link #sqlCeiling} run wrote to the WAL per order. */
+    private WalMeter.Cost ceilingWal;
+
+    /** The minimal order batch with pgbench, batch and clients as the consumer's, on the same database. */
+    private Optional<SqlAnchor.Result> anchor(EmbeddedEngines engines) throws Exception {
+        System.out.printf("[minimal] pgbench, minimal order batch of %d, %d clients, %d s%n", batchSize, threads, anchorSeconds);
+        Optional<SqlAnchor.Result> r = SqlAnchor.run("127.0.0.1", engines.postgresPort(), engines.jdbcUrl(),
+                engines.home().resolve("pgdata"), threads,
+                batchSize, anchorSeconds);
+        r.ifPresentOrElse(a -> System.out.printf("[minimal] %,.0f orders/s; %s%n", a.ordersPerSecond(), a.wal()),
+                () -> System.out.println("[minimal] skipped: pgbench is missing (apt-get install postgresql-client)"));
+        return r;
+    }
+
     /** The consumer's batch transaction driven directly from {@code threads} threads: no broker in the way. */
     private double sqlCeiling(EmbeddedEngines engines, int n, long activityId, String label) throws Exception {
         Map<String, Object> p = baseProperties(engines);
@@ -298,6 +327,10 @@ public final class BenchCommand implements Callable<Integer> {
                 batches.add(all.subList(i, Math.min(all.size(), i + batchSize)).stream()
                         .map(m -> InboundOrder.of(m, Json.bytes(m), "ceiling")).toList());
             }
+            WalMeter wal = new WalMeter(engines.jdbcUrl(), engines.home().resolve("pgdata"));
+            StatementTimes.reset(engines.jdbcUrl());
+            WalMeter.Reading before = wal.read();
+            long cpu0 = CpuMeter.selfNanos();
             long t0 = System.nanoTime();
             try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
                 List<Future<?>> fs = new ArrayList<>();
@@ -309,7 +342,10 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             double rate = n / ((System.nanoTime() - t0) / 1e9);
-            System.out.printf("[%s] %,.0f orders/s%n", label, rate);
+            ceilingWal = wal.read().since(before, n);
+            StatementTimes.print(engines.jdbcUrl(), n);
+            System.out.printf("[%s] %,.0f orders/s; application CPU %.0f us per order; %s%n", label, rate,
+                    (CpuMeter.selfNanos() - cpu0) / 1000.0 / n, ceilingWal);
             return rate;
         }
     }
@@ -336,12 +372,12 @@ public final class BenchCommand implements Callable<Integer> {
             // the EVALSHA ceiling is Redis alone: its sale is open in Redis only, so no worker of the application
             // (rescan, breaker) ever sees the reservations it writes, which are never meant to be sent
             app.getBean(Redis.class).sync().hset(new SkuSlot(evalActivity, 1, 0, 1).meta(), "status", "OPEN");
-            java.util.Optional<java.nio.file.Path> redisBenchmark = ExternalLoad.tool("redis-benchmark");
+            Optional<java.nio.file.Path> redisBenchmark = ExternalLoad.tool("redis-benchmark");
             double evalsha;
             if (redisBenchmark.isPresent()) {
                 String sha = app.getBean(Redis.class).sync().scriptLoad(LuaScript.load("reserve").source())
                         .toString();
-                java.util.Optional<Long> redisPid = CpuMeter.redisPid(engines.redisPort());
+                Optional<Long> redisPid = CpuMeter.redisPid(engines.redisPort());
                 long redisCpu0 = redisPid.map(CpuMeter::processNanos).orElse(-1L);
                 int evalRequests = 150_000;
                 evalsha = ExternalLoad.redisBenchmark(redisBenchmark.get(), engines.redisPort(), sha, evalActivity,
@@ -359,7 +395,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
             int port = ((WebServerApplicationContext) app).getWebServer().getPort();
             String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + httpActivity + "/skus/1/reservations";
-            java.util.Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
+            Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
             double http;
             if (wrk.isPresent()) {
                 List<String> warmupTokens = java.util.stream.IntStream.rangeClosed(1, 150_000).parallel()

@@ -43,14 +43,52 @@ final class CpuMeter {
 
     /** CPU nanoseconds a process has used so far (utime + stime), or -1 when it cannot be read. */
     static long processNanos(long pid) {
+        String[] f = stat(pid);
+        return f == null ? -1 : ticks(f, 11, 12);
+    }
+
+    /**
+     * CPU nanoseconds of a PostgreSQL server so far: the postmaster (with the backends that have
+     * ended, which the kernel adds to their parent's children time) and every live backend.
+     * -1 when it cannot be read.
+     */
+    static long postgresNanos(Path dataDirectory) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            // fields after the command name (which is in parentheses and may contain spaces)
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-            return ticks * 1_000_000_000L / TICKS_PER_SECOND;
+            long postmaster = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+            String[] own = stat(postmaster);
+            if (own == null) {
+                return -1;
+            }
+            long total = ticks(own, 11, 12) + ticks(own, 13, 14);
+            try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+                for (Path p : procs.toList()) {
+                    String name = p.getFileName().toString();
+                    if (!name.chars().allMatch(Character::isDigit)) {
+                        continue;
+                    }
+                    String[] f = stat(Long.parseLong(name));
+                    if (f != null && Long.parseLong(f[1]) == postmaster) {
+                        total += ticks(f, 11, 12);
+                    }
+                }
+            }
+            return total;
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /** The fields of /proc/PID/stat after the command name (in parentheses, may contain spaces); null if gone. */
+    private static String[] stat(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        } catch (IOException | RuntimeException e) {
+            return null; // the process ended between the listing and the read
+        }
+    }
+
+    private static long ticks(String[] f, int a, int b) {
+        return (Long.parseLong(f[a]) + Long.parseLong(f[b])) * 1_000_000_000L / TICKS_PER_SECOND;
     }
 }

@@ -59,6 +59,10 @@ public final class EmbeddedEngines implements AutoCloseable {
         if (slowMs != null) {
             pg.setServerConfig("log_min_duration_statement", slowMs);
         }
+        if (System.getenv("SECKILL_PG_STAT_STATEMENTS") != null) {
+            pg.setServerConfig("shared_preload_libraries", "pg_stat_statements")
+                    .setServerConfig("pg_stat_statements.track", "all");
+        }
         EmbeddedPostgres postgres = pg.start();
         int redisPort = freePort();
         Path redisDir = Files.createDirectories(home.resolve("redis"));
@@ -89,6 +93,10 @@ public final class EmbeddedEngines implements AutoCloseable {
 
     public String jdbcUrl() {
         return postgres.getJdbcUrl("postgres", "postgres");
+    }
+
+    public int postgresPort() {
+        return postgres.getPort();
     }
 
     public String redisUri() {

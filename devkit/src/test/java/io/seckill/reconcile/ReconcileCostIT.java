@@ -108,7 +108,7 @@ class ReconcileCostIT extends IntegrationTest {
         assertThat(plan(changedOrders, window)).contains("idx_orders_sku_changed").doesNotContain("Seq Scan");
         UUID uuid = UUID.fromString(id);
         assertThat(plan(resolve, uuid, uuid, uuid, uuid)).contains("idx_inventory_reservation_request")
-                .contains("idx_inventory_reservation_order").doesNotContain("Seq Scan");
+                .contains("orders_pkey").doesNotContain("Seq Scan");
         assertThat(plan(resolvePayment, id, "tx")).contains("idx_payment_record_provider_transaction")
                 .doesNotContain("Seq Scan on payment_record");
     }

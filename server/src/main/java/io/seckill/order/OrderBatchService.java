@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -69,9 +70,13 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
 
     /** What the order transaction counts, registered once. */
     record Counts(Counter duplicates, Counter payloadConflicts, Counter stockRejects, Counter userConflicts,
-            Counter commitUnknown, Counter fallbacks, Timer queuedToOrder) {
+            Counter commitUnknown, Counter fallbacks, Timer queuedToOrder, Map<MessageOutcome, Counter> consumed) {
 
         static Counts of(MeterRegistry meters) {
+            Map<MessageOutcome, Counter> consumed = new EnumMap<>(MessageOutcome.class);
+            for (MessageOutcome o : MessageOutcome.values()) {
+                consumed.put(o, meters.counter("order.consume", "result", o.name().toLowerCase()));
+            }
             return new Counts(meters.counter("inbox.duplicate"), meters.counter("inbox.payload.conflict"),
                     meters.counter("db.final.stock.reject"), meters.counter("order.user.unique.conflict"),
                     meters.counter("db.commit.unknown"), meters.counter("order.batch.fallback"),
@@ -81,7 +86,7 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
                             .serviceLevelObjectives(Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
                                     Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(3),
                                     Duration.ofSeconds(10))
-                            .publishPercentileHistogram().register(meters));
+                            .publishPercentileHistogram().register(meters), consumed);
         }
     }
 
@@ -131,7 +136,7 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
     private void count(Map<InboundOrder, MessageOutcome> out) {
         long now = System.currentTimeMillis();
         for (var e : out.entrySet()) {
-            meters.counter("order.consume", "result", e.getValue().name().toLowerCase()).increment();
+            counts.consumed().get(e.getValue()).increment();
             if (e.getValue() == MessageOutcome.CREATED) {
                 counts.queuedToOrder().record(Math.max(0, now - e.getKey().msg().reservedAtInstant().toEpochMilli()),
                         TimeUnit.MILLISECONDS);

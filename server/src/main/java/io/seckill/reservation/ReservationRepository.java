@@ -132,10 +132,15 @@ public class ReservationRepository {
             UPDATE inventory_reservation SET status = ?, version = version + 1, updated_at = clock_timestamp()
             WHERE reservation_id = ? AND status = 'MANUAL_REVIEW' AND ? IN ('RESERVED', 'ORDER_REJECTED', 'COMPENSATING')
             """;
-    /** Any business id of the reservation itself -> the reservation (every comparison on an indexed uuid column). */
+    /**
+     * Any business id of the reservation itself -> the reservation, every comparison on an indexed uuid
+     * column: an order id through the order's own reservation_id (the reservation's order_id carries no
+     * index, so the order transaction does not maintain one more).
+     */
     private static final String RESOLVE = """
             SELECT reservation_id FROM inventory_reservation
-            WHERE reservation_id = ? OR request_id = ? OR message_id = ? OR order_id = ?
+            WHERE reservation_id = ? OR request_id = ? OR message_id = ?
+               OR reservation_id = (SELECT o.reservation_id FROM orders o WHERE o.order_id = ?)
             LIMIT 2
             """;
     private static final String ROW = "SELECT * FROM inventory_reservation WHERE reservation_id = ?";
@@ -216,8 +221,8 @@ public class ReservationRepository {
             a[i] = x.activityId();
             s[i] = x.skuId();
             u[i] = x.userId();
-            ra[i] = x.reservedAtInstant().toString();
-            bd[i] = x.businessDeadlineInstant().toString();
+            ra[i] = x.reservedAt(); // ISO-8601 instants, checked when the message was read
+            bd[i] = x.businessDeadline();
         }
         jdbc.update(INSERT_SETTLED, status.name(), reason, r, q, a, s, u, m, o, ra, bd);
     }
