@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
+import org.HdrHistogram.Histogram;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -88,8 +89,15 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--app-property", description = "extra application property for the admission run (key=value)")
     Map<String, String> appProperties = new HashMap<>();
 
-    @Option(names = "--parts", split = ",", description = "consumer, admission (default: both)")
-    List<String> parts = List.of("consumer", "admission");
+    @Option(names = "--parts", split = ",", description = "consumer, admission, pipeline (default: all)")
+    List<String> parts = List.of("consumer", "admission", "pipeline");
+
+    @Option(names = "--pipeline-seconds", description = "duration of the sustained run through the whole pipeline "
+            + "(default ${DEFAULT-VALUE})")
+    int pipelineSeconds = 60;
+
+    @Option(names = "--charts", description = "where latency histograms (.hgrm) and charts (.png) go (default ${DEFAULT-VALUE})")
+    java.nio.file.Path charts = java.nio.file.Path.of("docs", "bench");
 
     @Option(names = "--url", description = "drive a running instance instead (its base URL): HTTP admission only, with wrk")
     String url;
@@ -131,6 +139,13 @@ public final class BenchCommand implements Callable<Integer> {
             double[] admission = parts.contains("admission") ? admission(engines) : new double[] {Double.NaN, Double.NaN};
             double evalsha = admission[0];
             double http = admission[1];
+            Optional<PipelineResult> pipeline = parts.contains("pipeline") ? Optional.of(pipeline(engines)) : Optional.empty();
+            if (!latencies.isEmpty()) {
+                for (java.nio.file.Path f : latencies.write(charts, "admission-latency", "HTTP answer latency, wrk -c "
+                        + concurrency)) {
+                    out.println("[charts] " + f.toAbsolutePath());
+                }
+            }
 
             out.println();
             out.println("=== seckill bench (fsync on, synchronous_commit on, one hot SKU) ===");
@@ -156,10 +171,17 @@ public final class BenchCommand implements Callable<Integer> {
                 out.printf("EVALSHA reserve.lua, %d connections: %,10.0f reservations/s%n", concurrency, evalsha);
                 out.printf("HTTP API, %d clients:                %,10.0f reservations/s%n", concurrency, http);
                 out.printf("  HTTP / EVALSHA = %.2fx   (goal >= 0.5x: %s)%n", http / evalsha, met(http / evalsha >= 0.5));
+                if (!Double.isNaN(naive)) {
+                    out.printf("naive baseline (design section 4):   %,10.0f orders/s%n", naive);
+                    out.printf("  HTTP / naive = %.2fx   (goal >= 0.8x: %s)%n", http / naive, met(http / naive >= 0.8));
+                }
             }
+            pipeline.ifPresent(r -> r.print(out));
+            drillReport.forEach(out::println);
             // the bench fails only when it could not measure; a goal not met is a finding, printed above
             boolean measured = (!consumer || (batched > 0 && single > 0 && ceiling > 0))
-                    && (!parts.contains("admission") || (evalsha > 0 && http > 0));
+                    && (!parts.contains("admission") || (evalsha > 0 && http > 0))
+                    && pipeline.map(r -> r.orders() > 0).orElse(true);
             return measured ? 0 : 1;
         }
     }
@@ -350,6 +372,149 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /** The HTTP answer latencies of the measured runs, drawn at the end. */
+    private final LatencyCharts latencies = new LatencyCharts();
+
+    /** A sustained run through the whole pipeline: admission, send path, order consumer. */
+    record PipelineResult(int seconds, double admittedPerSecond, Map<Integer, Long> statuses, long orders, long undecided,
+            Histogram queuedToOrder, String sendPath, long breakerPauses, double oldestUnsentSeconds) {
+
+        void print(PrintStream out) {
+            double p99 = queuedToOrder.getValueAtPercentile(99) / 1e6;
+            out.printf("pipeline, %d s sustained (api, send path, order consumer in one process):%n", seconds);
+            out.printf("  admitted %,.0f reservations/s, statuses %s; %,d orders created, %,d reservations undecided%n",
+                    admittedPerSecond, statuses, orders, undecided);
+            out.printf("  QUEUED -> ORDER_CREATED p50 %.3f s, p99 %.3f s, max %.3f s   (goal p99 <= 1 s: %s)%n",
+                    queuedToOrder.getValueAtPercentile(50) / 1e6, p99, queuedToOrder.getMaxValue() / 1e6, met(p99 <= 1.0));
+            out.printf("  send path: breaker paused %d times, oldest unsent max %.1f s   (goal no pause, <= 1 s: %s)%n",
+                    breakerPauses, oldestUnsentSeconds, met(breakerPauses == 0 && oldestUnsentSeconds <= 1.0));
+        }
+    }
+
+    /**
+     * Admission with the whole pipeline behind it in the same process (api, send path, order consumer)
+     * for {@link #pipelineSeconds}: every reservation admitted in that window is timed from QUEUED (its
+     * reserved_at, Redis's clock) to ORDER_CREATED (the order row's created_at) in PostgreSQL.
+     */
+    private PipelineResult pipeline(EmbeddedEngines engines) throws Exception {
+        Map<String, Object> p = baseProperties(engines);
+        p.put("seckill.roles", "api,send-due-scanner,order-consumer,compensation");
+        String stamp = Long.toString(System.currentTimeMillis());
+        p.put("seckill.mq.order-request-topic", "BENCH_PIPELINE_" + stamp);
+        p.put("seckill.mq.order-consumer-group", "bench-pipeline-" + stamp);
+        p.putAll(appProperties);
+        p.put("server.port", "0");
+        p.put("server.address", "127.0.0.1");
+        long activity = 700_008;
+        Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
+        if (wrk.isEmpty()) {
+            throw new IllegalStateException("the pipeline run drives admission with wrk: apt-get install wrk");
+        }
+        try (ConfigurableApplicationContext app = withNaiveBaseline(new SpringApplicationBuilder(SeckillApplication.class))
+                .properties(p).run()) {
+            ActivityService activities = app.getBean(ActivityService.class);
+            activities.create(new ActivityService.NewActivity(activity, "bench pipeline", Instant.now().minusSeconds(5),
+                    Instant.now().plusSeconds(3600), 600, 900, List.of(new ActivityService.NewSku(1L, BigDecimal.ONE, 50_000_000, 1))));
+            activities.warm(activity);
+            activities.open(activity);
+            int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+            String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
+            List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
+                    .mapToObj(u -> Tokens.user(userSecret, 6_000_000L + u, Duration.ofHours(1))).toList();
+            System.out.printf("[pipeline] %d s of admission with the send path and the order consumer behind it%n",
+                    pipelineSeconds);
+            SendPathWatch watch = new SendPathWatch(app);
+            long trips0 = app.getBean(io.seckill.reservation.AdmissionBreaker.class).trips();
+            ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk.get(), url, tokens, concurrency, pipelineSeconds, engines.home());
+            long trips = app.getBean(io.seckill.reservation.AdmissionBreaker.class).trips() - trips0;
+            double oldest = watch.maxOldestSeconds();
+            String sendPath = watch.sinceLast();
+            watch.close();
+            latencies.add("with the order consumer, " + pipelineSeconds + " s", r.latency());
+            long admitted = r.statuses().getOrDefault(202, 0L);
+            ReservationRepository reservations = app.getBean(ReservationRepository.class);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (reservations.decided(activity) < admitted && System.nanoTime() < deadline) {
+                TimeUnit.MILLISECONDS.sleep(200);
+            }
+            Histogram h = new Histogram(3);
+            new BenchRepository(engines.jdbcUrl()).queuedToOrderMicros(activity, us -> h.recordValue(Math.max(1, us)));
+            long orders = h.getTotalCount();
+            System.out.printf("[pipeline] wrk: %,.0f admitted/s, statuses %s, latency p50 %.1f ms p99 %.1f ms; %s; %,d orders%n",
+                    r.admittedPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis(), sendPath, orders);
+            LatencyCharts chart = new LatencyCharts();
+            chart.add("QUEUED -> ORDER_CREATED", h);
+            for (java.nio.file.Path f : chart.write(charts, "order-latency", "QUEUED (Redis) to ORDER_CREATED (PostgreSQL), "
+                    + pipelineSeconds + " s sustained")) {
+                System.out.println("[charts] " + f.toAbsolutePath());
+            }
+            long undecided = Math.max(0, admitted - reservations.decided(activity));
+            drills(app, engines, port);
+            return new PipelineResult(pipelineSeconds, r.admittedPerSecond(), r.statuses(), orders, undecided, h, sendPath,
+                    trips, oldest);
+        }
+    }
+
+    /** The drill's facts for both designs, printed side by side at the end. */
+    private final List<String> drillReport = new ArrayList<>();
+
+    /**
+     * The same fault drill against the engine and the naive baseline, then the same checks on both: no
+     * oversell, one order per buyer, and every unit accounted for in Redis or an order. The engine's
+     * checks run after its pipeline has drained, with its own invariants beside them.
+     */
+    private void drills(ConfigurableApplicationContext app, EmbeddedEngines engines, int port) throws Exception {
+        String base = "http://127.0.0.1:" + port;
+        long ours = 700_009;
+        long naiveActivity = 700_010;
+        ActivityService activities = app.getBean(ActivityService.class);
+        activities.create(new ActivityService.NewActivity(ours, "bench drill", Instant.now().minusSeconds(5),
+                Instant.now().plusSeconds(3600), 600, 900, List.of(new ActivityService.NewSku(1L, BigDecimal.ONE,
+                        FaultDrill.UNITS, 1))));
+        activities.warm(ours);
+        activities.open(ours);
+        System.out.printf("[drill] %d units, %d buyers (%d of them sending twice at once), PostgreSQL stalled %d s a third "
+                + "of the way in: the engine%n", FaultDrill.UNITS, FaultDrill.BUYERS, FaultDrill.TWICE,
+                FaultDrill.STALL.toSeconds());
+        FaultDrill.Answers oursAnswers = FaultDrill.run(base, "/api/v1/activities/" + ours + "/skus/1/reservations",
+                userSecret, 8_000_000L, engines.jdbcUrl(), "orders");
+        io.seckill.invariants.InvariantChecker checker = app.getBean(io.seckill.invariants.InvariantChecker.class);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        List<io.seckill.invariants.InvariantChecker.Check> checks = checker.check(ours, true);
+        while (!checks.stream().allMatch(io.seckill.invariants.InvariantChecker.Check::pass) && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(500);
+            checks = checker.check(ours, true);
+        }
+        BenchRepository db = new BenchRepository(engines.jdbcUrl());
+        long[] oursOrders = db.orderFacts("orders", ours);
+        FaultDrill.Facts oursFacts = new FaultDrill.Facts(oursOrders[0], oursOrders[1],
+                activities.inventoryView(ours).get(0).redis().stock());
+
+        System.out.println("[drill] the same against the naive baseline");
+        app.getBean(Redis.class).sync().set(NaiveBaseline.stockKey(naiveActivity, 1), Integer.toString(FaultDrill.UNITS));
+        FaultDrill.Answers naiveAnswers = FaultDrill.run(base, NaiveBaseline.PATH.replace("{activityId}",
+                Long.toString(naiveActivity)).replace("{skuId}", "1"), userSecret, 9_000_000L, engines.jdbcUrl(), "naive_order");
+        long[] naiveOrders = db.orderFacts("naive_order", naiveActivity);
+        FaultDrill.Facts naiveFacts = new FaultDrill.Facts(naiveOrders[0], naiveOrders[1],
+                Long.parseLong(app.getBean(Redis.class).sync().get(NaiveBaseline.stockKey(naiveActivity, 1))));
+
+        drillReport.add(String.format("fault drill: %d units, %d buyers, %d of them sending twice at once, PostgreSQL stalled "
+                + "%d s a third of the way in", FaultDrill.UNITS, FaultDrill.BUYERS, FaultDrill.TWICE, FaultDrill.STALL.toSeconds()));
+        drillReport.add(String.format("  %-34s %-44s %s", "", "engine", "naive baseline (design section 4)"));
+        drillReport.add(String.format("  %-34s %-44s %s", "answers", oursAnswers.statuses(), naiveAnswers.statuses()));
+        String[] names = {"no oversell", "one order per buyer", "every unit in Redis or an order"};
+        List<String> a = oursFacts.verdicts();
+        List<String> b = naiveFacts.verdicts();
+        for (int i = 0; i < names.length; i++) {
+            drillReport.add(String.format("  %-34s %-44s %s", names[i], a.get(i), b.get(i)));
+        }
+        long failed = checks.stream().filter(c -> !c.pass()).count();
+        drillReport.add(String.format("  the engine's own invariants after drain: %d of %d pass%s", checks.size() - failed,
+                checks.size(), failed == 0 ? "" : " - " + checks.stream().filter(c -> !c.pass())
+                        .map(c -> c.name() + ": " + c.detail()).toList()));
+        drillReport.forEach(System.out::println);
+    }
+
     /** {EVALSHA reservations/s, HTTP reservations/s}, both at {@link #concurrency}. */
     private double[] admission(EmbeddedEngines engines) throws Exception {
         Map<String, Object> p = baseProperties(engines);
@@ -361,7 +526,8 @@ public final class BenchCommand implements Callable<Integer> {
         long evalActivity = 700_004;
         long httpActivity = 700_005;
         int huge = 50_000_000;
-        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class).properties(p).run()) {
+        try (ConfigurableApplicationContext app = withNaiveBaseline(new SpringApplicationBuilder(SeckillApplication.class))
+                .properties(p).run()) {
             ActivityService activities = app.getBean(ActivityService.class);
             for (long a : new long[] {evalActivity, httpActivity}) {
                 activities.create(new ActivityService.NewActivity(a, "bench " + a, Instant.now().minusSeconds(5),
@@ -412,6 +578,7 @@ public final class BenchCommand implements Callable<Integer> {
                         engines.home());
                 long cpu1 = CpuMeter.selfNanos();
                 http = measured.admittedPerSecond();
+                latencies.add("admission only (api + send path), " + seconds + " s", measured.latency());
                 System.out.printf("[http] application CPU per answer: %.0f us (%d answers, %.1f CPU-seconds in %d s)%n",
                         (cpu1 - cpu0) / 1000.0 / Math.max(1, measured.answers()), measured.answers(), (cpu1 - cpu0) / 1e9,
                         seconds);
@@ -419,12 +586,38 @@ public final class BenchCommand implements Callable<Integer> {
                         + " %s%n", http, measured.requestsPerSecond(), measured.statuses(), measured.p50Millis(),
                         measured.p99Millis(), watch.sinceLast());
                 watch.close();
+                naive = naiveRun(app, wrk.get(), port, engines);
             } else {
                 System.out.println("[http] wrk not installed (apt-get install wrk): JVM client, which costs CPU itself");
                 http = httpRun("http://127.0.0.1:" + port, httpActivity);
             }
             return new double[] {evalsha, http};
         }
+    }
+
+    /** Orders/s of the naive baseline (HTTP 200s), measured by {@link #admission} right after the engine's own run. */
+    private double naive = Double.NaN;
+
+    private static SpringApplicationBuilder withNaiveBaseline(SpringApplicationBuilder builder) {
+        return builder.initializers(ctx -> NaiveBaseline.register((org.springframework.context.support.GenericApplicationContext) ctx));
+    }
+
+    /** The naive baseline under the same wrk load as the engine's run, on a stock that cannot run out. */
+    private double naiveRun(ConfigurableApplicationContext app, java.nio.file.Path wrk, int port, EmbeddedEngines engines)
+            throws Exception {
+        long activity = 700_006;
+        app.getBean(Redis.class).sync().set(NaiveBaseline.stockKey(activity, 1), "50000000");
+        String url = "http://127.0.0.1:" + port + NaiveBaseline.PATH.replace("{activityId}", Long.toString(activity))
+                .replace("{skuId}", "1");
+        List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
+                .mapToObj(u -> Tokens.user(userSecret, 5_000_000L + u, Duration.ofHours(1))).toList();
+        ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
+        double ordered = r.requestsPerSecond() * r.statuses().getOrDefault(200, 0L) / Math.max(1, r.answers());
+        System.out.printf("[naive] design section 4's baseline (GET, DECR, check then synchronous INSERT): %,.0f orders/s "
+                + "of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms%n", ordered, r.requestsPerSecond(),
+                r.statuses(), r.p50Millis(), r.p99Millis());
+        latencies.add("naive baseline (design section 4), " + seconds + " s", r.latency());
+        return ordered;
     }
 
     private double evalshaRun(EmbeddedEngines engines, long activityId) throws Exception {

@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.HdrHistogram.Histogram;
+
 /**
  * The standard load tools, when installed: {@code redis-benchmark} for the EVALSHA ceiling and
  * {@code wrk} for HTTP. They cost far less CPU than a JVM client on the same two cores, so the
@@ -50,7 +52,7 @@ final class ExternalLoad {
 
     /** What wrk measured: all answers per second, the 202s per second, every status seen, latency. */
     record WrkResult(double requestsPerSecond, double admittedPerSecond, java.util.Map<Integer, Long> statuses,
-            double p50Millis, double p99Millis) {
+            double p50Millis, double p99Millis, Histogram latency) {
         long answers() {
             return statuses.values().stream().mapToLong(Long::longValue).sum();
         }
@@ -110,6 +112,12 @@ final class ExternalLoad {
                         io.write(string.format("status %%d %%d\\n", status, n))
                     end
                     io.write(string.format("p50_us %%d\\np99_us %%d\\n", latency:percentile(50), latency:percentile(99)))
+                    local p = 0.1
+                    while p < 99.9995 do
+                        io.write(string.format("pct %%.3f %%d\\n", p, latency:percentile(p)))
+                        if p < 98.95 then p = p + 0.1 elseif p < 99.895 then p = p + 0.01 else p = p + 0.001 end
+                    end
+                    io.write(string.format("pct 100 %%d\\n", latency.max))
                 end
                 """.formatted(tokenFile));
         String out = run(List.of(tool.toString(), "-t2", "-c" + connections, "-d" + seconds + "s", "-s", script.toString(), url));
@@ -130,7 +138,28 @@ final class ExternalLoad {
         long total = statuses.values().stream().mapToLong(Long::longValue).sum();
         double rate = Double.parseDouble(m.group(1));
         double admitted = total == 0 ? 0 : rate * statuses.getOrDefault(202, 0L) / total;
-        return new WrkResult(rate, admitted, statuses, p50, p99);
+        return new WrkResult(rate, admitted, statuses, p50, p99, latency(out, total));
+    }
+
+    /**
+     * wrk's latency distribution as an HdrHistogram (microseconds): wrk prints its percentiles at steps of
+     * 0.1 (0.01 above the 99th, 0.001 above the 99.9th), and each step's share of the requests is
+     * recorded at that step's value.
+     */
+    static Histogram latency(String out, long requests) {
+        Histogram h = new Histogram(3);
+        Matcher m = Pattern.compile("pct ([0-9.]+) (\\d+)").matcher(out);
+        long recorded = 0;
+        while (m.find()) {
+            double pct = Double.parseDouble(m.group(1));
+            long upTo = Math.round(requests * pct / 100);
+            long n = upTo - recorded;
+            if (n > 0) {
+                h.recordValueWithCount(Math.max(1, Long.parseLong(m.group(2))), n);
+                recorded = upTo;
+            }
+        }
+        return h;
     }
 
     private static double number(String out, String name) {

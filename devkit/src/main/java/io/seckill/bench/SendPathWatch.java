@@ -38,6 +38,11 @@ final class SendPathWatch implements AutoCloseable {
         }, 0, 250, TimeUnit.MILLISECONDS);
     }
 
+    /** The oldest unsent reservation seen since the last {@link #sinceLast()}, in seconds. */
+    double maxOldestSeconds() {
+        return maxOldestMs.get() / 1000.0;
+    }
+
     /** What happened since the last call. */
     String sinceLast() {
         long t = breaker.trips();

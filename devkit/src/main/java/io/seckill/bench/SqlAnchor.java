@@ -5,10 +5,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -31,19 +27,12 @@ final class SqlAnchor {
 
     /** Empty when pgbench is not installed (Debian: postgresql-client). */
     static Optional<Result> run(String host, int port, String jdbcUrl, Path dataDirectory, int clients, int batch, int seconds)
-            throws IOException, InterruptedException, SQLException {
+            throws Exception {
         Optional<Path> pgbench = ExternalLoad.tool("pgbench");
         if (pgbench.isEmpty()) {
             return Optional.empty();
         }
-        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "postgres"); Statement s = c.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS anchor");
-            s.execute("CREATE DATABASE anchor");
-        }
-        String anchorUrl = jdbcUrl.replaceFirst("/postgres(\\?|$)", "/anchor$1");
-        try (Connection c = DriverManager.getConnection(anchorUrl, "postgres", "postgres"); Statement s = c.createStatement()) {
-            s.execute(resource("anchor-schema.sql"));
-        }
+        new BenchRepository(jdbcUrl).freshDatabase("anchor", resource("anchor-schema.sql"));
         Path script = Files.createTempFile("seckill-anchor", ".sql");
         Files.writeString(script, resource("anchor-order-batch.sql"));
         WalMeter wal = new WalMeter(jdbcUrl, dataDirectory);

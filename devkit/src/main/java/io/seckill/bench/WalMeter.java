@@ -1,11 +1,6 @@
 package io.seckill.bench;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * What one order costs PostgreSQL, for runs that follow each other: the write-ahead log as
@@ -35,20 +30,16 @@ final class WalMeter {
         }
     }
 
-    private final String jdbcUrl;
+    private final BenchRepository db;
     private final Path dataDirectory;
 
     WalMeter(String jdbcUrl, Path dataDirectory) {
-        this.jdbcUrl = jdbcUrl;
+        this.db = new BenchRepository(jdbcUrl);
         this.dataDirectory = dataDirectory;
     }
 
-    Reading read() throws SQLException {
-        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "postgres");
-                Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT wal_records, wal_fpi, wal_bytes, wal_sync FROM pg_stat_wal")) {
-            r.next();
-            return new Reading(r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), CpuMeter.postgresNanos(dataDirectory));
-        }
+    Reading read() throws Exception {
+        long[] w = db.wal();
+        return new Reading(w[0], w[1], w[2], w[3], CpuMeter.postgresNanos(dataDirectory));
     }
 }

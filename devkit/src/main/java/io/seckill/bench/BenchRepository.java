@@ -1,0 +1,117 @@
+package io.seckill.bench;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+/**
+ * The bench's own reads and writes of PostgreSQL, on connections of its own (never the
+ * application's pool): the WAL counters, statement times, the minimal batch's database, the drill's
+ * stall and the facts it reads afterwards.
+ */
+final class BenchRepository {
+
+    /** One row of {@code pg_stat_statements}. */
+    record StatementTime(long calls, double totalMillis, long walRecords, String query) {
+    }
+
+    private final String jdbcUrl;
+
+    BenchRepository(String jdbcUrl) {
+        this.jdbcUrl = jdbcUrl;
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(jdbcUrl, "postgres", "postgres");
+    }
+
+    /** {records, full-page images, bytes, fsyncs} of {@code pg_stat_wal}. */
+    long[] wal() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT wal_records, wal_fpi, wal_bytes, wal_sync FROM pg_stat_wal")) {
+            r.next();
+            return new long[] {r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4)};
+        }
+    }
+
+    void resetStatementTimes() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+            s.execute("SELECT pg_stat_statements_reset()");
+        }
+    }
+
+    List<StatementTime> statementTimes(int limit) throws SQLException {
+        List<StatementTime> out = new ArrayList<>();
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("""
+                SELECT calls, total_exec_time, wal_records, left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
+                FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT ?""")) {
+            s.setInt(1, limit);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.add(new StatementTime(r.getLong(1), r.getDouble(2), r.getLong(3), r.getString(4)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A fresh database {@code name} with {@code schema} run in it; returns its JDBC URL. */
+    String freshDatabase(String name, String schema) throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name);
+            s.execute("CREATE DATABASE " + name);
+        }
+        String url = jdbcUrl.replaceFirst("/postgres(\\?|$)", "/" + name + "$1");
+        try (Connection c = DriverManager.getConnection(url, "postgres", "postgres"); Statement s = c.createStatement()) {
+            s.execute(schema);
+        }
+        return url;
+    }
+
+    /** Holds an exclusive lock on {@code table} for {@code how long}: PostgreSQL stalled, for that table's writers. */
+    void stall(String table, Duration howLong) throws SQLException, InterruptedException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
+            Thread.sleep(howLong.toMillis());
+            c.commit();
+        }
+    }
+
+    /** For every order of the sale: microseconds from its reservation's reserved_at (QUEUED) to its created_at. */
+    void queuedToOrderMicros(long activityId, LongConsumer each) throws SQLException {
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("""
+                SELECT (extract(epoch FROM o.created_at - r.reserved_at) * 1000000)::bigint
+                FROM orders o JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
+                WHERE o.activity_id = ?""")) {
+            s.setLong(1, activityId);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    each.accept(r.getLong(1));
+                }
+            }
+        }
+    }
+
+    /** {orders, buyers with more than one order} of a sale in {@code table} (the engine's or the naive baseline's). */
+    long[] orderFacts(String table, long activityId) throws SQLException {
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT (SELECT count(*) FROM " + table
+                + " WHERE activity_id = ?), (SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE activity_id = ? "
+                + "GROUP BY user_id HAVING count(*) > 1) d)")) {
+            s.setLong(1, activityId);
+            s.setLong(2, activityId);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return new long[] {r.getLong(1), r.getLong(2)};
+            }
+        }
+    }
+}
