@@ -101,6 +101,27 @@ final class BenchRepository {
         }
     }
 
+    /** QUEUED -> ORDER_CREATED by 10 s of the run (by reserved_at): "+Ns: count, p50, p99" per window. */
+    List<String> queuedToOrderByWindow(long activityId) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("""
+                WITH l AS (SELECT r.reserved_at, extract(epoch FROM o.created_at - r.reserved_at) AS s
+                           FROM orders o JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
+                           WHERE o.activity_id = ?)
+                SELECT floor(extract(epoch FROM reserved_at - (SELECT min(reserved_at) FROM l)) / 10)::int * 10, count(*),
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY s), percentile_cont(0.99) WITHIN GROUP (ORDER BY s)
+                FROM l GROUP BY 1 ORDER BY 1""")) {
+            s.setLong(1, activityId);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.add(String.format("+%ds: %,d orders, p50 %.3f s, p99 %.3f s", r.getInt(1), r.getLong(2), r.getDouble(3),
+                            r.getDouble(4)));
+                }
+            }
+        }
+        return out;
+    }
+
     /** {orders, buyers with more than one order} of a sale in {@code table} (the engine's or the naive baseline's). */
     long[] orderFacts(String table, long activityId) throws SQLException {
         try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT (SELECT count(*) FROM " + table

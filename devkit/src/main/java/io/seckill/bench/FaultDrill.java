@@ -23,7 +23,8 @@ import io.seckill.cli.SaleClient;
  * One fault drill, run the same way against the engine and against the naive baseline: {@link #UNITS}
  * units, {@link #BUYERS} buyers from {@link #CLIENTS} clients, the first {@link #TWICE} of them sending
  * their request twice at the same moment (a double click, a client retry), and PostgreSQL stalled for
- * {@link #STALL} (a table lock held by another session) a third of the way in.
+ * {@link #STALL} (a table lock held by another session) a tenth of the way in, while the
+ * stock is still selling.
  */
 final class FaultDrill {
 
@@ -46,6 +47,7 @@ final class FaultDrill {
 
         List<String> verdicts() {
             return List.of(verdict(orders <= UNITS, orders + " orders for " + UNITS + " units"),
+                    verdict(redisStock >= 0, "Redis stock " + redisStock),
                     verdict(usersWithSeveralOrders == 0, usersWithSeveralOrders + " buyers with more than one order"),
                     verdict(unitsUnaccounted() == 0, "Redis stock " + redisStock + " + " + orders + " orders = "
                             + (redisStock + orders) + " of " + UNITS));
@@ -61,7 +63,7 @@ final class FaultDrill {
 
     /**
      * Drives the drill at {@code base + path}; {@code stalledTable} is locked for {@link #STALL} once a
-     * third of the requests have been answered.
+     * tenth of the requests have been answered.
      */
     static Answers run(String base, String path, String userSecret, long firstUser, String jdbcUrl, String stalledTable)
             throws Exception {
@@ -83,7 +85,7 @@ final class FaultDrill {
                         together.await(10, TimeUnit.SECONDS);
                         int status = client.post(path, token, body).status();
                         statuses.merge(status, 1L, Long::sum);
-                        if (answered.incrementAndGet() == total / 3) {
+                        if (answered.incrementAndGet() == total / 10) {
                             stalled.set(CompletableFuture.runAsync(() -> stall(jdbcUrl, stalledTable)));
                         }
                         return null;

@@ -24,8 +24,9 @@ final class NaiveOrderRepository {
 
     private final JdbcTemplate jdbc;
 
+    /** From the application's own JdbcTemplate, which comes after the schema migrations (the table is not theirs). */
     static NaiveOrderRepository of(org.springframework.context.ApplicationContext ctx) {
-        return new NaiveOrderRepository(ctx.getBean(DataSource.class));
+        return new NaiveOrderRepository(ctx.getBean(JdbcTemplate.class).getDataSource());
     }
 
     /** Creates the table if needed; every statement has a 1 s timeout, as a request path must. */

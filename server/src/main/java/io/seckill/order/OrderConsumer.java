@@ -1,12 +1,15 @@
 package io.seckill.order;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.tracing.Span;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
@@ -46,6 +49,8 @@ class OrderConsumer extends PushConsumerRole {
     private final TransactionTemplate tx;
     private final PipelineTrace trace;
     private final DistributionSummary batchSizes;
+    private final OrderCommitQueue commits;
+    private final Timer brokerWait;
 
     OrderConsumer(SeckillProperties props, OrderBatchService service, QuarantineRepository quarantine, TransactionTemplate tx,
             PipelineTrace trace, MeterRegistry meters) {
@@ -55,8 +60,14 @@ class OrderConsumer extends PushConsumerRole {
         this.quarantine = quarantine;
         this.tx = tx;
         this.trace = trace;
+        this.commits = new OrderCommitQueue(service, props.orderConsumer().batchSize(), props.orderConsumer().threads(),
+                meters);
         this.batchSizes = DistributionSummary.builder("order.consume.batch.size")
                 .description("messages per consumer delivery").register(meters);
+        this.brokerWait = Timer.builder("order.request.broker.wait")
+                .description("an order request's time in the broker: stored to handed to the order consumer (consumer lag)")
+                .serviceLevelObjectives(Duration.ofMillis(10), Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(10))
+                .register(meters);
     }
 
     @Override
@@ -65,13 +76,28 @@ class OrderConsumer extends PushConsumerRole {
         DefaultMQPushConsumer c = MqClients.pushConsumer(props, props.mq().orderConsumerGroup(), "order-consumer");
         c.setConsumeMessageBatchMaxSize(cfg.batchSize());
         c.setPullBatchSize(Math.max(32, 2 * cfg.batchSize()));
-        c.setConsumeThreadMin(cfg.threads());
-        c.setConsumeThreadMax(cfg.threads());
+        // listener threads only queue their lists for the committers (OrderCommitQueue), which hold the cap on
+        // concurrent PostgreSQL transactions; more listeners than committers let lists meet in one batch
+        int listeners = Math.min(64, Math.max(16, 4 * cfg.threads()));
+        c.setConsumeThreadMin(listeners);
+        c.setConsumeThreadMax(listeners);
         c.subscribe(props.mq().orderRequestTopic(), "*");
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
         log.info("order consumer: group={} topic={} batch={} threads={}", props.mq().orderConsumerGroup(),
                 props.mq().orderRequestTopic(), cfg.batchSize(), cfg.threads());
         return c;
+    }
+
+    @Override
+    protected void startRole() {
+        commits.start();
+        super.startRole();
+    }
+
+    @Override
+    protected void stopRole() {
+        super.stopRole();
+        commits.stop();
     }
 
     /** Stops pulling (messages accumulate in the broker) until {@link #resume()}. */
@@ -85,6 +111,10 @@ class OrderConsumer extends PushConsumerRole {
 
     ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
         batchSizes.record(msgs.size());
+        long now = System.currentTimeMillis();
+        for (MessageExt m : msgs) {
+            brokerWait.record(Math.max(0, now - m.getStoreTimestamp()), TimeUnit.MILLISECONDS);
+        }
         List<InboundOrder> parsed = new ArrayList<>(msgs.size());
         Map<InboundOrder, MessageExt> source = new IdentityHashMap<>();
         List<MessageExt> retry = new ArrayList<>();
@@ -103,8 +133,12 @@ class OrderConsumer extends PushConsumerRole {
         }
         Map<InboundOrder, MessageOutcome> outcomes = Map.of();
         try {
-            outcomes = service.process(parsed);
+            outcomes = commits.process(parsed);
             Failpoints.hit(Failpoint.AFTER_PG_COMMIT_BEFORE_ACK);
+        } catch (InterruptedException e) {
+            // shutting down while the list waited for its commit: it is redelivered, and the inbox answers for
+            // whatever of it the committer settles after all
+            Thread.currentThread().interrupt();
         } finally {
             for (InboundOrder in : parsed) {
                 MessageOutcome outcome = outcomes.getOrDefault(in, MessageOutcome.RETRY);
