@@ -86,13 +86,17 @@ final class BenchRepository {
         }
     }
 
-    /** For every order of the sale: microseconds from its reservation's reserved_at (QUEUED) to its created_at. */
-    void queuedToOrderMicros(long activityId, LongConsumer each) throws SQLException {
+    /**
+     * For every order of the sale reserved from {@code since} on: microseconds from its reservation's
+     * reserved_at (QUEUED) to its created_at.
+     */
+    void queuedToOrderMicros(long activityId, java.time.Instant since, LongConsumer each) throws SQLException {
         try (Connection c = connect(); PreparedStatement s = c.prepareStatement("""
                 SELECT (extract(epoch FROM o.created_at - r.reserved_at) * 1000000)::bigint
                 FROM orders o JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
-                WHERE o.activity_id = ?""")) {
+                WHERE o.activity_id = ? AND r.reserved_at >= ?""")) {
             s.setLong(1, activityId);
+            s.setTimestamp(2, java.sql.Timestamp.from(since));
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     each.accept(r.getLong(1));
@@ -102,16 +106,17 @@ final class BenchRepository {
     }
 
     /** QUEUED -> ORDER_CREATED by 10 s of the run (by reserved_at): "+Ns: count, p50, p99" per window. */
-    List<String> queuedToOrderByWindow(long activityId) throws SQLException {
+    List<String> queuedToOrderByWindow(long activityId, java.time.Instant since) throws SQLException {
         List<String> out = new ArrayList<>();
         try (Connection c = connect(); PreparedStatement s = c.prepareStatement("""
                 WITH l AS (SELECT r.reserved_at, extract(epoch FROM o.created_at - r.reserved_at) AS s
                            FROM orders o JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
-                           WHERE o.activity_id = ?)
+                           WHERE o.activity_id = ? AND r.reserved_at >= ?)
                 SELECT floor(extract(epoch FROM reserved_at - (SELECT min(reserved_at) FROM l)) / 10)::int * 10, count(*),
                        percentile_cont(0.5) WITHIN GROUP (ORDER BY s), percentile_cont(0.99) WITHIN GROUP (ORDER BY s)
                 FROM l GROUP BY 1 ORDER BY 1""")) {
             s.setLong(1, activityId);
+            s.setTimestamp(2, java.sql.Timestamp.from(since));
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     out.add(String.format("+%ds: %,d orders, p50 %.3f s, p99 %.3f s", r.getInt(1), r.getLong(2), r.getDouble(3),

@@ -77,8 +77,9 @@ class OrderConsumer extends PushConsumerRole {
         c.setConsumeMessageBatchMaxSize(cfg.batchSize());
         c.setPullBatchSize(Math.max(32, 2 * cfg.batchSize()));
         // listener threads only queue their lists for the committers (OrderCommitQueue), which hold the cap on
-        // concurrent PostgreSQL transactions; more listeners than committers let lists meet in one batch
-        int listeners = Math.min(64, Math.max(16, 4 * cfg.threads()));
+        // concurrent PostgreSQL transactions; a delivery in a steady trickle is a few messages, so many waiting
+        // listeners are what let a committer's transaction fill up
+        int listeners = 64;
         c.setConsumeThreadMin(listeners);
         c.setConsumeThreadMax(listeners);
         c.subscribe(props.mq().orderRequestTopic(), "*");
