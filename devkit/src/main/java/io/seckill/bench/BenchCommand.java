@@ -136,6 +136,10 @@ public final class BenchCommand implements Callable<Integer> {
             Optional<SqlAnchor.Result> anchor = consumer ? anchor(engines) : java.util.Optional.empty();
             double batched = consumer ? consumerRun(engines, "batched", orders, batchSize) : Double.NaN;
             double single = consumer ? consumerRun(engines, "single", singleOrders, 1) : Double.NaN;
+            if (consumer) {
+                System.out.printf("[consumer] %,d order events of the consumer runs retired from the outbox (nothing reads them)%n",
+                        new BenchRepository(engines.jdbcUrl()).retireUnsentEvents());
+            }
             double[] admission = parts.contains("admission") ? admission(engines) : new double[] {Double.NaN, Double.NaN};
             double evalsha = admission[0];
             double http = admission[1];
