@@ -89,6 +89,10 @@ final class OrderCommitQueue {
         }
         Pending p = new Pending(orders, new CompletableFuture<>());
         queue.put(p);
+        if (!running && queue.remove(p)) {
+            // stopped between the check above and the put, and no committer took it: settle it here
+            return service.process(orders);
+        }
         try {
             return p.done().get();
         } catch (ExecutionException e) {
