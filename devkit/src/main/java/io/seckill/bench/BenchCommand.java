@@ -209,8 +209,7 @@ public final class BenchCommand implements Callable<Integer> {
                 + "/reservations";
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("seckill-bench");
         long base = 10_000_000L + (System.currentTimeMillis() % 1_000_000) * 1_000;
-        List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
-                .mapToObj(u -> Tokens.user(targetUserSecret, base + u, Duration.ofHours(1))).toList();
+        List<String> tokens = tokens(targetUserSecret, base, 250_000);
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk.get(), target, tokens, concurrency, seconds, dir);
         out.printf("[remote] %s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms%n", target,
                 r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis());
@@ -225,6 +224,38 @@ public final class BenchCommand implements Callable<Integer> {
         p.put("seckill.payment.callback-secret", "bench-callback-" + UUID.randomUUID() + UUID.randomUUID());
         p.put("logging.level.io.seckill", "WARN");
         return p;
+    }
+
+    /**
+     * Properties of an application with its HTTP server on a free loopback port; the {@code --app-property}
+     * values are laid over them when it starts ({@link #run}).
+     */
+    private Map<String, Object> webProperties(EmbeddedEngines engines) {
+        Map<String, Object> p = baseProperties(engines);
+        p.put("server.port", "0");
+        p.put("server.address", "127.0.0.1");
+        return p;
+    }
+
+    /** Starts the bench's web application with the naive baseline's endpoint beside the engine's; --app-property last. */
+    private ConfigurableApplicationContext run(Map<String, Object> p) {
+        Map<String, Object> all = new HashMap<>(p);
+        all.putAll(appProperties);
+        return withNaiveBaseline(new SpringApplicationBuilder(SeckillApplication.class)).properties(all).run();
+    }
+
+    /** {@code n} buyers' tokens for users {@code firstUser + 1 .. firstUser + n}, minted in parallel. */
+    private static List<String> tokens(String secret, long firstUser, int n) {
+        return java.util.stream.IntStream.rangeClosed(1, n).parallel()
+                .mapToObj(u -> Tokens.user(secret, firstUser + u, Duration.ofHours(1))).toList();
+    }
+
+    /** Creates, warms and opens a one-SKU sale in the running application. */
+    private static void openSale(ActivityService activities, long activityId, String name, BigDecimal price, int stock) {
+        activities.create(new ActivityService.NewActivity(activityId, name, Instant.now().minusSeconds(5),
+                Instant.now().plusSeconds(3600), 600, 900, List.of(new ActivityService.NewSku(1L, price, stock, 1))));
+        activities.warm(activityId);
+        activities.open(activityId);
     }
 
     /** Pre-loads a topic with {@code n} order messages for one hot SKU, then times a consumer draining it. */
@@ -401,38 +432,29 @@ public final class BenchCommand implements Callable<Integer> {
      * reserved_at, Redis's clock) to ORDER_CREATED (the order row's created_at) in PostgreSQL.
      */
     private PipelineResult pipeline(EmbeddedEngines engines) throws Exception {
-        Map<String, Object> p = baseProperties(engines);
+        Map<String, Object> p = webProperties(engines);
         // the roles that bring a reservation to its end: the drill's invariants need the order events projected too
         p.put("seckill.roles", "api,send-due-scanner,order-consumer,compensation,outbox-relay,projection");
         String stamp = Long.toString(System.currentTimeMillis());
         p.put("seckill.mq.order-request-topic", "BENCH_PIPELINE_" + stamp);
         p.put("seckill.mq.order-consumer-group", "bench-pipeline-" + stamp);
-        p.putAll(appProperties);
-        p.put("server.port", "0");
-        p.put("server.address", "127.0.0.1");
         long activity = 700_008;
         Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
         if (wrk.isEmpty()) {
             throw new IllegalStateException("the pipeline run drives admission with wrk: apt-get install wrk");
         }
-        try (ConfigurableApplicationContext app = withNaiveBaseline(new SpringApplicationBuilder(SeckillApplication.class))
-                .properties(p).run()) {
+        try (ConfigurableApplicationContext app = run(p)) {
             ActivityService activities = app.getBean(ActivityService.class);
-            activities.create(new ActivityService.NewActivity(activity, "bench pipeline", Instant.now().minusSeconds(5),
-                    Instant.now().plusSeconds(3600), 600, 900, List.of(new ActivityService.NewSku(1L, BigDecimal.ONE, 50_000_000, 1))));
-            activities.warm(activity);
-            activities.open(activity);
+            openSale(activities, activity, "bench pipeline", BigDecimal.ONE, 50_000_000);
             int port = ((WebServerApplicationContext) app).getWebServer().getPort();
             String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-            List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
-                    .mapToObj(u -> Tokens.user(userSecret, 6_000_000L + u, Duration.ofHours(1))).toList();
+            List<String> tokens = tokens(userSecret, 6_000_000L, 250_000);
             System.out.printf("[pipeline] %d s of admission with the send path and the order consumer behind it%n",
                     pipelineSeconds);
             // the consumer of a fresh topic starts cold (queue assignment, the first pulls): a warm-up first, and only
             // what is reserved in the measured window counts
             int pipelineWarmup = Math.max(5, Math.min(warmup, 20));
-            List<String> warmTokens = java.util.stream.IntStream.rangeClosed(1, 100_000).parallel()
-                    .mapToObj(u -> Tokens.user(userSecret, 6_500_000L + u, Duration.ofHours(1))).toList();
+            List<String> warmTokens = tokens(userSecret, 6_500_000L, 100_000);
             ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk.get(), url, warmTokens, concurrency, pipelineWarmup, engines.home());
             System.out.printf("[pipeline] warm-up %d s: %,.0f admitted/s%n", pipelineWarmup, warm.admittedPerSecond());
             Instant measuredFrom = Instant.now();
@@ -497,11 +519,7 @@ public final class BenchCommand implements Callable<Integer> {
         long ours = 700_009;
         long naiveActivity = 700_010;
         ActivityService activities = app.getBean(ActivityService.class);
-        activities.create(new ActivityService.NewActivity(ours, "bench drill", Instant.now().minusSeconds(5),
-                Instant.now().plusSeconds(3600), 600, 900, List.of(new ActivityService.NewSku(1L, BigDecimal.ONE,
-                        FaultDrill.UNITS, 1))));
-        activities.warm(ours);
-        activities.open(ours);
+        openSale(activities, ours, "bench drill", BigDecimal.ONE, FaultDrill.UNITS);
         System.out.printf("[drill] %d units, %d buyers (%d of them sending twice at once), PostgreSQL stalled %d s a tenth "
                 + "of the way in: the engine%n", FaultDrill.UNITS, FaultDrill.BUYERS, FaultDrill.TWICE,
                 FaultDrill.STALL.toSeconds());
@@ -548,17 +566,13 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** {EVALSHA reservations/s, HTTP reservations/s}, both at {@link #concurrency}. */
     private double[] admission(EmbeddedEngines engines) throws Exception {
-        Map<String, Object> p = baseProperties(engines);
+        Map<String, Object> p = webProperties(engines);
         // the API and the send path behind it (the rescan too): admission is only real if its messages leave
         p.put("seckill.roles", "api,send-due-scanner");
-        p.putAll(appProperties);
-        p.put("server.port", "0");
-        p.put("server.address", "127.0.0.1");
         long evalActivity = 700_004;
         long httpActivity = 700_005;
         int huge = 50_000_000;
-        try (ConfigurableApplicationContext app = withNaiveBaseline(new SpringApplicationBuilder(SeckillApplication.class))
-                .properties(p).run()) {
+        try (ConfigurableApplicationContext app = run(p)) {
             ActivityService activities = app.getBean(ActivityService.class);
             for (long a : new long[] {evalActivity, httpActivity}) {
                 activities.create(new ActivityService.NewActivity(a, "bench " + a, Instant.now().minusSeconds(5),
@@ -595,15 +609,13 @@ public final class BenchCommand implements Callable<Integer> {
             Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
             double http;
             if (wrk.isPresent()) {
-                List<String> warmupTokens = java.util.stream.IntStream.rangeClosed(1, 150_000).parallel()
-                        .mapToObj(u -> Tokens.user(userSecret, 4_000_000L + u, Duration.ofHours(1))).toList();
+                List<String> warmupTokens = tokens(userSecret, 4_000_000L, 150_000);
                 SendPathWatch watch = new SendPathWatch(app);
                 ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk.get(), url, warmupTokens, concurrency, warmup,
                         engines.home());
                 System.out.printf("[http] warm-up %d s: %,.0f admitted/s of %,.0f answers/s, statuses %s; %s%n", warmup,
                         warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
-                List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
-                        .mapToObj(u -> Tokens.user(userSecret, 3_000_000L + u, Duration.ofHours(1))).toList();
+                List<String> tokens = tokens(userSecret, 3_000_000L, 250_000);
                 long cpu0 = CpuMeter.selfNanos();
                 ExternalLoad.WrkResult measured = ExternalLoad.wrk(wrk.get(), url, tokens, concurrency, seconds,
                         engines.home());
@@ -640,8 +652,7 @@ public final class BenchCommand implements Callable<Integer> {
         app.getBean(Redis.class).sync().set(NaiveBaseline.stockKey(activity, 1), "50000000");
         String url = "http://127.0.0.1:" + port + NaiveBaseline.PATH.replace("{activityId}", Long.toString(activity))
                 .replace("{skuId}", "1");
-        List<String> tokens = java.util.stream.IntStream.rangeClosed(1, 250_000).parallel()
-                .mapToObj(u -> Tokens.user(userSecret, 5_000_000L + u, Duration.ofHours(1))).toList();
+        List<String> tokens = tokens(userSecret, 5_000_000L, 250_000);
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
         double ordered = r.requestsPerSecond() * r.statuses().getOrDefault(200, 0L) / Math.max(1, r.answers());
         System.out.printf("[naive] design section 4's baseline (GET, DECR, check then synchronous INSERT): %,.0f orders/s "
