@@ -5,46 +5,64 @@
 -- KEYS[7] deadline ZSET (score = business deadline; the sweeper's index of undecided reservations)
 -- KEYS[8] reservation hash for the current id-key version
 -- KEYS[9..] reservation hashes for the same request under every retained older key version
+-- KEYS[last] with a transfer id only: the transfer's marker in this bucket
 -- ARGV[1] reservation_id  ARGV[2] message_id  ARGV[3] request_id  ARGV[4] user_id
 -- ARGV[5] activity_id     ARGV[6] sku_id      ARGV[7] key_version ARGV[8] send grace ms
 -- ARGV[9] business deadline ms (relative)     ARGV[10] request map TTL ms
--- Returns {code, word, reservation_id, status, now_ms}:
+-- ARGV[11] optional: the id of a unit transferred here from another bucket for this buyer (transfer_out.lua);
+--          it lands first, whatever the answer, so a unit taken out of its source is never lost
+-- ARGV[12] with a transfer id: the marker's TTL ms
+-- Returns {code, word, reservation_id, status, now_ms, landed}:
 --   1 QUEUED | 2 DUPLICATE_REQUEST | -1 SOLD_OUT | -2 ALREADY_RESERVED | -3 NOT_OPEN | -4 NOT_WARMED
+--   landed: -1 no transfer, else land_transfer's answer (1 now, 2 before, 0 not landable here)
+--@include transfer
 local stockKey, counterKey, metaKey = KEYS[1], KEYS[2], KEYS[3]
 local requestKey, userKey, sendDueKey, deadlineKey, reservationKey = KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local reservationId, messageId, requestId, userId = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local activityId, skuId, keyVersion = ARGV[5], ARGV[6], ARGV[7]
 local graceMs, deadlineMs, requestTtlMs = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local transferId = ARGV[11] or ''
 
 local t = redis.call('TIME')
 local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+-- 0. a unit transferred here for this buyer lands before anything is judged
+local landed = -1
+local lastVersionKey = #KEYS
+if transferId ~= '' then
+    landed = land_transfer(stockKey, counterKey, metaKey, KEYS[#KEYS], transferId, tonumber(ARGV[12]))
+    lastVersionKey = #KEYS - 1
+end
+local function answer(code, word, rid, status)
+    return {code, word, rid, status, nowMs, landed}
+end
 
 -- 1. the same request again: answer the reservation it already made
 local mapped = redis.call('GET', requestKey)
 if mapped then
     local mappedStatus = redis.call('HGET', KEYS[8], 'status')
-    for i = 9, #KEYS do
+    for i = 9, lastVersionKey do
         if mappedStatus then break end
         mappedStatus = redis.call('HGET', KEYS[i], 'status')
     end
-    return {2, 'DUPLICATE_REQUEST', mapped, mappedStatus or 'UNKNOWN', nowMs}
+    return answer(2, 'DUPLICATE_REQUEST', mapped, mappedStatus or 'UNKNOWN')
 end
 -- the request map may be gone while the reservation is not: check every derived id
-for i = 8, #KEYS do
+for i = 8, lastVersionKey do
     local existing = redis.call('HMGET', KEYS[i], 'reservation_id', 'status')
     if existing[1] then
         redis.call('SET', requestKey, existing[1], 'PX', requestTtlMs)
-        return {2, 'DUPLICATE_REQUEST', existing[1], existing[2], nowMs}
+        return answer(2, 'DUPLICATE_REQUEST', existing[1], existing[2])
     end
 end
 
 -- 2. the sale window, judged on the Redis clock
 local meta = redis.call('HMGET', metaKey, 'status', 'start_ms', 'end_ms')
 if not meta[1] then
-    return {-4, 'NOT_WARMED', '', '', nowMs}
+    return answer(-4, 'NOT_WARMED', '', '')
 end
 if meta[1] ~= 'OPEN' or nowMs < tonumber(meta[2]) or nowMs >= tonumber(meta[3]) then
-    return {-3, 'NOT_OPEN', '', meta[1], nowMs}
+    return answer(-3, 'NOT_OPEN', '', meta[1])
 end
 
 -- 3. one attempt per user
@@ -53,13 +71,13 @@ if held then
     -- the held reservation lives in this slot under the same key prefix
     local heldKey = (string.gsub(reservationKey, '[^:]+$', held))
     local heldStatus = redis.call('HGET', heldKey, 'status')
-    return {-2, 'ALREADY_RESERVED', held, heldStatus or 'UNKNOWN', nowMs}
+    return answer(-2, 'ALREADY_RESERVED', held, heldStatus or 'UNKNOWN')
 end
 
 -- 4. stock
 local stock = tonumber(redis.call('GET', stockKey) or '0')
 if stock <= 0 then
-    return {-1, 'SOLD_OUT', '', '', nowMs}
+    return answer(-1, 'SOLD_OUT', '', '')
 end
 
 -- 5. reserve: stock, counters, reservation with every recovery field, send_due, request map, user mark
@@ -84,4 +102,4 @@ redis.call('ZADD', sendDueKey, nowMs + graceMs, reservationId)
 redis.call('ZADD', deadlineKey, nowMs + deadlineMs, reservationId)
 redis.call('SET', requestKey, reservationId, 'PX', requestTtlMs)
 redis.call('SET', userKey, reservationId)
-return {1, 'QUEUED', reservationId, 'RESERVED', nowMs}
+return answer(1, 'QUEUED', reservationId, 'RESERVED')

@@ -1,6 +1,6 @@
 -- Warm one SKU slot from PostgreSQL (admin): the stock key IS the available count, the counter
 -- hash holds initial/open_reserved/committed. Refused while the sale is open in this slot.
--- KEYS[1] stock  KEYS[2] counter hash  KEYS[3] sale meta hash
+-- KEYS[1] stock  KEYS[2] counter hash  KEYS[3] sale meta hash  KEYS[4] transfers hash (units in transit out)
 -- ARGV[1] available  ARGV[2] committed  ARGV[3] start_ms  ARGV[4] end_ms
 -- Returns {1, 'WARMED'} | {-3, 'SALE_OPEN'} | {-6, 'RESERVATIONS_OPEN'}
 local stockKey, counterKey, metaKey = KEYS[1], KEYS[2], KEYS[3]
@@ -14,6 +14,7 @@ if tonumber(redis.call('HGET', counterKey, 'open_reserved') or '0') ~= 0 then
     return {-6, 'RESERVATIONS_OPEN'}
 end
 redis.call('SET', stockKey, available)
+redis.call('DEL', KEYS[4])
 redis.call('HSET', counterKey, 'initial', available + committed, 'open_reserved', 0, 'committed', committed)
 redis.call('HSET', metaKey, 'status', 'WARMED', 'start_ms', startMs, 'end_ms', endMs)
 return {1, 'WARMED'}

@@ -668,37 +668,27 @@ public final class BenchCommand implements Callable<Integer> {
         RedisClient client = RedisClient.create(engines.redisUri());
         try {
             String sha = client.connect().sync().scriptLoad(reserve.source());
-            AtomicLong done = new AtomicLong();
-            AtomicLong users = new AtomicLong(1_000_000);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
-                List<Future<?>> fs = new ArrayList<>();
-                for (int t = 0; t < concurrency; t++) {
-                    fs.add(pool.submit(() -> {
-                        Redis conn = Redis.of(client.connect());
-                        while (System.nanoTime() < end) {
-                            long user = users.incrementAndGet();
-                            UUID request = UUID.randomUUID();
-                            UUID rid = ids.reservationId(1, activityId, 1, user, request);
-                            SkuSlot slot = SkuSlot.forUser(activityId, 1, 1, user);
-                            conn.sync().evalsha(sha, ScriptOutputType.MULTI, new String[] {slot.stock(), slot.counter(),
-                                    slot.meta(), slot.request(user, request.toString()), slot.user(user), slot.sendDue(),
-                                    slot.deadlines(), slot.reservation(rid.toString())}, rid.toString(), ids.messageId(1, rid).toString(),
-                                    request.toString(), Long.toString(user), Long.toString(activityId), "1", "1", "5000",
-                                    "600000", "86400000");
-                            done.incrementAndGet();
-                        }
+            return closedLoop("evalsha", 1_000_000, () -> {
+                Redis conn = Redis.of(client.connect());
+                return new Buyer() {
+                    @Override
+                    public void buy(long user) {
+                        UUID request = UUID.randomUUID();
+                        UUID rid = ids.reservationId(1, activityId, 1, user, request);
+                        SkuSlot slot = SkuSlot.forUser(activityId, 1, 1, user);
+                        conn.sync().evalsha(sha, ScriptOutputType.MULTI, new String[] {slot.stock(), slot.counter(),
+                                slot.meta(), slot.request(user, request.toString()), slot.user(user), slot.sendDue(),
+                                slot.deadlines(), slot.reservation(rid.toString())}, rid.toString(), ids.messageId(1, rid).toString(),
+                                request.toString(), Long.toString(user), Long.toString(activityId), "1", "1", "5000",
+                                "600000", "86400000");
+                    }
+
+                    @Override
+                    public void close() {
                         conn.close();
-                        return null;
-                    }));
-                }
-                for (Future<?> f : fs) {
-                    f.get();
-                }
-            }
-            double rate = done.get() / (double) seconds;
-            System.out.printf("[evalsha] %,.0f reservations/s%n", rate);
-            return rate;
+                    }
+                };
+            });
         } finally {
             client.shutdown();
         }
@@ -706,21 +696,41 @@ public final class BenchCommand implements Callable<Integer> {
 
     private double httpRun(String base, long activityId) throws Exception {
         SaleClient client = new SaleClient(base);
+        return closedLoop("http", 2_000_000, () -> user -> {
+            String token = Tokens.user(userSecret, user, Duration.ofHours(1));
+            SaleClient.Response r = client.reserve(token, activityId, 1, UUID.randomUUID().toString());
+            if (r.status() != 202) {
+                throw new IllegalStateException("HTTP bench answered " + r.status() + " " + r.body());
+            }
+        });
+    }
+
+    /** One buyer thread of a closed loop: one reservation per call, each for a new user. */
+    private interface Buyer extends AutoCloseable {
+        void buy(long user) throws Exception;
+
+        @Override
+        default void close() {
+        }
+    }
+
+    /**
+     * {@code concurrency} threads, each with its own buyer, reserve back to back for {@code seconds}, every call for
+     * a user never seen before; prints and returns the reservations per second.
+     */
+    private double closedLoop(String label, long firstUser, Callable<Buyer> perThread) throws Exception {
         AtomicLong done = new AtomicLong();
-        AtomicLong users = new AtomicLong(2_000_000);
+        AtomicLong users = new AtomicLong(firstUser);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
             List<Future<?>> fs = new ArrayList<>();
             for (int t = 0; t < concurrency; t++) {
                 fs.add(pool.submit(() -> {
-                    while (System.nanoTime() < end) {
-                        long user = users.incrementAndGet();
-                        String token = Tokens.user(userSecret, user, Duration.ofHours(1));
-                        SaleClient.Response r = client.reserve(token, activityId, 1, UUID.randomUUID().toString());
-                        if (r.status() != 202) {
-                            throw new IllegalStateException("HTTP bench answered " + r.status() + " " + r.body());
+                    try (Buyer buyer = perThread.call()) {
+                        while (System.nanoTime() < end) {
+                            buyer.buy(users.incrementAndGet());
+                            done.incrementAndGet();
                         }
-                        done.incrementAndGet();
                     }
                     return null;
                 }));
@@ -730,7 +740,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         double rate = done.get() / (double) seconds;
-        System.out.printf("[http] %,.0f reservations/s%n", rate);
+        System.out.printf("[%s] %,.0f reservations/s%n", label, rate);
         return rate;
     }
 }

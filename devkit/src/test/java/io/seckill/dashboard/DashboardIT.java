@@ -75,8 +75,8 @@ class DashboardIT extends IntegrationTest {
         assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
-        // a buyer's bucket follows from the user id, and a bucket holds 3 units: four buyers, at most three per bucket
-        // (until buckets fall through to each other, a fourth buyer on a sold-out bucket is refused)
+        // a buyer's bucket follows from the user id, and a bucket holds 3 units: four buyers, at most three per bucket, so
+        // no unit is transferred between buckets and each bucket's figures are known
         int[] perBucket = new int[3];
         int reserved = 0;
         for (long user = activityId * 10; reserved < 4; user++) {

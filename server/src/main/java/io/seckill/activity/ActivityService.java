@@ -93,7 +93,7 @@ public class ActivityService {
         for (SkuInventory inv : inventory.forActivity(activityId)) {
             int committed = inv.occupied() + inv.sold();
             for (SkuSlot slot : SkuSlot.all(activityId, inv.skuId(), inv.buckets())) {
-                List<Object> r = WARM.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
+                List<Object> r = WARM.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
                         Integer.toString(share(inv.available(), slot.bucket(), inv.buckets())),
                         Integer.toString(share(committed, slot.bucket(), inv.buckets())),
                         Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()));
@@ -157,9 +157,19 @@ public class ActivityService {
         }
     }
 
-    public record RedisCounters(int warmedBuckets, long initial, long stock, long openReserved, long committed) {
+    /**
+     * A SKU's Redis counters summed over its buckets. {@code inTransit}: units one bucket gave up to another
+     * and that have not landed yet (docs/SCALE-OUT.md); they count in neither bucket's {@code initial}.
+     */
+    public record RedisCounters(int warmedBuckets, long initial, long stock, long openReserved, long committed,
+            long inTransit) {
         public long invariantDelta() {
             return initial - stock - openReserved - committed;
+        }
+
+        /** Every unit Redis holds for the SKU: what the buckets were given plus what is moving between them. */
+        public long units() {
+            return initial + inTransit;
         }
     }
 
@@ -180,16 +190,17 @@ public class ActivityService {
     }
 
     /** One bucket's Redis counters (a SKU split over several slots has one per bucket). */
-    public record BucketCounters(int bucket, boolean warmed, long initial, long stock, long openReserved, long committed) {
+    public record BucketCounters(int bucket, boolean warmed, long initial, long stock, long openReserved, long committed,
+            long transferredOut) {
     }
 
     public List<BucketCounters> bucketCounters(SkuInventory inv) {
         List<BucketCounters> out = new ArrayList<>(inv.buckets());
         for (SkuSlot slot : SkuSlot.all(inv.activityId(), inv.skuId(), inv.buckets())) {
-            List<Object> c = READ_COUNTERS.run(redis, new String[] {slot.stock(), slot.counter()});
+            List<Object> c = READ_COUNTERS.run(redis, new String[] {slot.stock(), slot.counter(), slot.transfers()});
             String s = text(c, 0);
             out.add(new BucketCounters(slot.bucket(), text(c, 1) != null && s != null, parse(text(c, 1)), parse(s),
-                    parse(text(c, 2)), parse(text(c, 3))));
+                    parse(text(c, 2)), parse(text(c, 3)), parse(text(c, 4))));
         }
         return out;
     }
@@ -199,7 +210,8 @@ public class ActivityService {
         return new RedisCounters((int) buckets.stream().filter(BucketCounters::warmed).count(),
                 buckets.stream().mapToLong(BucketCounters::initial).sum(), buckets.stream().mapToLong(BucketCounters::stock).sum(),
                 buckets.stream().mapToLong(BucketCounters::openReserved).sum(),
-                buckets.stream().mapToLong(BucketCounters::committed).sum());
+                buckets.stream().mapToLong(BucketCounters::committed).sum(),
+                buckets.stream().mapToLong(BucketCounters::transferredOut).sum());
     }
 
     private static String text(List<Object> reply, int i) {

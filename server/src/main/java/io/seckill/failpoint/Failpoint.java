@@ -11,6 +11,9 @@ import java.util.List;
 public enum Failpoint {
     AFTER_REDIS_RESERVE("after_redis_reserve", "the reservation Lua succeeded, the order message is not sent yet",
             List.of(1), "throw%2"),
+    AFTER_BUCKET_TRANSFER_OUT("after_bucket_transfer_out",
+            "a unit left another bucket of a hot SKU for the buyer's home bucket, it has not landed there yet", List.of(),
+            "throw%10"),
     AFTER_MQ_SEND_BEFORE_REDIS_MARK("after_mq_send_before_redis_mark",
             "the broker took the message, Redis is not marked PUBLISHED yet", List.of(3), "throw%5"),
     AFTER_INBOX_INSERT("after_inbox_insert", "inside the order transaction, after the inbox insert", List.of(5), "throw%10"),

@@ -82,6 +82,8 @@ public record InvariantChecker(OrderRepository orders, LedgerRepository ledger, 
             if (quiet) {
                 out.add(new Check(sku + ": Redis committed = PG occupied + sold", v.crossSystemDelta() == 0,
                         r.committed() + " = " + pg.occupied() + " + " + pg.sold()));
+                out.add(new Check(sku + ": Redis initial + units between buckets = PG initial", r.units() == pg.initial(),
+                        r.initial() + " + " + r.inTransit() + " = " + pg.initial()));
             }
         }
         return out;

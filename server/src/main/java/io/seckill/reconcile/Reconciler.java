@@ -34,6 +34,7 @@ import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.BucketTransfers;
 import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
@@ -70,6 +71,7 @@ public class Reconciler {
     private final Redis redis;
     private final MeterRegistry meters;
     private final ReservationRepository reservations;
+    private final BucketTransfers transfers;
     private final Timer runTimer;
     private final AtomicLong watermarkLag = new AtomicLong();
     private final AtomicLong anomalyAge = new AtomicLong();
@@ -86,8 +88,9 @@ public class Reconciler {
             AnomalyRepository anomalies, CompensationTaskRepository tasks, CompensationWorker compensation,
             OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds, StockAdjustments adjustments,
             Redis redis, MeterRegistry meters, ReservationRepository reservations,
-            OrderRepository orders, OutboxRepository outbox, SeckillProperties props) {
+            OrderRepository orders, OutboxRepository outbox, BucketTransfers transfers, SeckillProperties props) {
         this.orders = orders;
+        this.transfers = transfers;
         this.outbox = outbox;
         this.reservations = reservations;
         this.fullPassEvery = props.reconcile().fullPassEvery();
@@ -172,6 +175,10 @@ public class Reconciler {
     private SkuReport reconcileSku(Activity a, Activity.Sku sku, Duration watermark, boolean full, Map<String, Integer> done,
             Map<String, Integer> found) {
         long activityId = a.activityId();
+        int landed = transfers.finishStale(a, sku, watermark);
+        if (landed > 0) {
+            done.merge("FINISH_BUCKET_TRANSFER", landed, Integer::sum);
+        }
         ActivityService.InventoryView view = view(activityId, sku.skuId());
         long pgDelta = view.pg().invariantDelta();
         gauge("inventory.pg.invariant.delta", activityId, sku.skuId()).set(pgDelta);

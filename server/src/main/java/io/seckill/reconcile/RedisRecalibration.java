@@ -137,7 +137,7 @@ public record RedisRecalibration(InventoryRepository inventory, RepairRepository
             }
         }
         for (SkuSlot slot : a.slots(sku)) {
-            RECALIBRATE.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
+            RECALIBRATE.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
                     Integer.toString(ActivityService.share(pg.available(), slot.bucket(), sku.buckets())),
                     Integer.toString(ActivityService.share(committed, slot.bucket(), sku.buckets())),
                     Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()), status);

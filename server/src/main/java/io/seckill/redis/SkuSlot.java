@@ -3,7 +3,8 @@ package io.seckill.redis;
 /**
  * The Redis home of one SKU (or one bucket of a hot SKU split into buckets, DESIGN.md §8.2): every key
  * carries the same hash tag, so one Lua script can touch them all on Redis Cluster. A user always
- * lands in the same bucket (hash of the user id).
+ * has the same home bucket (hash of the user id): their reservation lives there, and a unit from another
+ * bucket is transferred to it when it has none (docs/SCALE-OUT.md).
  */
 public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
 
@@ -20,6 +21,11 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
             out.add(new SkuSlot(activityId, skuId, b, buckets));
         }
         return out;
+    }
+
+    /** Bucket {@code b} of the same SKU. */
+    public SkuSlot sibling(int b) {
+        return new SkuSlot(activityId, skuId, b, buckets);
     }
 
     public static SkuSlot forUser(long activityId, long skuId, int buckets, long userId) {
@@ -85,6 +91,16 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
     /** The one-attempt-per-user mark. */
     public String user(long userId) {
         return prefix() + "user:" + userId;
+    }
+
+    /** Units this bucket gave up to another bucket and that have not landed there yet, by transfer id. */
+    public String transfers() {
+        return prefix() + "transfers";
+    }
+
+    /** Set once when a unit transferred from another bucket landed in this one. */
+    public String transferMarker(String transferId) {
+        return prefix() + "transfer:" + transferId;
     }
 
     /** Set once when an operator's stock adjustment was applied to this slot. */

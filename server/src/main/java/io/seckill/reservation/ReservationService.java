@@ -33,18 +33,19 @@ import io.seckill.refusal.Refusal;
  */
 @Service
 public record ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis,
-        OrderRequestSender sender, SeckillProperties.Reservation config, AdmissionBreaker breaker, MeterRegistry meters,
-        Counter created, LogThrottle redisFailures) {
+        OrderRequestSender sender, BucketTransfers transfers, SeckillProperties.Reservation config, AdmissionBreaker breaker,
+        MeterRegistry meters, Counter created, LogThrottle redisFailures) {
 
     private static final Logger log = LoggerFactory.getLogger(ReservationService.class);
     private static final LuaScript RESERVE = LuaScript.load("reserve");
 
     @Autowired
     ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis,
-            OrderRequestSender sender, SeckillProperties props, MeterRegistry meters, AdmissionBreaker breaker) {
+            OrderRequestSender sender, BucketTransfers transfers, SeckillProperties props, MeterRegistry meters,
+            AdmissionBreaker breaker) {
         // reservation_admitted_total: the design's reservation_created_total cannot exist, the Prometheus
         // client reserves the "_created" suffix (OpenMetrics counter timestamps)
-        this(registry, ids, redis, sender, props.reservation(), breaker, meters, Counter.builder("reservation.admitted")
+        this(registry, ids, redis, sender, transfers, props.reservation(), breaker, meters, Counter.builder("reservation.admitted")
                 .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)").register(meters),
                 new LogThrottle(Duration.ofSeconds(1)));
     }
@@ -83,12 +84,16 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
 
     private ReserveResult admit(Activity activity, SkuSlot slot, List<String> keys, long userId, long activityId, long skuId,
             UUID requestId, int version, UUID reservationId, UUID messageId) {
+        List<String> args = List.of(reservationId.toString(), messageId.toString(), requestId.toString(),
+                Long.toString(userId), Long.toString(activityId), Long.toString(skuId), Integer.toString(version),
+                Long.toString(config.sendGrace().toMillis()), Long.toString(activity.businessDeadlineSeconds() * 1000L),
+                Long.toString(config.requestMapTtl().toMillis()));
         List<Object> reply;
         try {
-            reply = RESERVE.run(redis, keys.toArray(String[]::new), reservationId.toString(), messageId.toString(),
-                    requestId.toString(), Long.toString(userId), Long.toString(activityId), Long.toString(skuId),
-                    Integer.toString(version), Long.toString(config.sendGrace().toMillis()),
-                    Long.toString(activity.businessDeadlineSeconds() * 1000L), Long.toString(config.requestMapTtl().toMillis()));
+            reply = RESERVE.run(redis, keys.toArray(String[]::new), args.toArray(String[]::new));
+            if (LuaScript.code(reply) == -1 && slot.buckets() > 1) {
+                reply = fallThrough(slot, keys, args, reply);
+            }
         } catch (RedisException e) {
             // every refusal is counted; during an outage one line a second says so (not a stack trace per buyer)
             meters.counter("reservation.refused", "reason", "redis_unavailable").increment();
@@ -121,5 +126,32 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
             case -3, -4 -> new ReserveResult.NotOpen(status == null || status.isEmpty() ? "NOT_WARMED" : status);
             default -> throw new IllegalStateException("reserve.lua returned unknown code " + code + " " + reply);
         };
+    }
+
+    /**
+     * The buyer's home bucket is empty: the other buckets, from the next one round, are asked for a unit;
+     * the first that gives one has it transferred to the home bucket, where the same reservation is made
+     * (the one-attempt mark stays in the home bucket). {@code SOLD_OUT} only when no bucket had a unit.
+     */
+    private List<Object> fallThrough(SkuSlot home, List<String> keys, List<String> args, List<Object> soldOut) {
+        for (int i = 1; i < home.buckets(); i++) {
+            SkuSlot source = home.sibling((home.bucket() + i) % home.buckets());
+            String transferId = transfers.takeOne(source, home);
+            if (transferId == null) {
+                continue;
+            }
+            Failpoints.hit(Failpoint.AFTER_BUCKET_TRANSFER_OUT);
+            List<String> withMarker = new ArrayList<>(keys);
+            withMarker.add(home.transferMarker(transferId));
+            List<String> withTransfer = new ArrayList<>(args);
+            withTransfer.add(transferId);
+            withTransfer.add(Long.toString(transfers.markerTtlMillis()));
+            List<Object> reply = RESERVE.run(redis, withMarker.toArray(String[]::new), withTransfer.toArray(String[]::new));
+            if (((Number) reply.get(5)).longValue() > 0) {
+                transfers.landed(source, transferId);
+            }
+            return reply;
+        }
+        return soldOut;
     }
 }

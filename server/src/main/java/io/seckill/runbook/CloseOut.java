@@ -96,7 +96,8 @@ public record CloseOut(SaleRegistry registry, ActivityService activities, Reconc
 
     private void expireKeys(Activity a, Duration ttl) {
         for (SkuSlot slot : a.slots()) {
-            for (String key : List.of(slot.stock(), slot.counter(), slot.meta(), slot.sendDue(), slot.deadlines())) {
+            for (String key : List.of(slot.stock(), slot.counter(), slot.meta(), slot.sendDue(), slot.deadlines(),
+                    slot.transfers())) {
                 redis.sync().pexpire(key, ttl.toMillis());
             }
         }

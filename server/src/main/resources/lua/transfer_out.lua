@@ -1,0 +1,26 @@
+-- The first half of moving one unit between buckets of a hot SKU (docs/SCALE-OUT.md): the source
+-- bucket gives one unit up and records it as in transit, in one script. The second half lands it in
+-- the target bucket (reserve.lua for the buyer who asked, land_transfer.lua for the reconciler).
+-- KEYS[1] stock  KEYS[2] counter hash  KEYS[3] sale meta hash  KEYS[4] transfers hash (in transit)
+-- ARGV[1] transfer id  ARGV[2] target bucket
+-- Returns {1, 'TRANSFERRED', now_ms} | {2, 'ALREADY_TRANSFERRED', now_ms} | {-1, 'EMPTY', now_ms}
+--         | {-3, 'NOT_OPEN', now_ms}
+local stockKey, counterKey, metaKey, transfersKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local transferId, target = ARGV[1], ARGV[2]
+
+local t = redis.call('TIME')
+local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+if redis.call('HEXISTS', transfersKey, transferId) == 1 then
+    return {2, 'ALREADY_TRANSFERRED', nowMs}
+end
+if redis.call('HGET', metaKey, 'status') ~= 'OPEN' then
+    return {-3, 'NOT_OPEN', nowMs}
+end
+if tonumber(redis.call('GET', stockKey) or '0') <= 0 then
+    return {-1, 'EMPTY', nowMs}
+end
+redis.call('DECR', stockKey)
+redis.call('HINCRBY', counterKey, 'initial', -1)
+redis.call('HSET', transfersKey, transferId, target .. ':' .. nowMs)
+return {1, 'TRANSFERRED', nowMs}
