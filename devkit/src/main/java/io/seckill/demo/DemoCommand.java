@@ -37,6 +37,10 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--stock", description = "units per SKU (default ${DEFAULT-VALUE})")
     int stock = 250;
 
+    @Option(names = "--buckets", description = "Redis buckets per SKU: a hot SKU's stock split over slots that still sell "
+            + "as one (default ${DEFAULT-VALUE})")
+    int buckets = 2;
+
     @Option(names = "--concurrency", description = "concurrent HTTP clients (default ${DEFAULT-VALUE})")
     int concurrency = 64;
 
@@ -85,8 +89,10 @@ public final class DemoCommand implements Callable<Integer> {
                 int actualPort = ((WebServerApplicationContext) app).getWebServer().getPort();
                 SaleScenario scenario = new SaleScenario(app, "http://127.0.0.1:" + actualPort, userSecret, adminSecret,
                         chaos ? chaos() : Map.of(), sim, out);
-                out.printf("the sale is open: %d buyers for %d SKUs x %d units%n", users, skus, stock);
-                SaleScenario.Report report = scenario.run(1001, skus, stock, users, concurrency, Duration.ofSeconds(120));
+                out.printf("the sale is open: %d buyers for %d SKUs x %d units (%d Redis buckets each)%n", users, skus, stock,
+                        buckets);
+                SaleScenario.Report report = scenario.run(1001, new SaleScenario.Shape(skus, stock, buckets, users), concurrency,
+                        Duration.ofSeconds(120));
                 report.print(out);
                 out.println("application logs: " + logFile);
                 if (serve) {

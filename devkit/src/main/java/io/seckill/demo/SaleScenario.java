@@ -74,12 +74,16 @@ public final class SaleScenario {
         this.adminToken = Tokens.admin(adminSecret, "demo", Duration.ofHours(1));
     }
 
-    public record Report(long activityId, int skus, int unitsPerSku, int users, Map<String, Long> firstAttempts,
+    /** What is on sale and who buys: SKUs, units per SKU, Redis buckets per SKU, buyers. */
+    public record Shape(int skus, int unitsPerSku, int buckets, int users) {
+    }
+
+    public record Report(long activityId, Shape shape, Map<String, Long> firstAttempts,
             Map<String, Long> replays, Map<String, Long> retries, long replayMismatches, int queued, long terminal,
             Map<String, Long> reservationStates, Map<String, Long> orderStates, double seconds, long requests,
             long p50Micros, long p99Micros, long maxMicros, double drainSeconds, Map<String, Long> failpointsFired,
             long retriedAfterError, Map<String, Long> buyerBehaviour, Map<String, Long> payments, long released,
-            long callbacksDelivered, long callbacksRefused, long admissionPaused, long breakerTrips,
+            long callbacksDelivered, long callbacksRefused, long admissionPaused, long breakerTrips, long transfers,
             List<InvariantChecker.Check> checks) {
 
         public boolean allPass() {
@@ -89,7 +93,11 @@ public final class SaleScenario {
         public void print(PrintStream out) {
             out.println();
             out.println("=== seckill sale report: activity " + activityId + " ===");
-            out.printf("sale: %d SKUs x %d units, %d buyers%n", skus, unitsPerSku, users);
+            out.printf("sale: %d SKUs x %d units in %d Redis bucket(s) each, %d buyers%n", shape.skus(), shape.unitsPerSku(),
+                    shape.buckets(), shape.users());
+            if (shape.buckets() > 1) {
+                out.printf("units transferred to a buyer's empty home bucket: %d%n", transfers);
+            }
             out.println("first attempts by outcome:   " + firstAttempts);
             out.println("same request resent:         " + replays + (replayMismatches == 0 ? "" : "  MISMATCHES=" + replayMismatches));
             out.println("new request by same buyer:   " + retries);
@@ -118,9 +126,8 @@ public final class SaleScenario {
         }
     }
 
-    public Report run(long activityId, int skuCount, int unitsPerSku, int users, int concurrency, Duration drainTimeout)
-            throws Exception {
-        setUp(activityId, skuCount, unitsPerSku);
+    public Report run(long activityId, Shape shape, int concurrency, Duration drainTimeout) throws Exception {
+        setUp(activityId, shape);
         chaos.forEach(Failpoints::arm);
         AdmissionBreaker breaker = app.getBean(AdmissionBreaker.class);
         long tripsBefore = breaker.trips();
@@ -128,20 +135,20 @@ public final class SaleScenario {
                 () -> app.getBean(ReservationRepository.class).decided(activityId),
                 () -> app.getBean(OrderRepository.class).countByStatus(activityId), app.getBean(MeterRegistry.class))) {
             progress.phase("buying");
-            return sale(activityId, skuCount, unitsPerSku, users, concurrency, drainTimeout, progress, breaker, tripsBefore);
+            return sale(activityId, shape, concurrency, drainTimeout, progress, breaker, tripsBefore);
         }
     }
 
-    private Report sale(long activityId, int skuCount, int unitsPerSku, int users, int concurrency, Duration drainTimeout,
+    private Report sale(long activityId, Shape shape, int concurrency, Duration drainTimeout,
             Progress progress,
             AdmissionBreaker breaker, long tripsBefore) throws Exception {
         long t0 = System.nanoTime();
         try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
-            List<Future<?>> all = new ArrayList<>(users);
-            for (int u = 1; u <= users; u++) {
+            List<Future<?>> all = new ArrayList<>(shape.users());
+            for (int u = 1; u <= shape.users(); u++) {
                 long userId = u;
                 all.add(pool.submit(() -> {
-                    buyer(activityId, skuCount, userId);
+                    buyer(activityId, shape.skus(), userId);
                     return null;
                 }));
             }
@@ -201,20 +208,21 @@ public final class SaleScenario {
         checks.add(new InvariantChecker.Check("money taken after a cancel was refunded",
                 paymentStates.getOrDefault("REFUNDED", 0L) == afterCancel && !paymentStates.containsKey("REFUNDING"),
                 paymentStates.getOrDefault("REFUNDED", 0L) + " refunded of " + afterCancel));
-        return new Report(activityId, skuCount, unitsPerSku, users, snapshot(first), snapshot(replay), snapshot(retry),
+        return new Report(activityId, shape, snapshot(first), snapshot(replay), snapshot(retry),
                 mismatches.get(), queued.size(), terminal,
                 app.getBean(ReservationRepository.class).countByStatus(activityId),
                 orderStates, seconds, requests.get(),
                 latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getMaxValue(), drainSeconds,
                 chaos.isEmpty() ? Map.of() : Failpoints.fired(), retriedAfterError.get(), snapshot(behaviour), paymentStates,
                 orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), paused, trips,
-                checks);
+                (long) app.getBean(MeterRegistry.class).counter("reservation.bucket.transfer").count(), checks);
     }
 
-    private void setUp(long activityId, int skuCount, int unitsPerSku) throws Exception {
+    private void setUp(long activityId, Shape shape) throws Exception {
         List<Map<String, Object>> skus = new ArrayList<>();
-        for (int s = 0; s < skuCount; s++) {
-            skus.add(Map.of("sku_id", skuId(s), "price", new BigDecimal("99.00"), "stock", unitsPerSku));
+        for (int s = 0; s < shape.skus(); s++) {
+            skus.add(Map.of("sku_id", skuId(s), "price", new BigDecimal("99.00"), "stock", shape.unitsPerSku(), "buckets",
+                    shape.buckets()));
         }
         Instant now = Instant.now();
         expect(client.post("/api/v1/admin/activities", adminToken, Map.of("activity_id", activityId, "name", "demo sale",

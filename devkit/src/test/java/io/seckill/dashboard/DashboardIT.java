@@ -21,7 +21,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import io.seckill.cli.SaleClient;
 import io.seckill.support.IntegrationTest;
 
 /**
@@ -66,15 +65,7 @@ class DashboardIT extends IntegrationTest {
     @Test
     @DisplayName("a SKU split over Redis buckets shows each bucket's stock and counters, adding up to the SKU's")
     void bucketsOfAHotSku() throws Exception {
-        long activityId = newActivityId();
-        java.time.Instant now = java.time.Instant.now();
-        SaleClient.Response created = client().post("/api/v1/admin/activities", adminToken(), Map.of("activity_id", activityId,
-                "name", "bucketed " + activityId, "starts_at", now.minusSeconds(5).toString(), "ends_at",
-                now.plusSeconds(3600).toString(), "business_deadline_seconds", 300, "payment_timeout_seconds", 900,
-                "skus", java.util.List.of(Map.of("sku_id", 1, "price", "10.50", "stock", 9, "buckets", 3))));
-        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
+        long activityId = openBucketedSale(9, 3);
         // a buyer's bucket follows from the user id, and a bucket holds 3 units: four buyers, at most three per bucket, so
         // no unit is transferred between buckets and each bucket's figures are known
         int[] perBucket = new int[3];

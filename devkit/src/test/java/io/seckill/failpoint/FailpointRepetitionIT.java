@@ -16,9 +16,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 
+import io.seckill.activity.ActivityService;
 import io.seckill.cli.SaleClient;
 import io.seckill.payment.PaymentTestBase;
+import io.seckill.reconcile.Reconciler;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
 
 /**
  * Each failpoint of DESIGN.md §13.3, repeated as a property: every repetition draws a random small
@@ -34,6 +39,11 @@ class FailpointRepetitionIT extends PaymentTestBase {
     private static final Logger log = LoggerFactory.getLogger(FailpointRepetitionIT.class);
     private static final int BATCH = 25;
     private static final int BUSINESS_DEADLINE_SECONDS = 20;
+    private static final LuaScript TRANSFER_OUT = LuaScript.load("transfer_out");
+    private static final LuaScript LAND = LuaScript.load("land_transfer");
+
+    @Autowired
+    Reconciler reconciler;
 
     /** How many repetitions per failpoint. */
     protected int repetitions() {
@@ -54,9 +64,15 @@ class FailpointRepetitionIT extends PaymentTestBase {
         Random random = new Random(seed ^ name.hashCode());
         log.info("failpoint.repetition name={} repetitions={} seed={}", name, reps, seed);
         boolean compensating = point == Failpoint.AFTER_COMPENSATION_LUA;
+        boolean transferring = point == Failpoint.AFTER_BUCKET_TRANSFER_OUT;
         // a short business deadline: a message that exhausted its redeliveries (bounded, then %DLQ%) while the
         // failpoint kept hitting it is still brought to a terminal state, by the deadline sweeper and compensation
-        long activityId = openSale(BUSINESS_DEADLINE_SECONDS, new int[] {compensating ? 1 : 4 * reps + 8});
+        long activityId = transferring ? openBucketedSale(4 * reps + 8, 2)
+                : openSale(BUSINESS_DEADLINE_SECONDS, new int[] {compensating ? 1 : 4 * reps + 8});
+        if (transferring) {
+            // every unit moves to bucket 1, so each buyer homed in bucket 0 takes one across
+            emptyBucket(new SkuSlot(activityId, 1, 0, 2), new SkuSlot(activityId, 1, 1, 2));
+        }
         Set<String> queued = ConcurrentHashMap.newKeySet();
         long userBase = activityId * 10;
         int users = 0;
@@ -96,7 +112,7 @@ class FailpointRepetitionIT extends PaymentTestBase {
                     String slot = "seckill:{" + activityId + ":1}:";
                     redis.sync().incr(slot + "stock");
                     redis.sync().hincrby(slot + "counter", "initial", 1);
-                    users += reserveSome(activityId, userBase + users, 1, random, queued);
+                    users += reserveSome(activityId, consecutive(userBase + users, 1), queued);
                     Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
                         compensation.runOnce("repetition-" + name);
                         return count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status NOT IN "
@@ -105,12 +121,17 @@ class FailpointRepetitionIT extends PaymentTestBase {
                                 == queued.size() + 1;
                     });
                 }
-                default -> users += reserveSome(activityId, userBase + users, 1 + random.nextInt(3), random, queued);
+                case AFTER_BUCKET_TRANSFER_OUT -> {
+                    List<Long> buyers = homedIn(activityId, 2, 0, 1 + random.nextInt(3), userBase + users + 1);
+                    reserveSome(activityId, buyers, queued);
+                    users = (int) (buyers.getLast() - userBase);
+                }
+                default -> users += reserveSome(activityId, consecutive(userBase + users, 1 + random.nextInt(3)), queued);
             }
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Failpoints.fired().getOrDefault(name, 0L) > before);
             if (rep % BATCH == 0 || rep == reps) {
                 Failpoints.disarmAll();
-                recoverAndCheck(activityId, queued);
+                recoverAndCheck(activityId, queued, transferring);
             }
         }
     }
@@ -122,15 +143,35 @@ class FailpointRepetitionIT extends PaymentTestBase {
         return random.nextInt(5) == 0 ? "delay:" + (50 + random.nextInt(200)) + "%100" : "throw";
     }
 
+    /** The {@code n} users after {@code user}. */
+    private static List<Long> consecutive(long user, int n) {
+        return java.util.stream.LongStream.rangeClosed(user + 1, user + n).boxed().toList();
+    }
+
+    /** Moves every unit of {@code from} to {@code to}, each by a whole transfer (out, then landed). */
+    private void emptyBucket(SkuSlot from, SkuSlot to) {
+        while (true) {
+            String id = UUID.randomUUID().toString();
+            List<Object> out = TRANSFER_OUT.run(redis, new String[] {from.stock(), from.counter(), from.meta(),
+                    from.transfers()}, id, Integer.toString(to.bucket()));
+            if (LuaScript.code(out) != 1) {
+                assertThat(LuaScript.text(out, 1)).isEqualTo("EMPTY");
+                return;
+            }
+            assertThat(LuaScript.code(LAND.run(redis, new String[] {to.stock(), to.counter(), to.meta(),
+                    to.transferMarker(id)}, id, "600000"))).isEqualTo(1);
+            redis.sync().hdel(from.transfers(), id);
+        }
+    }
+
     /**
-     * {@code n} new buyers reserve concurrently; a 500 (the request died at a failpoint) or a 503 (the
-     * entry breaker paused admission while sends fail) is retried with the same request id, as a client does.
+     * The buyers reserve concurrently; a 500 (the request died at a failpoint) or a 503 (the entry breaker
+     * paused admission while sends fail) is retried with the same request id, as a client does.
      */
-    private int reserveSome(long activityId, long firstUser, int n, Random random, Set<String> queued) throws Exception {
+    private int reserveSome(long activityId, List<Long> buyers, Set<String> queued) throws Exception {
         List<Thread> threads = new ArrayList<>();
         List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
-        for (int i = 1; i <= n; i++) {
-            long user = firstUser + i;
+        for (long user : buyers) {
             threads.add(Thread.ofVirtual().start(() -> {
                 try {
                     String request = UUID.randomUUID().toString();
@@ -149,10 +190,21 @@ class FailpointRepetitionIT extends PaymentTestBase {
             t.join();
         }
         assertThat(errors).isEmpty();
-        return n;
+        return buyers.size();
     }
 
-    private void recoverAndCheck(long activityId, Set<String> queued) {
+    private void recoverAndCheck(long activityId, Set<String> queued, boolean transferring) {
+        if (transferring) {
+            // units whose transfer died between the halves are landed by the reconciler, each once
+            reconciler.run(activityId, Duration.ofMillis(1));
+            List<ActivityService.BucketCounters> buckets = activities.bucketCounters(
+                    activities.inventoryView(activityId).getFirst().pg());
+            assertThat(buckets).allSatisfy(b -> {
+                assertThat(b.transferredOut()).as("in transit from bucket " + b.bucket()).isZero();
+                assertThat(b.initial()).isEqualTo(b.stock() + b.openReserved() + b.committed());
+            });
+            assertThat(buckets.stream().mapToLong(ActivityService.BucketCounters::initial).sum()).isEqualTo(4L * repetitions() + 8);
+        }
         Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             compensation.runOnce("repetition-recovery");
             assertThat(invariants.terminal(queued)).as("QUEUED reservations terminal").isEqualTo(queued.size());

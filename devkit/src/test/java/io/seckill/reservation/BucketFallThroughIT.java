@@ -2,12 +2,9 @@ package io.seckill.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.math.BigDecimal;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -166,32 +163,8 @@ class BucketFallThroughIT extends IntegrationTest {
         return activities.bucketCounters(activities.inventoryView(activityId).getFirst().pg());
     }
 
-    /** {@code count} user ids from {@code from} on whose home bucket is {@code bucket}. */
-    private static List<Long> homedIn(long activityId, int buckets, int bucket, int count, long from) {
-        List<Long> out = new ArrayList<>();
-        for (long user = from; out.size() < count; user++) {
-            if (SkuSlot.forUser(activityId, 1, buckets, user).bucket() == bucket) {
-                out.add(user);
-            }
-        }
-        return out;
-    }
-
     private double counter(String name) {
         var c = meters.find(name).counter();
         return c == null ? 0 : c.count();
-    }
-
-    private long openBucketedSale(int stock, int buckets) throws Exception {
-        long activityId = newActivityId();
-        Instant now = Instant.now();
-        SaleClient.Response created = client().post("/api/v1/admin/activities", adminToken(), Map.of("activity_id", activityId,
-                "name", "bucketed " + activityId, "starts_at", now.minusSeconds(5).toString(), "ends_at",
-                now.plusSeconds(3600).toString(), "business_deadline_seconds", 300, "payment_timeout_seconds", 900,
-                "skus", List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock, "buckets", buckets))));
-        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
-        return activityId;
     }
 }

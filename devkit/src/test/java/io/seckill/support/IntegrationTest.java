@@ -31,6 +31,7 @@ import io.seckill.compensation.CompensationWorker;
 import io.seckill.config.SeckillProperties;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.redis.Redis;
+import io.seckill.redis.SkuSlot;
 
 /**
  * Base of the integration tests: one application context on the real engines for the whole JVM.
@@ -107,6 +108,31 @@ public abstract class IntegrationTest {
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
         return activityId;
+    }
+
+    /** Creates, warms and opens a sale of one SKU (id 1) whose stock is split over {@code buckets} Redis buckets. */
+    protected long openBucketedSale(int stock, int buckets) throws Exception {
+        long activityId = newActivityId();
+        Instant now = Instant.now();
+        SaleClient.Response created = client().post("/api/v1/admin/activities", adminToken(), Map.of("activity_id", activityId,
+                "name", "bucketed " + activityId, "starts_at", now.minusSeconds(5).toString(), "ends_at",
+                now.plusSeconds(3600).toString(), "business_deadline_seconds", 300, "payment_timeout_seconds", 900,
+                "skus", List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock, "buckets", buckets))));
+        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
+        return activityId;
+    }
+
+    /** {@code count} user ids from {@code from} on whose home bucket of SKU 1 is {@code bucket}. */
+    protected static List<Long> homedIn(long activityId, int buckets, int bucket, int count, long from) {
+        List<Long> out = new ArrayList<>();
+        for (long user = from; out.size() < count; user++) {
+            if (SkuSlot.forUser(activityId, 1, buckets, user).bucket() == bucket) {
+                out.add(user);
+            }
+        }
+        return out;
     }
 
     protected void createSale(long activityId, int... stockPerSku) throws Exception {

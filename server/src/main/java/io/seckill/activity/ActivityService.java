@@ -166,11 +166,6 @@ public class ActivityService {
         public long invariantDelta() {
             return initial - stock - openReserved - committed;
         }
-
-        /** Every unit Redis holds for the SKU: what the buckets were given plus what is moving between them. */
-        public long units() {
-            return initial + inTransit;
-        }
     }
 
     public record InventoryView(SkuInventory pg, RedisCounters redis) {
