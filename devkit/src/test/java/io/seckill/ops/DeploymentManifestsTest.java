@@ -1,0 +1,255 @@
+package io.seckill.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.RecordComponent;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.seckill.config.SeckillProperties;
+
+/**
+ * The Kubernetes manifests of deploy/k8s parse, and every setting they give names a property that
+ * exists: {@code seckill.*} in the configuration record (or a {@code @Value} of the server), anything
+ * else in Spring Boot's configuration metadata. Probes point at the actuator's health groups on the
+ * management port, the roles of the deployments are known and together cover every role, and every
+ * secret a container reads is one the secret reference lists.
+ */
+class DeploymentManifestsTest {
+
+    private static final Path K8S = repo().resolve("deploy/k8s");
+
+    @Test
+    @DisplayName("deploy/k8s parses: each document has a kind and a name; a ConfigMap, a Secret reference, API and worker Deployments")
+    void manifestsParse() throws IOException {
+        List<Map<String, Object>> docs = documents();
+        assertThat(docs).allSatisfy(d -> {
+            assertThat(d).containsKeys("apiVersion", "kind", "metadata");
+            assertThat(map(d, "metadata")).containsKey("name");
+        });
+        assertThat(docs).extracting(d -> d.get("kind") + "/" + map(d, "metadata").get("name")).contains(
+                "ConfigMap/seckill-config", "Secret/seckill-secrets", "Deployment/seckill-api", "Deployment/seckill-workers");
+    }
+
+    @Test
+    @DisplayName("every property the ConfigMap, the containers' env and args set exists in the configuration record or "
+            + "Spring Boot's metadata")
+    void propertiesExist() throws IOException {
+        Set<String> seckill = seckillProperties();
+        Set<String> boot = bootProperties();
+        List<String> named = new ArrayList<>();
+        flatten("", new Yaml().load((String) map(one("ConfigMap"), "data").get("application.yml")), named);
+        for (Map<String, Object> container : containers()) {
+            for (Map<String, Object> env : maps(container, "env")) {
+                named.add(fromEnv((String) env.get("name")));
+            }
+            for (String a : args(container)) {
+                assertThat(a).startsWith("--").contains("=");
+                named.add(a.substring(2, a.indexOf('=')));
+            }
+        }
+        assertThat(named).hasSizeGreaterThan(20).allSatisfy(p -> assertThat(p.startsWith("seckill.")
+                ? seckill.stream().anyMatch(known -> matches(p, known)) : boot.stream().anyMatch(known -> matches(p, known)))
+                .as(p + " is a known property").isTrue());
+    }
+
+    @Test
+    @DisplayName("probes use the liveness and readiness groups on the management port the ConfigMap sets; the ConfigMap is "
+            + "mounted where Spring Boot reads it in the image; the roles cover every role; secrets read are the ones listed")
+    void probesRolesAndSecrets() throws IOException {
+        Matcher workdir = Pattern.compile("(?m)^WORKDIR (\\S+)$").matcher(Files.readString(repo().resolve("deploy/Dockerfile")));
+        assertThat(workdir.find()).as("the image's WORKDIR").isTrue();
+        Map<String, Object> config = new Yaml().load((String) map(one("ConfigMap"), "data").get("application.yml"));
+        Object managementPort = map(map(config, "management"), "server").get("port");
+        Set<String> stringData = map(one("Secret"), "stringData").keySet();
+        Set<String> roles = new TreeSet<>();
+        for (Map<String, Object> c : containers()) {
+            Map<String, Object> ports = new LinkedHashMap<>();
+            maps(c, "ports").forEach(p -> ports.put((String) p.get("name"), p.get("containerPort")));
+            assertThat(ports).containsEntry("management", managementPort);
+            assertThat(maps(c, "volumeMounts")).anySatisfy(m -> assertThat(m).containsEntry("name", "config")
+                    .containsEntry("mountPath", workdir.group(1) + "/config"));
+            for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
+                Map<String, Object> get = map(map(c, probe), "httpGet");
+                assertThat(get.get("port")).as(probe).isEqualTo("management");
+                assertThat(get.get("path")).as(probe).isEqualTo(probe.equals("readinessProbe") ? "/actuator/health/readiness"
+                        : "/actuator/health/liveness");
+            }
+            for (Map<String, Object> env : maps(c, "env")) {
+                if (env.get("valueFrom") != null) {
+                    Map<String, Object> ref = map(map(env, "valueFrom"), "secretKeyRef");
+                    assertThat(ref.get("name")).isEqualTo("seckill-secrets");
+                    assertThat(stringData).as(env.get("name") + "'s secret key").contains((String) ref.get("key"));
+                }
+            }
+            for (String arg : args(c)) {
+                if (arg.startsWith("--seckill.roles=")) {
+                    roles.addAll(List.of(arg.substring("--seckill.roles=".length()).split(",")));
+                }
+            }
+        }
+        assertThat(roles).isEqualTo(new TreeSet<>(SeckillProperties.KNOWN_ROLES));
+    }
+
+    /** {@code known} is a property path; a {@code *} in it stands for any map key. */
+    private static boolean matches(String property, String known) {
+        return property.matches(Pattern.quote(known).replace("*", "\\E.+\\Q"));
+    }
+
+    /** Spring's canonical environment name (dots as underscores, dashes dropped, upper case) back to a property. */
+    private static String fromEnv(String env) throws IOException {
+        String lower = env.toLowerCase();
+        for (String known : union(seckillProperties(), bootProperties())) {
+            String canonical = known.replace("-", "").replace(".", "_");
+            if (Pattern.matches(Pattern.quote(canonical).replace("*", "\\E[^_]+\\Q"), lower)) {
+                return known.replace("*", lower.substring(lower.lastIndexOf('_') + 1));
+            }
+        }
+        return "unknown:" + env;
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> out = new HashSet<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    /** Every property of the configuration record (a map's keys as {@code *}), plus the server's {@code @Value}s. */
+    private static Set<String> seckillProperties() throws IOException {
+        Set<String> out = new TreeSet<>();
+        walk("seckill", SeckillProperties.class, out);
+        Pattern value = Pattern.compile("\\$\\{(seckill\\.[a-z0-9.-]+)");
+        try (Stream<Path> files = Files.walk(repo().resolve("server/src/main/java"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                Matcher m = value.matcher(Files.readString(f));
+                while (m.find()) {
+                    out.add(m.group(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void walk(String prefix, Class<?> record, Set<String> out) {
+        for (RecordComponent rc : record.getRecordComponents()) {
+            String name = prefix + "." + rc.getName().replaceAll("([A-Z])", "-$1").toLowerCase();
+            if (rc.getType().isRecord()) {
+                walk(name, rc.getType(), out);
+            } else if (Map.class.isAssignableFrom(rc.getType())) {
+                out.add(name + ".*");
+            } else {
+                out.add(name);
+            }
+        }
+    }
+
+    /** Property names from every Spring Boot configuration metadata file on the class path. */
+    private static Set<String> bootProperties() throws IOException {
+        Set<String> out = new HashSet<>();
+        JsonMapper json = JsonMapper.builder().build();
+        Enumeration<URL> files = DeploymentManifestsTest.class.getClassLoader().getResources(
+                "META-INF/spring-configuration-metadata.json");
+        while (files.hasMoreElements()) {
+            try (InputStream in = files.nextElement().openStream()) {
+                for (JsonNode p : json.readTree(in).path("properties")) {
+                    String name = p.path("name").asString();
+                    String type = p.path("type").asString();
+                    out.add(type.startsWith("java.util.Map") ? name + ".*" : name);
+                }
+            }
+        }
+        assertThat(out).as("Spring Boot's metadata").contains("spring.datasource.url", "management.server.port");
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void flatten(String prefix, Object node, List<String> out) {
+        if (node instanceof Map<?, ?> m) {
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                flatten(prefix.isEmpty() ? e.getKey().toString() : prefix + "." + e.getKey(), e.getValue(), out);
+            }
+        } else {
+            out.add(prefix);
+        }
+    }
+
+    private static List<Map<String, Object>> containers() throws IOException {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map<String, Object> d : documents()) {
+            if ("Deployment".equals(d.get("kind"))) {
+                out.addAll(maps(map(map(map(d, "spec"), "template"), "spec"), "containers"));
+            }
+        }
+        assertThat(out).hasSize(2);
+        return out;
+    }
+
+    private static Map<String, Object> one(String kind) throws IOException {
+        return documents().stream().filter(d -> kind.equals(d.get("kind"))).findFirst().orElseThrow();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> documents() throws IOException {
+        List<Map<String, Object>> out = new ArrayList<>();
+        try (Stream<Path> files = Files.list(K8S)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
+                for (Object doc : new Yaml().loadAll(Files.readString(f))) {
+                    assertThat(doc).as(f + " holds a mapping").isInstanceOf(Map.class);
+                    out.add((Map<String, Object>) doc);
+                }
+            }
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Map<String, Object> m, String key) {
+        Object v = m.get(key);
+        assertThat(v).as(key).isInstanceOf(Map.class);
+        return (Map<String, Object>) v;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> maps(Map<String, Object> m, String key) {
+        Object v = m.get(key);
+        return v == null ? List.of() : (List<Map<String, Object>>) v;
+    }
+
+    private static List<String> args(Map<String, Object> container) {
+        List<String> out = new ArrayList<>();
+        for (Object a : (List<?>) container.getOrDefault("args", List.of())) {
+            out.add((String) a);
+        }
+        return out;
+    }
+
+    /** Where the repository is, found from the working directory upwards. */
+    private static Path repo() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isDirectory(dir.resolve("deploy/k8s"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException("deploy/k8s not found above " + Path.of("").toAbsolutePath());
+    }
+}
