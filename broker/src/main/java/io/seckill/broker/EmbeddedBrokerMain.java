@@ -18,8 +18,11 @@ import org.apache.rocketmq.store.config.MessageStoreConfig;
 /**
  * A real RocketMQ NameServer and Broker on loopback, in a JVM of their own.
  *
- * <p>Usage: {@code EmbeddedBrokerMain <storeDir> <namesrvPort> <brokerPort> <delayLevels>}.
- * Prints {@code READY <namesrvAddr>} once the NameServer lists the broker. The process exits
+ * <p>Usage: {@code EmbeddedBrokerMain <storeDir> <namesrvPort> <brokerPort> <delayLevels> [<brokerName> <namesrvAddr>]}.
+ * With four arguments it runs a NameServer and the broker {@code seckill-broker-a}; with six, only a
+ * broker of the given name that registers with the given NameServer (a second broker of the same
+ * cluster; {@code namesrvPort} is then 0). Prints {@code READY <namesrvAddr>} once the NameServer
+ * lists the broker. The process exits
  * when its standard input closes, so it never outlives the JVM that started it; killing it
  * with SIGKILL and starting it again on the same store is a real broker crash and recovery.
  */
@@ -31,17 +34,31 @@ public final class EmbeddedBrokerMain {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 4) {
-            System.err.println("usage: EmbeddedBrokerMain <storeDir> <namesrvPort> <brokerPort> <delayLevels>");
+        if (args.length != 4 && args.length != 6) {
+            System.err.println("usage: EmbeddedBrokerMain <storeDir> <namesrvPort> <brokerPort> <delayLevels> "
+                    + "[<brokerName> <namesrvAddr>]");
             System.exit(2);
         }
+        boolean ownNamesrv = args.length == 4;
+        String brokerName = ownNamesrv ? "seckill-broker-a" : args[4];
         File store = new File(args[0]);
         int namesrvPort = Integer.parseInt(args[1]);
         int brokerPort = Integer.parseInt(args[2]);
         String delayLevels = args[3];
         // A NameServer in a JVM without a client ignores broker topics unless this is set.
         System.setProperty("rocketmq.remoting.version", Integer.toString(MQVersion.CURRENT_VERSION));
+        NamesrvController namesrv = ownNamesrv ? startNamesrv(store, namesrvPort) : null;
+        String namesrvAddr = ownNamesrv ? "127.0.0.1:" + namesrvPort : args[5];
 
+        BrokerConfig brokerConfig = new BrokerConfig();
+        brokerConfig.setBrokerName(brokerName);
+        runBroker(store, brokerPort, delayLevels, namesrvAddr, brokerConfig, namesrv);
+
+        waitForParentToGo(System.in);
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static NamesrvController startNamesrv(File store, int namesrvPort) throws Exception {
         NettyServerConfig namesrvNetty = new NettyServerConfig();
         namesrvNetty.setBindAddress("127.0.0.1");
         namesrvNetty.setListenPort(namesrvPort);
@@ -54,10 +71,11 @@ public final class EmbeddedBrokerMain {
             throw new IllegalStateException("NameServer failed to initialize");
         }
         namesrv.start();
-        String namesrvAddr = "127.0.0.1:" + namesrvPort;
+        return namesrv;
+    }
 
-        BrokerConfig brokerConfig = new BrokerConfig();
-        brokerConfig.setBrokerName("seckill-broker-a");
+    private static void runBroker(File store, int brokerPort, String delayLevels, String namesrvAddr, BrokerConfig brokerConfig,
+            NamesrvController namesrv) throws Exception {
         brokerConfig.setBrokerClusterName("seckill");
         brokerConfig.setBrokerIP1("127.0.0.1");
         brokerConfig.setNamesrvAddr(namesrvAddr);
@@ -90,7 +108,7 @@ public final class EmbeddedBrokerMain {
         broker.start();
 
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (namesrv.getRouteInfoManager().getAllClusterInfo().getBrokerAddrTable().isEmpty()) {
+        while (!registered(broker, brokerConfig, namesrv)) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("Broker did not register with the NameServer within 60 s");
             }
@@ -99,9 +117,20 @@ public final class EmbeddedBrokerMain {
         }
         System.out.println("READY " + namesrvAddr);
         System.out.flush();
+    }
 
-        waitForParentToGo(System.in);
-        Runtime.getRuntime().halt(0);
+    /** Whether the NameServer lists this broker: asked in-process when it runs here, else over the wire. */
+    private static boolean registered(BrokerController broker, BrokerConfig config, NamesrvController namesrv) {
+        if (namesrv != null) {
+            return namesrv.getRouteInfoManager().getAllClusterInfo().getBrokerAddrTable().containsKey(config.getBrokerName());
+        }
+        try {
+            return !broker.getBrokerOuterAPI().getBrokerMemberGroup(config.getBrokerClusterName(), config.getBrokerName())
+                    .getBrokerAddrs().isEmpty();
+        } catch (Exception e) {
+            System.err.println("NameServer not answering yet: " + e);
+            return false;
+        }
     }
 
     private static void waitForParentToGo(InputStream in) {

@@ -32,19 +32,36 @@ public final class BrokerProcess implements AutoCloseable {
     private final int namesrvPort;
     private final int brokerPort;
     private final String delayLevels;
+    /** For a broker that joins another process's NameServer: its name and that NameServer; else null. */
+    private final String brokerName;
+    private final String externalNamesrv;
     private Process process;
     private CompletableFuture<String> ready;
 
+    /** A NameServer and the broker {@code seckill-broker-a}, in one child JVM. */
     public BrokerProcess(Path home, Path brokerHome, String delayLevels) throws IOException {
+        this(home, brokerHome, delayLevels, freePort(false), null, null);
+    }
+
+    private BrokerProcess(Path home, Path brokerHome, String delayLevels, int namesrvPort, String brokerName,
+            String externalNamesrv) throws IOException {
         this.home = home;
         this.brokerHome = brokerHome;
         this.delayLevels = delayLevels;
-        this.namesrvPort = freePort(false);
+        this.namesrvPort = namesrvPort;
         this.brokerPort = freePort(true);
+        this.brokerName = brokerName;
+        this.externalNamesrv = externalNamesrv;
+    }
+
+    /** Another broker of the same cluster, named {@code brokerName}, registering with {@code namesrv}: a child JVM of its own. */
+    public static BrokerProcess joining(Path home, Path brokerHome, String delayLevels, String brokerName, String namesrv)
+            throws IOException {
+        return new BrokerProcess(home, brokerHome, delayLevels, 0, brokerName, namesrv);
     }
 
     public String namesrvAddress() {
-        return "127.0.0.1:" + namesrvPort;
+        return externalNamesrv != null ? externalNamesrv : "127.0.0.1:" + namesrvPort;
     }
 
     /** Starts the child JVM and waits until the NameServer lists the broker. */
@@ -65,6 +82,9 @@ public final class BrokerProcess implements AutoCloseable {
                 "-cp", brokerHome.resolve("seckill-broker.jar") + File.pathSeparator + brokerHome.resolve("lib") + File.separator + "*",
                 "io.seckill.broker.EmbeddedBrokerMain",
                 home.resolve("store").toString(), Integer.toString(namesrvPort), Integer.toString(brokerPort), delayLevels));
+        if (brokerName != null) {
+            cmd.addAll(List.of(brokerName, externalNamesrv));
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(home.resolve("broker-stderr.log").toFile());
         Process started = pb.start();
         process = started;
