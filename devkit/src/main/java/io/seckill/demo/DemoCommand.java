@@ -3,12 +3,16 @@ package io.seckill.demo;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -16,6 +20,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import io.seckill.SeckillApplication;
+import io.seckill.config.SeckillProperties;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.paysim.PaySim;
@@ -28,8 +33,8 @@ import io.seckill.paysim.PaySim;
         description = "Start embedded engines and the app, run a flash sale, print a report (exit 1 if an invariant fails).")
 public final class DemoCommand implements Callable<Integer> {
 
-    @Option(names = "--users", description = "simulated buyers (default ${DEFAULT-VALUE})")
-    int users = 20_000;
+    @Option(names = "--users", description = "simulated buyers (default 20,000; 6,000 with --cluster)")
+    Integer users;
 
     @Option(names = "--skus", description = "SKUs in the sale (default ${DEFAULT-VALUE})")
     int skus = 2;
@@ -41,14 +46,20 @@ public final class DemoCommand implements Callable<Integer> {
             + "as one (default ${DEFAULT-VALUE})")
     int buckets = 2;
 
-    @Option(names = "--concurrency", description = "concurrent HTTP clients (default ${DEFAULT-VALUE})")
-    int concurrency = 64;
+    @Option(names = "--concurrency", description = "concurrent HTTP clients (default 64; 16 with --cluster, whose nine "
+            + "engine processes and three instances share the same cores)")
+    Integer concurrency;
 
     @Option(names = "--port", description = "HTTP port of the app (default ${DEFAULT-VALUE}; 0 = any)")
     int port = 8080;
 
     @Option(names = "--serve", description = "keep the engines and the API running on localhost after the report")
     boolean serve;
+
+    @Option(names = "--cluster", description = "the distributed shape on loopback: a Redis Cluster (3 masters, a replica "
+            + "each), two brokers, three app instances with the buyers spread over them; with --chaos one instance, one "
+            + "broker and one Redis master are lost mid-sale")
+    boolean cluster;
 
     @Option(names = "--chaos", description = "arm failpoints at random (by probability) during the sale, then check every"
             + " invariant after recovery")
@@ -67,31 +78,58 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = System.out;
         Path logFile = DemoLogs.toFile();
-        out.println("seckill demo: starting PostgreSQL 17, Redis 7, RocketMQ 5.3.3 (embedded, loopback) and the payment"
-                + " channel simulator...");
+        out.println(cluster ? "seckill demo --cluster: starting PostgreSQL 17, a Redis Cluster (3 masters, a replica each), "
+                + "RocketMQ 5.3.3 (a NameServer, two brokers), three app instances and the payment channel simulator..."
+                : "seckill demo: starting PostgreSQL 17, Redis 7, RocketMQ 5.3.3 (embedded, loopback) and the payment"
+                        + " channel simulator...");
         out.println("application logs: " + logFile);
         String callbackSecret = "demo-callback-" + UUID.randomUUID() + UUID.randomUUID();
-        try (EmbeddedEngines engines = EmbeddedEngines.start(true); PaySim sim = PaySim.start(0, callbackSecret)) {
+        try (EmbeddedEngines engines = EmbeddedEngines.start(true); PaySim sim = PaySim.start(0, callbackSecret);
+                LoopbackCluster nodes = cluster ? LoopbackCluster.start(engines, out) : null) {
             sim.knobs(new PaySim.Knobs(1, 0, true, 0, 0));
-            Map<String, Object> props = new HashMap<>(engines.springProperties());
-            props.put("seckill.payment.channel-url", sim.url());
-            props.put("seckill.payment.callback-secret", callbackSecret);
+            Map<String, String> shared = new HashMap<>(engines.springProperties());
+            shared.put("seckill.payment.channel-url", sim.url());
+            shared.put("seckill.payment.callback-secret", callbackSecret);
             String userSecret = "demo-user-" + UUID.randomUUID() + UUID.randomUUID();
             String adminSecret = "demo-admin-" + UUID.randomUUID() + UUID.randomUUID();
-            props.put("seckill.jwt.user-secret", userSecret);
-            props.put("seckill.jwt.admin-secret", adminSecret);
-            props.put("seckill.ids.keys.1", "demo-ids-" + UUID.randomUUID() + UUID.randomUUID());
+            shared.put("seckill.jwt.user-secret", userSecret);
+            shared.put("seckill.jwt.admin-secret", adminSecret);
+            shared.put("seckill.ids.keys.1", "demo-ids-" + UUID.randomUUID() + UUID.randomUUID());
+            if (nodes != null) {
+                shared.put("seckill.redis-cluster", nodes.redisSeeds());
+            }
+            Map<String, Object> props = new HashMap<>(shared);
             props.put("server.port", Integer.toString(port));
             props.put("server.address", "127.0.0.1");
             props.putAll(DemoLogs.springProperties(logFile));
             try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
                     .properties(props).run()) {
                 int actualPort = ((WebServerApplicationContext) app).getWebServer().getPort();
-                SaleScenario scenario = new SaleScenario(app, "http://127.0.0.1:" + actualPort, userSecret, adminSecret,
-                        chaos ? chaos() : Map.of(), sim, out);
-                out.printf("the sale is open: %d buyers for %d SKUs x %d units (%d Redis buckets each)%n", users, skus, stock,
+                List<String> urls = new ArrayList<>(List.of("http://127.0.0.1:" + actualPort));
+                if (nodes != null) {
+                    // the channel calls back one stable address (a load balancer's, in production): here the first instance
+                    shared.put("seckill.payment.notify-url", urls.getFirst() + "/api/v1/payments/callbacks/paysim");
+                    Path instanceLogs = logFile.resolveSibling(logFile.getFileName().toString().replace(".log", "-instances"));
+                    urls.addAll(nodes.startInstances(shared, 2, instanceLogs));
+                    out.println("app instances: " + urls + " (their logs: " + instanceLogs + ")");
+                }
+                SaleScenario scenario = new SaleScenario(app, urls, userSecret, adminSecret, chaos ? chaos() : Map.of(), sim,
+                        out);
+                if (nodes != null) {
+                    SeckillProperties.Mq mq = app.getBean(SeckillProperties.class).mq();
+                    DefaultMQProducer producer = app.getBean(DefaultMQProducer.class);
+                    scenario.nodeFigures(() -> nodes.figures(producer, mq.orderRequestTopic(), mq.orderEventTopic()));
+                    MeterRegistry meters = app.getBean(MeterRegistry.class);
+                    scenario.admissionCounters(() -> AdmissionCounters.of(meters).plus(nodes.admissionCounters()));
+                    if (chaos) {
+                        scenario.onMidSale(nodes::chaos);
+                    }
+                }
+                int buyers = users != null ? users : cluster ? 6_000 : 20_000;
+                out.printf("the sale is open: %d buyers for %d SKUs x %d units (%d Redis buckets each)%n", buyers, skus, stock,
                         buckets);
-                SaleScenario.Report report = scenario.run(1001, new SaleScenario.Shape(skus, stock, buckets, users), concurrency,
+                SaleScenario.Report report = scenario.run(1001, new SaleScenario.Shape(skus, stock, buckets, buyers),
+                        concurrency != null ? concurrency : cluster ? 16 : 64,
                         Duration.ofSeconds(120));
                 report.print(out);
                 out.println("application logs: " + logFile);

@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.lettuce.core.RedisException;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.springframework.context.ApplicationContext;
@@ -29,7 +30,6 @@ import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
 import io.seckill.payment.PaymentRepository;
 import io.seckill.paysim.PaySim;
-import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.reservation.ReservationRepository;
 
 /**
@@ -40,6 +40,10 @@ import io.seckill.reservation.ReservationRepository;
 public final class SaleScenario {
 
     private final ApplicationContext app;
+    /** The instances buyers are spread over (by user id); the first also takes the operator's calls. */
+    private final List<SaleClient> instances;
+    private final List<String> urls;
+    private final AtomicLong[] answeredBy;
     private final SaleClient client;
     private final String userSecret;
     private final String adminToken;
@@ -63,13 +67,29 @@ public final class SaleScenario {
     /** Orders not paid within this many seconds are cancelled and their units released. */
     static final int PAYMENT_TIMEOUT_SECONDS = 20;
 
-    public SaleScenario(ApplicationContext app, String baseUrl, String userSecret, String adminSecret,
+    /** Runs once, on a thread of its own, when a third of the buyers have had their first answer (the sale goes on). */
+    private Runnable midSale = () -> { };
+    private final java.util.concurrent.CompletableFuture<Void> midSaleRun = new java.util.concurrent.CompletableFuture<>();
+    private final AtomicLong firstAnswers = new AtomicLong();
+    private final AtomicLong passedOver = new AtomicLong();
+    private volatile long midPoint;
+    /** The entry's counters summed over every instance (by default: the one in this JVM). */
+    private java.util.function.Supplier<AdmissionCounters> admissionCounters;
+    /** Per-node figures printed with the report (a cluster's masters and brokers). */
+    private java.util.function.Supplier<List<String>> nodeFigures = List::of;
+
+    public SaleScenario(ApplicationContext app, List<String> baseUrls, String userSecret, String adminSecret,
             Map<String, String> chaos, PaySim sim, PrintStream console) {
         this.app = app;
         this.console = console;
         this.sim = sim;
         this.chaos = chaos;
-        this.client = new SaleClient(baseUrl);
+        this.urls = List.copyOf(baseUrls);
+        this.instances = urls.stream().map(SaleClient::new).toList();
+        this.answeredBy = new AtomicLong[urls.size()];
+        java.util.Arrays.setAll(answeredBy, i -> new AtomicLong());
+        this.client = instances.getFirst();
+        this.admissionCounters = () -> AdmissionCounters.of(app.getBean(MeterRegistry.class));
         this.userSecret = userSecret;
         this.adminToken = Tokens.admin(adminSecret, "demo", Duration.ofHours(1));
     }
@@ -83,8 +103,8 @@ public final class SaleScenario {
             Map<String, Long> reservationStates, Map<String, Long> orderStates, double seconds, long requests,
             long p50Micros, long p99Micros, long maxMicros, double drainSeconds, Map<String, Long> failpointsFired,
             long retriedAfterError, Map<String, Long> buyerBehaviour, Map<String, Long> payments, long released,
-            long callbacksDelivered, long callbacksRefused, long admissionPaused, long breakerTrips, long transfers,
-            List<InvariantChecker.Check> checks) {
+            long callbacksDelivered, long callbacksRefused, long admissionPaused, AdmissionCounters entry, long transfers,
+            Map<String, Long> answersByInstance, long passedOver, List<String> nodes, List<InvariantChecker.Check> checks) {
 
         public boolean allPass() {
             return checks.stream().allMatch(InvariantChecker.Check::pass);
@@ -107,8 +127,9 @@ public final class SaleScenario {
             if (!failpointsFired.isEmpty()) {
                 out.println("chaos: failpoints fired " + failpointsFired + "; requests retried after a 500: " + retriedAfterError);
             }
-            out.printf("entry breaker: %d answers 503 ADMISSION_PAUSED, paused %d times%s%n", admissionPaused, breakerTrips,
-                    failpointsFired.isEmpty() && admissionPaused + breakerTrips > 0 ? "  <- with no fault injected" : "");
+            out.printf("entry: %d answers 503 ADMISSION_PAUSED - %d while the breaker held admission (it opened %d times), %d "
+                    + "because Redis did not answer in time (fail closed)%s%n", admissionPaused, entry.breakerRefusals(), entry.trips(),
+                    entry.redisRefusals(), failpointsFired.isEmpty() && admissionPaused > 0 ? "  <- with no fault injected" : "");
             out.printf("pipeline drained %.2f s after the last request%n", drainSeconds);
             out.println("reservations (PostgreSQL):   " + reservationStates);
             out.println("orders (PostgreSQL):         " + orderStates);
@@ -118,6 +139,11 @@ public final class SaleScenario {
             out.printf("units released by cancels: %d (PostgreSQL ledger; Redis follows, see the cross-system check);"
                     + " channel callbacks delivered %d, answered non-2xx %d%n", released, callbacksDelivered, callbacksRefused);
             out.printf("QUEUED answered: %d, terminal now: %d%n", queued, terminal);
+            if (answersByInstance.size() > 1) {
+                out.println("buyers' answers by instance:  " + answersByInstance + "; calls passed to the next instance "
+                        + "while one was down: " + passedOver);
+            }
+            nodes.forEach(line -> out.println(line));
             out.println("invariants:");
             for (InvariantChecker.Check c : checks) {
                 out.printf("  [%s] %s  (%s)%n", c.pass() ? "PASS" : "FAIL", c.name(), c.detail());
@@ -129,20 +155,20 @@ public final class SaleScenario {
     public Report run(long activityId, Shape shape, int concurrency, Duration drainTimeout) throws Exception {
         setUp(activityId, shape);
         chaos.forEach(Failpoints::arm);
-        AdmissionBreaker breaker = app.getBean(AdmissionBreaker.class);
-        long tripsBefore = breaker.trips();
+        AdmissionCounters entryBefore = admissionCounters.get();
         try (Progress progress = new Progress(console, System.console() != null, requests::get, queued::size,
                 () -> app.getBean(ReservationRepository.class).decided(activityId),
                 () -> app.getBean(OrderRepository.class).countByStatus(activityId), app.getBean(MeterRegistry.class))) {
             progress.phase("buying");
-            return sale(activityId, shape, concurrency, drainTimeout, progress, breaker, tripsBefore);
+            return sale(activityId, shape, concurrency, drainTimeout, progress, entryBefore);
         }
     }
 
     private Report sale(long activityId, Shape shape, int concurrency, Duration drainTimeout,
             Progress progress,
-            AdmissionBreaker breaker, long tripsBefore) throws Exception {
+            AdmissionCounters entryBefore) throws Exception {
         long t0 = System.nanoTime();
+        midPoint = Math.max(1, shape.users() / 3);
         try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
             List<Future<?>> all = new ArrayList<>(shape.users());
             for (int u = 1; u <= shape.users(); u++) {
@@ -156,8 +182,9 @@ public final class SaleScenario {
                 f.get();
             }
         }
+        midSaleRun.get(10, TimeUnit.MINUTES);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long trips = breaker.trips() - tripsBefore;
+        AdmissionCounters entry = admissionCounters.get().since(entryBefore);
         long paused = java.util.stream.Stream.of(first, replay, retry)
                 .mapToLong(m -> m.getOrDefault("ADMISSION_PAUSED", new AtomicLong()).get()).sum();
         progress.phase("paying");
@@ -173,10 +200,20 @@ public final class SaleScenario {
         ActivityService activities = app.getBean(ActivityService.class);
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         long terminal;
+        int redisWaits = 0;
         while (true) {
             terminal = checker.terminal(queued);
-            boolean projected = activities.inventoryView(activityId).stream()
-                    .allMatch(v -> v.redis().openReserved() == 0 && v.crossSystemDelta() == 0);
+            boolean projected;
+            try {
+                projected = activities.inventoryView(activityId).stream()
+                        .allMatch(v -> v.redis().openReserved() == 0 && v.crossSystemDelta() == 0);
+            } catch (RedisException e) {
+                // a failover in progress: the client follows the new master within seconds
+                if (redisWaits++ == 0) {
+                    console.println("drain: Redis not answering yet (" + e.getMessage() + "), asking again");
+                }
+                projected = false;
+            }
             Map<String, Long> orders = app.getBean(OrderRepository.class).countByStatus(activityId);
             boolean ordersFinal = orders.keySet().stream().allMatch(st -> st.equals("PAID") || st.equals("CANCELLED"));
             // every payment taken after a cancel has come back through its callback and been refunded
@@ -191,13 +228,19 @@ public final class SaleScenario {
         double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
         progress.phase("checking");
 
-        List<InvariantChecker.Check> checks = new ArrayList<>(checker.check(activityId, true));
+        List<InvariantChecker.Check> checks = new ArrayList<>();
+        try {
+            checks.addAll(checker.check(activityId, true));
+        } catch (RedisException e) {
+            checks.add(new InvariantChecker.Check("Redis answered the invariant checks", false, e.getMessage()));
+        }
         checks.add(new InvariantChecker.Check("every QUEUED reservation reached a terminal state", terminal == queued.size(),
                 terminal + " of " + queued.size()));
         checks.add(new InvariantChecker.Check("a resent request returns the same reservation", mismatches.get() == 0,
                 mismatches.get() + " mismatches"));
         checks.add(new InvariantChecker.Check("the entry breaker paused admission only under an injected fault",
-                !chaos.isEmpty() || (paused == 0 && trips == 0), paused + " answers 503, " + trips + " pauses"
+                !chaos.isEmpty() || (entry.breakerRefusals() == 0 && entry.trips() == 0), entry.breakerRefusals()
+                        + " answers 503 while paused, " + entry.trips() + " pauses"
                         + (chaos.isEmpty() ? ", no fault injected" : ", faults injected")));
         Map<String, Long> orderStates = app.getBean(OrderRepository.class).countByStatus(activityId);
         long unfinished = orderStates.entrySet().stream().filter(e -> !e.getKey().equals("PAID") && !e.getKey().equals("CANCELLED"))
@@ -214,8 +257,9 @@ public final class SaleScenario {
                 orderStates, seconds, requests.get(),
                 latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getMaxValue(), drainSeconds,
                 chaos.isEmpty() ? Map.of() : Failpoints.fired(), retriedAfterError.get(), snapshot(behaviour), paymentStates,
-                orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), paused, trips,
-                (long) app.getBean(MeterRegistry.class).counter("reservation.bucket.transfer").count(), checks);
+                orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), paused, entry,
+                (long) app.getBean(MeterRegistry.class).counter("reservation.bucket.transfer").count(), byInstance(),
+                passedOver.get(), nodeFigures.get(), checks);
     }
 
     private void setUp(long activityId, Shape shape) throws Exception {
@@ -240,8 +284,18 @@ public final class SaleScenario {
         String token = Tokens.user(userSecret, userId, Duration.ofHours(1));
         long sku = skuId((int) (userId % skuCount));
         String requestId = UUID.randomUUID().toString();
-        SaleClient.Response r = timed(() -> client.reserve(token, activityId, sku, requestId), requests, latency);
+        SaleClient.Response r = timed(() -> call(userId, c -> c.reserve(token, activityId, sku, requestId)), requests, latency);
         first.computeIfAbsent(r.code(), k -> new AtomicLong()).incrementAndGet();
+        if (firstAnswers.incrementAndGet() == midPoint) {
+            Thread.ofPlatform().name("mid-sale").start(() -> {
+                try {
+                    midSale.run();
+                    midSaleRun.complete(null);
+                } catch (RuntimeException e) {
+                    midSaleRun.completeExceptionally(e);
+                }
+            });
+        }
         Object rid = r.body().get("reservation_id");
         if (r.status() == 202) {
             queued.add(rid.toString());
@@ -252,7 +306,7 @@ public final class SaleScenario {
             }));
         }
         if (userId % 10 == 0) {
-            SaleClient.Response again = timed(() -> client.reserve(token, activityId, sku, requestId), requests, latency);
+            SaleClient.Response again = timed(() -> call(userId, c -> c.reserve(token, activityId, sku, requestId)), requests, latency);
             replay.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
             if (r.status() == 202 && !rid.equals(again.body().get("reservation_id"))) {
                 mismatches.incrementAndGet();
@@ -263,7 +317,7 @@ public final class SaleScenario {
             }
         } else if (userId % 10 == 1) {
             String other = UUID.randomUUID().toString();
-            SaleClient.Response again = timed(() -> client.reserve(token, activityId, sku, other), requests, latency);
+            SaleClient.Response again = timed(() -> call(userId, c -> c.reserve(token, activityId, sku, other)), requests, latency);
             retry.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
             if (again.status() == 202) {
                 queued.add(again.body().get("reservation_id").toString());
@@ -280,7 +334,7 @@ public final class SaleScenario {
         String orderId = null;
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (orderId == null && System.nanoTime() < until) {
-            SaleClient.Response v = client.get(statusUrl, token);
+            SaleClient.Response v = call(userId, c -> c.get(statusUrl, token));
             Object state = v.body().get("state");
             if ("ORDER_CREATED".equals(state)) {
                 orderId = (String) v.body().get("order_id");
@@ -301,11 +355,11 @@ public final class SaleScenario {
         }
         String path = "/api/v1/orders/" + orderId;
         if (kind == 14 || kind == 15) {
-            SaleClient.Response c = retrying(() -> client.post(path + "/cancel", token, null));
+            SaleClient.Response c = retrying(() -> call(userId, i -> i.post(path + "/cancel", token, null)));
             count(c.status() == 200 ? "cancelled" : "cancel answered " + c.code());
             return;
         }
-        SaleClient.Response p = retrying(() -> client.post(path + "/payments", token, null));
+        SaleClient.Response p = retrying(() -> call(userId, c -> c.post(path + "/payments", token, null)));
         if (p.status() != 201) {
             count("payment start answered " + p.code());
             return;
@@ -314,7 +368,7 @@ public final class SaleScenario {
         if (kind == 19) {
             java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
             afterSaleWork.add(done);
-            payAfterCancel(path, token, paymentId, System.nanoTime() + TimeUnit.SECONDS.toNanos(PAYMENT_TIMEOUT_SECONDS + 45),
+            payAfterCancel(userId, path, token, paymentId, System.nanoTime() + TimeUnit.SECONDS.toNanos(PAYMENT_TIMEOUT_SECONDS + 45),
                     done);
             return;
         }
@@ -333,18 +387,65 @@ public final class SaleScenario {
     }
 
     /** Waits (without holding a thread) for the order to be cancelled, then pays anyway. */
-    private void payAfterCancel(String path, String token, UUID paymentId, long deadline,
+    private void payAfterCancel(long userId, String path, String token, UUID paymentId, long deadline,
             java.util.concurrent.CompletableFuture<Void> done) {
         try {
-            if ("CANCELLED".equals(client.get(path, token).body().get("status")) || System.nanoTime() > deadline) {
+            if ("CANCELLED".equals(call(userId, c -> c.get(path, token)).body().get("status")) || System.nanoTime() > deadline) {
                 count(sim.pay(paymentId, true) ? "paid after the cancel" : "late payment refused by the channel");
                 done.complete(null);
             } else {
-                afterSale.schedule(() -> payAfterCancel(path, token, paymentId, deadline, done), 1, TimeUnit.SECONDS);
+                afterSale.schedule(() -> payAfterCancel(userId, path, token, paymentId, deadline, done), 1, TimeUnit.SECONDS);
             }
         } catch (Exception e) {
             done.completeExceptionally(e);
         }
+    }
+
+    /** Sets what happens once a third of the buyers have had their first answer (the sale goes on meanwhile). */
+    public void onMidSale(Runnable action) {
+        this.midSale = action;
+    }
+
+    /** Sets where the entry's counters come from: every instance of a cluster. */
+    void admissionCounters(java.util.function.Supplier<AdmissionCounters> counters) {
+        this.admissionCounters = counters;
+    }
+
+    /** Sets the per-node figures the report prints. */
+    public void nodeFigures(java.util.function.Supplier<List<String>> figures) {
+        this.nodeFigures = figures;
+    }
+
+    interface ClientCall {
+        SaleClient.Response call(SaleClient instance) throws Exception;
+    }
+
+    /**
+     * One call of a buyer, to their instance (by user id); an instance that cannot be reached (stopped,
+     * crashed, restarting) is passed over for the next, as a load balancer does.
+     */
+    private SaleClient.Response call(long userId, ClientCall call) throws Exception {
+        java.io.IOException last = null;
+        for (int i = 0; i < instances.size(); i++) {
+            int n = (int) ((userId + i) % instances.size());
+            try {
+                SaleClient.Response r = call.call(instances.get(n));
+                answeredBy[n].incrementAndGet();
+                return r;
+            } catch (java.io.IOException e) {
+                last = e;
+                passedOver.incrementAndGet();
+            }
+        }
+        throw last;
+    }
+
+    private Map<String, Long> byInstance() {
+        Map<String, Long> out = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < urls.size(); i++) {
+            out.put(urls.get(i), answeredBy[i].get());
+        }
+        return out;
     }
 
     private void count(String what) {

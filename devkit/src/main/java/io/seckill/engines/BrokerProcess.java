@@ -52,6 +52,7 @@ public final class BrokerProcess implements AutoCloseable {
         this.brokerPort = freePort(true);
         this.brokerName = brokerName;
         this.externalNamesrv = externalNamesrv;
+        Files.createDirectories(home);
     }
 
     /** Another broker of the same cluster, named {@code brokerName}, registering with {@code namesrv}: a child JVM of its own. */

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -117,6 +119,21 @@ public final class RedisClusterNodes implements AutoCloseable {
     /** The seed list an application is configured with ({@code seckill.redis-cluster}). */
     public String seeds() {
         return String.join(",", nodes.stream().map(Node::uri).toList());
+    }
+
+    /** One node's figures now: role, keys held and commands processed since it started; "down" when it does not answer. */
+    public String figures(Node n) {
+        try {
+            return run(n.port(), c -> {
+                String replication = c.info("replication");
+                String stats = c.info("stats");
+                Matcher commands = Pattern.compile("total_commands_processed:(\\d+)").matcher(stats);
+                return (replication.contains("role:master") ? "master" : "replica") + ", " + c.dbsize() + " keys, "
+                        + (commands.find() ? commands.group(1) : "?") + " commands";
+            });
+        } catch (RuntimeException e) {
+            return "down";
+        }
     }
 
     /** Whether the node at {@code port} is a master now (roles change on failover). */

@@ -205,6 +205,8 @@ public final class PaySim implements AutoCloseable {
         return new SignedCallback(body, timestampSeconds, signature.sign(timestampSeconds, body));
     }
 
+    private static final int CALLBACK_ATTEMPTS = 15;
+
     private void scheduleCallback(Payment p, long delayMs, int attempt) {
         callbacks.schedule(() -> deliver(p, attempt), delayMs, TimeUnit.MILLISECONDS);
     }
@@ -233,8 +235,11 @@ public final class PaySim implements AutoCloseable {
             return;
         }
         callbacksFailed.incrementAndGet();
-        if (attempt < 5) {
-            scheduleCallback(p, 200L << attempt, attempt + 1);
+        // as a real channel does, it keeps notifying with growing pauses (here for about two and a half minutes)
+        if (attempt < CALLBACK_ATTEMPTS) {
+            scheduleCallback(p, Math.min(200L << Math.min(attempt, 10), 15_000), attempt + 1);
+        } else {
+            log.error("paysim.callback_abandoned payment_id={} attempts={}", p.paymentId, attempt + 1);
         }
     }
 

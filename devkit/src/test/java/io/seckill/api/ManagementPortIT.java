@@ -9,7 +9,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import io.seckill.cli.SaleClient;
-import io.seckill.support.ChildApp;
+import io.seckill.engines.AppProcess;
+import io.seckill.support.TestChildApps;
 
 /** {@code serve} as a deployment runs it: the buyers' port carries the API only, the actuator has its own. */
 class ManagementPortIT {
@@ -17,10 +18,10 @@ class ManagementPortIT {
     @Test
     @DisplayName("serve: health, metrics and Prometheus answer on the management port and not on the buyers' port")
     void actuatorIsNotOnTheBuyersPort() throws Exception {
-        Map<String, String> p = ChildApp.testProperties("mgmt");
+        Map<String, String> p = TestChildApps.properties("mgmt");
         // the API alone: no worker of this process competes with the other tests' pipelines
         p.put("seckill.roles", "api");
-        try (ChildApp app = new ChildApp(p, Path.of("target", "child-logs"))) {
+        try (AppProcess app = new AppProcess(p, Path.of("target", "child-logs"))) {
             app.start();
             SaleClient buyers = new SaleClient(app.url());
             SaleClient management = new SaleClient(app.managementUrl());

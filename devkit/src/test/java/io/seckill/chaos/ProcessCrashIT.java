@@ -27,12 +27,13 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
+import io.seckill.engines.AppProcess;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.paysim.PaySim;
 import io.seckill.redis.Redis;
-import io.seckill.support.ChildApp;
 import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestChildApps;
 import io.seckill.support.TestEngines;
 import io.seckill.support.TestPaySim;
 
@@ -48,7 +49,7 @@ class ProcessCrashIT {
 
     private static final int KILLS = Integer.getInteger("seckill.crash.kills", 5);
 
-    private static ChildApp app;
+    private static AppProcess app;
     private static JdbcTemplate jdbc;
     private static RedisClient redisClient;
     private static Redis redis;
@@ -57,13 +58,13 @@ class ProcessCrashIT {
     @BeforeAll
     static void startChild() throws Exception {
         EmbeddedEngines engines = TestEngines.get();
-        Map<String, String> p = ChildApp.testProperties("crash");
+        Map<String, String> p = TestChildApps.properties("crash");
         p.put("seckill.payment.lease", "6s");
         p.put("seckill.payment.channel-timeout", "2s");
         p.put("seckill.reservation.send-grace", "2s");
         p.put("seckill.failpoints-admin", "true");
         p.put("logging.level.io.seckill", "INFO");
-        app = new ChildApp(p, Path.of("target", "crash-logs"));
+        app = new AppProcess(p, Path.of("target", "crash-logs"));
         app.start();
         DriverManagerDataSource ds = new DriverManagerDataSource(engines.jdbcUrl(), "postgres", "postgres");
         jdbc = new JdbcTemplate(ds);

@@ -29,9 +29,10 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
+import io.seckill.engines.AppProcess;
 import io.seckill.engines.EmbeddedEngines;
-import io.seckill.support.ChildApp;
 import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestChildApps;
 import io.seckill.support.TestEngines;
 import io.seckill.support.TestRedisCluster;
 
@@ -44,13 +45,13 @@ import io.seckill.support.TestRedisCluster;
 class ThreeInstancesIT {
 
     private static final Pattern CONSUMED = Pattern.compile("^order_consume_total\\{[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
-    private static final List<ChildApp> APPS = new ArrayList<>();
+    private static final List<AppProcess> APPS = new ArrayList<>();
     private static JdbcTemplate jdbc;
 
     @BeforeAll
     static void startInstances() throws Exception {
         EmbeddedEngines engines = TestEngines.get();
-        Map<String, String> p = ChildApp.testProperties("three");
+        Map<String, String> p = TestChildApps.properties("three");
         p.put("seckill.redis-cluster", TestRedisCluster.get().seeds());
         // topics and groups of their own: no other application in this JVM's tests consumes them
         p.put("seckill.mq.order-request-topic", "SECKILL_ORDER_REQUEST_THREE");
@@ -59,15 +60,15 @@ class ThreeInstancesIT {
         p.put("seckill.mq.projection-group", "seckill-projection-three");
         p.put("logging.level.io.seckill", "INFO");
         try (ExecutorService starting = Executors.newFixedThreadPool(3)) {
-            List<Future<ChildApp>> started = new ArrayList<>();
+            List<Future<AppProcess>> started = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 started.add(starting.submit(() -> {
-                    ChildApp app = new ChildApp(p, Path.of("target", "three-instances"));
+                    AppProcess app = new AppProcess(p, Path.of("target", "three-instances"));
                     app.start();
                     return app;
                 }));
             }
-            for (Future<ChildApp> f : started) {
+            for (Future<AppProcess> f : started) {
                 APPS.add(f.get());
             }
         }
@@ -76,7 +77,7 @@ class ThreeInstancesIT {
 
     @AfterAll
     static void stopInstances() throws Exception {
-        for (ChildApp app : APPS) {
+        for (AppProcess app : APPS) {
             app.close();
         }
     }
@@ -134,7 +135,7 @@ class ThreeInstancesIT {
         assertThat(sharing).as("instances whose consumer created orders (one group, queues shared)").isGreaterThan(1);
     }
 
-    private static double consumed(ChildApp app) {
+    private static double consumed(AppProcess app) {
         try {
             Matcher m = CONSUMED.matcher(new SaleClient(app.managementUrl()).getText("/actuator/prometheus"));
             double total = 0;

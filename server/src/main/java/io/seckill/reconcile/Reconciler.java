@@ -15,6 +15,7 @@ import io.lettuce.core.RedisFuture;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.apache.rocketmq.common.MixAll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -28,6 +29,7 @@ import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.config.SeckillProperties;
 import io.seckill.hold.ManualHolds;
+import io.seckill.mq.BrokerBacklog;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.projection.OrderProjection;
@@ -72,6 +74,9 @@ public class Reconciler {
     private final MeterRegistry meters;
     private final ReservationRepository reservations;
     private final BucketTransfers transfers;
+    private final BrokerBacklog backlog;
+    private final String projectionGroup;
+    private final String eventTopic;
     private final Timer runTimer;
     private final AtomicLong watermarkLag = new AtomicLong();
     private final AtomicLong anomalyAge = new AtomicLong();
@@ -88,8 +93,12 @@ public class Reconciler {
             AnomalyRepository anomalies, CompensationTaskRepository tasks, CompensationWorker compensation,
             OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds, StockAdjustments adjustments,
             Redis redis, MeterRegistry meters, ReservationRepository reservations,
-            OrderRepository orders, OutboxRepository outbox, BucketTransfers transfers, SeckillProperties props) {
+            OrderRepository orders, OutboxRepository outbox, BucketTransfers transfers, BrokerBacklog backlog,
+            SeckillProperties props) {
         this.orders = orders;
+        this.backlog = backlog;
+        this.projectionGroup = props.mq().projectionGroup();
+        this.eventTopic = props.mq().orderEventTopic();
         this.transfers = transfers;
         this.outbox = outbox;
         this.reservations = reservations;
@@ -236,7 +245,7 @@ public class Reconciler {
         gauge("inventory.cross_system.delta", activityId, sku.skuId()).set(cross);
         int repairsNow = done.values().stream().mapToInt(Integer::intValue).sum();
         if (cross != 0 && repairsNow == repairsBefore && outbox.skuBacklog(activityId, sku.skuId()) == 0
-                && view.redis().openReserved() == 0) {
+                && view.redis().openReserved() == 0 && projectionCaughtUp()) {
             anomaly(found, "CROSS_SYSTEM_DELTA", "SKU", activityId + ":" + sku.skuId(), activityId, sku.skuId(),
                     Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross));
         }
@@ -435,6 +444,20 @@ public class Reconciler {
                     OPERATOR, "PostgreSQL applied the adjustment, Redis did not", Map.of("adjustment_id", id.toString()),
                     () -> adjustments.applyRedis(id));
             count(done, res, "FINISH_STOCK_ADJUSTMENT");
+        }
+    }
+
+    /**
+     * Whether every order event on the broker has reached the projection: a cancel sent and not yet projected
+     * is a difference in flight, not an anomaly. Unknown (the broker does not answer) counts as in flight.
+     */
+    private boolean projectionCaughtUp() {
+        try {
+            return backlog.oldestUnconsumedAgeMs(projectionGroup, eventTopic, MixAll.getRetryTopic(projectionGroup)) == 0;
+        } catch (Exception e) {
+            meters.counter("reconcile.projection_backlog.unknown").increment();
+            log.warn("reconcile.projection_backlog_unknown error_class={}: {}", e.getClass().getName(), e.getMessage());
+            return false;
         }
     }
 

@@ -1,4 +1,4 @@
-package io.seckill.support;
+package io.seckill.engines;
 
 import java.io.File;
 import java.io.IOException;
@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -15,41 +14,48 @@ import java.util.concurrent.TimeUnit;
 import io.seckill.cli.SaleClient;
 
 /**
- * The application as a child process on the test's engines, so a failpoint's {@code crash} is a
- * real process halt (no shutdown hooks, in-memory state gone) and recovery is a real restart on
- * the same port with the same configuration.
+ * The application ({@code serve}) as a child process on given engines, so a failpoint's {@code crash}
+ * or {@link #kill()} is a real process halt (no shutdown hooks, in-memory state gone) and recovery is a
+ * real restart on the same port with the same configuration.
  */
-public final class ChildApp implements AutoCloseable {
+public final class AppProcess implements AutoCloseable {
 
     private final Map<String, String> properties;
     private final int port;
     private final int managementPort;
     private final Path log;
+    private final Path serverJar;
     private Process process;
     private int starts;
 
-    public ChildApp(Map<String, String> properties, Path logDir) throws IOException {
+    /** The application from this JVM's class path (the tests' way). */
+    public AppProcess(Map<String, String> properties, Path logDir) throws IOException {
+        this(properties, logDir, null);
+    }
+
+    /** The application from {@code serverJar} (the product's executable jar), or from this JVM's class path when null. */
+    public AppProcess(Map<String, String> properties, Path logDir, Path serverJar) throws IOException {
         this.properties = properties;
+        this.serverJar = serverJar;
         try (ServerSocket s = new ServerSocket(0); ServerSocket m = new ServerSocket(0)) {
             this.port = s.getLocalPort();
             this.managementPort = m.getLocalPort();
         }
         Files.createDirectories(logDir);
-        this.log = logDir.resolve("child-app-" + port + ".log");
+        this.log = logDir.resolve("app-" + port + ".log");
     }
 
-    /**
-     * What a child instance needs to run beside the tests: the test engines, the tests' token secrets
-     * (so {@link IntegrationTest}'s tokens are accepted), its own id key and the payment simulator.
-     */
-    public static Map<String, String> testProperties(String name) {
-        Map<String, String> p = new LinkedHashMap<>(TestEngines.get().springProperties());
-        p.put("seckill.jwt.user-secret", IntegrationTest.USER_SECRET);
-        p.put("seckill.jwt.admin-secret", IntegrationTest.ADMIN_SECRET);
-        p.put("seckill.ids.keys.1", name + "-id-key-v1-0123456789abcdef0123456789");
-        p.put("seckill.payment.channel-url", TestPaySim.get().url());
-        p.put("seckill.payment.callback-secret", TestPaySim.SECRET);
-        return p;
+    /** The server's executable jar: {@code -Dseckill.server.jar}, else {@code server/target} next to the working dir. */
+    public static Path locateServerJar() {
+        String configured = System.getProperty("seckill.server.jar");
+        List<Path> candidates = configured != null ? List.of(Path.of(configured))
+                : List.of(Path.of("server/target/seckill-server-exec.jar"), Path.of("../server/target/seckill-server-exec.jar"));
+        for (Path p : candidates) {
+            if (Files.isRegularFile(p)) {
+                return p.toAbsolutePath().normalize();
+            }
+        }
+        throw new IllegalStateException("the server jar is not built: none of " + candidates + " (run ./seckill build)");
     }
 
     public int port() {
@@ -75,9 +81,15 @@ public final class ChildApp implements AutoCloseable {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx768m");
         cmd.add("-XX:+UseSerialGC");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add("io.seckill.cli.SeckillCli");
+        cmd.add("-Drocketmq.client.logUseSlf4j=true");
+        if (serverJar != null) {
+            cmd.add("-jar");
+            cmd.add(serverJar.toString());
+        } else {
+            cmd.add("-cp");
+            cmd.add(System.getProperty("java.class.path"));
+            cmd.add("io.seckill.cli.SeckillCli");
+        }
         cmd.add("serve");
         cmd.add("--server.port=" + port);
         cmd.add("--server.address=127.0.0.1");
@@ -112,6 +124,14 @@ public final class ChildApp implements AutoCloseable {
     /** Waits for the process to end on its own (a crash), returning its exit code, or -1 if it is still alive. */
     public int awaitExit(Duration timeout) throws InterruptedException {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    }
+
+    /** A crash: SIGKILL, waited for. */
+    public void kill() throws InterruptedException {
+        if (alive()) {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
     }
 
     public File log() {
