@@ -19,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
 import org.HdrHistogram.Histogram;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
@@ -89,8 +88,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--app-property", description = "extra application property for the admission run (key=value)")
     Map<String, String> appProperties = new HashMap<>();
 
-    @Option(names = "--parts", split = ",", description = "consumer, admission, pipeline (default: all)")
-    List<String> parts = List.of("consumer", "admission", "pipeline");
+    @Option(names = "--parts", split = ",", description = "consumer, admission, pipeline, cluster (default: all)")
+    List<String> parts = List.of("consumer", "admission", "pipeline", "cluster");
 
     @Option(names = "--pipeline-seconds", description = "duration of the sustained run through the whole pipeline "
             + "(default ${DEFAULT-VALUE})")
@@ -144,6 +143,8 @@ public final class BenchCommand implements Callable<Integer> {
             double evalsha = admission[0];
             double http = admission[1];
             Optional<PipelineResult> pipeline = parts.contains("pipeline") ? Optional.of(pipeline(engines)) : Optional.empty();
+            List<ClusterRun.Result> cluster = parts.contains("cluster")
+                    ? ClusterRun.run(engines.home().resolve("bench-redis-cluster"), concurrency, seconds) : List.of();
             if (!latencies.isEmpty()) {
                 for (java.nio.file.Path f : latencies.write(charts, "admission-latency", "HTTP answer latency, wrk -c "
                         + concurrency)) {
@@ -181,11 +182,23 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             pipeline.ifPresent(r -> r.print(out));
+            if (!cluster.isEmpty()) {
+                out.printf("Redis Cluster, one hot SKU in 1-3 buckets on as many masters, reserve.lua, %d connections:%n",
+                        concurrency);
+                for (ClusterRun.Result r : cluster) {
+                    out.printf("  %d master(s): %,10.0f reservations/s, %.1fx one master, redis-server CPU %.1f us per reservation%n",
+                            r.masters(), r.perSecond(), r.perSecond() / cluster.getFirst().perSecond(),
+                            r.redisMicrosPerReservation());
+                }
+                out.printf("  (%d cores for every master and the load: the ratio is bounded by the machine, see docs/BENCHMARKS.md)%n",
+                        Runtime.getRuntime().availableProcessors());
+            }
             drillReport.forEach(out::println);
             // the bench fails only when it could not measure; a goal not met is a finding, printed above
             boolean measured = (!consumer || (batched > 0 && single > 0 && ceiling > 0))
                     && (!parts.contains("admission") || (evalsha > 0 && http > 0))
-                    && pipeline.map(r -> r.orders() > 0).orElse(true);
+                    && pipeline.map(r -> r.orders() > 0).orElse(true)
+                    && cluster.stream().allMatch(r -> r.perSecond() > 0);
             return measured ? 0 : 1;
         }
     }
@@ -668,19 +681,12 @@ public final class BenchCommand implements Callable<Integer> {
         RedisClient client = RedisClient.create(engines.redisUri());
         try {
             String sha = client.connect().sync().scriptLoad(reserve.source());
-            return closedLoop("evalsha", 1_000_000, () -> {
+            return ClosedLoop.run("evalsha", 1_000_000, concurrency, seconds, () -> {
                 Redis conn = Redis.of(client.connect());
-                return new Buyer() {
+                return new ClosedLoop.Buyer() {
                     @Override
                     public void buy(long user) {
-                        UUID request = UUID.randomUUID();
-                        UUID rid = ids.reservationId(1, activityId, 1, user, request);
-                        SkuSlot slot = SkuSlot.forUser(activityId, 1, 1, user);
-                        conn.sync().evalsha(sha, ScriptOutputType.MULTI, new String[] {slot.stock(), slot.counter(),
-                                slot.meta(), slot.request(user, request.toString()), slot.user(user), slot.sendDue(),
-                                slot.deadlines(), slot.reservation(rid.toString())}, rid.toString(), ids.messageId(1, rid).toString(),
-                                request.toString(), Long.toString(user), Long.toString(activityId), "1", "1", "5000",
-                                "600000", "86400000");
+                        ClosedLoop.reserve(conn.sync(), sha, ids, SkuSlot.forUser(activityId, 1, 1, user), user);
                     }
 
                     @Override
@@ -696,51 +702,12 @@ public final class BenchCommand implements Callable<Integer> {
 
     private double httpRun(String base, long activityId) throws Exception {
         SaleClient client = new SaleClient(base);
-        return closedLoop("http", 2_000_000, () -> user -> {
+        return ClosedLoop.run("http", 2_000_000, concurrency, seconds, () -> user -> {
             String token = Tokens.user(userSecret, user, Duration.ofHours(1));
             SaleClient.Response r = client.reserve(token, activityId, 1, UUID.randomUUID().toString());
             if (r.status() != 202) {
                 throw new IllegalStateException("HTTP bench answered " + r.status() + " " + r.body());
             }
         });
-    }
-
-    /** One buyer thread of a closed loop: one reservation per call, each for a new user. */
-    private interface Buyer extends AutoCloseable {
-        void buy(long user) throws Exception;
-
-        @Override
-        default void close() {
-        }
-    }
-
-    /**
-     * {@code concurrency} threads, each with its own buyer, reserve back to back for {@code seconds}, every call for
-     * a user never seen before; prints and returns the reservations per second.
-     */
-    private double closedLoop(String label, long firstUser, Callable<Buyer> perThread) throws Exception {
-        AtomicLong done = new AtomicLong();
-        AtomicLong users = new AtomicLong(firstUser);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
-            List<Future<?>> fs = new ArrayList<>();
-            for (int t = 0; t < concurrency; t++) {
-                fs.add(pool.submit(() -> {
-                    try (Buyer buyer = perThread.call()) {
-                        while (System.nanoTime() < end) {
-                            buyer.buy(users.incrementAndGet());
-                            done.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> f : fs) {
-                f.get();
-            }
-        }
-        double rate = done.get() / (double) seconds;
-        System.out.printf("[%s] %,.0f reservations/s%n", label, rate);
-        return rate;
     }
 }

@@ -44,14 +44,19 @@ public final class RedisClusterNodes implements AutoCloseable {
     }
 
     public static RedisClusterNodes start(Path dir, int masters, int replicasPerMaster) throws Exception {
+        return start(dir, masters, replicasPerMaster, 256);
+    }
+
+    /** As {@link #start(Path, int, int)}, each node allowed {@code maxMemoryMb} of data. */
+    public static RedisClusterNodes start(Path dir, int masters, int replicasPerMaster, int maxMemoryMb) throws Exception {
         List<Node> nodes = new ArrayList<>();
         try {
             for (int m = 0; m < masters; m++) {
-                nodes.add(node(dir, -1));
+                nodes.add(node(dir, -1, maxMemoryMb));
             }
             for (int m = 0; m < masters; m++) {
                 for (int r = 0; r < replicasPerMaster; r++) {
-                    nodes.add(node(dir, nodes.get(m).port()));
+                    nodes.add(node(dir, nodes.get(m).port(), maxMemoryMb));
                 }
             }
             RedisClusterNodes cluster = new RedisClusterNodes(nodes);
@@ -63,7 +68,7 @@ public final class RedisClusterNodes implements AutoCloseable {
         }
     }
 
-    private static Node node(Path dir, int masterPort) throws IOException {
+    private static Node node(Path dir, int masterPort, int maxMemoryMb) throws IOException {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -78,7 +83,7 @@ public final class RedisClusterNodes implements AutoCloseable {
                 .setting("cluster-node-timeout 2000")
                 .setting("save \"\"")
                 .setting("appendonly no")
-                .setting("maxmemory 256mb")
+                .setting("maxmemory " + maxMemoryMb + "mb")
                 .build();
         server.start();
         return new Node(port, masterPort, server);

@@ -32,6 +32,8 @@ import io.seckill.engines.EmbeddedEngines;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.paysim.PaySim;
 import io.seckill.redis.Redis;
+import io.seckill.redis.SkuSlot;
+import io.seckill.support.Buckets;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestChildApps;
 import io.seckill.support.TestEngines;
@@ -91,8 +93,13 @@ class ProcessCrashIT {
         long activityId = 900_000_000L + ThreadLocalRandom.current().nextLong(1_000_000) * 100;
         int stock = point == Failpoint.AFTER_COMPENSATION_LUA ? 1 : 400;
         int paymentTimeout = point == Failpoint.AFTER_CANCEL_PENDING ? 2 : point == Failpoint.AFTER_PAYMENT_RECORD_INSERT ? 12 : 900;
+        boolean transferring = point == Failpoint.AFTER_BUCKET_TRANSFER_OUT;
         ensureRunning();
-        createSale(activityId, stock, paymentTimeout);
+        createSale(activityId, stock, paymentTimeout, transferring ? 2 : 1);
+        if (transferring) {
+            // every unit moves to bucket 1, so each buyer homed in bucket 0 takes one across
+            Buckets.empty(redis, new SkuSlot(activityId, 1, 0, 2), new SkuSlot(activityId, 1, 1, 2));
+        }
         Set<String> queued = ConcurrentHashMap.newKeySet();
         long[] nextUser = {activityId};
         for (int kill = 1; kill <= KILLS; kill++) {
@@ -132,6 +139,11 @@ class ProcessCrashIT {
                         }
                     }
                     TimeUnit.MILLISECONDS.sleep(300);
+                }
+                case AFTER_BUCKET_TRANSFER_OUT -> {
+                    if (SkuSlot.forUser(activityId, 1, 2, user).bucket() == 0) {
+                        reserve(activityId, user, queued);
+                    }
                 }
                 case AFTER_CANCEL_PENDING -> {
                     reserve(activityId, user, queued);
@@ -188,13 +200,13 @@ class ProcessCrashIT {
         }
     }
 
-    private void createSale(long activityId, int stock, int paymentTimeoutSeconds) throws Exception {
+    private void createSale(long activityId, int stock, int paymentTimeoutSeconds, int buckets) throws Exception {
         Instant now = Instant.now();
         SaleClient.Response r = client().post("/api/v1/admin/activities", admin(), Map.of("activity_id", activityId,
                 "name", "crash sale " + activityId, "starts_at", now.minusSeconds(5).toString(),
                 "ends_at", now.plusSeconds(7200).toString(), "business_deadline_seconds", 300,
                 "payment_timeout_seconds", paymentTimeoutSeconds,
-                "skus", List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock))));
+                "skus", List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock, "buckets", buckets))));
         assertThat(r.status()).as(r.body().toString()).isEqualTo(201);
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", admin(), null).status()).isEqualTo(200);
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", admin(), null).status()).isEqualTo(200);

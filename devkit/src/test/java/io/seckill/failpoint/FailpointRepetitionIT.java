@@ -22,8 +22,8 @@ import io.seckill.activity.ActivityService;
 import io.seckill.cli.SaleClient;
 import io.seckill.payment.PaymentTestBase;
 import io.seckill.reconcile.Reconciler;
-import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.support.Buckets;
 
 /**
  * Each failpoint of DESIGN.md §13.3, repeated as a property: every repetition draws a random small
@@ -39,8 +39,6 @@ class FailpointRepetitionIT extends PaymentTestBase {
     private static final Logger log = LoggerFactory.getLogger(FailpointRepetitionIT.class);
     private static final int BATCH = 25;
     private static final int BUSINESS_DEADLINE_SECONDS = 20;
-    private static final LuaScript TRANSFER_OUT = LuaScript.load("transfer_out");
-    private static final LuaScript LAND = LuaScript.load("land_transfer");
 
     @Autowired
     Reconciler reconciler;
@@ -71,7 +69,7 @@ class FailpointRepetitionIT extends PaymentTestBase {
                 : openSale(BUSINESS_DEADLINE_SECONDS, new int[] {compensating ? 1 : 4 * reps + 8});
         if (transferring) {
             // every unit moves to bucket 1, so each buyer homed in bucket 0 takes one across
-            emptyBucket(new SkuSlot(activityId, 1, 0, 2), new SkuSlot(activityId, 1, 1, 2));
+            Buckets.empty(redis, new SkuSlot(activityId, 1, 0, 2), new SkuSlot(activityId, 1, 1, 2));
         }
         Set<String> queued = ConcurrentHashMap.newKeySet();
         long userBase = activityId * 10;
@@ -122,7 +120,7 @@ class FailpointRepetitionIT extends PaymentTestBase {
                     });
                 }
                 case AFTER_BUCKET_TRANSFER_OUT -> {
-                    List<Long> buyers = homedIn(activityId, 2, 0, 1 + random.nextInt(3), userBase + users + 1);
+                    List<Long> buyers = Buckets.homedIn(activityId, 2, 0, 1 + random.nextInt(3), userBase + users + 1);
                     reserveSome(activityId, buyers, queued);
                     users = (int) (buyers.getLast() - userBase);
                 }
@@ -146,22 +144,6 @@ class FailpointRepetitionIT extends PaymentTestBase {
     /** The {@code n} users after {@code user}. */
     private static List<Long> consecutive(long user, int n) {
         return java.util.stream.LongStream.rangeClosed(user + 1, user + n).boxed().toList();
-    }
-
-    /** Moves every unit of {@code from} to {@code to}, each by a whole transfer (out, then landed). */
-    private void emptyBucket(SkuSlot from, SkuSlot to) {
-        while (true) {
-            String id = UUID.randomUUID().toString();
-            List<Object> out = TRANSFER_OUT.run(redis, new String[] {from.stock(), from.counter(), from.meta(),
-                    from.transfers()}, id, Integer.toString(to.bucket()));
-            if (LuaScript.code(out) != 1) {
-                assertThat(LuaScript.text(out, 1)).isEqualTo("EMPTY");
-                return;
-            }
-            assertThat(LuaScript.code(LAND.run(redis, new String[] {to.stock(), to.counter(), to.meta(),
-                    to.transferMarker(id)}, id, "600000"))).isEqualTo(1);
-            redis.sync().hdel(from.transfers(), id);
-        }
     }
 
     /**

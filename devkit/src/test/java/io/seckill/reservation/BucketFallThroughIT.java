@@ -19,6 +19,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.support.Buckets;
 import io.seckill.support.IntegrationTest;
 
 /**
@@ -50,7 +51,7 @@ class BucketFallThroughIT extends IntegrationTest {
     void lastUnitsInOneBucket() throws Exception {
         long activityId = openBucketedSale(40, 4);
         for (int b = 1; b <= 3; b++) {
-            for (long user : homedIn(activityId, 4, b, 10, 1_000)) {
+            for (long user : Buckets.homedIn(activityId, 4, b, 10, 1_000)) {
                 assertThat(reserve(user, activityId, 1).status()).isEqualTo(202);
             }
         }
@@ -59,7 +60,7 @@ class BucketFallThroughIT extends IntegrationTest {
 
         List<Long> late = new ArrayList<>();
         for (int b = 1; b <= 3; b++) {
-            late.addAll(homedIn(activityId, 4, b, 40, 100_000));
+            late.addAll(Buckets.homedIn(activityId, 4, b, 40, 100_000));
         }
         List<Integer> statuses = ContentionIT.race(late.size(), i -> reserve(late.get(i), activityId, 1));
 
@@ -79,9 +80,9 @@ class BucketFallThroughIT extends IntegrationTest {
             + "one reservation, and the units their transfers moved are still sold to others, none lost")
     void oneAttemptPerUserAcrossBuckets() throws Exception {
         long activityId = openBucketedSale(4, 4);
-        long first = homedIn(activityId, 4, 1, 1, 2_000).getFirst();
+        long first = Buckets.homedIn(activityId, 4, 1, 1, 2_000).getFirst();
         assertThat(reserve(first, activityId, 1).status()).isEqualTo(202);
-        long hot = homedIn(activityId, 4, 1, 1, first + 1).getFirst();
+        long hot = Buckets.homedIn(activityId, 4, 1, 1, first + 1).getFirst();
         // the per-user rate limit would answer most of these 429 first; this is about what the buckets hold
         limiter.setMaxPerUserPerSecond(0);
         List<Integer> statuses = ContentionIT.race(50, i -> reserve(hot, activityId, 1));
@@ -91,7 +92,7 @@ class BucketFallThroughIT extends IntegrationTest {
 
         List<Long> others = new ArrayList<>();
         for (int b = 0; b < 4; b++) {
-            others.addAll(homedIn(activityId, 4, b, 5, 300_000));
+            others.addAll(Buckets.homedIn(activityId, 4, b, 5, 300_000));
         }
         List<Integer> rest = ContentionIT.race(others.size(), i -> reserve(others.get(i), activityId, 1));
         assertThat(rest.stream().filter(s -> s == 202).count()).as("the two units left, wherever transfers put them")
@@ -107,9 +108,9 @@ class BucketFallThroughIT extends IntegrationTest {
             + "counted, never lost; the reconciler lands it once and the buyer's retry gets it")
     void transferStoppedBetweenHalves() throws Exception {
         long activityId = openBucketedSale(2, 2);
-        long first = homedIn(activityId, 2, 0, 1, 4_000).getFirst();
+        long first = Buckets.homedIn(activityId, 2, 0, 1, 4_000).getFirst();
         assertThat(reserve(first, activityId, 1).status()).isEqualTo(202);
-        long buyer = homedIn(activityId, 2, 0, 1, first + 1).getFirst();
+        long buyer = Buckets.homedIn(activityId, 2, 0, 1, first + 1).getFirst();
 
         Failpoints.arm(Failpoint.AFTER_BUCKET_TRANSFER_OUT, "throw*1");
         SaleClient.Response crashed = reserve(buyer, activityId, 1);

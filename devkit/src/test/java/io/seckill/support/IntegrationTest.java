@@ -31,7 +31,6 @@ import io.seckill.compensation.CompensationWorker;
 import io.seckill.config.SeckillProperties;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.redis.Redis;
-import io.seckill.redis.SkuSlot;
 
 /**
  * Base of the integration tests: one application context on the real engines for the whole JVM.
@@ -122,17 +121,6 @@ public abstract class IntegrationTest {
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
         return activityId;
-    }
-
-    /** {@code count} user ids from {@code from} on whose home bucket of SKU 1 is {@code bucket}. */
-    protected static List<Long> homedIn(long activityId, int buckets, int bucket, int count, long from) {
-        List<Long> out = new ArrayList<>();
-        for (long user = from; out.size() < count; user++) {
-            if (SkuSlot.forUser(activityId, 1, buckets, user).bucket() == bucket) {
-                out.add(user);
-            }
-        }
-        return out;
     }
 
     protected void createSale(long activityId, int... stockPerSku) throws Exception {
