@@ -15,8 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -24,6 +26,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -31,6 +36,8 @@ import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
 import io.seckill.engines.AppProcess;
 import io.seckill.engines.EmbeddedEngines;
+import io.seckill.failpoint.Failpoint;
+import io.seckill.redis.Redis;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestChildApps;
 import io.seckill.support.TestEngines;
@@ -47,6 +54,7 @@ class ThreeInstancesIT {
     private static final Pattern CONSUMED = Pattern.compile("^order_consume_total\\{[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
     private static final List<AppProcess> APPS = new ArrayList<>();
     private static JdbcTemplate jdbc;
+    private static Redis redis;
 
     @BeforeAll
     static void startInstances() throws Exception {
@@ -59,6 +67,8 @@ class ThreeInstancesIT {
         p.put("seckill.mq.order-consumer-group", "seckill-order-consumer-three");
         p.put("seckill.mq.projection-group", "seckill-projection-three");
         p.put("logging.level.io.seckill", "INFO");
+        p.put("seckill.failpoints-admin", "true");
+        p.put("seckill.reservation.send-grace", "2s");
         try (ExecutorService starting = Executors.newFixedThreadPool(3)) {
             List<Future<AppProcess>> started = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
@@ -73,6 +83,7 @@ class ThreeInstancesIT {
             }
         }
         jdbc = new JdbcTemplate(new DriverManagerDataSource(engines.jdbcUrl(), "postgres", "postgres"));
+        redis = Redis.connect(null, List.of(TestRedisCluster.get().seeds().split(",")));
     }
 
     @AfterAll
@@ -80,24 +91,17 @@ class ThreeInstancesIT {
         for (AppProcess app : APPS) {
             app.close();
         }
+        if (redis != null) {
+            redis.close();
+        }
     }
 
     @Test
     @DisplayName("three app instances, buyers spread over them: the order work is shared, each unit sold once, one order "
             + "per user, every QUEUED reservation ends, every invariant PASS")
     void saleOverThreeInstances() throws Exception {
-        long activityId = Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000_000L) + 1;
-        String admin = Tokens.admin(IntegrationTest.ADMIN_SECRET, "test", Duration.ofMinutes(30));
-        SaleClient first = new SaleClient(APPS.getFirst().url());
-        Instant now = Instant.now();
-        SaleClient.Response created = first.post("/api/v1/admin/activities", admin, Map.of("activity_id", activityId,
-                "name", "three instances", "starts_at", now.minusSeconds(5).toString(), "ends_at", now.plusSeconds(3600)
-                        .toString(), "business_deadline_seconds", 300, "payment_timeout_seconds", 900,
-                "skus", List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", 100))));
-        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
-        assertThat(first.post("/api/v1/admin/activities/" + activityId + "/warm", admin, null).status()).isEqualTo(200);
-        assertThat(new SaleClient(APPS.get(1).url()).post("/api/v1/admin/activities/" + activityId + "/open", admin, null)
-                .status()).isEqualTo(200);
+        long activityId = openSale(100);
+        String admin = admin();
 
         Set<String> queued = ConcurrentHashMap.newKeySet();
         Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
@@ -133,6 +137,77 @@ class ThreeInstancesIT {
                 .isEqualTo(100);
         long sharing = APPS.stream().filter(app -> consumed(app) > 0).count();
         assertThat(sharing).as("instances whose consumer created orders (one group, queues shared)").isGreaterThan(1);
+    }
+
+    static Stream<Arguments> crashRows() {
+        return Stream.of(Arguments.of("fault #1", Failpoint.AFTER_REDIS_RESERVE),
+                Arguments.of("fault #5", Failpoint.AFTER_INBOX_INSERT),
+                Arguments.of("fault #6", Failpoint.AFTER_PG_COMMIT_BEFORE_ACK),
+                Arguments.of("fault #12", Failpoint.AFTER_COMPENSATION_LUA));
+    }
+
+    @ParameterizedTest(name = "{0}: one of three instances crashes (halt) at {1}; the other two go on, it restarts, every "
+            + "QUEUED reservation ends and every invariant PASS")
+    @MethodSource("crashRows")
+    void crashOneOfThree(String row, Failpoint point) throws Exception {
+        boolean compensating = point == Failpoint.AFTER_COMPENSATION_LUA;
+        long activityId = openSale(compensating ? 1 : 300);
+        AppProcess victim = APPS.getLast();
+        SaleClient.Response armed = new SaleClient(victim.url()).post("/api/v1/admin/failpoints/" + point.id(), admin(),
+                Map.of("action", "crash"));
+        assertThat(armed.status()).as(armed.body().toString()).isEqualTo(200);
+        Set<String> queued = ConcurrentHashMap.newKeySet();
+        String slot = "seckill:{" + activityId + ":1}:";
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        for (long user = activityId * 1_000; victim.alive() && System.nanoTime() < deadline; user++) {
+            if (compensating) {
+                // Redis admits one unit more than PostgreSQL holds: PostgreSQL rejects the buyer, a compensation follows
+                redis.sync().incr(slot + "stock");
+                redis.sync().hincrby(slot + "counter", "initial", 1);
+            }
+            try {
+                SaleClient.Response r = new SaleClient(APPS.get((int) (user % 3)).url()).reserve(Tokens.user(
+                        IntegrationTest.USER_SECRET, user, Duration.ofMinutes(10)), activityId, 1, UUID.randomUUID().toString());
+                if (r.status() == 202) {
+                    queued.add((String) r.body().get("reservation_id"));
+                }
+            } catch (java.io.IOException e) {
+                // the victim went down under this request: the loop ends
+            }
+            TimeUnit.MILLISECONDS.sleep(compensating ? 200 : 20);
+        }
+        assertThat(victim.awaitExit(Duration.ofSeconds(30))).as(row + ": the instance halted at " + point.id() + " (see "
+                + victim.log() + ")").isEqualTo(137);
+        victim.start();
+        Awaitility.await(row).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) "
+                    + "AND status IN ('ORDER_CREATED', 'CANCELLED', 'COMPENSATED', 'MANUAL_REVIEW')", Long.class,
+                    (Object) queued.toArray(String[]::new))).as("QUEUED reservations terminal").isEqualTo(queued.size());
+            Map<String, Object> inv = new SaleClient(APPS.getFirst().url()).get("/api/v1/admin/activities/" + activityId
+                    + "/invariants?quiet=true", admin()).body();
+            assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
+        });
+        assertThat(queued).isNotEmpty();
+    }
+
+    /** A one-SKU sale created on the first instance and opened on the second. */
+    private static long openSale(int stock) throws Exception {
+        long activityId = Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000_000L) + 1;
+        SaleClient first = new SaleClient(APPS.getFirst().url());
+        Instant now = Instant.now();
+        SaleClient.Response created = first.post("/api/v1/admin/activities", admin(), Map.of("activity_id", activityId,
+                "name", "three instances", "starts_at", now.minusSeconds(5).toString(), "ends_at", now.plusSeconds(3600)
+                        .toString(), "business_deadline_seconds", 300, "payment_timeout_seconds", 900,
+                "skus", List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock))));
+        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
+        assertThat(first.post("/api/v1/admin/activities/" + activityId + "/warm", admin(), null).status()).isEqualTo(200);
+        assertThat(new SaleClient(APPS.get(1).url()).post("/api/v1/admin/activities/" + activityId + "/open", admin(), null)
+                .status()).isEqualTo(200);
+        return activityId;
+    }
+
+    private static String admin() {
+        return Tokens.admin(IntegrationTest.ADMIN_SECRET, "test", Duration.ofMinutes(30));
     }
 
     private static double consumed(AppProcess app) {
