@@ -80,9 +80,7 @@ class BucketFallThroughIT extends IntegrationTest {
             + "one reservation, and the units their transfers moved are still sold to others, none lost")
     void oneAttemptPerUserAcrossBuckets() throws Exception {
         long activityId = openBucketedSale(4, 4);
-        long first = Buckets.homedIn(activityId, 4, 1, 1, 2_000).getFirst();
-        assertThat(reserve(first, activityId, 1).status()).isEqualTo(202);
-        long hot = Buckets.homedIn(activityId, 4, 1, 1, first + 1).getFirst();
+        long hot = nextBuyerOfAnEmptiedBucket(activityId, 4, 1, 2_000);
         // the per-user rate limit would answer most of these 429 first; this is about what the buckets hold
         limiter.setMaxPerUserPerSecond(0);
         List<Integer> statuses = ContentionIT.race(50, i -> reserve(hot, activityId, 1));
@@ -108,9 +106,7 @@ class BucketFallThroughIT extends IntegrationTest {
             + "counted, never lost; the reconciler lands it once and the buyer's retry gets it")
     void transferStoppedBetweenHalves() throws Exception {
         long activityId = openBucketedSale(2, 2);
-        long first = Buckets.homedIn(activityId, 2, 0, 1, 4_000).getFirst();
-        assertThat(reserve(first, activityId, 1).status()).isEqualTo(202);
-        long buyer = Buckets.homedIn(activityId, 2, 0, 1, first + 1).getFirst();
+        long buyer = nextBuyerOfAnEmptiedBucket(activityId, 2, 0, 4_000);
 
         Failpoints.arm(Failpoint.AFTER_BUCKET_TRANSFER_OUT, "throw*1");
         SaleClient.Response crashed = reserve(buyer, activityId, 1);
@@ -149,6 +145,16 @@ class BucketFallThroughIT extends IntegrationTest {
         assertThat(buckets(activityId)).extracting(ActivityService.BucketCounters::stock).containsExactly(4L, 2L);
         assertThat(buckets(activityId)).extracting(ActivityService.BucketCounters::transferredOut).containsOnly(0L);
         assertBooksAddUp(activityId, 6);
+    }
+
+    /**
+     * A buyer homed in {@code bucket} (from user {@code from} on) reserves its one unit; the next user homed there,
+     * who will find the home bucket empty.
+     */
+    private long nextBuyerOfAnEmptiedBucket(long activityId, int buckets, int bucket, long from) throws Exception {
+        long first = Buckets.homedIn(activityId, buckets, bucket, 1, from).getFirst();
+        assertThat(reserve(first, activityId, 1).status()).isEqualTo(202);
+        return Buckets.homedIn(activityId, buckets, bucket, 1, first + 1).getFirst();
     }
 
     /** Per bucket initial = stock + open_reserved + committed; over the SKU, initial + in transit = what it was given. */
