@@ -3,6 +3,7 @@ package io.seckill.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +21,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,8 +40,12 @@ import io.seckill.cli.SaleClient;
 import io.seckill.engines.AppProcess;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.failpoint.Failpoint;
+import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.Redis;
+import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.reservation.OrderRequestSender;
 import io.seckill.support.IntegrationTest;
+import io.seckill.support.Messages;
 import io.seckill.support.TestChildApps;
 import io.seckill.support.TestEngines;
 import io.seckill.support.TestRedisCluster;
@@ -52,9 +59,16 @@ import io.seckill.support.TestRedisCluster;
 class ThreeInstancesIT {
 
     private static final Pattern CONSUMED = Pattern.compile("^order_consume_total\\{[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
+    private static final Pattern DUPLICATES = Pattern.compile(
+            "^order_consume_total\\{[^}]*result=\"duplicate\"[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
+    private static final Pattern ALREADY_PROJECTED = Pattern.compile("^projection_apply_total\\{(?=[^}]*event=\"order_created\")"
+            + "(?=[^}]*result=\"already_projected\")[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
+    private static final String REQUESTS = "SECKILL_ORDER_REQUEST_THREE";
+    private static final String EVENTS = "SECKILL_ORDER_EVENT_THREE";
     private static final List<AppProcess> APPS = new ArrayList<>();
     private static JdbcTemplate jdbc;
     private static Redis redis;
+    private static DefaultMQProducer producer;
 
     @BeforeAll
     static void startInstances() throws Exception {
@@ -62,12 +76,14 @@ class ThreeInstancesIT {
         Map<String, String> p = TestChildApps.properties("three");
         p.put("seckill.redis-cluster", TestRedisCluster.get().seeds());
         // topics and groups of their own: no other application in this JVM's tests consumes them
-        p.put("seckill.mq.order-request-topic", "SECKILL_ORDER_REQUEST_THREE");
-        p.put("seckill.mq.order-event-topic", "SECKILL_ORDER_EVENT_THREE");
+        p.put("seckill.mq.order-request-topic", REQUESTS);
+        p.put("seckill.mq.order-event-topic", EVENTS);
         p.put("seckill.mq.order-consumer-group", "seckill-order-consumer-three");
         p.put("seckill.mq.projection-group", "seckill-projection-three");
         p.put("logging.level.io.seckill", "INFO");
         p.put("seckill.failpoints-admin", "true");
+        // the 1,000 same-user requests are about what Redis and PostgreSQL hold, not the per-user rate limit
+        p.put("seckill.admission.max-per-user-per-second", "0");
         p.put("seckill.reservation.send-grace", "2s");
         try (ExecutorService starting = Executors.newFixedThreadPool(3)) {
             List<Future<AppProcess>> started = new ArrayList<>();
@@ -84,6 +100,9 @@ class ThreeInstancesIT {
         }
         jdbc = new JdbcTemplate(new DriverManagerDataSource(engines.jdbcUrl(), "postgres", "postgres"));
         redis = Redis.connect(null, List.of(TestRedisCluster.get().seeds().split(",")));
+        producer = new DefaultMQProducer("seckill-three-instances-test");
+        producer.setNamesrvAddr(engines.namesrvAddress());
+        producer.start();
     }
 
     @AfterAll
@@ -93,6 +112,9 @@ class ThreeInstancesIT {
         }
         if (redis != null) {
             redis.close();
+        }
+        if (producer != null) {
+            producer.shutdown();
         }
     }
 
@@ -135,7 +157,7 @@ class ThreeInstancesIT {
         });
         assertThat(jdbc.queryForObject("SELECT count(*) FROM orders WHERE activity_id = ?", Long.class, activityId))
                 .isEqualTo(100);
-        long sharing = APPS.stream().filter(app -> consumed(app) > 0).count();
+        long sharing = APPS.stream().filter(app -> metric(app, CONSUMED) > 0).count();
         assertThat(sharing).as("instances whose consumer created orders (one group, queues shared)").isGreaterThan(1);
     }
 
@@ -190,6 +212,128 @@ class ThreeInstancesIT {
         assertThat(queued).isNotEmpty();
     }
 
+    @Test
+    @DisplayName("1,000 concurrent reservations by one user with different request ids, spread over three instances: one "
+            + "202, one order, PostgreSQL stock down by one")
+    void oneUserThousandRequestsOverThreeInstances() throws Exception {
+        long activityId = openSale(10);
+        long user = activityId * 7;
+        String token = Tokens.user(IntegrationTest.USER_SECRET, user, Duration.ofMinutes(10));
+        Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
+        try (ExecutorService buyers = Executors.newFixedThreadPool(32)) {
+            List<Future<?>> all = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                SaleClient instance = new SaleClient(APPS.get(i % 3).url());
+                all.add(buyers.submit(() -> {
+                    statuses.merge(instance.reserve(token, activityId, 1, UUID.randomUUID().toString()).status(), 1, Integer::sum);
+                    return null;
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get();
+            }
+        }
+        assertThat(statuses).containsEntry(202, 1).containsEntry(409, 999);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = ?", Long.class, activityId, user) == 1);
+        assertThat(jdbc.queryForObject("SELECT available_stock FROM sku_inventory WHERE activity_id = ?", Integer.class,
+                activityId)).isEqualTo(9);
+        assertInvariantsPass(activityId);
+    }
+
+    @Test
+    @DisplayName("fault #4 on three instances: one message_id sent 10,000 times through the broker, consumed by the three: "
+            + "inbox 1, order 1, ledger 1, ORDER_CREATED 1")
+    void tenThousandDuplicatesOverThreeConsumers() throws Exception {
+        long activityId = openSale(5);
+        SaleClient.Response r = new SaleClient(APPS.get(1).url()).reserve(Tokens.user(IntegrationTest.USER_SECRET,
+                activityId * 3, Duration.ofMinutes(10)), activityId, 1, UUID.randomUUID().toString());
+        assertThat(r.status()).isEqualTo(202);
+        String rid = (String) r.body().get("reservation_id");
+        OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
+        double before = metric(DUPLICATES);
+        for (int i = 0; i < 10_000; i++) {
+            producer.sendOneway(OrderRequestSender.message(REQUESTS, msg, i));
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> metric(DUPLICATES) - before >= 10_000);
+        assertThat(APPS.stream().filter(app -> metric(app, DUPLICATES) > 0).count()).as("instances that saw duplicates")
+                .isGreaterThan(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM consumer_inbox WHERE message_id = ?", Long.class, msg.messageId()))
+                .isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", Long.class, rid)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM inventory_ledger WHERE activity_id = ?", Long.class, activityId))
+                .isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM event_outbox WHERE event_type = 'ORDER_CREATED' AND aggregate_id = "
+                + "(SELECT order_id FROM orders WHERE reservation_id = ?::uuid)", Long.class, rid)).isEqualTo(1);
+        assertInvariantsPass(activityId);
+    }
+
+    @Test
+    @DisplayName("fault #19 on three instances: ORDER_CREATED delivered again 30 times (same event) to the three projections "
+            + "leaves the Redis projection and counters unchanged")
+    void duplicateEventsOverThreeProjections() throws Exception {
+        long activityId = openSale(3);
+        SaleClient.Response r = new SaleClient(APPS.get(2).url()).reserve(Tokens.user(IntegrationTest.USER_SECRET,
+                activityId * 5, Duration.ofMinutes(10)), activityId, 1, UUID.randomUUID().toString());
+        String rid = (String) r.body().get("reservation_id");
+        String slot = "seckill:{" + activityId + ":1}:";
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "1".equals(redis.sync().hget(slot + "counter", "committed")));
+        Map<String, String> counters = redis.sync().hgetall(slot + "counter");
+        String payload = jdbc.queryForObject("SELECT payload::text FROM event_outbox WHERE event_type = 'ORDER_CREATED' "
+                + "AND aggregate_id = (SELECT order_id FROM orders WHERE reservation_id = ?::uuid)", String.class, rid);
+        double before = metric(ALREADY_PROJECTED);
+        for (int i = 0; i < 30; i++) {
+            producer.send(new Message(EVENTS, OutboxEvent.ORDER_CREATED, rid, payload.getBytes(StandardCharsets.UTF_8)));
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> metric(ALREADY_PROJECTED) - before >= 30);
+        assertThat(redis.sync().hgetall(slot + "counter")).isEqualTo(counters);
+        assertThat(redis.sync().hget(slot + "reservation:" + rid, "status")).isEqualTo("ORDER_CREATED");
+        assertInvariantsPass(activityId);
+    }
+
+    @Test
+    @DisplayName("fault #2 on three instances: the broker killed (kill -9) mid-sale and restarted on its store: every QUEUED "
+            + "reservation made on any instance becomes an order")
+    void brokerKilledUnderThreeInstances() throws Exception {
+        long activityId = openSale(300);
+        Set<String> queued = ConcurrentHashMap.newKeySet();
+        long user = activityId * 11;
+        for (int i = 0; i < 30; i++) {
+            reserveOn(i % 3, activityId, ++user, queued);
+        }
+        TestEngines.get().broker().kill();
+        try {
+            for (int i = 0; i < 30; i++) {
+                reserveOn(i % 3, activityId, ++user, queued);
+            }
+        } finally {
+            TestEngines.get().broker().start();
+        }
+        assertThat(queued).hasSizeGreaterThan(30);
+        Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> assertThat(
+                jdbc.queryForObject("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) AND status "
+                        + "= 'ORDER_CREATED'", Long.class, (Object) queued.toArray(String[]::new))).isEqualTo(queued.size()));
+        assertInvariantsPass(activityId);
+    }
+
+    private static void reserveOn(int instance, long activityId, long user, Set<String> queued) throws Exception {
+        SaleClient.Response r = new SaleClient(APPS.get(instance).url()).reserve(Tokens.user(IntegrationTest.USER_SECRET, user,
+                Duration.ofMinutes(10)), activityId, 1, UUID.randomUUID().toString());
+        if (r.status() == 202) {
+            queued.add((String) r.body().get("reservation_id"));
+        }
+    }
+
+    private static void assertInvariantsPass(long activityId) {
+        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            Map<String, Object> inv = new SaleClient(APPS.getFirst().url()).get("/api/v1/admin/activities/" + activityId
+                    + "/invariants?quiet=true", admin()).body();
+            assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
+        });
+    }
+
     /** A one-SKU sale created on the first instance and opened on the second. */
     private static long openSale(int stock) throws Exception {
         long activityId = Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000_000L) + 1;
@@ -210,9 +354,14 @@ class ThreeInstancesIT {
         return Tokens.admin(IntegrationTest.ADMIN_SECRET, "test", Duration.ofMinutes(30));
     }
 
-    private static double consumed(AppProcess app) {
+    /** The sum of the series {@code series} matches (value in group 1) on every instance. */
+    private static double metric(Pattern series) {
+        return APPS.stream().mapToDouble(app -> metric(app, series)).sum();
+    }
+
+    private static double metric(AppProcess app, Pattern series) {
         try {
-            Matcher m = CONSUMED.matcher(new SaleClient(app.managementUrl()).getText("/actuator/prometheus"));
+            Matcher m = series.matcher(new SaleClient(app.managementUrl()).getText("/actuator/prometheus"));
             double total = 0;
             while (m.find()) {
                 total += Double.parseDouble(m.group(1));

@@ -115,29 +115,36 @@ class DashboardIT extends IntegrationTest {
 
     /**
      * Runs headless Chromium with a profile of its own (no lock shared with another Chromium) and a hard
-     * bound: a browser that does not finish within 60 s is killed and the test fails, it never hangs.
+     * bound: a browser that does not finish within 45 s is killed, never left hanging. Headless Chromium
+     * now and then stalls at start-up on this machine; such a run is tried once more, and a second stall
+     * fails the test.
      */
     private static String chromium(String... args) throws IOException, InterruptedException {
-        Path profile = Files.createTempDirectory("seckill-chromium");
-        List<String> cmd = new ArrayList<>(List.of(binary(), "--headless=new", "--no-sandbox", "--disable-gpu",
-                "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile, "--virtual-time-budget=4000"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        java.util.concurrent.CompletableFuture<String> out = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+        for (int attempt = 1; ; attempt++) {
+            Path profile = Files.createTempDirectory("seckill-chromium");
+            List<String> cmd = new ArrayList<>(List.of(binary(), "--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile, "--virtual-time-budget=4000"));
+            cmd.addAll(List.of(args));
+            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            java.util.concurrent.CompletableFuture<String> out = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            boolean finished = p.waitFor(45, TimeUnit.SECONDS);
+            if (!finished) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                if (attempt == 1) {
+                    continue;
+                }
             }
-        });
-        boolean finished = p.waitFor(60, TimeUnit.SECONDS);
-        if (!finished) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
+            assertThat(finished).as("chromium finished within 45 s, twice in a row").isTrue();
+            assertThat(p.exitValue()).as("chromium exit").isZero();
+            return out.join();
         }
-        assertThat(finished).as("chromium finished within 60 s").isTrue();
-        assertThat(p.exitValue()).as("chromium exit").isZero();
-        return out.join();
     }
 
     private static String binary() {
