@@ -61,6 +61,7 @@ public final class SaleScenario {
     /** Reservation ids answered QUEUED. */
     private final Set<String> queued = ConcurrentHashMap.newKeySet();
     private final AtomicLong mismatches = new AtomicLong();
+    private final List<String> mismatchExamples = java.util.Collections.synchronizedList(new ArrayList<>());
     private final AtomicLong requests = new AtomicLong();
     private final ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(5), 3);
 
@@ -237,7 +238,7 @@ public final class SaleScenario {
         checks.add(new InvariantChecker.Check("every QUEUED reservation reached a terminal state", terminal == queued.size(),
                 terminal + " of " + queued.size()));
         checks.add(new InvariantChecker.Check("a resent request returns the same reservation", mismatches.get() == 0,
-                mismatches.get() + " mismatches"));
+                mismatches.get() + " mismatches" + (mismatchExamples.isEmpty() ? "" : ": " + mismatchExamples)));
         checks.add(new InvariantChecker.Check("the entry breaker paused admission only under an injected fault",
                 !chaos.isEmpty() || (entry.breakerRefusals() == 0 && entry.trips() == 0), entry.breakerRefusals()
                         + " answers 503 while paused, " + entry.trips() + " pauses"
@@ -308,8 +309,17 @@ public final class SaleScenario {
         if (userId % 10 == 0) {
             SaleClient.Response again = timed(() -> call(userId, c -> c.reserve(token, activityId, sku, requestId)), requests, latency);
             replay.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
+            // a 503 says "not now", not "no": the buyer asks again later, as Retry-After tells a client
+            for (int wait = 0; r.status() == 202 && again.status() == 503 && wait < 20; wait++) {
+                TimeUnit.SECONDS.sleep(1);
+                again = timed(() -> call(userId, c -> c.reserve(token, activityId, sku, requestId)), requests, latency);
+            }
             if (r.status() == 202 && !rid.equals(again.body().get("reservation_id"))) {
                 mismatches.incrementAndGet();
+                if (mismatchExamples.size() < 5) {
+                    mismatchExamples.add("user " + userId + ": QUEUED " + rid + ", resent -> " + again.status() + " "
+                            + again.code() + " " + again.body().get("reservation_id"));
+                }
             }
             if (again.status() == 202) {
                 // sold out at first, a unit released since: the same request id may now reserve
