@@ -246,10 +246,7 @@ class ThreeInstancesIT {
             + "inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandDuplicatesOverThreeConsumers() throws Exception {
         long activityId = openSale(5);
-        SaleClient.Response r = new SaleClient(APPS.get(1).url()).reserve(Tokens.user(IntegrationTest.USER_SECRET,
-                activityId * 3, Duration.ofMinutes(10)), activityId, 1, UUID.randomUUID().toString());
-        assertThat(r.status()).isEqualTo(202);
-        String rid = (String) r.body().get("reservation_id");
+        String rid = reservedOn(1, activityId, activityId * 3);
         OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
         double before = metric(DUPLICATES);
         for (int i = 0; i < 10_000; i++) {
@@ -274,9 +271,7 @@ class ThreeInstancesIT {
             + "leaves the Redis projection and counters unchanged")
     void duplicateEventsOverThreeProjections() throws Exception {
         long activityId = openSale(3);
-        SaleClient.Response r = new SaleClient(APPS.get(2).url()).reserve(Tokens.user(IntegrationTest.USER_SECRET,
-                activityId * 5, Duration.ofMinutes(10)), activityId, 1, UUID.randomUUID().toString());
-        String rid = (String) r.body().get("reservation_id");
+        String rid = reservedOn(2, activityId, activityId * 5);
         String slot = "seckill:{" + activityId + ":1}:";
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "1".equals(redis.sync().hget(slot + "counter", "committed")));
         Map<String, String> counters = redis.sync().hgetall(slot + "counter");
@@ -316,6 +311,14 @@ class ThreeInstancesIT {
                 jdbc.queryForObject("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) AND status "
                         + "= 'ORDER_CREATED'", Long.class, (Object) queued.toArray(String[]::new))).isEqualTo(queued.size()));
         assertInvariantsPass(activityId);
+    }
+
+    /** {@code user} reserves on instance {@code instance}: the reservation id of its 202. */
+    private static String reservedOn(int instance, long activityId, long user) throws Exception {
+        Set<String> queued = ConcurrentHashMap.newKeySet();
+        reserveOn(instance, activityId, user, queued);
+        assertThat(queued).hasSize(1);
+        return queued.iterator().next();
     }
 
     private static void reserveOn(int instance, long activityId, long user, Set<String> queued) throws Exception {

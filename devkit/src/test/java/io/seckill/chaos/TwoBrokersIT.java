@@ -105,7 +105,7 @@ class TwoBrokersIT extends IntegrationTest {
         }
         // what broker a holds is consumed; what broker b holds waits for it
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> orders(activityId) > 0);
-        Thread.sleep(5_000);
+        Awaitility.await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).until(() -> orders(activityId) < 120);
         long whileDown = orders(activityId);
         log.info("two_brokers.b_down orders={} of 120", whileDown);
         assertThat(whileDown).as("orders created from broker a's queues alone").isBetween(1L, 119L);
