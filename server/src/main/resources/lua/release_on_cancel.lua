@@ -6,24 +6,24 @@
 -- ARGV[1] reservation_id    ARGV[2] order_id           ARGV[3] release_id    ARGV[4] terminal_ttl_ms
 -- Returns  1 RELEASED | 2 ALREADY_RELEASED | -1 RESERVATION_MISSING | -2 RESERVATION_ID_MISMATCH
 --         -3 ORDER_PAID | -4 INVALID_STATUS:<status> | -5 RELEASE_ID_CONFLICT
-local reservationKey, stockKey, counterKey, markerKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local reservationId, orderId, releaseId, ttlMs = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 --@include reservation
 
-local status, reply = status_for_move(reservationKey, reservationId, markerKey, releaseId, 'CANCELLED',
-    'ALREADY_RELEASED', 'RELEASE_ID_CONFLICT')
-if reply then
-    return reply
-end
-if status == 'PAID' then
-    return {-3, 'ORDER_PAID'}
-end
-local refused = settle_created(counterKey, status)
-if refused then
-    return refused
-end
-redis.call('HINCRBY', counterKey, 'committed', -1)
-redis.call('INCRBY', stockKey, 1)
-redis.call('HSET', reservationKey, 'status', 'CANCELLED', 'order_id', orderId, 'release_id', releaseId)
-mark_moved(reservationKey, markerKey, releaseId, ttlMs)
-return {1, 'RELEASED'}
+return move_once({
+    reservation_key = KEYS[1], reservation_id = ARGV[1], marker_key = KEYS[4], id = ARGV[3],
+    ttl_ms = tonumber(ARGV[4]), done_status = 'CANCELLED', moved_word = 'RELEASED',
+    done_word = 'ALREADY_RELEASED', conflict_word = 'RELEASE_ID_CONFLICT',
+    apply = function(status)
+        if status == 'PAID' then
+            return {-3, 'ORDER_PAID'}
+        end
+        local stockKey, counterKey = KEYS[2], KEYS[3]
+        local refused = settle_created(counterKey, status)
+        if refused then
+            return refused
+        end
+        redis.call('HINCRBY', counterKey, 'committed', -1)
+        redis.call('INCRBY', stockKey, 1)
+        redis.call('HSET', KEYS[1], 'status', 'CANCELLED', 'order_id', ARGV[2], 'release_id', ARGV[3])
+        return nil
+    end,
+})

@@ -23,30 +23,32 @@ local function commit_reserved(counterKey)
     redis.call('HINCRBY', counterKey, 'committed', 1)
 end
 
--- A move made at most once, under a marker holding the id it was made with: the hash's status when
--- the move may go on; else nil and the reply to return - the hash's refusal, {2, doneWord} when the
--- move happened with this id (or the hash already reached doneStatus), {-5, conflictWord} when the
--- marker holds another id.
-local function status_for_move(reservationKey, reservationId, markerKey, id, doneStatus, doneWord, conflictWord)
-    local status, refused = reservation_status(reservationKey, reservationId)
+-- A move made at most once, under a marker holding the id it was made with. move.apply(status) is
+-- called with the hash's status when the move may go on and returns nil once it has made its
+-- writes, or the refusal to return; then the marker takes the id and hash and marker live for the
+-- terminal TTL. Without a call: the hash's refusal, {2, move.done_word} when the move happened with
+-- this id (or the hash already reached move.done_status), {-5, move.conflict_word} when the marker
+-- holds another id.
+local function move_once(move)
+    local status, refused = reservation_status(move.reservation_key, move.reservation_id)
     if refused then
-        return nil, refused
+        return refused
     end
-    local marker = redis.call('GET', markerKey)
-    if marker == id or (not marker and status == doneStatus) then
-        return nil, {2, doneWord}
+    local marker = redis.call('GET', move.marker_key)
+    if marker == move.id or (not marker and status == move.done_status) then
+        return {2, move.done_word}
     end
     if marker then
-        return nil, {-5, conflictWord}
+        return {-5, move.conflict_word}
     end
-    return status, nil
-end
-
--- The move is made: the marker holds its id, and hash and marker live for the terminal TTL.
-local function mark_moved(reservationKey, markerKey, id, ttlMs)
-    redis.call('SET', markerKey, id)
-    redis.call('PEXPIRE', reservationKey, ttlMs)
-    redis.call('PEXPIRE', markerKey, ttlMs)
+    refused = move.apply(status)
+    if refused then
+        return refused
+    end
+    redis.call('SET', move.marker_key, move.id)
+    redis.call('PEXPIRE', move.reservation_key, move.ttl_ms)
+    redis.call('PEXPIRE', move.marker_key, move.ttl_ms)
+    return {1, move.moved_word}
 end
 
 -- A hash that has an order (RESERVED not yet projected, ORDER_CREATED, CANCEL_PENDING) may move on;

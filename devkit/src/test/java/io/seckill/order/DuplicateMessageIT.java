@@ -32,8 +32,7 @@ class DuplicateMessageIT extends IntegrationTest {
     @DisplayName("fault #4: one message_id delivered 10,000 times concurrently to the consumer: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandDirectDeliveries() throws Exception {
         long activityId = openSale(5);
-        String rid = reservationId(9001, activityId);
-        OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
+        OrderCreateRequested msg = reservedMessage(activityId, 9001);
         List<MessageOutcome> outcomes = new ArrayList<>();
         try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
             List<Future<Map<InboundOrder, MessageOutcome>>> fs = new ArrayList<>();
@@ -50,15 +49,14 @@ class DuplicateMessageIT extends IntegrationTest {
         }
         assertThat(outcomes).hasSize(10_000);
         assertThat(outcomes).doesNotContain(MessageOutcome.RETRY, MessageOutcome.QUARANTINED);
-        assertEffectOnce(activityId, rid, msg.messageId());
+        assertEffectOnce(activityId, msg.reservationId().toString(), msg.messageId());
     }
 
     @Test
     @DisplayName("fault #4: one message_id sent 10,000 times through the real broker: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandBrokerDeliveries() throws Exception {
         long activityId = openSale(5);
-        String rid = reservationId(9002, activityId);
-        OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
+        OrderCreateRequested msg = reservedMessage(activityId, 9002);
         double before = meters.counter("order.consume", "result", "duplicate").count();
         for (int i = 0; i < 10_000; i++) {
             producer.sendOneway(OrderRequestSender.message(props.mq().orderRequestTopic(), msg, i));
@@ -66,7 +64,7 @@ class DuplicateMessageIT extends IntegrationTest {
         // the app's own send delivered it once more: at least 10,000 duplicates are seen
         Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(
                 () -> meters.counter("order.consume", "result", "duplicate").count() - before >= 10_000);
-        assertEffectOnce(activityId, rid, msg.messageId());
+        assertEffectOnce(activityId, msg.reservationId().toString(), msg.messageId());
     }
 
     @Test
@@ -110,6 +108,11 @@ class DuplicateMessageIT extends IntegrationTest {
         long activityId = openSale(1);
         reserve(9100, activityId, 1);
         awaitSettled(activityId, 1);
+    }
+
+    /** The order message of a fresh reservation by {@code userId}, as the entry sent it. */
+    private OrderCreateRequested reservedMessage(long activityId, long userId) throws Exception {
+        return Messages.forReservation(redis, activityId, 1, reservationId(userId, activityId));
     }
 
     private void assertEffectOnce(long activityId, String rid, UUID messageId) {

@@ -5,19 +5,12 @@ import io.seckill.engines.EmbeddedEngines;
 /** The real engines, started once per test JVM (they stop themselves when it exits). */
 public final class TestEngines {
 
-    private static EmbeddedEngines engines;
+    private static final OncePerJvm<EmbeddedEngines> ONCE = new OncePerJvm<>("embedded engines", () -> EmbeddedEngines.start(false));
 
     private TestEngines() {
     }
 
-    public static synchronized EmbeddedEngines get() {
-        if (engines == null) {
-            try {
-                engines = EmbeddedEngines.start(false);
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot start embedded engines", e);
-            }
-        }
-        return engines;
+    public static EmbeddedEngines get() {
+        return ONCE.get();
     }
 }

@@ -7,20 +7,13 @@ public final class TestPaySim {
 
     public static final String SECRET = "test-callback-secret-0123456789abcdef0123";
 
-    private static PaySim sim;
+    private static final OncePerJvm<PaySim> ONCE = new OncePerJvm<>("the payment simulator",
+            () -> OncePerJvm.closedOnExit(PaySim.start(0, SECRET)));
 
     private TestPaySim() {
     }
 
-    public static synchronized PaySim get() {
-        if (sim == null) {
-            try {
-                sim = PaySim.start(0, SECRET);
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot start the payment simulator", e);
-            }
-            Runtime.getRuntime().addShutdownHook(new Thread(sim::close));
-        }
-        return sim;
+    public static PaySim get() {
+        return ONCE.get();
     }
 }

@@ -13,21 +13,14 @@ import io.seckill.engines.RedisClusterNodes;
  */
 public final class TestRedisCluster {
 
-    private static RedisClusterNodes cluster;
+    private static final OncePerJvm<RedisClusterNodes> ONCE = new OncePerJvm<>("the Redis Cluster",
+            () -> OncePerJvm.closedOnExit(RedisClusterNodes.start(Files.createTempDirectory("seckill-redis-cluster"), 3, 1)));
 
     private TestRedisCluster() {
     }
 
-    public static synchronized RedisClusterNodes get() {
-        if (cluster == null) {
-            try {
-                cluster = RedisClusterNodes.start(Files.createTempDirectory("seckill-redis-cluster"), 3, 1);
-                Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot start the Redis Cluster", e);
-            }
-        }
-        return cluster;
+    public static RedisClusterNodes get() {
+        return ONCE.get();
     }
 
     /** What runs an application on the cluster: the seed nodes, and topics and groups no other context uses. */

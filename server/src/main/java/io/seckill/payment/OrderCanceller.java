@@ -54,18 +54,6 @@ public record OrderCanceller(OrderRepository orders, PaymentService paymentServi
 
     private static final Logger log = LoggerFactory.getLogger(OrderCanceller.class);
 
-    /** How one CANCEL_PENDING order was resolved. */
-    public enum CancelOutcome {
-        /** This call cancelled the order and released its unit. */
-        CANCELLED,
-        /** The channel had the money: the order became PAID. */
-        PAID,
-        /** The channel did not answer; the order stays CANCEL_PENDING and is asked again later. */
-        UNKNOWN,
-        /** Nothing to do: already final, or another worker holds it. */
-        NOOP
-    }
-
     /** Step 1 for expired orders, a batch at a time; returns how many entered CANCEL_PENDING. */
     public int markExpired(int limit) {
         List<OrderRecord> moved = tx.execute(s -> {

@@ -105,7 +105,7 @@ class OrderController {
             out.put("result", "IGNORED");
             return out;
         }
-        PaymentService.PaymentOutcome r = paymentService.applyPaid(provider, cb.paymentId(), cb.orderId(), cb.providerTransactionId(),
+        PaymentOutcome r = paymentService.applyPaid(provider, cb.paymentId(), cb.orderId(), cb.providerTransactionId(),
                 cb.amount(), cb.paidAt() == null ? Instant.now() : cb.paidAt(), "callback");
         out.put("result", r.name());
         return out;

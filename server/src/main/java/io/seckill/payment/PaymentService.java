@@ -46,18 +46,6 @@ public record PaymentService(PaymentRepository payments, OrderRepository orders,
 
     private static final Logger log = LoggerFactory.getLogger(PaymentService.class);
 
-    /** What applying a successful payment did. */
-    public enum PaymentOutcome {
-        /** This call moved the order to PAID. */
-        PAID,
-        /** The order was already PAID by this payment: nothing more to do. */
-        ALREADY_PAID,
-        /** The order is cancelled; the money goes back (REFUNDING). */
-        REFUNDING,
-        /** The order is cancelled and this payment was already given back. */
-        REFUNDED
-    }
-
     private static final String DUPLICATE_PAYMENT = "DUPLICATE_PAYMENT";
     private static final String PAID_AFTER_CANCEL = "PAID_AFTER_CANCEL";
 
