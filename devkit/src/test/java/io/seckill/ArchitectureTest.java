@@ -48,12 +48,14 @@ class ArchitectureTest {
     }
 
     @Test
-    @DisplayName("HTTP types only in the web layer: controllers and the api package; the domain refuses without them")
+    @DisplayName("HTTP types only in the web layer: controllers, the api package and the admission entry; the domain "
+            + "refuses without them")
     void httpOnlyInTheWebLayer() {
-        noClasses().that().resideOutsideOfPackages("io.seckill.api..").and().haveSimpleNameNotEndingWith("Controller")
+        noClasses().that().resideOutsideOfPackages("io.seckill.api..", "io.seckill.entry..")
+                .and().haveSimpleNameNotEndingWith("Controller")
                 .and().resideOutsideOfPackages(TOOLS)
                 .should().dependOnClassesThat().resideInAnyPackage("org.springframework.http..", "org.springframework.web..",
-                        "jakarta.servlet..")
+                        "jakarta.servlet..", "io.netty.handler.codec.http..")
                 .check(CLASSES);
     }
 

@@ -20,8 +20,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import io.seckill.SeckillApplication;
+import io.seckill.cli.SaleClient;
 import io.seckill.config.SeckillProperties;
 import io.seckill.engines.EmbeddedEngines;
+import io.seckill.entry.AdmissionEntry;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.paysim.PaySim;
 
@@ -101,19 +103,25 @@ public final class DemoCommand implements Callable<Integer> {
             Map<String, Object> props = new HashMap<>(shared);
             props.put("server.port", Integer.toString(port));
             props.put("server.address", "127.0.0.1");
+            // buyers reserve through the lean admission entry, the rest of the API on the server port
+            props.put("seckill.admission.entry-port", "0");
             props.putAll(DemoLogs.springProperties(logFile));
             try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
                     .properties(props).run()) {
                 int actualPort = ((WebServerApplicationContext) app).getWebServer().getPort();
-                List<String> urls = new ArrayList<>(List.of("http://127.0.0.1:" + actualPort));
+                String apiUrl = "http://127.0.0.1:" + actualPort;
+                String entryUrl = "http://127.0.0.1:" + app.getBean(AdmissionEntry.class).port();
+                List<SaleClient> instances = new ArrayList<>(List.of(new SaleClient(apiUrl, entryUrl)));
+                out.println("API " + apiUrl + ", admission entry " + entryUrl);
                 if (nodes != null) {
                     // the channel calls back one stable address (a load balancer's, in production): here the first instance
-                    shared.put("seckill.payment.notify-url", urls.getFirst() + "/api/v1/payments/callbacks/paysim");
+                    shared.put("seckill.payment.notify-url", apiUrl + "/api/v1/payments/callbacks/paysim");
                     Path instanceLogs = logFile.resolveSibling(logFile.getFileName().toString().replace(".log", "-instances"));
-                    urls.addAll(nodes.startInstances(shared, 2, instanceLogs));
-                    out.println("app instances: " + urls + " (their logs: " + instanceLogs + ")");
+                    instances.addAll(nodes.startInstances(shared, 2, instanceLogs));
+                    out.println("app instances: " + instances.stream().map(SaleClient::base).toList() + " (their logs: "
+                            + instanceLogs + ")");
                 }
-                SaleScenario scenario = new SaleScenario(app, urls, userSecret, adminSecret, chaos ? chaos() : Map.of(), sim,
+                SaleScenario scenario = new SaleScenario(app, instances, userSecret, adminSecret, chaos ? chaos() : Map.of(), sim,
                         out);
                 if (nodes != null) {
                     SeckillProperties.Mq mq = app.getBean(SeckillProperties.class).mq();

@@ -56,8 +56,8 @@ final class LoopbackCluster implements AutoCloseable {
         return redis.seeds();
     }
 
-    /** Starts {@code n} instances of the server jar's {@code serve} with these properties, at once; their base URLs. */
-    List<String> startInstances(Map<String, String> properties, int n, Path logDir) throws Exception {
+    /** Starts {@code n} instances of the server jar's {@code serve} with these properties, at once; a buyer's client of each. */
+    List<SaleClient> startInstances(Map<String, String> properties, int n, Path logDir) throws Exception {
         try (ExecutorService starting = Executors.newFixedThreadPool(n)) {
             List<Future<AppProcess>> started = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -71,7 +71,7 @@ final class LoopbackCluster implements AutoCloseable {
                 instances.add(f.get());
             }
         }
-        return instances.stream().map(AppProcess::url).toList();
+        return instances.stream().map(AppProcess::client).toList();
     }
 
     /**

@@ -79,14 +79,15 @@ public final class SaleScenario {
     /** Per-node figures printed with the report (a cluster's masters and brokers). */
     private java.util.function.Supplier<List<String>> nodeFigures = List::of;
 
-    public SaleScenario(ApplicationContext app, List<String> baseUrls, String userSecret, String adminSecret,
+    /** {@code instances}: a buyer's client of each app instance (reserve calls to its admission entry). */
+    public SaleScenario(ApplicationContext app, List<SaleClient> instances, String userSecret, String adminSecret,
             Map<String, String> chaos, PaySim sim, PrintStream console) {
         this.app = app;
         this.console = console;
         this.sim = sim;
         this.chaos = chaos;
-        this.urls = List.copyOf(baseUrls);
-        this.instances = urls.stream().map(SaleClient::new).toList();
+        this.instances = List.copyOf(instances);
+        this.urls = this.instances.stream().map(SaleClient::base).toList();
         this.answeredBy = new AtomicLong[urls.size()];
         java.util.Arrays.setAll(answeredBy, i -> new AtomicLong());
         this.client = instances.getFirst();

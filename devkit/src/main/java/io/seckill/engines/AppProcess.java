@@ -23,6 +23,7 @@ public final class AppProcess implements AutoCloseable {
     private final Map<String, String> properties;
     private final int port;
     private final int managementPort;
+    private final int entryPort;
     private final Path log;
     private final Path serverJar;
     private Process process;
@@ -37,9 +38,10 @@ public final class AppProcess implements AutoCloseable {
     public AppProcess(Map<String, String> properties, Path logDir, Path serverJar) throws IOException {
         this.properties = properties;
         this.serverJar = serverJar;
-        try (ServerSocket s = new ServerSocket(0); ServerSocket m = new ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0); ServerSocket m = new ServerSocket(0); ServerSocket e = new ServerSocket(0)) {
             this.port = s.getLocalPort();
             this.managementPort = m.getLocalPort();
+            this.entryPort = e.getLocalPort();
         }
         Files.createDirectories(logDir);
         this.log = logDir.resolve("app-" + port + ".log");
@@ -64,6 +66,16 @@ public final class AppProcess implements AutoCloseable {
 
     public String url() {
         return "http://127.0.0.1:" + port;
+    }
+
+    /** The admission entry (the reserve call), on a port of its own. */
+    public String entryUrl() {
+        return "http://127.0.0.1:" + entryPort;
+    }
+
+    /** A buyer's client of this instance: the API, with reserve calls to the admission entry. */
+    public SaleClient client() {
+        return new SaleClient(url(), entryUrl());
     }
 
     /** Health, metrics and Prometheus: the management port, apart from the buyers'. */
@@ -94,6 +106,7 @@ public final class AppProcess implements AutoCloseable {
         cmd.add("--server.port=" + port);
         cmd.add("--server.address=127.0.0.1");
         cmd.add("--management.server.port=" + managementPort);
+        cmd.add("--seckill.admission.entry-port=" + entryPort);
         properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

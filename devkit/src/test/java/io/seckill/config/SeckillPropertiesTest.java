@@ -35,9 +35,9 @@ class SeckillPropertiesTest {
         assertThatThrownBy(() -> payment(s, Duration.ofSeconds(3), Duration.ofSeconds(5)))
                 .hasMessageStartingWith("seckill.payment.lease");
         assertThat(payment(null, Duration.ofSeconds(3), Duration.ofSeconds(9)).callbackSecret()).isNull();
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10, -1, 32))
                 .hasMessageStartingWith("seckill.admission.max-per-second");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10, -1, 32))
                 .hasMessageStartingWith("seckill.admission.max-unsent-age");
     }
 

@@ -63,6 +63,7 @@ public abstract class IntegrationTest {
         registry.add("management.tracing.sampling.probability", () -> "0.0");
         registry.add("management.opentelemetry.tracing.export.schedule-delay", () -> "100ms");
         registry.add("seckill.workers.stall-alert-attempts", () -> "2");
+        registry.add("seckill.admission.entry-port", () -> "0");
     }
 
     @LocalServerPort

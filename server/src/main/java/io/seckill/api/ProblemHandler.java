@@ -32,29 +32,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Refusal.class)
     ResponseEntity<ProblemDetail> api(Refusal e) {
-        HttpStatus status = status(e.kind());
+        HttpStatus status = Problems.status(e.kind());
         ProblemDetail p = Problems.problem(status, e.code(), e.getMessage());
         if (e.field() != null) {
             p.setProperty("field", e.field());
         }
         e.extra().forEach(p::setProperty);
         return problem(status, p);
-    }
-
-    /** Each kind of refusal as an HTTP status, here and nowhere else. */
-    static HttpStatus status(Refusal.Kind kind) {
-        return switch (kind) {
-            case INVALID -> HttpStatus.BAD_REQUEST;
-            case UNAUTHENTICATED -> HttpStatus.UNAUTHORIZED;
-            case FORBIDDEN -> HttpStatus.FORBIDDEN;
-            case NOT_FOUND -> HttpStatus.NOT_FOUND;
-            case CONFLICT -> HttpStatus.CONFLICT;
-            case UNSUPPORTED_MEDIA -> HttpStatus.UNSUPPORTED_MEDIA_TYPE;
-            case TOO_LARGE -> HttpStatus.PAYLOAD_TOO_LARGE;
-            case TOO_MANY -> HttpStatus.TOO_MANY_REQUESTS;
-            case UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
-            case UPSTREAM_FAILED -> HttpStatus.BAD_GATEWAY;
-        };
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)

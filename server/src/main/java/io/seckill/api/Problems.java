@@ -11,6 +11,7 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 
 import io.seckill.mq.Json;
+import io.seckill.refusal.Refusal;
 import jakarta.servlet.http.HttpServletResponse;
 
 /** RFC 9457 problem details with a stable {@code code}: one shape for the application, filters and the container. */
@@ -27,6 +28,22 @@ public final class Problems {
         p.setTitle(code);
         p.setProperty("code", code);
         return p;
+    }
+
+    /** Each kind of refusal as an HTTP status, here and nowhere else. */
+    public static HttpStatus status(Refusal.Kind kind) {
+        return switch (kind) {
+            case INVALID -> HttpStatus.BAD_REQUEST;
+            case UNAUTHENTICATED -> HttpStatus.UNAUTHORIZED;
+            case FORBIDDEN -> HttpStatus.FORBIDDEN;
+            case NOT_FOUND -> HttpStatus.NOT_FOUND;
+            case CONFLICT -> HttpStatus.CONFLICT;
+            case UNSUPPORTED_MEDIA -> HttpStatus.UNSUPPORTED_MEDIA_TYPE;
+            case TOO_LARGE -> HttpStatus.PAYLOAD_TOO_LARGE;
+            case TOO_MANY -> HttpStatus.TOO_MANY_REQUESTS;
+            case UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
+            case UPSTREAM_FAILED -> HttpStatus.BAD_GATEWAY;
+        };
     }
 
     /** The code of a refusal the framework or the container makes, by its status. */
@@ -52,13 +69,33 @@ public final class Problems {
 
     /** The problem document as bytes, for writers outside Spring MVC. */
     public static byte[] json(int status, String code, String detail) {
+        return Json.bytes(document(status, code, detail));
+    }
+
+    /**
+     * A refusal's problem document as bytes, with its field and extra properties, as the problem handler
+     * writes it; {@code instance} is the request's path (null: none, as for a refusal of the security layer).
+     */
+    public static byte[] json(Refusal refusal, String instance) {
+        Map<String, Object> m = document(status(refusal.kind()).value(), refusal.code(), refusal.getMessage());
+        if (instance != null) {
+            m.put("instance", instance);
+        }
+        if (refusal.field() != null) {
+            m.put("field", refusal.field());
+        }
+        m.putAll(refusal.extra());
+        return Json.bytes(m);
+    }
+
+    private static Map<String, Object> document(int status, String code, String detail) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("type", type(code).toString());
         m.put("title", code);
         m.put("status", status);
         m.put("detail", detail);
         m.put("code", code);
-        return Json.bytes(m);
+        return m;
     }
 
     /** Writes a problem to a servlet response that nothing has been written to yet. */

@@ -15,9 +15,16 @@ public final class SaleClient {
 
     private final HttpClient http;
     private final String base;
+    private final String reserveBase;
 
     public SaleClient(String base) {
+        this(base, base);
+    }
+
+    /** A client whose reserve calls go to {@code reserveBase}: an instance's admission entry. */
+    public SaleClient(String base, String reserveBase) {
         this.base = base;
+        this.reserveBase = reserveBase;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     }
 
@@ -28,8 +35,17 @@ public final class SaleClient {
         }
     }
 
+    /** The API's base URL. */
+    public String base() {
+        return base;
+    }
+
     public Response post(String path, String token, Object body) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+        return post(base, path, token, body);
+    }
+
+    private Response post(String to, String path, String token, Object body) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(to + path)).timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(Json.text(body)));
         if (token != null) {
@@ -60,7 +76,7 @@ public final class SaleClient {
     }
 
     public Response reserve(String token, long activityId, long skuId, String requestId) throws IOException, InterruptedException {
-        return post("/api/v1/activities/" + activityId + "/skus/" + skuId + "/reservations", token,
+        return post(reserveBase, "/api/v1/activities/" + activityId + "/skus/" + skuId + "/reservations", token,
                 Map.of("request_id", requestId));
     }
 }

@@ -174,10 +174,15 @@ public record SeckillProperties(
      * The entry breaker ({@code maxUnsentAge}: pause admission when reservations stop reaching the
      * broker); {@code maxPerSecond}: reservation requests one instance admits per second (0 = no
      * limit); {@code maxPerUserPerSecond}: the same for one buyer. Above either, 429.
+     * {@code entryPort}: the port of the lean admission entry, which serves only the reserve call
+     * (-1: off; 0: any free port); {@code entryThreads}: the threads that answer it.
      */
     public record Admission(@DefaultValue("15s") Duration maxUnsentAge, @DefaultValue("0") int maxPerSecond,
-            @DefaultValue("10") int maxPerUserPerSecond) {
+            @DefaultValue("10") int maxPerUserPerSecond, @DefaultValue("-1") int entryPort,
+            @DefaultValue("32") int entryThreads) {
         public Admission {
+            require(entryPort >= -1 && entryPort <= 65535, "seckill.admission.entry-port", "must be -1 (off), 0 (any) or a port");
+            require(entryThreads >= 1 && entryThreads <= 1024, "seckill.admission.entry-threads", "must be 1..1024");
             require(maxPerUserPerSecond >= 0, "seckill.admission.max-per-user-per-second", "must be 0 (no limit) or positive");
             require(maxUnsentAge.toMillis() >= 1000, "seckill.admission.max-unsent-age", "must be at least 1s");
             require(maxPerSecond >= 0, "seckill.admission.max-per-second", "must be 0 (no limit) or positive");

@@ -1,0 +1,131 @@
+package io.seckill.entry;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.stereotype.Component;
+
+import io.seckill.api.TokenDecoders;
+import io.seckill.config.SeckillProperties;
+import io.seckill.reservation.ReserveCall;
+import io.seckill.worker.RoleLifecycle;
+
+/**
+ * The lean admission entry ({@code seckill.admission.entry-port}): an HTTP/1.1 server on Netty that
+ * serves only the hot call of a sale, {@code POST /api/v1/activities/{a}/skus/{s}/reservations}, with
+ * the answers, refusals and token rules of the API port - the same {@link ReserveCall}, the same
+ * buyer decoder, the same problem documents - and none of the general machinery around them
+ * (docs/BENCHMARKS.md shows where that machinery's CPU went). Every other call stays on the API port.
+ * Runs with the {@code api} role; off by default.
+ */
+@Component
+public class AdmissionEntry extends RoleLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(AdmissionEntry.class);
+
+    private final SeckillProperties.Admission config;
+    private final ReserveCall reserve;
+    private final TokenDecoders decoders;
+    private final MeterRegistry meters;
+    private final long maxBodyBytes;
+    private EventLoopGroup acceptor;
+    private EventLoopGroup io;
+    private ThreadPoolExecutor answering;
+    private volatile Channel server;
+
+    AdmissionEntry(SeckillProperties props, ReserveCall reserve, TokenDecoders decoders, MeterRegistry meters,
+            @Value("${seckill.api.max-body-bytes:65536}") long maxBodyBytes) {
+        super("api", props);
+        this.config = props.admission();
+        this.reserve = reserve;
+        this.decoders = decoders;
+        this.meters = meters;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    /** The port it listens on, or -1 when it does not run. */
+    public int port() {
+        Channel c = server;
+        return c == null ? -1 : ((InetSocketAddress) c.localAddress()).getPort();
+    }
+
+    @Override
+    protected void startRole() {
+        if (config.entryPort() < 0) {
+            return;
+        }
+        AtomicInteger n = new AtomicInteger();
+        // a full queue is answered 503 at once: a buyer waits for a refusal, never for a queue
+        answering = new ThreadPoolExecutor(config.entryThreads(), config.entryThreads(), 60, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(config.entryThreads() * 16), r -> {
+                    Thread t = new Thread(r, "admission-entry-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        acceptor = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        io = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors() / 2),
+                NioIoHandler.newFactory());
+        EntryMetrics metrics = new EntryMetrics(meters);
+        ServerBootstrap b = new ServerBootstrap().group(acceptor, io).channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(4096)
+                                .setMaxHeaderSize(8192)));
+                        ch.pipeline().addLast(new HttpServerKeepAliveHandler());
+                        ch.pipeline().addLast(new BoundedAggregator(maxBodyBytes));
+                        ch.pipeline().addLast(new ReserveHandler(reserve, decoders.buyers(), answering, metrics));
+                    }
+                });
+        try {
+            server = b.bind(config.entryPort()).sync().channel();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("seckill.admission.entry-port: interrupted while binding " + config.entryPort(), e);
+        } catch (RuntimeException e) {
+            stopRole();
+            throw new IllegalStateException("seckill.admission.entry-port: cannot listen on " + config.entryPort(), e);
+        }
+        log.info("admission.entry.started port={} threads={}", port(), config.entryThreads());
+    }
+
+    @Override
+    protected void stopRole() {
+        Channel c = server;
+        server = null;
+        if (c != null) {
+            c.close().awaitUninterruptibly();
+        }
+        if (io != null) {
+            io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+            acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+            io = null;
+            acceptor = null;
+        }
+        if (answering != null) {
+            answering.shutdown();
+            answering = null;
+        }
+    }
+}

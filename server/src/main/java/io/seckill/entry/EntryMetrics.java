@@ -1,0 +1,32 @@
+package io.seckill.entry;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * {@code admission_entry_requests_seconds}: every answer of the admission entry, by status and code,
+ * as a histogram with the API port's SLO buckets, so p99 is computable in PromQL the same way.
+ */
+final class EntryMetrics {
+
+    private final MeterRegistry meters;
+    private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
+
+    EntryMetrics(MeterRegistry meters) {
+        this.meters = meters;
+    }
+
+    void answered(int status, String code, long startNanos) {
+        timers.computeIfAbsent(status + " " + code, k -> Timer.builder("admission.entry.requests")
+                .description("Answers of the admission entry (seckill.admission.entry-port)")
+                .tag("status", Integer.toString(status)).tag("code", code)
+                .publishPercentileHistogram()
+                .serviceLevelObjectives(Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
+                        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
+                        Duration.ofSeconds(1))
+                .register(meters)).record(System.nanoTime() - startNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+}

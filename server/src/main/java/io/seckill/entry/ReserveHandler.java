@@ -1,0 +1,181 @@
+package io.seckill.entry;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.security.oauth2.jwt.BadJwtException;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.JwtException;
+
+import io.seckill.mq.Json;
+import io.seckill.refusal.Refusal;
+import io.seckill.reservation.ReserveCall;
+import tools.jackson.core.JacksonException;
+
+/**
+ * Answers one reserve call: the bearer token is verified before the body is parsed, then the path,
+ * the media type and the body, then {@link ReserveCall}. The event loop only hands the whole request
+ * to the answering threads (the call waits for Redis); a full queue is a 503 at once.
+ */
+final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    private static final Logger log = LoggerFactory.getLogger(ReserveHandler.class);
+    private static final String PREFIX = "/api/v1/activities/";
+
+    private final ReserveCall reserve;
+    private final JwtDecoder buyers;
+    private final Executor answering;
+    private final EntryMetrics metrics;
+
+    ReserveHandler(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics) {
+        this.reserve = reserve;
+        this.buyers = buyers;
+        this.answering = answering;
+        this.metrics = metrics;
+    }
+
+    /** What the answering thread needs of the request: its bytes are copied out of the event loop's buffers. */
+    private record Call(long startNanos, HttpMethod method, String uri, String authorization, String contentType,
+            byte[] body, boolean keepAlive) {
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        long start = System.nanoTime();
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        if (request.decoderResult().isFailure()) {
+            send(ctx, start, Answers.problem(HttpResponseStatus.BAD_REQUEST, "INVALID_REQUEST", "malformed HTTP request", false),
+                    "INVALID_REQUEST");
+            return;
+        }
+        Call call = new Call(start, request.method(), request.uri(), request.headers().get(HttpHeaderNames.AUTHORIZATION),
+                request.headers().get(HttpHeaderNames.CONTENT_TYPE), ByteBufUtil.getBytes(request.content()), keepAlive);
+        try {
+            answering.execute(() -> answer(ctx, call));
+        } catch (RejectedExecutionException e) {
+            send(ctx, start, Answers.problem(HttpResponseStatus.SERVICE_UNAVAILABLE, "ADMISSION_PAUSED",
+                    "the admission entry is saturated; retry later", keepAlive), "ADMISSION_PAUSED");
+        }
+    }
+
+    private void answer(ChannelHandlerContext ctx, Call call) {
+        FullHttpResponse response;
+        String code;
+        // a refusal of the token names no instance, as the API port's security layer does not
+        String instance = null;
+        try {
+            long userId = authenticate(call.authorization());
+            String path = new QueryStringDecoder(call.uri()).path();
+            instance = path;
+            long[] target = route(call.method(), path);
+            Map<String, Object> accepted = reserve.answer(userId, target[0], target[1], body(call));
+            response = Answers.json(HttpResponseStatus.ACCEPTED, accepted, call.keepAlive());
+            code = "QUEUED";
+        } catch (Refusal r) {
+            response = Answers.refusal(r, instance, call.keepAlive());
+            code = r.code();
+        } catch (MethodNotAllowed e) {
+            response = Answers.problem(HttpResponseStatus.METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", e.getMessage(),
+                    call.keepAlive());
+            response.headers().set(HttpHeaderNames.ALLOW, "POST");
+            code = "METHOD_NOT_ALLOWED";
+        } catch (RuntimeException e) {
+            log.error("request failed error_class={}", e.getClass().getName(), e);
+            response = Answers.problem(HttpResponseStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error",
+                    call.keepAlive());
+            code = "INTERNAL_ERROR";
+        }
+        send(ctx, call.startNanos(), response, code);
+    }
+
+    private void send(ChannelHandlerContext ctx, long start, FullHttpResponse response, String code) {
+        metrics.answered(response.status().code(), code, start);
+        var written = ctx.writeAndFlush(response);
+        if (!HttpUtil.isKeepAlive(response)) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /** The buyer's user id, from a bearer token the buyers' decoder accepts (the API port's rules). */
+    private long authenticate(String authorization) {
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            throw Refusal.unauthenticated("missing bearer token");
+        }
+        String token = authorization.substring(7).strip();
+        if (token.isEmpty() || token.indexOf(' ') >= 0) {
+            throw Refusal.unauthenticated("Bearer token is malformed");
+        }
+        Jwt jwt;
+        try {
+            jwt = buyers.decode(token);
+        } catch (BadJwtException e) {
+            throw Refusal.unauthenticated(e.getMessage());
+        } catch (JwtException e) {
+            // the decoder could not judge the token (an identity provider's keys out of reach): not the buyer's fault
+            throw Refusal.unavailable("UNAVAILABLE", "tokens cannot be verified now; retry later");
+        }
+        return Long.parseLong(jwt.getSubject());
+    }
+
+    /** {@code [activityId, skuId]} of the one path served here; anything else is refused as the API port would. */
+    private static long[] route(HttpMethod method, String path) {
+        String[] parts = path.startsWith(PREFIX) ? path.substring(PREFIX.length()).split("/", -1) : new String[0];
+        if (parts.length != 4 || !parts[1].equals("skus") || !parts[3].equals("reservations")) {
+            throw Refusal.notFound("NOT_FOUND", "no endpoint " + path + " on the admission entry (it serves reservations)");
+        }
+        if (!HttpMethod.POST.equals(method)) {
+            throw new MethodNotAllowed(method);
+        }
+        return new long[] {pathNumber(parts[0], "activity_id"), pathNumber(parts[2], "sku_id")};
+    }
+
+    private static long pathNumber(String raw, String field) {
+        try {
+            return Long.parseLong(raw);
+        } catch (NumberFormatException e) {
+            throw Refusal.invalid(field, "not a valid long");
+        }
+    }
+
+    /** The JSON body, or null when there is none. */
+    private static ReserveCall.Body body(Call call) {
+        if (call.body().length == 0) {
+            return null;
+        }
+        String type = call.contentType() == null ? "" : call.contentType().toLowerCase(Locale.ROOT);
+        int semicolon = type.indexOf(';');
+        String media = (semicolon < 0 ? type : type.substring(0, semicolon)).strip();
+        if (!media.equals("application/json") && !media.endsWith("+json")) {
+            throw new Refusal(Refusal.Kind.UNSUPPORTED_MEDIA, "UNSUPPORTED_MEDIA_TYPE",
+                    "content type must be application/json", "content_type", Map.of());
+        }
+        try {
+            return Json.read(call.body(), ReserveCall.Body.class);
+        } catch (JacksonException e) {
+            throw Refusal.invalid("body", "missing or malformed JSON body");
+        }
+    }
+
+    /** A method other than POST on the reservation path. */
+    private static final class MethodNotAllowed extends RuntimeException {
+        MethodNotAllowed(HttpMethod method) {
+            super("Request method '" + method + "' is not supported", null, false, false);
+        }
+    }
+}

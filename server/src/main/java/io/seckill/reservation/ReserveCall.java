@@ -1,0 +1,81 @@
+package io.seckill.reservation;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import org.springframework.stereotype.Component;
+
+import io.seckill.refusal.Refusal;
+
+/**
+ * One buyer's reserve call as every entry answers it - the API's controller and the lean admission
+ * entry alike: the rate limits, the request id, the reservation, and the accepted answer's body (a
+ * 202 QUEUED, never "order created"); every other outcome is a {@link Refusal}.
+ */
+@Component
+public class ReserveCall {
+
+    private final ReservationService service;
+    private final AdmissionLimiter limiter;
+
+    ReserveCall(ReservationService service, AdmissionLimiter limiter) {
+        this.service = service;
+        this.limiter = limiter;
+    }
+
+    /** The JSON body of a reserve call. */
+    public record Body(String requestId) {
+    }
+
+    /** The accepted answer's body; {@code body} is null when the request had none. */
+    public Map<String, Object> answer(long userId, long activityId, long skuId, Body body) {
+        if (!limiter.tryAcquire(userId)) {
+            throw new Refusal(Refusal.Kind.TOO_MANY, "RATE_LIMITED", "too many requests; retry in a second", null,
+                    Map.of("retry_after_seconds", 1));
+        }
+        if (body == null) {
+            throw Refusal.invalid("body", "is required");
+        }
+        UUID requestId = parseRequestId(body.requestId());
+        ReserveResult result = service.reserve(userId, activityId, skuId, requestId);
+        Map<String, Object> out = new LinkedHashMap<>();
+        return switch (result) {
+            case ReserveResult.Queued q -> queued(out, q.reservationId(), activityId, skuId);
+            case ReserveResult.Replayed r -> {
+                queued(out, r.reservationId(), activityId, skuId);
+                out.put("replayed", true);
+                out.put("state", ReservationQuery.redisState(r.status()));
+                yield out;
+            }
+            case ReserveResult.SoldOut s -> throw new Refusal(Refusal.Kind.CONFLICT, "SOLD_OUT", "sold out");
+            case ReserveResult.AlreadyReserved a -> throw new Refusal(Refusal.Kind.CONFLICT, "ALREADY_RESERVED",
+                    "this user already holds reservation " + a.reservationId(), null,
+                    Map.of("reservation_id", a.reservationId().toString(), "state", ReservationQuery.redisState(a.status())));
+            case ReserveResult.NotOpen n -> throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_OPEN",
+                    "the sale is not open (" + n.saleStatus() + ")");
+        };
+    }
+
+    private static Map<String, Object> queued(Map<String, Object> out, UUID reservationId, long activityId, long skuId) {
+        out.put("code", "QUEUED");
+        out.put("reservation_id", reservationId.toString());
+        // the slot the reservation lives in is named, so the query reads one hash
+        out.put("status_url", "/api/v1/reservations/" + reservationId + "?activity_id=" + activityId + "&sku_id=" + skuId);
+        return out;
+    }
+
+    static UUID parseRequestId(String raw) {
+        if (raw == null || raw.isBlank()) {
+            throw Refusal.invalid("request_id", "is required");
+        }
+        if (raw.length() != 36) {
+            throw Refusal.invalid("request_id", "must be a UUID");
+        }
+        try {
+            return UUID.fromString(raw);
+        } catch (IllegalArgumentException e) {
+            throw Refusal.invalid("request_id", "must be a UUID");
+        }
+    }
+}
