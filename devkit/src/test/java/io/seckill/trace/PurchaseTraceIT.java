@@ -18,8 +18,11 @@ import java.util.stream.Collectors;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.annotation.Autowired;
 
+import io.seckill.entry.AdmissionEntry;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TraceCapture;
 
@@ -28,14 +31,19 @@ class PurchaseTraceIT extends IntegrationTest {
     private static final List<String> HOPS = List.of("order-request send", "order-request consume", "outbox relay send",
             "projection");
 
-    @Test
-    @DisplayName("one purchase is one trace: HTTP POST -> order message send -> consumer's batch transaction -> outbox "
-            + "relay -> projection, each hop the child of the one before")
-    void purchaseIsOneTrace() throws Exception {
+    @Autowired
+    AdmissionEntry entry;
+
+    @ParameterizedTest(name = "through the admission entry: {0}")
+    @ValueSource(booleans = {false, true})
+    @DisplayName("one purchase is one trace: HTTP POST (API port or admission entry) -> order message send -> consumer's "
+            + "batch transaction -> outbox relay -> projection, each hop the child of the one before")
+    void purchaseIsOneTrace(boolean throughTheEntry) throws Exception {
         long activityId = openSale(3);
+        int toPort = throughTheEntry ? entry.port() : port;
         String traceId = HexFormat.of().formatHex(randomBytes(16));
         String callerSpan = HexFormat.of().formatHex(randomBytes(8));
-        HttpRequest post = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/activities/" + activityId
+        HttpRequest post = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + toPort + "/api/v1/activities/" + activityId
                         + "/skus/1/reservations"))
                 .header("Authorization", "Bearer " + userToken(42))
                 .header("Content-Type", "application/json")

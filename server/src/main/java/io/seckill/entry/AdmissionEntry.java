@@ -27,6 +27,7 @@ import org.springframework.stereotype.Component;
 import io.seckill.api.TokenDecoders;
 import io.seckill.config.SeckillProperties;
 import io.seckill.reservation.ReserveCall;
+import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.RoleLifecycle;
 
 /**
@@ -46,6 +47,7 @@ public class AdmissionEntry extends RoleLifecycle {
     private final ReserveCall reserve;
     private final TokenDecoders decoders;
     private final MeterRegistry meters;
+    private final PipelineTrace trace;
     private final long maxBodyBytes;
     private EventLoopGroup acceptor;
     private EventLoopGroup io;
@@ -53,8 +55,9 @@ public class AdmissionEntry extends RoleLifecycle {
     private volatile Channel server;
 
     AdmissionEntry(SeckillProperties props, ReserveCall reserve, TokenDecoders decoders, MeterRegistry meters,
-            @Value("${seckill.api.max-body-bytes:65536}") long maxBodyBytes) {
+            PipelineTrace trace, @Value("${seckill.api.max-body-bytes:65536}") long maxBodyBytes) {
         super("api", props);
+        this.trace = trace;
         this.config = props.admission();
         this.reserve = reserve;
         this.decoders = decoders;
@@ -95,7 +98,7 @@ public class AdmissionEntry extends RoleLifecycle {
                                 .setMaxHeaderSize(8192)));
                         ch.pipeline().addLast(new HttpServerKeepAliveHandler());
                         ch.pipeline().addLast(new BoundedAggregator(maxBodyBytes));
-                        ch.pipeline().addLast(new ReserveHandler(reserve, decoders.buyers(), answering, metrics));
+                        ch.pipeline().addLast(new ReserveHandler(reserve, decoders.buyers(), answering, metrics, trace));
                     }
                 });
         try {

@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.Tracer;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -26,6 +28,7 @@ import org.springframework.security.oauth2.jwt.JwtException;
 import io.seckill.mq.Json;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReserveCall;
+import io.seckill.trace.PipelineTrace;
 import tools.jackson.core.JacksonException;
 
 /**
@@ -37,14 +40,17 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     private static final Logger log = LoggerFactory.getLogger(ReserveHandler.class);
     private static final String PREFIX = "/api/v1/activities/";
+    private static final String SPAN_NAME = "POST /api/v1/activities/{activityId}/skus/{skuId}/reservations";
 
     private final ReserveCall reserve;
     private final JwtDecoder buyers;
     private final Executor answering;
     private final EntryMetrics metrics;
+    private final PipelineTrace trace;
 
-    ReserveHandler(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics) {
+    ReserveHandler(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics, PipelineTrace trace) {
         this.reserve = reserve;
+        this.trace = trace;
         this.buyers = buyers;
         this.answering = answering;
         this.metrics = metrics;
@@ -52,7 +58,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     /** What the answering thread needs of the request: its bytes are copied out of the event loop's buffers. */
     private record Call(long startNanos, HttpMethod method, String uri, String authorization, String contentType,
-            byte[] body, boolean keepAlive) {
+            String traceparent, byte[] body, boolean keepAlive) {
     }
 
     @Override
@@ -65,7 +71,8 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return;
         }
         Call call = new Call(start, request.method(), request.uri(), request.headers().get(HttpHeaderNames.AUTHORIZATION),
-                request.headers().get(HttpHeaderNames.CONTENT_TYPE), ByteBufUtil.getBytes(request.content()), keepAlive);
+                request.headers().get(HttpHeaderNames.CONTENT_TYPE), request.headers().get(PipelineTrace.TRACEPARENT),
+                ByteBufUtil.getBytes(request.content()), keepAlive);
         try {
             answering.execute(() -> answer(ctx, call));
         } catch (RejectedExecutionException e) {
@@ -74,9 +81,22 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         }
     }
 
+    /** A response and the code it answers with (the metric's tag). */
+    private record Answered(FullHttpResponse response, String code) {
+    }
+
+    /** The call answered under its request span: the order message's send is its child, as on the API port. */
     private void answer(ChannelHandlerContext ctx, Call call) {
-        FullHttpResponse response;
-        String code;
+        Span span = trace.serve(SPAN_NAME, call.traceparent());
+        Answered a;
+        try (Tracer.SpanInScope scope = trace.inScope(span)) {
+            a = answer(call);
+        }
+        span.tag("http.response.status_code", Integer.toString(a.response().status().code())).end();
+        send(ctx, call.startNanos(), a.response(), a.code());
+    }
+
+    private Answered answer(Call call) {
         // a refusal of the token names no instance, as the API port's security layer does not
         String instance = null;
         try {
@@ -85,23 +105,19 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             instance = path;
             long[] target = route(call.method(), path);
             Map<String, Object> accepted = reserve.answer(userId, target[0], target[1], body(call));
-            response = Answers.json(HttpResponseStatus.ACCEPTED, accepted, call.keepAlive());
-            code = "QUEUED";
+            return new Answered(Answers.json(HttpResponseStatus.ACCEPTED, accepted, call.keepAlive()), "QUEUED");
         } catch (Refusal r) {
-            response = Answers.refusal(r, instance, call.keepAlive());
-            code = r.code();
+            return new Answered(Answers.refusal(r, instance, call.keepAlive()), r.code());
         } catch (MethodNotAllowed e) {
-            response = Answers.problem(HttpResponseStatus.METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", e.getMessage(),
-                    call.keepAlive());
+            FullHttpResponse response = Answers.problem(HttpResponseStatus.METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED",
+                    e.getMessage(), call.keepAlive());
             response.headers().set(HttpHeaderNames.ALLOW, "POST");
-            code = "METHOD_NOT_ALLOWED";
+            return new Answered(response, "METHOD_NOT_ALLOWED");
         } catch (RuntimeException e) {
             log.error("request failed error_class={}", e.getClass().getName(), e);
-            response = Answers.problem(HttpResponseStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error",
-                    call.keepAlive());
-            code = "INTERNAL_ERROR";
+            return new Answered(Answers.problem(HttpResponseStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error",
+                    call.keepAlive()), "INTERNAL_ERROR");
         }
-        send(ctx, call.startNanos(), response, code);
     }
 
     private void send(ChannelHandlerContext ctx, long start, FullHttpResponse response, String code) {

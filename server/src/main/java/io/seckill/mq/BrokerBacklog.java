@@ -63,6 +63,8 @@ public final class BrokerBacklog implements AutoCloseable {
     /**
      * Age in ms of the oldest message of any of {@code topics} that {@code group} has not consumed; 0
      * when none. A topic the broker does not have (a retry topic before the first redelivery) holds none.
+     * Throws when the age cannot be known (a broker that does not answer, an unconsumed message that
+     * cannot be read in time): an unknown backlog is never reported as an empty one.
      */
     public synchronized long oldestUnconsumedAgeMs(String group, String... topics) throws Exception {
         start();
@@ -94,10 +96,14 @@ public final class BrokerBacklog implements AutoCloseable {
             for (Map.Entry<MessageQueue, OffsetWrapper> e : stats.getOffsetTable().entrySet()) {
                 OffsetWrapper w = e.getValue();
                 if (w.getBrokerOffset() > w.getConsumerOffset()) {
-                    Long stored = storeTime(e.getKey(), Math.max(0, w.getConsumerOffset()));
-                    if (stored != null) {
-                        oldest = Math.min(oldest, stored);
+                    long offset = Math.max(0, w.getConsumerOffset());
+                    Long stored = storeTime(e.getKey(), offset);
+                    if (stored == null) {
+                        // a backlog whose age cannot be read is unknown, never "none": each caller has its rule for it
+                        throw new IllegalStateException("the oldest unconsumed message of " + e.getKey() + " (offset "
+                                + offset + ", group " + group + ") could not be read within 2 s");
                     }
+                    oldest = Math.min(oldest, stored);
                 }
             }
         }

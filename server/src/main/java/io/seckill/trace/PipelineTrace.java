@@ -15,7 +15,8 @@ import org.springframework.stereotype.Component;
  * in RocketMQ user properties and, across the outbox, in the event row. The HTTP request's span is the
  * parent of the order message's send; the consumer continues the message's trace; the order
  * transaction writes its events with the consumer's context; the relay continues that context on the
- * event message, and the projection continues the event's. With no tracer (tracing off) every span is
+ * event message, and the projection continues the event's. The admission entry's request span
+ * ({@link #serve}) takes the HTTP request's place for the calls it answers. With no tracer (tracing off) every span is
  * a no-op and nothing is written.
  */
 @Component
@@ -30,6 +31,14 @@ public final class PipelineTrace {
     PipelineTrace(ObjectProvider<Tracer> tracer, ObjectProvider<Propagator> propagator) {
         this.tracer = tracer.getIfAvailable(() -> Tracer.NOOP);
         this.propagator = propagator.getIfAvailable(() -> Propagator.NOOP);
+    }
+
+    /**
+     * A server span for a request the framework does not observe (the admission entry's), continuing
+     * the caller's {@code traceparent} header; a new trace when the request carries none.
+     */
+    public Span serve(String name, String traceparent) {
+        return continued(name, Span.Kind.SERVER, traceparent);
     }
 
     /** A producer span under the current one (the request's, or a new trace), its context written into the message. */
