@@ -83,6 +83,11 @@ class AdmissionEntryIT extends IntegrationTest {
         out.add(new Call("a JSON array", "POST", reserve, other.apply(3), json, "[1,2]"));
         out.add(new Call("text/plain", "POST", reserve, other.apply(4), "text/plain", fresh()));
         out.add(new Call("no request id", "POST", reserve, other.apply(5), json, "{}"));
+        out.add(new Call("a null body", "POST", reserve, other.apply(12), json, "null"));
+        out.add(new Call("a request id that is null", "POST", reserve, other.apply(13), json, "{\"request_id\":null}"));
+        out.add(new Call("a request id that is a number", "POST", reserve, other.apply(14), json, "{\"request_id\":42}"));
+        out.add(new Call("a request id that is an object", "POST", reserve, other.apply(15), json, "{\"request_id\":{}}"));
+        out.add(new Call("a JSON string", "POST", reserve, other.apply(16), json, "\"x\""));
         out.add(new Call("a request id that is no UUID", "POST", reserve, other.apply(6), json, "{\"request_id\":\"12345\"}"));
         out.add(new Call("an activity id that is no number", "POST", "/api/v1/activities/abc/skus/1/reservations", other.apply(7), json,
                 fresh()));

@@ -30,6 +30,7 @@ import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReserveCall;
 import io.seckill.trace.PipelineTrace;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Answers one reserve call: the bearer token is verified before the body is parsed, then the path,
@@ -181,11 +182,22 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             throw new Refusal(Refusal.Kind.UNSUPPORTED_MEDIA, "UNSUPPORTED_MEDIA_TYPE",
                     "content type must be application/json", "content_type", Map.of());
         }
+        // read as a tree, not bound to the record: a fifth of the entry's CPU went to binding a one-field body;
+        // what binding accepts (a string or a number as the id; null or absent as none) is accepted alike
+        JsonNode tree;
         try {
-            return Json.read(call.body(), ReserveCall.Body.class);
+            tree = Json.MAPPER.readTree(call.body());
         } catch (JacksonException e) {
             throw Refusal.invalid("body", "missing or malformed JSON body");
         }
+        if (tree == null || tree.isNull() || tree.isMissingNode()) {
+            return null;
+        }
+        JsonNode id = tree.isObject() ? tree.get("request_id") : null;
+        if (!tree.isObject() || (id != null && id.isContainer())) {
+            throw Refusal.invalid("body", "missing or malformed JSON body");
+        }
+        return new ReserveCall.Body(id == null || id.isNull() ? null : id.asString());
     }
 
     /** A method other than POST on the reservation path. */
