@@ -174,6 +174,27 @@ class AdmissionEntryIT extends IntegrationTest {
         assertThat(timed("202") - before).isEqualTo(40);
     }
 
+    @Test
+    @DisplayName("a client that resets its connection mid-request is counted in admission_entry_channel_failures_total "
+            + "and closed; the entry goes on answering")
+    void resetConnectionIsCountedAndClosed() throws Exception {
+        long activityId = openSale(1);
+        double before = meters.counter("admission.entry.channel.failures", "type", "client_io").count();
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", entry.port())) {
+            s.getOutputStream().write(("POST /api/v1/activities/" + activityId + "/skus/1/reservations HTTP/1.1\r\n"
+                    + "Host: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{").getBytes());
+            s.getOutputStream().flush();
+            s.setSoLinger(true, 0);
+        }
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(
+                () -> meters.counter("admission.entry.channel.failures", "type", "client_io").count() > before);
+        Answer a = send(entry.port(), new Call("after the reset", "POST", "/api/v1/activities/" + activityId
+                + "/skus/1/reservations", "Bearer " + userToken(77), "application/json", fresh()));
+        assertThat(a.status()).as(a.body().toString()).isEqualTo(202);
+        awaitSettled(activityId, 1);
+        assertInvariants(activityId, true);
+    }
+
     private double timed(String status) {
         return meters.find("admission.entry.requests").tag("status", status).timers().stream().mapToLong(Timer::count).sum();
     }

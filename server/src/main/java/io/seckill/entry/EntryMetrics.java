@@ -19,6 +19,11 @@ final class EntryMetrics {
         this.meters = meters;
     }
 
+    /** {@code admission_entry_channel_failures_total{type}}: connections the entry closed on an error. */
+    void channelFailed(String type) {
+        meters.counter("admission.entry.channel.failures", "type", type).increment();
+    }
+
     void answered(int status, String code, long startNanos) {
         timers.computeIfAbsent(status + " " + code, k -> Timer.builder("admission.entry.requests")
                 .description("Answers of the admission entry (seckill.admission.entry-port)")

@@ -150,6 +150,24 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         return Long.parseLong(jwt.getSubject());
     }
 
+    /**
+     * A connection that failed under the handler: a client that reset or dropped its connection (wrk at
+     * the end of a run, a buyer closing the app) is counted and logged at debug; anything else is a
+     * warning. The connection is closed either way; a call already handed on is still answered into it.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        boolean client = cause instanceof java.io.IOException;
+        metrics.channelFailed(client ? "client_io" : cause.getClass().getSimpleName());
+        if (client) {
+            log.debug("admission.entry.connection_lost remote={}: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            log.warn("admission.entry.channel_failed remote={} error_class={}", ctx.channel().remoteAddress(),
+                    cause.getClass().getName(), cause);
+        }
+        ctx.close();
+    }
+
     /** {@code [activityId, skuId]} of the one path served here; anything else is refused as the API port would. */
     private static long[] route(HttpMethod method, String path) {
         String[] parts = path.startsWith(PREFIX) ? path.substring(PREFIX.length()).split("/", -1) : new String[0];
