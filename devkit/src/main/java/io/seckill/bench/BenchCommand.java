@@ -664,7 +664,8 @@ public final class BenchCommand implements Callable<Integer> {
             long cpu0 = CpuMeter.selfNanos();
             ExternalLoad.WrkResult measured = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
             long cpu1 = CpuMeter.selfNanos();
-            latencies.add(label + ": admission only (api + send path), " + seconds + " s", measured.latency());
+            latencies.add((label.equals("entry") ? "admission entry" : "API port") + ", admission only (api + send path), "
+                    + seconds + " s", measured.latency());
             System.out.printf("[%s] application CPU per answer: %.0f us (%d answers, %.1f CPU-seconds in %d s)%n", label,
                     (cpu1 - cpu0) / 1000.0 / Math.max(1, measured.answers()), measured.answers(), (cpu1 - cpu0) / 1e9,
                     seconds);

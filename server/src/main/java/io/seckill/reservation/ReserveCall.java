@@ -14,15 +14,7 @@ import io.seckill.refusal.Refusal;
  * 202 QUEUED, never "order created"); every other outcome is a {@link Refusal}.
  */
 @Component
-public class ReserveCall {
-
-    private final ReservationService service;
-    private final AdmissionLimiter limiter;
-
-    ReserveCall(ReservationService service, AdmissionLimiter limiter) {
-        this.service = service;
-        this.limiter = limiter;
-    }
+public record ReserveCall(ReservationService service, AdmissionLimiter limiter) {
 
     /** The JSON body of a reserve call. */
     public record Body(String requestId) {
