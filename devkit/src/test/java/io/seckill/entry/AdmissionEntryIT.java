@@ -64,7 +64,7 @@ class AdmissionEntryIT extends IntegrationTest {
 
     /** The same sequence of calls, in order, about one fresh sale of 2 units and one that is not open. */
     private List<Call> calls(long open, long closed) {
-        String reserve = "/api/v1/activities/" + open + "/skus/1/reservations";
+        String reserve = reservePath(open);
         String json = "application/json";
         String buyer = "Bearer " + userToken(41);
         // each refusal by a buyer of its own: the per-buyer rate limit (shared by both ports) stays out of the way
@@ -94,7 +94,7 @@ class AdmissionEntryIT extends IntegrationTest {
         out.add(new Call("an unknown activity", "POST", "/api/v1/activities/9" + open + "/skus/1/reservations", other.apply(8), json,
                 fresh()));
         out.add(new Call("an unknown sku", "POST", "/api/v1/activities/" + open + "/skus/7/reservations", other.apply(9), json, fresh()));
-        out.add(new Call("a sale that is not open", "POST", "/api/v1/activities/" + closed + "/skus/1/reservations", other.apply(10), json,
+        out.add(new Call("a sale that is not open", "POST", reservePath(closed), other.apply(10), json,
                 fresh()));
         out.add(new Call("a body over the limit", "POST", reserve, other.apply(11), json,
                 "{\"request_id\":\"" + "x".repeat(70_000) + "\"}"));
@@ -136,8 +136,8 @@ class AdmissionEntryIT extends IntegrationTest {
                 .anyMatch(s -> s.contains("400")).anyMatch(s -> s.contains("404")).anyMatch(s -> s.contains("409 SOLD_OUT"))
                 .anyMatch(s -> s.contains("409 ALREADY_RESERVED")).anyMatch(s -> s.contains("409 ACTIVITY_NOT_OPEN"))
                 .anyMatch(s -> s.contains("413")).anyMatch(s -> s.contains("415"));
-        assertThat(send(entry.port(), new Call("GET on the reserve path", "GET", "/api/v1/activities/" + viaEntry[0]
-                + "/skus/1/reservations", "Bearer " + userToken(41), null, null)).code()).isEqualTo("METHOD_NOT_ALLOWED");
+        assertThat(send(entry.port(), new Call("GET on the reserve path", "GET", reservePath(viaEntry[0]),
+                "Bearer " + userToken(41), null, null)).code()).isEqualTo("METHOD_NOT_ALLOWED");
         assertThat(send(entry.port(), new Call("another path", "GET", "/api/v1/reservations/" + UUID.randomUUID(),
                 "Bearer " + userToken(41), null, null)).status()).isEqualTo(404);
         awaitSettled(viaEntry[0], 2);
@@ -153,7 +153,7 @@ class AdmissionEntryIT extends IntegrationTest {
         List<Future<Answer>> answers = new ArrayList<>();
         try (ExecutorService pool = Executors.newFixedThreadPool(32)) {
             for (long user = 1; user <= 300; user++) {
-                Call c = new Call("buyer " + user, "POST", "/api/v1/activities/" + activityId + "/skus/1/reservations",
+                Call c = new Call("buyer " + user, "POST", reservePath(activityId),
                         "Bearer " + userToken(50_000 + user), "application/json", fresh());
                 answers.add(pool.submit(() -> send(entry.port(), c)));
             }
@@ -188,11 +188,64 @@ class AdmissionEntryIT extends IntegrationTest {
         }
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(
                 () -> meters.counter("admission.entry.channel.failures", "type", "client_io").count() > before);
-        Answer a = send(entry.port(), new Call("after the reset", "POST", "/api/v1/activities/" + activityId
-                + "/skus/1/reservations", "Bearer " + userToken(77), "application/json", fresh()));
+        Answer a = send(entry.port(), new Call("after the reset", "POST", reservePath(activityId), "Bearer " + userToken(77),
+                "application/json", fresh()));
         assertThat(a.status()).as(a.body().toString()).isEqualTo(202);
         awaitSettled(activityId, 1);
         assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("pipelined requests on one connection are answered in their order (a slow reservation first, a fast "
+            + "refusal after it)")
+    void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+        long activityId = openSale(2);
+        String reserve = request(reservePath(activityId), "Bearer " + userToken(88), fresh());
+        String refused = request(reservePath(activityId), "Bearer not-a-token", fresh());
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", entry.port())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write((reserve + refused + reserve.replace(userToken(88), userToken(89))).getBytes());
+            s.getOutputStream().flush();
+            java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+            assertThat(List.of(status(in), status(in), status(in))).containsExactly(202, 401, 202);
+        }
+        awaitSettled(activityId, 2);
+        assertInvariants(activityId, true);
+    }
+
+    private static String reservePath(long activityId) {
+        return "/api/v1/activities/" + activityId + "/skus/1/reservations";
+    }
+
+    private static String request(String path, String authorization, String body) {
+        return "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: " + authorization
+                + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+    }
+
+    /** The status of the next response on the connection; its headers and body are read past. */
+    private static int status(java.io.DataInputStream in) throws java.io.IOException {
+        int status = Integer.parseInt(line(in).split(" ")[1]);
+        int length = 0;
+        for (String h = line(in); !h.isEmpty(); h = line(in)) {
+            if (h.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                length = Integer.parseInt(h.substring(15).strip());
+            }
+        }
+        in.readFully(new byte[length]);
+        return status;
+    }
+
+    private static String line(java.io.DataInputStream in) throws java.io.IOException {
+        StringBuilder b = new StringBuilder();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c < 0) {
+                throw new java.io.EOFException("connection closed after " + b);
+            }
+            if (c != '\r') {
+                b.append((char) c);
+            }
+        }
+        return b.toString();
     }
 
     private double timed(String status) {

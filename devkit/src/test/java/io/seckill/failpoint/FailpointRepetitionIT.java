@@ -120,6 +120,8 @@ class FailpointRepetitionIT extends PaymentTestBase {
                     });
                 }
                 case AFTER_BUCKET_TRANSFER_OUT -> {
+                    // units a recovery landed in bucket 0 go back to bucket 1 first: every buyer must take one across
+                    Buckets.empty(redis, new SkuSlot(activityId, 1, 0, 2), new SkuSlot(activityId, 1, 1, 2));
                     List<Long> buyers = Buckets.homedIn(activityId, 2, 0, 1 + random.nextInt(3), userBase + users + 1);
                     reserveSome(activityId, buyers, queued);
                     users = (int) (buyers.getLast() - userBase);

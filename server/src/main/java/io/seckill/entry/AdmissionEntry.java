@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -19,6 +20,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
+import io.netty.handler.timeout.IdleStateHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -42,6 +44,7 @@ import io.seckill.worker.RoleLifecycle;
 public class AdmissionEntry extends RoleLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(AdmissionEntry.class);
+    private static final int IDLE_SECONDS = 60;
 
     private final SeckillProperties.Admission config;
     private final ReserveCall reserve;
@@ -49,14 +52,18 @@ public class AdmissionEntry extends RoleLifecycle {
     private final MeterRegistry meters;
     private final PipelineTrace trace;
     private final long maxBodyBytes;
+    /** The API port's bind address ({@code server.address}), the entry's too; all interfaces when unset. */
+    private final String address;
     private EventLoopGroup acceptor;
     private EventLoopGroup io;
     private ThreadPoolExecutor answering;
     private volatile Channel server;
 
     AdmissionEntry(SeckillProperties props, ReserveCall reserve, TokenDecoders decoders, MeterRegistry meters,
-            PipelineTrace trace, @Value("${seckill.api.max-body-bytes:65536}") long maxBodyBytes) {
+            PipelineTrace trace, @Value("${seckill.api.max-body-bytes:65536}") long maxBodyBytes,
+            @Value("${server.address:}") String address) {
         super("api", props);
+        this.address = address;
         this.trace = trace;
         this.config = props.admission();
         this.reserve = reserve;
@@ -94,6 +101,9 @@ public class AdmissionEntry extends RoleLifecycle {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        // a connection with nothing to read or write for a minute is closed (a client that went away,
+                        // or one holding connections open)
+                        ch.pipeline().addLast(new IdleStateHandler(0, 0, IDLE_SECONDS, TimeUnit.SECONDS));
                         ch.pipeline().addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(4096)
                                 .setMaxHeaderSize(8192)));
                         ch.pipeline().addLast(new HttpServerKeepAliveHandler());
@@ -101,15 +111,14 @@ public class AdmissionEntry extends RoleLifecycle {
                         ch.pipeline().addLast(new ReserveHandler(reserve, decoders.buyers(), answering, metrics, trace));
                     }
                 });
-        try {
-            server = b.bind(config.entryPort()).sync().channel();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("seckill.admission.entry-port: interrupted while binding " + config.entryPort(), e);
-        } catch (RuntimeException e) {
+        InetSocketAddress at = address == null || address.isBlank() ? new InetSocketAddress(config.entryPort())
+                : new InetSocketAddress(address, config.entryPort());
+        ChannelFuture bound = b.bind(at).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
             stopRole();
-            throw new IllegalStateException("seckill.admission.entry-port: cannot listen on " + config.entryPort(), e);
+            throw new IllegalStateException("seckill.admission.entry-port: cannot listen on " + at, bound.cause());
         }
+        server = bound.channel();
         log.info("admission.entry.started port={} threads={}", port(), config.entryThreads());
     }
 

@@ -2,6 +2,8 @@ package io.seckill.entry;
 
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -11,6 +13,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -18,6 +21,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.timeout.IdleStateEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.security.oauth2.jwt.BadJwtException;
@@ -35,7 +39,8 @@ import tools.jackson.databind.JsonNode;
 /**
  * Answers one reserve call: the bearer token is verified before the body is parsed, then the path,
  * the media type and the body, then {@link ReserveCall}. The event loop only hands the whole request
- * to the answering threads (the call waits for Redis); a full queue is a 503 at once.
+ * to the answering threads (the call waits for Redis); a full queue is a 503 at once. One instance
+ * per connection.
  */
 final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
@@ -48,6 +53,8 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private final Executor answering;
     private final EntryMetrics metrics;
     private final PipelineTrace trace;
+    /** The last call of this connection handed on; touched by its event loop only. */
+    private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
 
     ReserveHandler(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics, PipelineTrace trace) {
         this.reserve = reserve;
@@ -66,20 +73,42 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         long start = System.nanoTime();
         boolean keepAlive = HttpUtil.isKeepAlive(request);
-        if (request.decoderResult().isFailure()) {
-            send(ctx, start, Answers.problem(HttpResponseStatus.BAD_REQUEST, "INVALID_REQUEST", "malformed HTTP request", false),
-                    "INVALID_REQUEST");
+        Call call = request.decoderResult().isFailure() ? null
+                : new Call(start, request.method(), request.uri(), request.headers().get(HttpHeaderNames.AUTHORIZATION),
+                        request.headers().get(HttpHeaderNames.CONTENT_TYPE), request.headers().get(PipelineTrace.TRACEPARENT),
+                        ByteBufUtil.getBytes(request.content()), keepAlive);
+        // one connection's answers leave in the order of its requests (HTTP/1.1 pipelining): each call waits for
+        // the one before it on the same connection; connections run side by side
+        previous = previous.thenRunAsync(() -> {
+            if (call == null) {
+                send(ctx, start, Answers.problem(HttpResponseStatus.BAD_REQUEST, "INVALID_REQUEST", "malformed HTTP request",
+                        false), "INVALID_REQUEST");
+            } else {
+                answer(ctx, call);
+            }
+        }, answering).exceptionally(e -> {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof RejectedExecutionException) {
+                send(ctx, start, Answers.problem(HttpResponseStatus.SERVICE_UNAVAILABLE, "ADMISSION_PAUSED",
+                        "the admission entry is saturated; retry later", keepAlive), "ADMISSION_PAUSED");
+            } else {
+                log.error("admission.entry.answer_failed error_class={}", cause.getClass().getName(), cause);
+                send(ctx, start, Answers.problem(HttpResponseStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error",
+                        false), "INTERNAL_ERROR");
+            }
+            return null;
+        });
+    }
+
+    /** A connection idle past the entry's limit (no request, no answer owed) is closed and counted. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof IdleStateEvent) {
+            metrics.channelFailed("idle");
+            ctx.close();
             return;
         }
-        Call call = new Call(start, request.method(), request.uri(), request.headers().get(HttpHeaderNames.AUTHORIZATION),
-                request.headers().get(HttpHeaderNames.CONTENT_TYPE), request.headers().get(PipelineTrace.TRACEPARENT),
-                ByteBufUtil.getBytes(request.content()), keepAlive);
-        try {
-            answering.execute(() -> answer(ctx, call));
-        } catch (RejectedExecutionException e) {
-            send(ctx, start, Answers.problem(HttpResponseStatus.SERVICE_UNAVAILABLE, "ADMISSION_PAUSED",
-                    "the admission entry is saturated; retry later", keepAlive), "ADMISSION_PAUSED");
-        }
+        super.userEventTriggered(ctx, event);
     }
 
     /** A response and the code it answers with (the metric's tag). */
@@ -157,7 +186,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
      */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        boolean client = cause instanceof java.io.IOException;
+        boolean client = cause instanceof java.io.IOException || cause instanceof PrematureChannelClosureException;
         metrics.channelFailed(client ? "client_io" : cause.getClass().getSimpleName());
         if (client) {
             log.debug("admission.entry.connection_lost remote={}: {}", ctx.channel().remoteAddress(), cause.toString());
