@@ -594,7 +594,7 @@ public final class BenchCommand implements Callable<Integer> {
         p.put("seckill.roles", "api,send-due-scanner");
         long evalActivity = 700_004;
         long httpActivity = 700_005;
-        long entryActivity = 700_007;
+        long entryActivity = 700_011;
         int huge = 50_000_000;
         // the lean admission entry beside the API port, on a port of its own
         p.put("seckill.admission.entry-port", "0");
