@@ -470,6 +470,7 @@ public final class BenchCommand implements Callable<Integer> {
             ActivityService activities = app.getBean(ActivityService.class);
             openSale(activities, activity, "bench pipeline", BigDecimal.ONE, 50_000_000);
             int port = app.getBean(AdmissionEntry.class).port();
+            int apiPort = ((WebServerApplicationContext) app).getWebServer().getPort();
             String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
             List<String> tokens = tokens(userSecret, 6_000_000L, 250_000);
             System.out.printf("[pipeline] %d s of admission with the send path and the order consumer behind it%n",
@@ -523,7 +524,7 @@ public final class BenchCommand implements Callable<Integer> {
                 System.out.printf("[pipeline] order consumer: %,d deliveries of %.1f messages on average, settled in %,d "
                         + "transactions of %.1f orders%n", deliveries.count(), deliveries.mean(), groups.count(), groups.mean());
             }
-            drills(app, engines, port);
+            drills(app, engines, port, apiPort);
             return new PipelineResult(pipelineSeconds, r.admittedPerSecond(), r.statuses(), orders, undecided, h, sendPath,
                     trips, oldest);
         }
@@ -537,8 +538,11 @@ public final class BenchCommand implements Callable<Integer> {
      * oversell, one order per buyer, and every unit accounted for in Redis or an order. The engine's
      * checks run after its pipeline has drained, with its own invariants beside them.
      */
-    private void drills(ConfigurableApplicationContext app, EmbeddedEngines engines, int port) throws Exception {
-        String base = "http://127.0.0.1:" + port;
+    private void drills(ConfigurableApplicationContext app, EmbeddedEngines engines, int entryPort, int apiPort)
+            throws Exception {
+        // the engine's buyers come through the admission entry, the naive baseline's endpoint is on the API port
+        String base = "http://127.0.0.1:" + entryPort;
+        String naiveBase = "http://127.0.0.1:" + apiPort;
         long ours = 700_009;
         long naiveActivity = 700_010;
         ActivityService activities = app.getBean(ActivityService.class);
@@ -564,7 +568,7 @@ public final class BenchCommand implements Callable<Integer> {
 
         System.out.println("[drill] the same against the naive baseline");
         app.getBean(Redis.class).sync().set(NaiveBaseline.stockKey(naiveActivity, 1), Integer.toString(FaultDrill.UNITS));
-        FaultDrill.Answers naiveAnswers = FaultDrill.run(base, NaiveBaseline.PATH.replace("{activityId}",
+        FaultDrill.Answers naiveAnswers = FaultDrill.run(naiveBase, NaiveBaseline.PATH.replace("{activityId}",
                 Long.toString(naiveActivity)).replace("{skuId}", "1"), userSecret, 9_000_000L, engines.jdbcUrl(), "naive_order");
         long[] naiveOrders = db.orderFacts("naive_order", naiveActivity);
         FaultDrill.Facts naiveFacts = new FaultDrill.Facts(naiveOrders[0], naiveOrders[1],

@@ -45,8 +45,11 @@ final class ClusterRun {
                 ReservationIds ids = new ReservationIds(Map.of(1, "bench-cluster-ids-" + UUID.randomUUID() + UUID.randomUUID()));
                 List<Long> pids = nodes.nodes().stream().map(n -> CpuMeter.redisPid(n.port())).flatMap(Optional::stream).toList();
                 for (int masters = 1; masters <= 3; masters++) {
-                    // each run starts empty: the previous run's reservations take memory and nothing else
-                    admin.sync().flushall();
+                    // each run starts empty: the previous run's reservations take memory and nothing else. Freed in
+                    // the background: a synchronous FLUSHALL of a run's keys blocks a master past the cluster's node
+                    // timeout, the others mark it failed and the next run meets CLUSTERDOWN
+                    admin.sync().flushallAsync();
+                    nodes.awaitHealthy();
                     long activityId = spreadOver(client, masters);
                     for (int b = 0; b < masters; b++) {
                         open(admin, new SkuSlot(activityId, 1, b, masters));

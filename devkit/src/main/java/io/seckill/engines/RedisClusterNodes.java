@@ -117,6 +117,12 @@ public final class RedisClusterNodes implements AutoCloseable {
         return List.copyOf(nodes);
     }
 
+    /** Waits until every node reports {@code cluster_state:ok} (after a node was busy past the node timeout). */
+    public void awaitHealthy() throws InterruptedException {
+        awaitState("cluster_state:ok on every node", () -> nodes.stream().allMatch(n -> run(n.port(),
+                c -> c.clusterInfo().contains("cluster_state:ok"))));
+    }
+
     public List<Node> masters() {
         return nodes.stream().filter(n -> isMaster(n.port())).toList();
     }
