@@ -553,7 +553,9 @@ public final class BenchCommand implements Callable<Integer> {
         FaultDrill.Answers oursAnswers = FaultDrill.run(base, "/api/v1/activities/" + ours + "/skus/1/reservations",
                 userSecret, 8_000_000L, engines.jdbcUrl(), "orders");
         io.seckill.invariants.InvariantChecker checker = app.getBean(io.seckill.invariants.InvariantChecker.class);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        // the projection follows the whole pipeline run's events first (tens of thousands of orders): minutes, not seconds
+        long drainFrom = System.nanoTime();
+        long deadline = drainFrom + TimeUnit.SECONDS.toNanos(300);
         List<io.seckill.invariants.InvariantChecker.Check> checks = checker.check(ours, true);
         // drained: no reservation still open in Redis (each one ordered or released), then every invariant
         while ((activities.inventoryView(ours).get(0).redis().openReserved() > 0
@@ -561,6 +563,7 @@ public final class BenchCommand implements Callable<Integer> {
             TimeUnit.MILLISECONDS.sleep(500);
             checks = checker.check(ours, true);
         }
+        System.out.printf("[drill] the engine's pipeline drained in %.0f s%n", (System.nanoTime() - drainFrom) / 1e9);
         BenchRepository db = new BenchRepository(engines.jdbcUrl());
         long[] oursOrders = db.orderFacts("orders", ours);
         FaultDrill.Facts oursFacts = new FaultDrill.Facts(oursOrders[0], oursOrders[1],
