@@ -132,6 +132,7 @@ class AdmissionEntryIT extends IntegrationTest {
             seen.add(name + " " + a.status() + " " + a.code());
         }
         // the sequence covers each kind of answer, so agreement is not agreement on one status
+        assertThat(timed("413")).as("a body over the limit is timed like every other answer").isPositive();
         assertThat(seen).anyMatch(s -> s.endsWith("202 QUEUED")).anyMatch(s -> s.contains("401"))
                 .anyMatch(s -> s.contains("400")).anyMatch(s -> s.contains("404")).anyMatch(s -> s.contains("409 SOLD_OUT"))
                 .anyMatch(s -> s.contains("409 ALREADY_RESERVED")).anyMatch(s -> s.contains("409 ACTIVITY_NOT_OPEN"))

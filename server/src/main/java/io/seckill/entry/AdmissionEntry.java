@@ -107,7 +107,7 @@ public class AdmissionEntry extends RoleLifecycle {
                         ch.pipeline().addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(4096)
                                 .setMaxHeaderSize(8192)));
                         ch.pipeline().addLast(new HttpServerKeepAliveHandler());
-                        ch.pipeline().addLast(new BoundedAggregator(maxBodyBytes));
+                        ch.pipeline().addLast(new BoundedAggregator(maxBodyBytes, metrics));
                         ch.pipeline().addLast(new ReserveHandler(reserve, decoders.buyers(), answering, metrics, trace));
                     }
                 });

@@ -12,17 +12,19 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  */
 final class BoundedAggregator extends HttpObjectAggregator {
 
-    private final int maxBytes;
+    private final EntryMetrics metrics;
 
-    BoundedAggregator(long maxBytes) {
+    BoundedAggregator(long maxBytes, EntryMetrics metrics) {
         super((int) Math.min(Integer.MAX_VALUE, maxBytes));
-        this.maxBytes = (int) Math.min(Integer.MAX_VALUE, maxBytes);
+        this.metrics = metrics;
     }
 
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+        long start = System.nanoTime();
         ctx.writeAndFlush(Answers.problem(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "PAYLOAD_TOO_LARGE",
-                "request body is over the limit of " + maxBytes + " bytes", false))
+                "request body is over the limit of " + maxContentLength() + " bytes", false))
                 .addListener(ChannelFutureListener.CLOSE);
+        metrics.answered(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code(), "PAYLOAD_TOO_LARGE", start);
     }
 }
