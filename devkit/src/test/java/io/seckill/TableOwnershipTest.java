@@ -48,6 +48,7 @@ class TableOwnershipTest {
             Map.entry("orders", OrderRepository.class.getName()),
             Map.entry("payment_record", PaymentRepository.class.getName()),
             Map.entry("payment_attempt", PaymentRepository.class.getName()),
+            Map.entry("payment_statement_checkpoint", PaymentRepository.class.getName()),
             Map.entry("consumer_inbox", InboxRepository.class.getName()),
             Map.entry("message_quarantine", QuarantineRepository.class.getName()),
             Map.entry("event_outbox", OutboxRepository.class.getName()),

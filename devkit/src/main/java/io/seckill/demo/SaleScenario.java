@@ -105,7 +105,7 @@ public final class SaleScenario {
             Map<String, Long> reservationStates, Map<String, Long> orderStates, double seconds, long requests,
             long p50Micros, long p99Micros, long maxMicros, double drainSeconds, Map<String, Long> failpointsFired,
             long retriedAfterError, Map<String, Long> buyerBehaviour, Map<String, Long> payments, long released,
-            long callbacksDelivered, long callbacksRefused, long admissionPaused, AdmissionCounters entry, long transfers,
+            long callbacksDelivered, long callbacksRefused, long callbacksLost, long admissionPaused, AdmissionCounters entry, long transfers,
             Map<String, Long> answersByInstance, long passedOver, List<String> nodes, List<InvariantChecker.Check> checks) {
 
         public boolean allPass() {
@@ -139,7 +139,8 @@ public final class SaleScenario {
             out.println("payments (PostgreSQL):       " + payments + "  (SUCCESS kept, REFUNDED = money taken after the cancel,"
                     + " given back)");
             out.printf("units released by cancels: %d (PostgreSQL ledger; Redis follows, see the cross-system check);"
-                    + " channel callbacks delivered %d, answered non-2xx %d%n", released, callbacksDelivered, callbacksRefused);
+                    + " channel callbacks delivered %d, answered non-2xx %d, never sent %d (found in the channel's statement)%n",
+                    released, callbacksDelivered, callbacksRefused, callbacksLost);
             out.printf("QUEUED answered: %d, terminal now: %d%n", queued, terminal);
             if (answersByInstance.size() > 1) {
                 out.println("buyers' answers by instance:  " + answersByInstance + "; calls passed to the next instance "
@@ -222,7 +223,9 @@ public final class SaleScenario {
             Map<String, Long> payments = app.getBean(PaymentRepository.class).paymentCounts(activityId);
             boolean refundsDone = !payments.containsKey("REFUNDING") && payments.getOrDefault("REFUNDED", 0L)
                     >= behaviour.getOrDefault("paid after the cancel", new AtomicLong()).get();
-            if ((terminal == queued.size() && projected && ordersFinal && refundsDone) || System.nanoTime() > deadline) {
+            boolean allRecorded = app.getBean(PaymentRepository.class).unrecorded(sim.paidPayments()).isEmpty();
+            if ((terminal == queued.size() && projected && ordersFinal && refundsDone && allRecorded)
+                    || System.nanoTime() > deadline) {
                 break;
             }
             TimeUnit.MILLISECONDS.sleep(100);
@@ -253,13 +256,18 @@ public final class SaleScenario {
         checks.add(new InvariantChecker.Check("money taken after a cancel was refunded",
                 paymentStates.getOrDefault("REFUNDED", 0L) == afterCancel && !paymentStates.containsKey("REFUNDING"),
                 paymentStates.getOrDefault("REFUNDED", 0L) + " refunded of " + afterCancel));
+        List<UUID> channelPaid = sim.paidPayments();
+        int unrecorded = app.getBean(PaymentRepository.class).unrecorded(channelPaid).size();
+        checks.add(new InvariantChecker.Check("every payment the channel took is recorded (by its callback or the statement)",
+                unrecorded == 0, (channelPaid.size() - unrecorded) + " of " + channelPaid.size() + " recorded, "
+                        + sim.callbacksLost() + " callbacks never sent"));
         return new Report(activityId, shape, snapshot(first), snapshot(replay), snapshot(retry),
                 mismatches.get(), queued.size(), terminal,
                 app.getBean(ReservationRepository.class).countByStatus(activityId),
                 orderStates, seconds, requests.get(),
                 latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getMaxValue(), drainSeconds,
                 chaos.isEmpty() ? Map.of() : Failpoints.fired(), retriedAfterError.get(), snapshot(behaviour), paymentStates,
-                orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), paused, entry,
+                orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), sim.callbacksLost(), paused, entry,
                 (long) app.getBean(MeterRegistry.class).counter("reservation.bucket.transfer").count(), byInstance(),
                 passedOver.get(), nodeFigures.get(), checks);
     }

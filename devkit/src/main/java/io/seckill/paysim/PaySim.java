@@ -5,13 +5,18 @@ import java.io.InputStream;
 import java.math.BigDecimal;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -21,12 +26,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.function.Predicate;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.seckill.mq.Json;
 import io.seckill.payment.channel.CallbackSignature;
@@ -46,6 +51,7 @@ import io.seckill.payment.channel.PaymentChannel.Status;
  * POST /payments/{id}/refund      {refund_id, amount} -> state
  * POST /payments/{id}/pay         the buyer pays; callbacks follow (?callback=false: none)
  * POST /payments/{id}/notify      send the callback (again) now
+ * GET  /statement?from=&to=      the payments paid in [from, to), oldest first, paged (after=, limit=)
  * GET|POST /knobs                 read or change the knobs
  * </pre>
  */
@@ -55,8 +61,23 @@ public final class PaySim implements AutoCloseable {
 
     /** Misbehaviour switches; all off by default. */
     public record Knobs(int duplicateCallbacks, long callbackDelayMs, boolean payAfterClose, int queryFailurePercent,
-            long queryDelayMs) {
-        public static final Knobs NORMAL = new Knobs(1, 0, false, 0, 0);
+            long queryDelayMs, int lostCallbackPercent) {
+        public static final Knobs NORMAL = new Knobs(1, 0, false, 0, 0, 0);
+
+        /** The channel takes money for payments the engine already closed. */
+        public Knobs payingAfterClose() {
+            return new Knobs(duplicateCallbacks, callbackDelayMs, true, queryFailurePercent, queryDelayMs, lostCallbackPercent);
+        }
+
+        /** {@code percent} of the queries, closes and statement reads answered 503. */
+        public Knobs failingQueries(int percent) {
+            return new Knobs(duplicateCallbacks, callbackDelayMs, payAfterClose, percent, queryDelayMs, lostCallbackPercent);
+        }
+
+        /** {@code percent} of the paid payments get no callback at all (only the statement shows them). */
+        public Knobs losingCallbacks(int percent) {
+            return new Knobs(duplicateCallbacks, callbackDelayMs, payAfterClose, queryFailurePercent, queryDelayMs, percent);
+        }
 
         public Knobs {
             if (duplicateCallbacks < 0 || duplicateCallbacks > 1000) {
@@ -67,6 +88,9 @@ public final class PaySim implements AutoCloseable {
             }
             if (queryFailurePercent < 0 || queryFailurePercent > 100) {
                 throw new IllegalArgumentException("query_failure_percent must be 0..100");
+            }
+            if (lostCallbackPercent < 0 || lostCallbackPercent > 100) {
+                throw new IllegalArgumentException("lost_callback_percent must be 0..100");
             }
         }
     }
@@ -94,6 +118,11 @@ public final class PaySim implements AutoCloseable {
         public Status status() {
             return status;
         }
+
+        /** When the money was taken; null while unpaid. */
+        public Instant paidAt() {
+            return paidAt;
+        }
     }
 
     private final HttpServer server;
@@ -106,6 +135,7 @@ public final class PaySim implements AutoCloseable {
     private final AtomicLong callbacksDelivered = new AtomicLong();
     private final AtomicLong callbacksFailed = new AtomicLong();
     private final AtomicLong refunded = new AtomicLong();
+    private final AtomicLong callbacksLost = new AtomicLong();
     private volatile Knobs knobs = Knobs.NORMAL;
 
     private PaySim(HttpServer server, String secret) {
@@ -145,6 +175,16 @@ public final class PaySim implements AutoCloseable {
         return callbacksFailed.get();
     }
 
+    /** Paid payments whose callback was never sent ({@link Knobs#lostCallbackPercent()}). */
+    public long callbacksLost() {
+        return callbacksLost.get();
+    }
+
+    /** Every payment whose money the channel took (kept or refunded since). */
+    public List<UUID> paidPayments() {
+        return payments.values().stream().filter(p -> p.paidAt != null).map(p -> p.paymentId).toList();
+    }
+
     /** The channel's state of a payment, or null. */
     public Payment payment(UUID paymentId) {
         return payments.get(paymentId);
@@ -171,8 +211,12 @@ public final class PaySim implements AutoCloseable {
                 p.paidAt = Instant.now().truncatedTo(ChronoUnit.MILLIS);
             }
         }
-        if (taken && sendCallback) {
-            Knobs k = knobs;
+        Knobs k = knobs;
+        if (taken && sendCallback && k.lostCallbackPercent() > 0
+                && ThreadLocalRandom.current().nextInt(100) < k.lostCallbackPercent()) {
+            callbacksLost.incrementAndGet();
+            log.info("paysim.callback_lost payment_id={}", paymentId);
+        } else if (taken && sendCallback) {
             for (int i = 0; i < Math.max(0, k.duplicateCallbacks()); i++) {
                 scheduleCallback(p, k.callbackDelayMs() * (i + 1), 0);
             }
@@ -254,9 +298,14 @@ public final class PaySim implements AutoCloseable {
                             intOr(body, "callback_delay_ms", (int) knobs.callbackDelayMs()),
                             Boolean.parseBoolean(String.valueOf(body.getOrDefault("pay_after_close", knobs.payAfterClose()))),
                             intOr(body, "query_failure_percent", knobs.queryFailurePercent()),
-                            intOr(body, "query_delay_ms", (int) knobs.queryDelayMs())));
+                            intOr(body, "query_delay_ms", (int) knobs.queryDelayMs()),
+                            intOr(body, "lost_callback_percent", knobs.lostCallbackPercent())));
                 }
                 reply(ex, 200, Json.MAPPER.convertValue(knobs, Map.class));
+                return;
+            }
+            if (parts.length == 2 && parts[1].equals("statement") && method.equals("GET")) {
+                statement(ex);
                 return;
             }
             if (parts.length < 2 || !parts[1].equals("payments")) {
@@ -354,6 +403,67 @@ public final class PaySim implements AutoCloseable {
             }
         }
         reply(ex, p.status == Status.REFUNDED ? 200 : 409, view(p));
+    }
+
+    /**
+     * {@code GET /statement?from=&to=[&after=][&limit=]}: the payments whose money was taken in
+     * {@code [from, to)}, ordered by (paid_at, payment_id); {@code next} continues after the last one.
+     */
+    private void statement(HttpExchange ex) throws IOException {
+        if (misbehave(ex)) {
+            return;
+        }
+        Map<String, String> q = queryParams(ex.getRequestURI().getRawQuery());
+        Instant from = Instant.parse(requiredParam(q, "from"));
+        Instant to = Instant.parse(requiredParam(q, "to"));
+        int limit = Integer.parseInt(q.getOrDefault("limit", "500"));
+        if (limit < 1 || limit > 5000) {
+            throw new IllegalArgumentException("limit must be 1..5000");
+        }
+        Comparator<Payment> order = Comparator.comparing((Payment p) -> p.paidAt).thenComparing(p -> p.paymentId);
+        String after = q.get("after");
+        Predicate<Payment> pastCursor = p -> true;
+        if (after != null) {
+            String[] at = after.split("\\|", 2);
+            if (at.length != 2) {
+                throw new IllegalArgumentException("after must be <paid_at>|<payment_id>");
+            }
+            Instant paidAt = Instant.parse(at[0]);
+            UUID id = UUID.fromString(at[1]);
+            pastCursor = p -> p.paidAt.isAfter(paidAt) || p.paidAt.equals(paidAt) && p.paymentId.compareTo(id) > 0;
+        }
+        List<Payment> page = payments.values().stream()
+                .filter(p -> p.paidAt != null && !p.paidAt.isBefore(from) && p.paidAt.isBefore(to))
+                .filter(pastCursor).sorted(order).limit(limit + 1L).toList();
+        Map<String, Object> out = new LinkedHashMap<>();
+        List<Payment> shown = page.subList(0, Math.min(limit, page.size()));
+        out.put("entries", shown.stream().map(PaySim::view).toList());
+        if (page.size() > limit) {
+            Payment last = shown.getLast();
+            out.put("next", last.paidAt + "|" + last.paymentId);
+        }
+        reply(ex, 200, out);
+    }
+
+    private static Map<String, String> queryParams(String raw) {
+        Map<String, String> q = new HashMap<>();
+        if (raw != null) {
+            for (String pair : raw.split("&")) {
+                int eq = pair.indexOf('=');
+                if (eq > 0) {
+                    q.put(pair.substring(0, eq), URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return q;
+    }
+
+    private static String requiredParam(Map<String, String> q, String name) {
+        String v = q.get(name);
+        if (v == null || v.isBlank()) {
+            throw new IllegalArgumentException(name + " is required");
+        }
+        return v;
     }
 
     private boolean misbehave(HttpExchange ex) throws IOException {

@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 
 /** {@code seckill paysim}: the payment channel simulator as a process of its own. */
 @Command(name = "paysim", mixinStandardHelpOptions = true,
-        description = "Run the payment channel simulator (create, query, close, refund, signed callbacks).")
+        description = "Run the payment channel simulator (create, query, close, refund, statement, signed callbacks).")
 public final class PaySimCommand implements Callable<Integer> {
 
     @Option(names = "--port", description = "listen port on 127.0.0.1 (default ${DEFAULT-VALUE})")
@@ -32,6 +32,10 @@ public final class PaySimCommand implements Callable<Integer> {
     @Option(names = "--query-delay-ms", description = "delay of each query/close call (default ${DEFAULT-VALUE})")
     long queryDelayMs = 0;
 
+    @Option(names = "--lost-callback-percent",
+            description = "share of paid payments that get no callback at all; only the statement shows them (default ${DEFAULT-VALUE})")
+    int lostCallbackPercent = 0;
+
     @Override
     public Integer call() throws Exception {
         if (secret == null || secret.length() < 32) {
@@ -39,7 +43,8 @@ public final class PaySimCommand implements Callable<Integer> {
             return 2;
         }
         PaySim sim = PaySim.start(port, secret);
-        sim.knobs(new PaySim.Knobs(duplicateCallbacks, callbackDelayMs, payAfterClose, queryFailurePercent, queryDelayMs));
+        sim.knobs(new PaySim.Knobs(duplicateCallbacks, callbackDelayMs, payAfterClose, queryFailurePercent, queryDelayMs,
+                lostCallbackPercent));
         System.out.println("paysim listening on " + sim.url());
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -41,7 +41,7 @@ class PaymentCancelRaceIT extends PaymentTestBase {
         long user = 1000;
         int paid = 0, cancelled = 0, refunded = 0;
         for (boolean payAfterClose : new boolean[] {false, true}) {
-            sim.knobs(new PaySim.Knobs(1, 0, payAfterClose, 0, 0));
+            sim.knobs(payAfterClose ? PaySim.Knobs.NORMAL.payingAfterClose() : PaySim.Knobs.NORMAL);
             for (List<String> schedule : schedules) {
                 String outcome = run(activityId, ++user, schedule, payAfterClose);
                 switch (outcome) {

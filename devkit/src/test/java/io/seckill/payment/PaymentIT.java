@@ -204,7 +204,7 @@ class PaymentIT extends PaymentTestBase {
         worker.runOnce("canceller-31");
         assertThat(orderStatus(order)).isEqualTo("CANCELLED");
 
-        sim.knobs(new PaySim.Knobs(1, 0, true, 0, 0));
+        sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
         assertThat(sim.pay(payment, false)).as("the channel takes the money anyway").isTrue();
         HttpResponse<String> r = deliverCallback(payment);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -266,7 +266,7 @@ class PaymentIT extends PaymentTestBase {
         expire(order);
         worker.runOnce("canceller-61");
         assertThat(orderStatus(order)).isEqualTo("CANCELLED");
-        sim.knobs(new PaySim.Knobs(1, 0, true, 0, 0));
+        sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
         assertThat(sim.pay(payment, false)).isTrue();
         assertThat(deliverCallback(payment).body()).contains("REFUNDING");
         UUID poison = UUID.randomUUID();
@@ -314,7 +314,7 @@ class PaymentIT extends PaymentTestBase {
         long activityId = openSale(2);
         UUID order = placeOrder(activityId, 1, 51), payment = startPayment(51, order);
         expire(order);
-        sim.knobs(new PaySim.Knobs(1, 0, false, 100, 0));
+        sim.knobs(PaySim.Knobs.NORMAL.failingQueries(100));
         worker.runOnce("canceller-51");
         assertThat(orderStatus(order)).isEqualTo("CANCEL_PENDING");
         UUID reservation = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, order);

@@ -202,7 +202,10 @@ public record SeckillProperties(
 
     /**
      * The payment channel (DESIGN.md §7.6): where it is, the secret its callbacks are signed with, how far
-     * a callback's timestamp may be off, and the pace of the timeout canceller and refund worker.
+     * a callback's timestamp may be off, the pace of the timeout canceller and refund worker, and how the
+     * channel's statement is read: every {@code statementInterval}, up to {@code statementDelay} before
+     * now (the channel's own lag in listing a payment), starting {@code statementLookback} back the
+     * first time.
      */
     public record Payment(
             @DefaultValue("paysim") String provider,
@@ -215,7 +218,10 @@ public record SeckillProperties(
             @DefaultValue("100") int batch,
             @DefaultValue("500ms") Duration scanInterval,
             @DefaultValue("1s") Duration baseBackoff,
-            @DefaultValue("60s") Duration maxBackoff) {
+            @DefaultValue("60s") Duration maxBackoff,
+            @DefaultValue("60s") Duration statementInterval,
+            @DefaultValue("30s") Duration statementDelay,
+            @DefaultValue("24h") Duration statementLookback) {
         public Payment {
             require("paysim".equals(provider), "seckill.payment.provider", "unknown provider '" + provider + "', known: [paysim]");
             require(channelUrl != null && channelUrl.startsWith("http"), "seckill.payment.channel-url", "must be an http(s) URL");
@@ -229,6 +235,10 @@ public record SeckillProperties(
             require(batch >= 1 && batch <= 5000, "seckill.payment.batch", "must be 1..5000");
             require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.payment.base-backoff",
                     "must be between 0 and max-backoff");
+            require(statementInterval.toMillis() >= 100, "seckill.payment.statement-interval", "must be at least 100ms");
+            require(!statementDelay.isNegative(), "seckill.payment.statement-delay", "must not be negative");
+            require(statementLookback.compareTo(statementDelay) > 0, "seckill.payment.statement-lookback",
+                    "must be longer than statement-delay (" + statementDelay + ")");
         }
 
         public Backoff backoff() {

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -98,6 +99,24 @@ public class PaymentRepository {
             SELECT a.* FROM payment_attempt a JOIN orders o ON o.order_id = a.order_id WHERE o.reservation_id = ?
             """;
 
+    /** Of the given payment ids, those with no payment record. */
+    private static final String UNRECORDED = """
+            SELECT id FROM unnest(?::uuid[]) AS id
+            WHERE NOT EXISTS (SELECT 1 FROM payment_record p WHERE p.payment_id = id)
+            """;
+    private static final String STATEMENT_CHECKPOINT = """
+            SELECT checked_to FROM payment_statement_checkpoint WHERE provider = ?
+            """;
+    private static final String FIRST_CHECKPOINT = """
+            INSERT INTO payment_statement_checkpoint (provider, checked_to) VALUES (?, ?)
+            ON CONFLICT (provider) DO NOTHING
+            """;
+    /** Moves on only from where its pass started, and never back: of two passes at once, one moves it. */
+    private static final String ADVANCE_CHECKPOINT = """
+            UPDATE payment_statement_checkpoint SET checked_to = ?, updated_at = clock_timestamp()
+            WHERE provider = ? AND checked_to = ? AND checked_to < ?
+            """;
+
     private final JdbcTemplate jdbc;
 
     PaymentRepository(JdbcTemplate jdbc) {
@@ -149,6 +168,30 @@ public class PaymentRepository {
 
     public boolean refundBackoff(UUID paymentId, String owner, Backoff backoff) {
         return jdbc.update(REFUND_BACKOFF, interval(backoff.base()), interval(backoff.max()), paymentId, owner) == 1;
+    }
+
+    /** Those of {@code paymentIds} that have no payment record. */
+    public Set<UUID> unrecorded(List<UUID> paymentIds) {
+        if (paymentIds.isEmpty()) {
+            return Set.of();
+        }
+        return Set.copyOf(jdbc.queryForList(UNRECORDED, UUID.class, (Object) paymentIds.toArray(UUID[]::new)));
+    }
+
+    /** The end of the channel statement's last fully reconciled window, if any was. */
+    public Optional<Instant> statementCheckpoint(String provider) {
+        return jdbc.queryForList(STATEMENT_CHECKPOINT, Timestamp.class, provider).stream().map(Timestamp::toInstant).findFirst();
+    }
+
+    /**
+     * Records that the statement is reconciled up to {@code to}, moving on from {@code from} (null: no
+     * checkpoint yet). False when another pass moved it first.
+     */
+    public boolean advanceStatement(String provider, Instant from, Instant to) {
+        if (from == null) {
+            return jdbc.update(FIRST_CHECKPOINT, provider, Timestamp.from(to)) == 1;
+        }
+        return jdbc.update(ADVANCE_CHECKPOINT, Timestamp.from(to), provider, Timestamp.from(from), Timestamp.from(to)) == 1;
     }
 
     /** Payment records of a sale by state: SUCCESS (kept), REFUNDING, REFUNDED. */

@@ -2,6 +2,7 @@ package io.seckill.payment.channel;
 
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -27,6 +28,15 @@ public interface PaymentChannel {
 
     /** Gives the money of a successful payment back, once per refund id. */
     State refund(UUID paymentId, UUID refundId, BigDecimal amount);
+
+    /**
+     * One page of the channel's statement: every payment whose money was taken at {@code from <= paid_at < to}
+     * (kept or refunded since), oldest first, after the entry {@code after} names (null: from the
+     * start). Each entry reads as the callback the channel would have sent for it. A callback can be
+     * lost for good (a real channel stops retrying); the statement cannot, so it is what the engine
+     * reconciles against.
+     */
+    Statement statement(Instant from, Instant to, String after, int limit);
 
     /**
      * Checks a callback's signature and timestamp window and reads it.
@@ -59,7 +69,11 @@ public interface PaymentChannel {
         }
     }
 
-    /** A verified asynchronous notification. */
+    /** A page of the statement; {@code next} is the cursor of the following page, null on the last one. */
+    record Statement(List<Callback> entries, String next) {
+    }
+
+    /** A verified asynchronous notification, or an entry of the statement. */
     record Callback(UUID paymentId, UUID orderId, String providerTransactionId, BigDecimal amount, Status status,
             Instant paidAt) {
     }

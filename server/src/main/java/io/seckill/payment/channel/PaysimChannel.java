@@ -3,13 +3,17 @@ package io.seckill.payment.channel;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -116,6 +120,45 @@ public final class PaysimChannel implements PaymentChannel {
         if (m == null) {
             throw new CallbackRejected("body", "not a JSON object");
         }
+        return notice(m);
+    }
+
+    @Override
+    public Statement statement(Instant from, Instant to, String after, int limit) {
+        StringBuilder path = new StringBuilder("/statement?from=").append(from).append("&to=").append(to)
+                .append("&limit=").append(limit);
+        if (after != null) {
+            path.append("&after=").append(URLEncoder.encode(after, StandardCharsets.UTF_8));
+        }
+        Reply r = call("GET", path.toString(), null);
+        r.requireOk("read the statement " + from + " .. " + to);
+        List<Callback> entries = new ArrayList<>();
+        if (!(r.body().get("entries") instanceof List<?> list)) {
+            throw new ChannelUnavailable("statement " + from + " .. " + to + ": no entries list in " + r.body(), null);
+        }
+        for (Object o : list) {
+            if (!(o instanceof Map<?, ?> m)) {
+                throw new ChannelUnavailable("statement " + from + " .. " + to + ": entry " + o + " is not an object", null);
+            }
+            try {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> entry = (Map<String, Object>) m;
+                Callback c = notice(entry);
+                if (c.paidAt() == null) {
+                    throw new CallbackRejected("paid_at", "is required in a statement entry");
+                }
+                entries.add(c);
+            } catch (CallbackRejected e) {
+                throw new ChannelUnavailable("statement " + from + " .. " + to + ": entry " + m + ": " + e.field() + " "
+                        + e.getMessage(), e);
+            }
+        }
+        Object next = r.body().get("next");
+        return new Statement(entries, next == null ? null : next.toString());
+    }
+
+    /** A callback body or a statement entry: the same fields. */
+    private static Callback notice(Map<String, Object> m) {
         return new Callback(uuid(m, "payment_id"), uuid(m, "order_id"), text(m, "provider_transaction_id"),
                 amount(m), status(m), paidAt(m));
     }

@@ -1,0 +1,193 @@
+package io.seckill.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.payment.PaymentStatementWorker.Pass;
+import io.seckill.payment.PaymentStatementWorker.Result;
+import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.paysim.PaySim;
+
+/** The channel's statement finds the money no callback reported, applies it once, and says what it cannot match. */
+class PaymentStatementIT extends PaymentTestBase {
+
+    @Autowired
+    PaymentStatementWorker statement;
+    @Autowired
+    PaymentChannel channel;
+    @Autowired
+    MeterRegistry meters;
+
+    /** Earlier tests of this JVM left the simulator with payments of their own: this class reads from now on. */
+    @BeforeEach
+    void checkpointNow() {
+        jdbc.update("""
+                INSERT INTO payment_statement_checkpoint (provider, checked_to) VALUES ('paysim', clock_timestamp())
+                ON CONFLICT (provider) DO UPDATE SET checked_to = clock_timestamp()""");
+    }
+
+    @AfterEach
+    void normalChannel() {
+        sim.knobs(PaySim.Knobs.NORMAL);
+    }
+
+    @Test
+    @DisplayName("money taken after the local cancel, whose callback never came: the statement records it, the refund "
+            + "follows, and the next pass changes nothing")
+    void paidAfterCancelWithoutCallback() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 71), payment = startPayment(71, order);
+        expire(order);
+        worker.runOnce("canceller-71");
+        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
+        assertThat(sim.pay(payment, false)).as("the channel takes the money and never calls back").isTrue();
+
+        Pass pass = settle();
+        assertThat(pass.count(Result.APPLIED)).isOne();
+        assertThat(pass.checkedTo()).isEqualTo(pass.to());
+        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, payment))
+                .isEqualTo("REFUNDING");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'PAID_AFTER_CANCEL' AND object_id = ?",
+                payment.toString())).isOne();
+        worker.refunds("refunder-71");
+        assertThat(sim.payment(payment).status()).isEqualTo(PaymentChannel.Status.REFUNDED);
+        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, payment))
+                .isEqualTo("REFUNDED");
+
+        jdbc.update("UPDATE payment_statement_checkpoint SET checked_to = ? WHERE provider = 'paysim'",
+                java.sql.Timestamp.from(pass.from()));
+        Pass again = settle();
+        assertThat(again.count(Result.KNOWN)).as("the same window read again").isGreaterThanOrEqualTo(1);
+        assertThat(again.count(Result.APPLIED)).isZero();
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).isOne();
+        assertThat(ledger(order, "SELL")).isZero();
+        awaitSettled(activityId, 1);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a paid order whose callback was lost: the statement makes it PAID once; the late callback finds it paid")
+    void paidWithoutCallback() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 72), payment = startPayment(72, order);
+        assertThat(sim.pay(payment, false)).isTrue();
+
+        assertThat(settle().count(Result.APPLIED)).isOne();
+        assertThat(orderStatus(order)).isEqualTo("PAID");
+        assertThat(ledger(order, "SELL")).isOne();
+        assertThat(events(order, "ORDER_PAID")).isOne();
+        assertThat(deliverCallback(payment).body()).contains("ALREADY_PAID");
+        assertThat(settle().count(Result.APPLIED)).isZero();
+        assertThat(events(order, "ORDER_PAID")).isOne();
+        awaitSettled(activityId, 1);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("money for no order of this engine, and a refund it never made: open anomalies, nothing written, the "
+            + "checkpoint moves on")
+    void unmatchedEntries() throws Exception {
+        UUID stranger = UUID.randomUUID(), strangersOrder = UUID.randomUUID();
+        channel.create(stranger, strangersOrder, new BigDecimal("12.00"), "http://127.0.0.1:9/nowhere");
+        assertThat(sim.pay(stranger, false)).isTrue();
+        UUID refundedElsewhere = UUID.randomUUID();
+        channel.create(refundedElsewhere, UUID.randomUUID(), new BigDecimal("3.00"), "http://127.0.0.1:9/nowhere");
+        assertThat(sim.pay(refundedElsewhere, false)).isTrue();
+        channel.refund(refundedElsewhere, UUID.randomUUID(), new BigDecimal("3.00"));
+        double before = unmatchedCount();
+
+        Pass pass = settle();
+        assertThat(pass.count(Result.UNMATCHED)).isEqualTo(2);
+        assertThat(pass.checkedTo()).isEqualTo(pass.to());
+        assertThat(unmatchedCount() - before).isEqualTo(2);
+        assertThat(jdbc.queryForObject("SELECT evidence->>'reason' FROM reconcile_anomaly WHERE anomaly_type = "
+                + "'STATEMENT_UNMATCHED' AND object_id = ? AND status = 'OPEN'", String.class, stranger.toString()))
+                .isEqualTo("ORDER_NOT_FOUND");
+        assertThat(jdbc.queryForObject("SELECT evidence->>'reason' FROM reconcile_anomaly WHERE anomaly_type = "
+                + "'STATEMENT_UNMATCHED' AND object_id = ? AND status = 'OPEN'", String.class, refundedElsewhere.toString()))
+                .isEqualTo("REFUND_UNRECORDED");
+        assertThat(count("SELECT count(*) FROM payment_record WHERE payment_id IN (?, ?)", stranger, refundedElsewhere)).isZero();
+        assertThat(count("SELECT count(*) FROM orders WHERE order_id = ?", strangersOrder)).isZero();
+    }
+
+    @Test
+    @DisplayName("a statement the channel cannot serve keeps the checkpoint (unknown is not empty); once it answers, the "
+            + "payment is applied")
+    void channelUnavailable() throws Exception {
+        long activityId = openSale(2);
+        UUID order = placeOrder(activityId, 1, 73), payment = startPayment(73, order);
+        assertThat(sim.pay(payment, false)).isTrue();
+        Instant checkpoint = payments.statementCheckpoint("paysim").orElseThrow();
+        sim.knobs(PaySim.Knobs.NORMAL.failingQueries(100));
+        assertThatThrownBy(this::settle).isInstanceOf(PaymentChannel.ChannelUnavailable.class);
+        assertThat(payments.statementCheckpoint("paysim")).contains(checkpoint);
+        assertThat(orderStatus(order)).isEqualTo("PAYING");
+
+        sim.knobs(PaySim.Knobs.NORMAL);
+        assertThat(settle().count(Result.APPLIED)).isOne();
+        assertThat(orderStatus(order)).isEqualTo("PAID");
+        awaitSettled(activityId, 1);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("an entry that cannot be applied holds the checkpoint at its payment time while the entries after it are "
+            + "applied; past the bound it is STATEMENT_STALLED; once it can be, it is applied")
+    void poisonEntryBesideHealthyOne() throws Exception {
+        long activityId = openSale(3, 3);
+        UUID poison = placeOrder(activityId, 2, 74), poisonPayment = startPayment(74, poison);
+        UUID healthy = placeOrder(activityId, 1, 75), healthyPayment = startPayment(75, healthy);
+        awaitSettled(activityId, 2);
+        // PostgreSQL says SKU 2 has no occupied unit to sell: the poison payment's PAID transaction must fail
+        jdbc.update("UPDATE sku_inventory SET occupied_stock = occupied_stock - 1, available_stock = available_stock + 1 "
+                + "WHERE activity_id = ? AND sku_id = 2", activityId);
+        try {
+            assertThat(sim.pay(poisonPayment, false)).isTrue();
+            Thread.sleep(5);
+            assertThat(sim.pay(healthyPayment, false)).isTrue();
+            Instant poisonPaidAt = sim.payment(poisonPayment).paidAt();
+            for (int attempt = 0; attempt < 2; attempt++) {
+                Pass pass = settle();
+                assertThat(pass.count(Result.FAILED)).isOne();
+                assertThat(pass.checkedTo()).isEqualTo(poisonPaidAt);
+            }
+            assertThat(orderStatus(healthy)).isEqualTo("PAID");
+            assertThat(orderStatus(poison)).isEqualTo("PAYING");
+            assertThat(count("SELECT count(*) FROM payment_record WHERE payment_id = ?", poisonPayment)).isZero();
+            assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'STATEMENT_STALLED' AND object_id = ? "
+                    + "AND status = 'OPEN'", poisonPayment.toString())).isOne();
+        } finally {
+            jdbc.update("UPDATE sku_inventory SET occupied_stock = occupied_stock + 1, available_stock = available_stock - 1 "
+                    + "WHERE activity_id = ? AND sku_id = 2", activityId);
+        }
+        Pass healed = settle();
+        assertThat(healed.count(Result.APPLIED)).isOne();
+        assertThat(healed.count(Result.KNOWN)).as("the healthy payment, read again from the held checkpoint").isOne();
+        assertThat(healed.checkedTo()).isEqualTo(healed.to());
+        assertThat(orderStatus(poison)).isEqualTo("PAID");
+        awaitSettled(activityId, 2);
+        assertInvariants(activityId, true);
+    }
+
+    private Pass settle() throws InterruptedException {
+        Thread.sleep(2);
+        return statement.runOnce(Instant.now());
+    }
+
+    private double unmatchedCount() {
+        return meters.counter("payment.statement.entries", "result", "unmatched").count();
+    }
+}

@@ -1,0 +1,201 @@
+package io.seckill.payment;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.StalledWork;
+import io.seckill.config.SeckillProperties;
+import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.payment.channel.PaymentChannel.Callback;
+import io.seckill.refusal.Refusal;
+import io.seckill.worker.PollingWorker;
+
+/**
+ * The channel's statement against the payment records (docs/DESIGN.md, "The channel's statement").
+ * A callback can be lost for good - a real channel stops notifying after a while - and after a local
+ * cancel nothing else asks the channel about that payment again, so money taken after a close would
+ * stay with the seller unseen. The statement lists every payment whose money was taken; each pass of
+ * the {@code payment} role reads it from the checkpoint up to {@code statement-delay} before now:
+ * <ul>
+ * <li>an entry with a payment record is known: nothing to do;</li>
+ * <li>an unrecorded SUCCESS entry is applied as its callback would have been
+ * ({@link PaymentService#applyPaid}, source {@code statement}): its order becomes PAID, or - when it
+ * was cancelled - the payment is recorded and refunded;</li>
+ * <li>an entry that matches no order of this engine, or a refund this side never recorded, is an open
+ * anomaly {@code STATEMENT_UNMATCHED} for a person;</li>
+ * <li>an entry whose apply fails (PostgreSQL away, an order that cannot take the payment) holds the
+ * checkpoint at its payment time - the entries after it are still applied - and is retried each
+ * pass; past the stall bound it is an anomaly {@code STATEMENT_STALLED}.</li>
+ * </ul>
+ * Applying is idempotent by payment id, so instances reading the same window at once are harmless;
+ * the checkpoint moves only from where its pass started.
+ */
+@Component
+public class PaymentStatementWorker extends PollingWorker {
+
+    private static final Logger log = LoggerFactory.getLogger(PaymentStatementWorker.class);
+
+    private static final String WORKER = "payment-statement";
+
+    private final PaymentChannel channel;
+    private final PaymentRepository payments;
+    private final PaymentService service;
+    private final AnomalyRepository anomalies;
+    private final StalledWork stalled;
+    private final SeckillProperties.Payment cfg;
+    private final Map<UUID, Integer> failures = new ConcurrentHashMap<>();
+    private final AtomicReference<Instant> checkedTo = new AtomicReference<>();
+
+    PaymentStatementWorker(PaymentChannel channel, PaymentRepository payments, PaymentService service,
+            AnomalyRepository anomalies, StalledWork stalled, SeckillProperties props, MeterRegistry meters) {
+        super("payment", "payment.statement", props.payment().statementInterval(), props, meters);
+        this.channel = channel;
+        this.payments = payments;
+        this.service = service;
+        this.anomalies = anomalies;
+        this.stalled = stalled;
+        this.cfg = props.payment();
+        for (Result r : Result.values()) {
+            meters.counter("payment.statement.entries", "result", r.label);
+        }
+        Gauge.builder("payment.statement.lag.seconds", checkedTo, PaymentStatementWorker::secondsBehind)
+                .description("how far behind now the channel's statement is reconciled (0 before the first pass)")
+                .register(meters);
+    }
+
+    /** What became of one statement entry. */
+    public enum Result {
+        KNOWN("known"), APPLIED("applied"), UNMATCHED("unmatched"), FAILED("failed");
+
+        private final String label;
+
+        Result(String label) {
+            this.label = label;
+        }
+    }
+
+    /** One pass: the window read, and what became of its entries. */
+    public record Pass(Instant from, Instant to, Instant checkedTo, Map<Result, Integer> entries) {
+        public int count(Result r) {
+            return entries.getOrDefault(r, 0);
+        }
+    }
+
+    @Override
+    protected String threadName() {
+        return WORKER;
+    }
+
+    /** The statement is read once per interval: a pass reads its whole window. */
+    @Override
+    protected int runPass() {
+        runOnce(Instant.now());
+        return 0;
+    }
+
+    /** Reconciles the statement up to {@code statement-delay} before {@code now}. */
+    public Pass runOnce(Instant now) {
+        String provider = channel.provider();
+        Optional<Instant> checkpoint = payments.statementCheckpoint(provider);
+        checkpoint.ifPresent(checkedTo::set);
+        Instant from = checkpoint.orElse(now.minus(cfg.statementLookback()).truncatedTo(ChronoUnit.MILLIS));
+        Instant to = now.minus(cfg.statementDelay()).truncatedTo(ChronoUnit.MILLIS);
+        Map<Result, Integer> counts = new LinkedHashMap<>();
+        if (!to.isAfter(from)) {
+            return new Pass(from, to, from, counts);
+        }
+        Instant held = null;
+        String after = null;
+        do {
+            PaymentChannel.Statement page = channel.statement(from, to, after, cfg.batch());
+            Set<UUID> unrecorded = payments.unrecorded(page.entries().stream().map(Callback::paymentId).toList());
+            for (Callback entry : page.entries()) {
+                Result r = unrecorded.contains(entry.paymentId()) ? settle(entry) : Result.KNOWN;
+                meters.counter("payment.statement.entries", "result", r.label).increment();
+                counts.merge(r, 1, Integer::sum);
+                if (r == Result.FAILED && held == null) {
+                    held = entry.paidAt();
+                }
+            }
+            after = page.next();
+        } while (after != null);
+        Instant reached = held == null ? to : held;
+        if (reached.isAfter(from) && payments.advanceStatement(provider, checkpoint.orElse(null), reached)) {
+            checkedTo.set(reached);
+        }
+        if (counts.keySet().stream().anyMatch(r -> r != Result.KNOWN)) {
+            log.info("payment.statement_pass from={} to={} checked_to={} entries={}", from, to, reached, counts);
+        }
+        return new Pass(from, to, reached, counts);
+    }
+
+    private Result settle(Callback entry) {
+        if (entry.status() != PaymentChannel.Status.SUCCESS) {
+            failures.remove(entry.paymentId());
+            unmatched(entry, "REFUND_UNRECORDED", "the channel shows the payment " + entry.status()
+                    + " and this side never recorded it");
+            return Result.UNMATCHED;
+        }
+        try {
+            PaymentOutcome outcome = service.applyPaid(channel.provider(), entry.paymentId(), entry.orderId(),
+                    entry.providerTransactionId(), entry.amount(), entry.paidAt(), "statement");
+            failures.remove(entry.paymentId());
+            log.warn("payment.statement_applied payment_id={} order_id={} paid_at={} result={} (no callback had reported it)",
+                    entry.paymentId(), entry.orderId(), entry.paidAt(), outcome);
+            return Result.APPLIED;
+        } catch (Refusal r) {
+            failures.remove(entry.paymentId());
+            unmatched(entry, r.code(), r.getMessage());
+            return Result.UNMATCHED;
+        } catch (RuntimeException e) {
+            int attempts = failures.merge(entry.paymentId(), 1, Integer::sum);
+            String error = e.getClass().getSimpleName() + ": " + e.getMessage();
+            log.warn("payment.statement_apply_failed payment_id={} order_id={} attempts={} error_class={}: {}",
+                    entry.paymentId(), entry.orderId(), attempts, e.getClass().getName(), e.getMessage());
+            stalled.failed(WORKER, "STATEMENT_STALLED", "PAYMENT", entry.paymentId().toString(), null, null, attempts, error,
+                    evidence(entry));
+            return Result.FAILED;
+        }
+    }
+
+    private void unmatched(Callback entry, String reason, String detail) {
+        Map<String, Object> evidence = evidence(entry);
+        evidence.put("reason", reason);
+        evidence.put("detail", detail);
+        if (anomalies.record("STATEMENT_UNMATCHED", "PAYMENT", entry.paymentId().toString(), null, null, evidence)) {
+            log.error("payment.statement_unmatched payment_id={} order_id={} channel_status={} reason={}: {}", entry.paymentId(),
+                    entry.orderId(), entry.status(), reason, detail);
+        }
+    }
+
+    private Map<String, Object> evidence(Callback entry) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("provider", channel.provider());
+        m.put("order_id", entry.orderId().toString());
+        m.put("provider_transaction_id", entry.providerTransactionId());
+        m.put("amount", entry.amount().toPlainString());
+        m.put("channel_status", entry.status().name());
+        m.put("paid_at", String.valueOf(entry.paidAt()));
+        return m;
+    }
+
+    private static double secondsBehind(AtomicReference<Instant> checkedTo) {
+        Instant at = checkedTo.get();
+        return at == null ? 0 : Math.max(0, Duration.between(at, Instant.now()).toMillis() / 1000.0);
+    }
+}
