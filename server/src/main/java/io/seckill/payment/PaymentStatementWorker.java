@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.Gauge;
@@ -17,12 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import io.seckill.anomaly.AnomalyRepository;
-import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.payment.channel.PaymentChannel.Callback;
-import io.seckill.refusal.Refusal;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -50,25 +46,20 @@ public class PaymentStatementWorker extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(PaymentStatementWorker.class);
 
-    private static final String WORKER = "payment-statement";
+    static final String WORKER = "payment-statement";
 
     private final PaymentChannel channel;
     private final PaymentRepository payments;
-    private final PaymentService service;
-    private final AnomalyRepository anomalies;
-    private final StalledWork stalled;
+    private final StatementMatcher matcher;
     private final SeckillProperties.Payment cfg;
-    private final Map<UUID, Integer> failures = new ConcurrentHashMap<>();
     private final AtomicReference<Instant> checkedTo = new AtomicReference<>();
 
-    PaymentStatementWorker(PaymentChannel channel, PaymentRepository payments, PaymentService service,
-            AnomalyRepository anomalies, StalledWork stalled, SeckillProperties props, MeterRegistry meters) {
+    PaymentStatementWorker(PaymentChannel channel, PaymentRepository payments, StatementMatcher matcher,
+            SeckillProperties props, MeterRegistry meters) {
         super("payment", "payment.statement", props.payment().statementInterval(), props, meters);
         this.channel = channel;
         this.payments = payments;
-        this.service = service;
-        this.anomalies = anomalies;
-        this.stalled = stalled;
+        this.matcher = matcher;
         this.cfg = props.payment();
         for (Result r : Result.values()) {
             meters.counter("payment.statement.entries", "result", r.label);
@@ -125,7 +116,7 @@ public class PaymentStatementWorker extends PollingWorker {
             PaymentChannel.Statement page = channel.statement(from, to, after, cfg.batch());
             Set<UUID> unrecorded = payments.unrecorded(page.entries().stream().map(Callback::paymentId).toList());
             for (Callback entry : page.entries()) {
-                Result r = unrecorded.contains(entry.paymentId()) ? settle(entry) : Result.KNOWN;
+                Result r = unrecorded.contains(entry.paymentId()) ? matcher.settle(provider, entry) : Result.KNOWN;
                 meters.counter("payment.statement.entries", "result", r.label).increment();
                 counts.merge(r, 1, Integer::sum);
                 if (r == Result.FAILED && held == null) {
@@ -142,56 +133,6 @@ public class PaymentStatementWorker extends PollingWorker {
             log.info("payment.statement_pass from={} to={} checked_to={} entries={}", from, to, reached, counts);
         }
         return new Pass(from, to, reached, counts);
-    }
-
-    private Result settle(Callback entry) {
-        if (entry.status() != PaymentChannel.Status.SUCCESS) {
-            failures.remove(entry.paymentId());
-            unmatched(entry, "REFUND_UNRECORDED", "the channel shows the payment " + entry.status()
-                    + " and this side never recorded it");
-            return Result.UNMATCHED;
-        }
-        try {
-            PaymentOutcome outcome = service.applyPaid(channel.provider(), entry.paymentId(), entry.orderId(),
-                    entry.providerTransactionId(), entry.amount(), entry.paidAt(), "statement");
-            failures.remove(entry.paymentId());
-            log.warn("payment.statement_applied payment_id={} order_id={} paid_at={} result={} (no callback had reported it)",
-                    entry.paymentId(), entry.orderId(), entry.paidAt(), outcome);
-            return Result.APPLIED;
-        } catch (Refusal r) {
-            failures.remove(entry.paymentId());
-            unmatched(entry, r.code(), r.getMessage());
-            return Result.UNMATCHED;
-        } catch (RuntimeException e) {
-            int attempts = failures.merge(entry.paymentId(), 1, Integer::sum);
-            String error = e.getClass().getSimpleName() + ": " + e.getMessage();
-            log.warn("payment.statement_apply_failed payment_id={} order_id={} attempts={} error_class={}: {}",
-                    entry.paymentId(), entry.orderId(), attempts, e.getClass().getName(), e.getMessage());
-            stalled.failed(WORKER, "STATEMENT_STALLED", "PAYMENT", entry.paymentId().toString(), null, null, attempts, error,
-                    evidence(entry));
-            return Result.FAILED;
-        }
-    }
-
-    private void unmatched(Callback entry, String reason, String detail) {
-        Map<String, Object> evidence = evidence(entry);
-        evidence.put("reason", reason);
-        evidence.put("detail", detail);
-        if (anomalies.record("STATEMENT_UNMATCHED", "PAYMENT", entry.paymentId().toString(), null, null, evidence)) {
-            log.error("payment.statement_unmatched payment_id={} order_id={} channel_status={} reason={}: {}", entry.paymentId(),
-                    entry.orderId(), entry.status(), reason, detail);
-        }
-    }
-
-    private Map<String, Object> evidence(Callback entry) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("provider", channel.provider());
-        m.put("order_id", entry.orderId().toString());
-        m.put("provider_transaction_id", entry.providerTransactionId());
-        m.put("amount", entry.amount().toPlainString());
-        m.put("channel_status", entry.status().name());
-        m.put("paid_at", String.valueOf(entry.paidAt()));
-        return m;
     }
 
     private static double secondsBehind(AtomicReference<Instant> checkedTo) {
