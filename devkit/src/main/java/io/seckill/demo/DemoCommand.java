@@ -94,8 +94,8 @@ public final class DemoCommand implements Callable<Integer> {
             Map<String, String> shared = new HashMap<>(engines.springProperties());
             shared.put("seckill.payment.channel-url", sim.url());
             shared.put("seckill.payment.callback-secret", callbackSecret);
-            shared.put("seckill.payment.statement-interval", "2s");
-            shared.put("seckill.payment.statement-delay", "2s");
+            shared.put("seckill.payment.statement.interval", "2s");
+            shared.put("seckill.payment.statement.delay", "2s");
             String userSecret = "demo-user-" + UUID.randomUUID() + UUID.randomUUID();
             String adminSecret = "demo-admin-" + UUID.randomUUID() + UUID.randomUUID();
             shared.put("seckill.jwt.user-secret", userSecret);

@@ -36,40 +36,38 @@ class PaymentIT extends PaymentTestBase {
     @Test
     @DisplayName("a paid order: callback -> PAID, stock occupied -> sold with a ledger row, PAID projected into Redis")
     void paidOrder() throws Exception {
-        long activityId = openSale(3);
-        UUID order = placeOrder(activityId, 1, 1), payment = startPayment(1, order);
-        assertThat(orderStatus(order)).isEqualTo("PAYING");
-        assertThat(startPayment(1, order)).as("a second 'pay' returns the same payment").isEqualTo(payment);
+        Paying p = paying(3, 1);
+        assertThat(orderStatus(p.order())).isEqualTo("PAYING");
+        assertThat(startPayment(1, p.order())).as("a second 'pay' returns the same payment").isEqualTo(p.payment());
         long timedBefore = meters.timer("payment.callback.paid.latency").count();
 
-        assertThat(sim.pay(payment, true)).isTrue();
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> orderStatus(order).equals("PAID"));
+        assertThat(sim.pay(p.payment(), true)).isTrue();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> orderStatus(p.order()).equals("PAID"));
         assertThat(meters.timer("payment.callback.paid.latency").count()).as("callback -> PAID timed").isGreaterThan(timedBefore);
-        assertThat(ledger(order, "SELL")).isOne();
-        assertThat(events(order, "ORDER_PAID")).isOne();
-        awaitSettled(activityId, 1);
-        UUID reservation = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, order);
+        assertThat(ledger(p.order(), "SELL")).isOne();
+        assertThat(events(p.order(), "ORDER_PAID")).isOne();
+        awaitSettled(p.activityId(), 1);
+        UUID reservation = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, p.order());
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "PAID".equals(redis.sync()
-                .hget(SkuSlot.forUser(activityId, 1, 1, 1).reservation(reservation.toString()), "status")));
+                .hget(SkuSlot.forUser(p.activityId(), 1, 1, 1).reservation(reservation.toString()), "status")));
         SaleClient.Response view = client().get("/api/v1/reservations/" + reservation, userToken(1));
         assertThat(view.body()).containsEntry("state", "ORDER_CREATED").containsEntry("order_status", "PAID");
-        assertThat(count("SELECT sold_stock FROM sku_inventory WHERE activity_id = ? AND sku_id = 1", activityId)).isOne();
+        assertThat(count("SELECT sold_stock FROM sku_inventory WHERE activity_id = ? AND sku_id = 1", p.activityId())).isOne();
 
-        assertThat(client().post("/api/v1/orders/" + order + "/payments", userToken(1), null).code())
+        assertThat(client().post("/api/v1/orders/" + p.order() + "/payments", userToken(1), null).code())
                 .isEqualTo("ORDER_ALREADY_PAID");
-        assertThat(client().post("/api/v1/orders/" + order + "/cancel", userToken(1), null).code())
+        assertThat(client().post("/api/v1/orders/" + p.order() + "/cancel", userToken(1), null).code())
                 .isEqualTo("ORDER_ALREADY_PAID");
-        assertThat(client().get("/api/v1/orders/" + order, userToken(2)).status()).as("owner only").isEqualTo(404);
-        assertInvariants(activityId, true);
+        assertThat(client().get("/api/v1/orders/" + p.order(), userToken(2)).status()).as("owner only").isEqualTo(404);
+        assertInvariants(p.activityId(), true);
     }
 
     @Test
     @DisplayName("fault #17: 1,000 concurrent duplicate callbacks -> one payment_record, one PAID transition, one ORDER_PAID")
     void duplicateCallbacks() throws Exception {
-        long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 7), payment = startPayment(7, order);
-        assertThat(sim.pay(payment, false)).isTrue();
-        PaySim.SignedCallback cb = sim.signedCallback(payment, Instant.now().getEpochSecond());
+        Paying p = paying(2, 7);
+        assertThat(sim.pay(p.payment(), false)).isTrue();
+        PaySim.SignedCallback cb = sim.signedCallback(p.payment(), Instant.now().getEpochSecond());
 
         ExecutorService pool = Executors.newFixedThreadPool(48);
         List<Future<HttpResponse<String>>> sent = new ArrayList<>();
@@ -85,12 +83,12 @@ class PaymentIT extends PaymentTestBase {
         pool.shutdown();
 
         assertThat(results).containsEntry("PAID", 1).containsEntry("ALREADY_PAID", 999);
-        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).isOne();
-        assertThat(count("SELECT version FROM orders WHERE order_id = ?", order)).as("CREATED->PAYING->PAID").isEqualTo(2);
-        assertThat(ledger(order, "SELL")).isOne();
-        assertThat(events(order, "ORDER_PAID")).isOne();
-        awaitSettled(activityId, 1);
-        assertInvariants(activityId, true);
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", p.order())).isOne();
+        assertThat(count("SELECT version FROM orders WHERE order_id = ?", p.order())).as("CREATED->PAYING->PAID").isEqualTo(2);
+        assertThat(ledger(p.order(), "SELL")).isOne();
+        assertThat(events(p.order(), "ORDER_PAID")).isOne();
+        awaitSettled(p.activityId(), 1);
+        assertInvariants(p.activityId(), true);
     }
 
     @Test
@@ -141,15 +139,14 @@ class PaymentIT extends PaymentTestBase {
     @Test
     @DisplayName("forged signature, stale timestamp, wrong amount, unknown order: refused with a clear error, nothing written")
     void refusedCallbacks() throws Exception {
-        long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 21), payment = startPayment(21, order);
-        assertThat(sim.pay(payment, false)).isTrue();
+        Paying p = paying(2, 21);
+        assertThat(sim.pay(p.payment(), false)).isTrue();
         long now = Instant.now().getEpochSecond();
-        PaySim.SignedCallback good = sim.signedCallback(payment, now);
+        PaySim.SignedCallback good = sim.signedCallback(p.payment(), now);
 
         CallbackSignature forger = new CallbackSignature("not-the-channel-secret-0123456789abcdef");
         assertRefused(new PaySim.SignedCallback(good.body(), now, forger.sign(now, good.body())), 401, "X-Pay-Signature");
-        assertRefused(sim.signedCallback(payment, now - 3600), 401, "X-Pay-Timestamp");
+        assertRefused(sim.signedCallback(p.payment(), now - 3600), 401, "X-Pay-Timestamp");
 
         @SuppressWarnings("unchecked")
         Map<String, Object> body = new LinkedHashMap<>(Json.read(good.body(), Map.class));
@@ -161,24 +158,23 @@ class PaymentIT extends PaymentTestBase {
         body.put("payment_id", PaymentService.paymentId(stranger).toString());
         assertRefused(signed(body, now), 404, "order_id");
 
-        assertThat(orderStatus(order)).isEqualTo("PAYING");
-        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).isZero();
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id IN (?, ?)", payment.toString(),
+        assertThat(orderStatus(p.order())).isEqualTo("PAYING");
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", p.order())).isZero();
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id IN (?, ?)", p.payment().toString(),
                 PaymentService.paymentId(stranger).toString())).isZero();
-        assertThat(ledger(order, "SELL")).isZero();
+        assertThat(ledger(p.order(), "SELL")).isZero();
 
         assertThat(deliver(good).statusCode()).as("the genuine callback still works").isEqualTo(200);
-        assertThat(orderStatus(order)).isEqualTo("PAID");
+        assertThat(orderStatus(p.order())).isEqualTo("PAID");
     }
 
     @Test
     @DisplayName("a signed REFUNDED callback never pays an unpaid order: ignored, nothing written; the SUCCESS one still pays")
     void refundedCallbackNeverPays() throws Exception {
-        long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 23), payment = startPayment(23, order);
-        assertThat(sim.pay(payment, false)).isTrue();
+        Paying p = paying(2, 23);
+        assertThat(sim.pay(p.payment(), false)).isTrue();
         long now = Instant.now().getEpochSecond();
-        PaySim.SignedCallback good = sim.signedCallback(payment, now);
+        PaySim.SignedCallback good = sim.signedCallback(p.payment(), now);
         @SuppressWarnings("unchecked")
         Map<String, Object> body = new LinkedHashMap<>(Json.read(good.body(), Map.class));
         body.put("status", "REFUNDED");
@@ -187,41 +183,37 @@ class PaymentIT extends PaymentTestBase {
 
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).contains("IGNORED");
-        assertThat(orderStatus(order)).isEqualTo("PAYING");
-        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).isZero();
-        assertThat(ledger(order, "SELL")).isZero();
+        assertThat(orderStatus(p.order())).isEqualTo("PAYING");
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", p.order())).isZero();
+        assertThat(ledger(p.order(), "SELL")).isZero();
         assertThat(deliver(good).statusCode()).isEqualTo(200);
-        assertThat(orderStatus(order)).isEqualTo("PAID");
-        assertPgConserved(activityId, 1);
+        assertThat(orderStatus(p.order())).isEqualTo("PAID");
+        assertPgConserved(p.activityId(), 1);
     }
 
     @Test
     @DisplayName("money taken after the local cancel: payment recorded, anomaly raised, refunded; the order stays CANCELLED")
     void paidAfterCancel() throws Exception {
-        long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 31), payment = startPayment(31, order);
-        expire(order);
-        worker.runOnce("canceller-31");
-        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        Paying p = cancelledUnpaid(2, 31);
 
         sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
-        assertThat(sim.pay(payment, false)).as("the channel takes the money anyway").isTrue();
-        HttpResponse<String> r = deliverCallback(payment);
+        assertThat(sim.pay(p.payment(), false)).as("the channel takes the money anyway").isTrue();
+        HttpResponse<String> r = deliverCallback(p.payment());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(r.body()).contains("REFUNDING");
-        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        assertThat(orderStatus(p.order())).isEqualTo("CANCELLED");
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'PAID_AFTER_CANCEL' AND object_id = ?",
-                payment.toString())).isOne();
-        assertThat(ledger(order, "SELL")).isZero();
+                p.payment().toString())).isOne();
+        assertThat(ledger(p.order(), "SELL")).isZero();
 
         worker.refunds("refunder");
-        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, payment))
+        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, p.payment()))
                 .isEqualTo("REFUNDED");
-        assertThat(sim.payment(payment).status().name()).isEqualTo("REFUNDED");
-        assertThat(deliverCallback(payment).body()).contains("REFUNDED");
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ?", payment.toString())).isOne();
-        awaitSettled(activityId, 1);
-        assertInvariants(activityId, true);
+        assertThat(sim.payment(p.payment()).status().name()).isEqualTo("REFUNDED");
+        assertThat(deliverCallback(p.payment()).body()).contains("REFUNDED");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ?", p.payment().toString())).isOne();
+        awaitSettled(p.activityId(), 1);
+        assertInvariants(p.activityId(), true);
     }
 
     @Test
@@ -261,27 +253,23 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("a refund the channel cannot make (it has no such payment) beside a healthy one: the healthy one is "
             + "refunded, the poison one stays REFUNDING with backoff and is an anomaly past the bound")
     void poisonRefundBesideHealthyOne() throws Exception {
-        long activityId = openSale(3);
-        UUID order = placeOrder(activityId, 1, 61), payment = startPayment(61, order);
-        expire(order);
-        worker.runOnce("canceller-61");
-        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        Paying p = cancelledUnpaid(3, 61);
         sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
-        assertThat(sim.pay(payment, false)).isTrue();
-        assertThat(deliverCallback(payment).body()).contains("REFUNDING");
+        assertThat(sim.pay(p.payment(), false)).isTrue();
+        assertThat(deliverCallback(p.payment()).body()).contains("REFUNDING");
         UUID poison = UUID.randomUUID();
         jdbc.update("""
                 INSERT INTO payment_record (payment_id, order_id, provider, provider_transaction_id, amount, status, paid_at,
                                             refund_status, refund_id, refund_next_at)
                 VALUES (?, ?, 'paysim', ?, 10.50, 'SUCCESS', clock_timestamp(), 'REFUNDING', ?, clock_timestamp())""",
-                poison, order, "unknown-to-the-channel-" + poison, UUID.randomUUID());
+                poison, p.order(), "unknown-to-the-channel-" + poison, UUID.randomUUID());
         try {
             for (int attempt = 0; attempt < 2; attempt++) {
                 jdbc.update("UPDATE payment_record SET refund_next_at = clock_timestamp() WHERE payment_id = ?", poison);
                 worker.refunds("refunder-61");
             }
             assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class,
-                    payment)).isEqualTo("REFUNDED");
+                    p.payment())).isEqualTo("REFUNDED");
             assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class,
                     poison)).isEqualTo("REFUNDING");
             assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REFUND_STALLED' AND object_id = ? "
@@ -311,26 +299,25 @@ class PaymentIT extends PaymentTestBase {
     @Test
     @DisplayName("a channel that cannot answer keeps the order CANCEL_PENDING (unknown is not unpaid); paid meanwhile -> PAID")
     void channelUnavailableDuringCancel() throws Exception {
-        long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 51), payment = startPayment(51, order);
-        expire(order);
+        Paying p = paying(2, 51);
+        expire(p.order());
         sim.knobs(PaySim.Knobs.NORMAL.failingQueries(100));
         worker.runOnce("canceller-51");
-        assertThat(orderStatus(order)).isEqualTo("CANCEL_PENDING");
-        UUID reservation = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, order);
+        assertThat(orderStatus(p.order())).isEqualTo("CANCEL_PENDING");
+        UUID reservation = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, p.order());
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "CANCEL_PENDING".equals(redis.sync()
-                .hget(SkuSlot.forUser(activityId, 1, 1, 51).reservation(reservation.toString()), "status")));
+                .hget(SkuSlot.forUser(p.activityId(), 1, 1, 51).reservation(reservation.toString()), "status")));
 
         sim.knobs(PaySim.Knobs.NORMAL);
-        assertThat(sim.pay(payment, false)).as("the buyer's payment went through while we could not ask").isTrue();
+        assertThat(sim.pay(p.payment(), false)).as("the buyer's payment went through while we could not ask").isTrue();
         Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
             worker.runOnce("canceller-51");
-            return orderStatus(order).equals("PAID");
+            return orderStatus(p.order()).equals("PAID");
         });
-        assertThat(ledger(order, "RELEASE")).isZero();
-        assertThat(ledger(order, "SELL")).isOne();
-        awaitSettled(activityId, 1);
-        assertInvariants(activityId, true);
+        assertThat(ledger(p.order(), "RELEASE")).isZero();
+        assertThat(ledger(p.order(), "SELL")).isOne();
+        awaitSettled(p.activityId(), 1);
+        assertInvariants(p.activityId(), true);
     }
 
     private long redisStock(long activityId) {

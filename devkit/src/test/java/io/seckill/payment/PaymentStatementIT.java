@@ -46,25 +46,21 @@ class PaymentStatementIT extends PaymentTestBase {
     @DisplayName("money taken after the local cancel, whose callback never came: the statement records it, the refund "
             + "follows, and the next pass changes nothing")
     void paidAfterCancelWithoutCallback() throws Exception {
-        long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 71), payment = startPayment(71, order);
-        expire(order);
-        worker.runOnce("canceller-71");
-        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
+        Paying p = cancelledUnpaid(2, 71);
         sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
-        assertThat(sim.pay(payment, false)).as("the channel takes the money and never calls back").isTrue();
+        assertThat(sim.pay(p.payment(), false)).as("the channel takes the money and never calls back").isTrue();
 
         Pass pass = settle();
         assertThat(pass.count(Result.APPLIED)).isOne();
         assertThat(pass.checkedTo()).isEqualTo(pass.to());
-        assertThat(orderStatus(order)).isEqualTo("CANCELLED");
-        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, payment))
+        assertThat(orderStatus(p.order())).isEqualTo("CANCELLED");
+        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, p.payment()))
                 .isEqualTo("REFUNDING");
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'PAID_AFTER_CANCEL' AND object_id = ?",
-                payment.toString())).isOne();
+                p.payment().toString())).isOne();
         worker.refunds("refunder-71");
-        assertThat(sim.payment(payment).status()).isEqualTo(PaymentChannel.Status.REFUNDED);
-        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, payment))
+        assertThat(sim.payment(p.payment()).status()).isEqualTo(PaymentChannel.Status.REFUNDED);
+        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, p.payment()))
                 .isEqualTo("REFUNDED");
 
         jdbc.update("UPDATE payment_statement_checkpoint SET checked_to = ? WHERE provider = 'paysim'",
@@ -72,28 +68,27 @@ class PaymentStatementIT extends PaymentTestBase {
         Pass again = settle();
         assertThat(again.count(Result.KNOWN)).as("the same window read again").isGreaterThanOrEqualTo(1);
         assertThat(again.count(Result.APPLIED)).isZero();
-        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).isOne();
-        assertThat(ledger(order, "SELL")).isZero();
-        awaitSettled(activityId, 1);
-        assertInvariants(activityId, true);
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", p.order())).isOne();
+        assertThat(ledger(p.order(), "SELL")).isZero();
+        awaitSettled(p.activityId(), 1);
+        assertInvariants(p.activityId(), true);
     }
 
     @Test
     @DisplayName("a paid order whose callback was lost: the statement makes it PAID once; the late callback finds it paid")
     void paidWithoutCallback() throws Exception {
-        long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 72), payment = startPayment(72, order);
-        assertThat(sim.pay(payment, false)).isTrue();
+        Paying p = paying(2, 72);
+        assertThat(sim.pay(p.payment(), false)).isTrue();
 
         assertThat(settle().count(Result.APPLIED)).isOne();
-        assertThat(orderStatus(order)).isEqualTo("PAID");
-        assertThat(ledger(order, "SELL")).isOne();
-        assertThat(events(order, "ORDER_PAID")).isOne();
-        assertThat(deliverCallback(payment).body()).contains("ALREADY_PAID");
+        assertThat(orderStatus(p.order())).isEqualTo("PAID");
+        assertThat(ledger(p.order(), "SELL")).isOne();
+        assertThat(events(p.order(), "ORDER_PAID")).isOne();
+        assertThat(deliverCallback(p.payment()).body()).contains("ALREADY_PAID");
         assertThat(settle().count(Result.APPLIED)).isZero();
-        assertThat(events(order, "ORDER_PAID")).isOne();
-        awaitSettled(activityId, 1);
-        assertInvariants(activityId, true);
+        assertThat(events(p.order(), "ORDER_PAID")).isOne();
+        awaitSettled(p.activityId(), 1);
+        assertInvariants(p.activityId(), true);
     }
 
     @Test
@@ -127,20 +122,19 @@ class PaymentStatementIT extends PaymentTestBase {
     @DisplayName("a statement the channel cannot serve keeps the checkpoint (unknown is not empty); once it answers, the "
             + "payment is applied")
     void channelUnavailable() throws Exception {
-        long activityId = openSale(2);
-        UUID order = placeOrder(activityId, 1, 73), payment = startPayment(73, order);
-        assertThat(sim.pay(payment, false)).isTrue();
+        Paying p = paying(2, 73);
+        assertThat(sim.pay(p.payment(), false)).isTrue();
         Instant checkpoint = payments.statementCheckpoint("paysim").orElseThrow();
         sim.knobs(PaySim.Knobs.NORMAL.failingQueries(100));
         assertThatThrownBy(this::settle).isInstanceOf(PaymentChannel.ChannelUnavailable.class);
         assertThat(payments.statementCheckpoint("paysim")).contains(checkpoint);
-        assertThat(orderStatus(order)).isEqualTo("PAYING");
+        assertThat(orderStatus(p.order())).isEqualTo("PAYING");
 
         sim.knobs(PaySim.Knobs.NORMAL);
         assertThat(settle().count(Result.APPLIED)).isOne();
-        assertThat(orderStatus(order)).isEqualTo("PAID");
-        awaitSettled(activityId, 1);
-        assertInvariants(activityId, true);
+        assertThat(orderStatus(p.order())).isEqualTo("PAID");
+        awaitSettled(p.activityId(), 1);
+        assertInvariants(p.activityId(), true);
     }
 
     @Test

@@ -42,6 +42,25 @@ public abstract class PaymentTestBase extends IntegrationTest {
         return UUID.fromString((String) r.body().get("payment_id"));
     }
 
+    /** A new sale of {@code stock} units with one order of {@code userId}, its payment opened at the channel. */
+    protected record Paying(long activityId, UUID order, UUID payment) {
+    }
+
+    protected Paying paying(int stock, long userId) throws Exception {
+        long activityId = openSale(stock);
+        UUID order = placeOrder(activityId, 1, userId);
+        return new Paying(activityId, order, startPayment(userId, order));
+    }
+
+    /** {@link #paying} whose payment time ran out: the canceller closed the channel's payment and cancelled the order. */
+    protected Paying cancelledUnpaid(int stock, long userId) throws Exception {
+        Paying p = paying(stock, userId);
+        expire(p.order());
+        worker.runOnce("canceller-" + userId);
+        assertThat(orderStatus(p.order())).isEqualTo("CANCELLED");
+        return p;
+    }
+
     /** The channel's callback for a payment, signed now, delivered to the app: HTTP status and body. */
     protected HttpResponse<String> deliverCallback(UUID paymentId) throws Exception {
         return deliver(sim.signedCallback(paymentId, Instant.now().getEpochSecond()));

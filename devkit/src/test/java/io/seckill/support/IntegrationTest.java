@@ -60,7 +60,7 @@ public abstract class IntegrationTest {
         registry.add("seckill.payment.lease", () -> "5s");
         registry.add("seckill.payment.base-backoff", () -> "50ms");
         // the simulator lists a payment the moment it is paid: the statement is read up to now
-        registry.add("seckill.payment.statement-delay", () -> "0s");
+        registry.add("seckill.payment.statement.delay", () -> "0s");
         registry.add("seckill.mq.max-reconsume-times", () -> "3");
         registry.add("management.tracing.sampling.probability", () -> "0.0");
         registry.add("management.opentelemetry.tracing.export.schedule-delay", () -> "100ms");

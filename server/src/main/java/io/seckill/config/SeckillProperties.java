@@ -171,6 +171,23 @@ public record SeckillProperties(
     }
 
     /**
+     * The channel's statement ({@code seckill.payment.statement.*}): read every {@code interval}, up to
+     * {@code delay} before now (the channel's own lag in listing a payment), the first time from
+     * {@code lookback} back.
+     */
+    public record Statement(
+            @DefaultValue("60s") Duration interval,
+            @DefaultValue("30s") Duration delay,
+            @DefaultValue("24h") Duration lookback) {
+        public Statement {
+            require(interval.toMillis() >= 100, "seckill.payment.statement.interval", "must be at least 100ms");
+            require(!delay.isNegative(), "seckill.payment.statement.delay", "must not be negative");
+            require(lookback.compareTo(delay) > 0, "seckill.payment.statement.lookback",
+                    "must be longer than the delay (" + delay + ")");
+        }
+    }
+
+    /**
      * The entry breaker ({@code maxUnsentAge}: pause admission when reservations stop reaching the
      * broker); {@code maxPerSecond}: reservation requests one instance admits per second (0 = no
      * limit); {@code maxPerUserPerSecond}: the same for one buyer. Above either, 429.
@@ -203,9 +220,7 @@ public record SeckillProperties(
     /**
      * The payment channel (DESIGN.md §7.6): where it is, the secret its callbacks are signed with, how far
      * a callback's timestamp may be off, the pace of the timeout canceller and refund worker, and how the
-     * channel's statement is read: every {@code statementInterval}, up to {@code statementDelay} before
-     * now (the channel's own lag in listing a payment), starting {@code statementLookback} back the
-     * first time.
+     * channel's statement is read.
      */
     public record Payment(
             @DefaultValue("paysim") String provider,
@@ -219,9 +234,7 @@ public record SeckillProperties(
             @DefaultValue("500ms") Duration scanInterval,
             @DefaultValue("1s") Duration baseBackoff,
             @DefaultValue("60s") Duration maxBackoff,
-            @DefaultValue("60s") Duration statementInterval,
-            @DefaultValue("30s") Duration statementDelay,
-            @DefaultValue("24h") Duration statementLookback) {
+            @DefaultValue Statement statement) {
         public Payment {
             require("paysim".equals(provider), "seckill.payment.provider", "unknown provider '" + provider + "', known: [paysim]");
             require(channelUrl != null && channelUrl.startsWith("http"), "seckill.payment.channel-url", "must be an http(s) URL");
@@ -235,10 +248,6 @@ public record SeckillProperties(
             require(batch >= 1 && batch <= 5000, "seckill.payment.batch", "must be 1..5000");
             require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.payment.base-backoff",
                     "must be between 0 and max-backoff");
-            require(statementInterval.toMillis() >= 100, "seckill.payment.statement-interval", "must be at least 100ms");
-            require(!statementDelay.isNegative(), "seckill.payment.statement-delay", "must not be negative");
-            require(statementLookback.compareTo(statementDelay) > 0, "seckill.payment.statement-lookback",
-                    "must be longer than statement-delay (" + statementDelay + ")");
         }
 
         public Backoff backoff() {

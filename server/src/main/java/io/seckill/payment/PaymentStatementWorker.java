@@ -26,7 +26,7 @@ import io.seckill.worker.PollingWorker;
  * A callback can be lost for good - a real channel stops notifying after a while - and after a local
  * cancel nothing else asks the channel about that payment again, so money taken after a close would
  * stay with the seller unseen. The statement lists every payment whose money was taken; each pass of
- * the {@code payment} role reads it from the checkpoint up to {@code statement-delay} before now:
+ * the {@code payment} role reads it from the checkpoint up to {@code seckill.payment.statement.delay} before now:
  * <ul>
  * <li>an entry with a payment record is known: nothing to do;</li>
  * <li>an unrecorded SUCCESS entry is applied as its callback would have been
@@ -56,7 +56,7 @@ public class PaymentStatementWorker extends PollingWorker {
 
     PaymentStatementWorker(PaymentChannel channel, PaymentRepository payments, StatementMatcher matcher,
             SeckillProperties props, MeterRegistry meters) {
-        super("payment", "payment.statement", props.payment().statementInterval(), props, meters);
+        super("payment", "payment.statement", props.payment().statement().interval(), props, meters);
         this.channel = channel;
         this.payments = payments;
         this.matcher = matcher;
@@ -99,13 +99,13 @@ public class PaymentStatementWorker extends PollingWorker {
         return 0;
     }
 
-    /** Reconciles the statement up to {@code statement-delay} before {@code now}. */
+    /** Reconciles the statement up to {@code seckill.payment.statement.delay} before {@code now}. */
     public Pass runOnce(Instant now) {
         String provider = channel.provider();
         Optional<Instant> checkpoint = payments.statementCheckpoint(provider);
         checkpoint.ifPresent(checkedTo::set);
-        Instant from = checkpoint.orElse(now.minus(cfg.statementLookback()).truncatedTo(ChronoUnit.MILLIS));
-        Instant to = now.minus(cfg.statementDelay()).truncatedTo(ChronoUnit.MILLIS);
+        Instant from = checkpoint.orElse(now.minus(cfg.statement().lookback()).truncatedTo(ChronoUnit.MILLIS));
+        Instant to = now.minus(cfg.statement().delay()).truncatedTo(ChronoUnit.MILLIS);
         Map<Result, Integer> counts = new LinkedHashMap<>();
         if (!to.isAfter(from)) {
             return new Pass(from, to, from, counts);
