@@ -39,10 +39,16 @@ class SeckillPropertiesTest {
                 .hasMessageStartingWith("seckill.payment.statement.lookback");
         assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofMillis(10), Duration.ZERO, Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.payment.statement.interval");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10, -1, 32))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10, -1, 32, null))
                 .hasMessageStartingWith("seckill.admission.max-per-second");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10, -1, 32))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10, -1, 32, null))
                 .hasMessageStartingWith("seckill.admission.max-unsent-age");
+        assertThatThrownBy(() -> new SeckillProperties.EntryLimits(0, Duration.ofSeconds(10), 16))
+                .hasMessageStartingWith("seckill.admission.entry-limits.max-connections");
+        assertThatThrownBy(() -> new SeckillProperties.EntryLimits(10, Duration.ofMillis(10), 16))
+                .hasMessageStartingWith("seckill.admission.entry-limits.request-timeout");
+        assertThatThrownBy(() -> new SeckillProperties.EntryLimits(10, Duration.ofSeconds(10), 0))
+                .hasMessageStartingWith("seckill.admission.entry-limits.max-pipelined");
     }
 
     private static SeckillProperties.Payment payment(String secret, Duration timeout, Duration lease) {

@@ -1,5 +1,8 @@
 package io.seckill.entry;
 
+import static io.seckill.entry.RawHttp.request;
+import static io.seckill.entry.RawHttp.reservePath;
+import static io.seckill.entry.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
@@ -207,46 +210,11 @@ class AdmissionEntryIT extends IntegrationTest {
             s.setSoTimeout(10_000);
             s.getOutputStream().write((reserve + refused + reserve.replace(userToken(88), userToken(89))).getBytes());
             s.getOutputStream().flush();
-            java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+            java.io.DataInputStream in = RawHttp.reader(s);
             assertThat(List.of(status(in), status(in), status(in))).containsExactly(202, 401, 202);
         }
         awaitSettled(activityId, 2);
         assertInvariants(activityId, true);
-    }
-
-    private static String reservePath(long activityId) {
-        return "/api/v1/activities/" + activityId + "/skus/1/reservations";
-    }
-
-    private static String request(String path, String authorization, String body) {
-        return "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: " + authorization
-                + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
-    }
-
-    /** The status of the next response on the connection; its headers and body are read past. */
-    private static int status(java.io.DataInputStream in) throws java.io.IOException {
-        int status = Integer.parseInt(line(in).split(" ")[1]);
-        int length = 0;
-        for (String h = line(in); !h.isEmpty(); h = line(in)) {
-            if (h.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
-                length = Integer.parseInt(h.substring(15).strip());
-            }
-        }
-        in.readFully(new byte[length]);
-        return status;
-    }
-
-    private static String line(java.io.DataInputStream in) throws java.io.IOException {
-        StringBuilder b = new StringBuilder();
-        for (int c = in.read(); c != '\n'; c = in.read()) {
-            if (c < 0) {
-                throw new java.io.EOFException("connection closed after " + b);
-            }
-            if (c != '\r') {
-                b.append((char) c);
-            }
-        }
-        return b.toString();
     }
 
     private double timed(String status) {

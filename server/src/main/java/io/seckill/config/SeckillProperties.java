@@ -196,13 +196,30 @@ public record SeckillProperties(
      */
     public record Admission(@DefaultValue("15s") Duration maxUnsentAge, @DefaultValue("0") int maxPerSecond,
             @DefaultValue("10") int maxPerUserPerSecond, @DefaultValue("-1") int entryPort,
-            @DefaultValue("32") int entryThreads) {
+            @DefaultValue("32") int entryThreads, @DefaultValue EntryLimits entryLimits) {
         public Admission {
             require(entryPort >= -1 && entryPort <= 65535, "seckill.admission.entry-port", "must be -1 (off), 0 (any) or a port");
             require(entryThreads >= 1 && entryThreads <= 1024, "seckill.admission.entry-threads", "must be 1..1024");
             require(maxPerUserPerSecond >= 0, "seckill.admission.max-per-user-per-second", "must be 0 (no limit) or positive");
             require(maxUnsentAge.toMillis() >= 1000, "seckill.admission.max-unsent-age", "must be at least 1s");
             require(maxPerSecond >= 0, "seckill.admission.max-per-second", "must be 0 (no limit) or positive");
+        }
+    }
+
+    /**
+     * What one client may hold of the admission entry ({@code seckill.admission.entry-limits.*}): open
+     * connections over {@code maxConnections} are closed at once; a request must arrive whole within
+     * {@code requestTimeout} of its first byte (a client trickling bytes is closed); a connection with
+     * {@code maxPipelined} calls unanswered is not read further until answers go out.
+     */
+    public record EntryLimits(@DefaultValue("10000") int maxConnections, @DefaultValue("10s") Duration requestTimeout,
+            @DefaultValue("16") int maxPipelined) {
+        public EntryLimits {
+            require(maxConnections >= 1, "seckill.admission.entry-limits.max-connections", "must be at least 1");
+            require(requestTimeout.toMillis() >= 100, "seckill.admission.entry-limits.request-timeout",
+                    "must be at least 100ms");
+            require(maxPipelined >= 1 && maxPipelined <= 1024, "seckill.admission.entry-limits.max-pipelined",
+                    "must be 1..1024");
         }
     }
 

@@ -1,11 +1,13 @@
 package io.seckill.entry;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -28,6 +30,7 @@ import org.springframework.stereotype.Component;
 
 import io.seckill.api.TokenDecoders;
 import io.seckill.config.SeckillProperties;
+import io.seckill.metrics.LogThrottle;
 import io.seckill.reservation.ReserveCall;
 import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.RoleLifecycle;
@@ -58,6 +61,9 @@ public class AdmissionEntry extends RoleLifecycle {
     private EventLoopGroup io;
     private ThreadPoolExecutor answering;
     private volatile Channel server;
+    /** Open connections of the entry ({@code admission_entry_connections}). */
+    private final AtomicInteger connections = new AtomicInteger();
+    private final LogThrottle overLimit = new LogThrottle(Duration.ofSeconds(10));
 
     AdmissionEntry(SeckillProperties props, ReserveCall reserve, TokenDecoders decoders, MeterRegistry meters,
             PipelineTrace trace, @Value("${seckill.api.max-body-bytes:65536}") long maxBodyBytes,
@@ -70,6 +76,8 @@ public class AdmissionEntry extends RoleLifecycle {
         this.decoders = decoders;
         this.meters = meters;
         this.maxBodyBytes = maxBodyBytes;
+        Gauge.builder("admission.entry.connections", connections, AtomicInteger::get)
+                .description("open connections of the admission entry").register(meters);
     }
 
     /** The port it listens on, or -1 when it does not run. */
@@ -95,20 +103,39 @@ public class AdmissionEntry extends RoleLifecycle {
         io = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors() / 2),
                 NioIoHandler.newFactory());
         EntryMetrics metrics = new EntryMetrics(meters);
+        SeckillProperties.EntryLimits limits = config.entryLimits();
         ServerBootstrap b = new ServerBootstrap().group(acceptor, io).channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        // past the limit a connection is closed before anything is read: one client opening connections
+                        // by the thousand must not take the descriptors PostgreSQL, Redis and the broker need
+                        if (connections.incrementAndGet() > limits.maxConnections()) {
+                            connections.decrementAndGet();
+                            metrics.channelFailed("connection_limit");
+                            long suppressed = overLimit.tryAcquire();
+                            if (suppressed >= 0) {
+                                log.warn("admission.entry.connection_limit max_connections={} remote={} (and {} more since"
+                                        + " the last line)", limits.maxConnections(), ch.remoteAddress(), suppressed);
+                            }
+                            ch.close();
+                            return;
+                        }
+                        ch.closeFuture().addListener(f -> connections.decrementAndGet());
+                        RequestDeadline deadline = new RequestDeadline(limits.requestTimeout(), metrics);
                         // a connection with nothing to read or write for a minute is closed (a client that went away,
                         // or one holding connections open)
                         ch.pipeline().addLast(new IdleStateHandler(0, 0, IDLE_SECONDS, TimeUnit.SECONDS));
+                        ch.pipeline().addLast(deadline.start());
                         ch.pipeline().addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(4096)
                                 .setMaxHeaderSize(8192)));
                         ch.pipeline().addLast(new HttpServerKeepAliveHandler());
                         ch.pipeline().addLast(new BoundedAggregator(maxBodyBytes, metrics));
-                        ch.pipeline().addLast(new ReserveHandler(reserve, decoders.buyers(), answering, metrics, trace));
+                        ch.pipeline().addLast(deadline.end());
+                        ch.pipeline().addLast(new ReserveHandler(reserve, decoders.buyers(), answering, metrics, trace,
+                                limits.maxPipelined()));
                     }
                 });
         InetSocketAddress at = address == null || address.isBlank() ? new InetSocketAddress(config.entryPort())

@@ -24,6 +24,14 @@ final class EntryMetrics {
         meters.counter("admission.entry.channel.failures", "type", type).increment();
     }
 
+    /**
+     * {@code admission_entry_read_paused_total}: a connection stopped being read because it had
+     * {@code seckill.admission.entry-limits.max-pipelined} calls unanswered.
+     */
+    void readPaused() {
+        meters.counter("admission.entry.read.paused").increment();
+    }
+
     void answered(int status, String code, long startNanos) {
         timers.computeIfAbsent(status + " " + code, k -> Timer.builder("admission.entry.requests")
                 .description("Answers of the admission entry (seckill.admission.entry-port)")

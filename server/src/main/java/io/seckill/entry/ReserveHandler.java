@@ -53,15 +53,20 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private final Executor answering;
     private final EntryMetrics metrics;
     private final PipelineTrace trace;
+    private final int maxPipelined;
     /** The last call of this connection handed on; touched by its event loop only. */
     private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
+    /** Calls of this connection read and not yet answered; event loop only. */
+    private int unanswered;
 
-    ReserveHandler(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics, PipelineTrace trace) {
+    ReserveHandler(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics, PipelineTrace trace,
+            int maxPipelined) {
         this.reserve = reserve;
         this.trace = trace;
         this.buyers = buyers;
         this.answering = answering;
         this.metrics = metrics;
+        this.maxPipelined = maxPipelined;
     }
 
     /** What the answering thread needs of the request: its bytes are copied out of the event loop's buffers. */
@@ -72,6 +77,12 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         long start = System.nanoTime();
+        // a client pipelining without end is not read further while it has maxPipelined calls unanswered: what it
+        // sent waits in its own socket buffers, not as calls in this process's memory
+        if (++unanswered >= maxPipelined && ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(false);
+            metrics.readPaused();
+        }
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         Call call = request.decoderResult().isFailure() ? null
                 : new Call(start, request.method(), request.uri(), request.headers().get(HttpHeaderNames.AUTHORIZATION),
@@ -156,6 +167,11 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         if (!HttpUtil.isKeepAlive(response)) {
             written.addListener(ChannelFutureListener.CLOSE);
         }
+        ctx.executor().execute(() -> {
+            if (--unanswered < maxPipelined && !ctx.channel().config().isAutoRead()) {
+                ctx.channel().config().setAutoRead(true);
+            }
+        });
     }
 
     /** The buyer's user id, from a bearer token the buyers' decoder accepts (the API port's rules). */

@@ -1,0 +1,149 @@
+package io.seckill.entry;
+
+import static io.seckill.entry.RawHttp.closedByServer;
+import static io.seckill.entry.RawHttp.request;
+import static io.seckill.entry.RawHttp.reservePath;
+import static io.seckill.entry.RawHttp.status;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.test.context.TestPropertySource;
+
+import io.seckill.support.IntegrationTest;
+
+/** What one hostile client can hold of the admission entry: connections, a trickled request, an endless pipeline. */
+@TestPropertySource(properties = {"seckill.admission.entry-limits.max-connections=4",
+        "seckill.admission.entry-limits.request-timeout=1s", "seckill.admission.entry-limits.max-pipelined=4"})
+class AdmissionEntryLimitsIT extends IntegrationTest {
+
+    private static final String UNAUTHENTICATED = request(reservePath(1), "Bearer not-a-token", "{}");
+
+    @Autowired
+    AdmissionEntry entry;
+    @Autowired
+    MeterRegistry meters;
+
+    /** Connections of the test before are closed on the server's side too. */
+    @BeforeEach
+    void noConnectionOpen() {
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> open() == 0);
+    }
+
+    @Test
+    @DisplayName("past max-connections a new connection is closed before anything is read and counted; the held ones "
+            + "are still answered, and a closed one frees its place")
+    void connectionLimit() throws Exception {
+        double before = failures("connection_limit");
+        List<Socket> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                held.add(connect());
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> open() == 4);
+            try (Socket fifth = connect()) {
+                assertThat(closedByServer(fifth)).as("the fifth connection is closed by the entry").isTrue();
+            }
+            assertThat(failures("connection_limit") - before).isEqualTo(1);
+            assertThat(ask(held.getFirst())).as("a held connection is still answered").isEqualTo(401);
+
+            held.removeLast().close();
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> open() == 3);
+            try (Socket again = connect()) {
+                assertThat(ask(again)).as("the freed place is taken").isEqualTo(401);
+            }
+        } finally {
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a request trickled a header line at a time is closed at request-timeout and counted; a whole request "
+            + "beside it is answered")
+    void trickledRequestIsClosed() throws Exception {
+        double before = failures("request_timeout");
+        try (Socket slow = connect(); Socket normal = connect()) {
+            OutputStream out = slow.getOutputStream();
+            out.write(("POST " + reservePath(1) + " HTTP/1.1\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            long start = System.nanoTime();
+            CompletableFuture<Void> trickle = CompletableFuture.runAsync(() -> {
+                try {
+                    for (int i = 0; i < 25; i++) {
+                        Thread.sleep(200);
+                        out.write(("X-Trickle-" + i + ": a\r\n").getBytes(StandardCharsets.US_ASCII));
+                        out.flush();
+                    }
+                } catch (IOException | InterruptedException e) {
+                    // the entry closed the connection: what the test waits for
+                }
+            });
+            assertThat(closedByServer(slow)).as("the trickling connection is closed").isTrue();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            assertThat(seconds).as("closed at the 1 s request timeout, not by the trickle's end (5 s)").isBetween(0.8, 4.0);
+            assertThat(failures("request_timeout") - before).isEqualTo(1);
+            assertThat(ask(normal)).isEqualTo(401);
+            trickle.join();
+        }
+    }
+
+    @Test
+    @DisplayName("200 requests pipelined at once: the connection is not read past max-pipelined unanswered calls, and "
+            + "every request is still answered, in order")
+    void endlessPipelineIsReadAtTheAnswersPace() throws Exception {
+        double pausedBefore = meters.counter("admission.entry.read.paused").count();
+        try (Socket s = connect()) {
+            CompletableFuture<Void> written = CompletableFuture.runAsync(() -> {
+                try {
+                    s.getOutputStream().write(UNAUTHENTICATED.repeat(200).getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            DataInputStream in = RawHttp.reader(s);
+            for (int i = 0; i < 200; i++) {
+                assertThat(status(in)).as("answer " + i).isEqualTo(401);
+            }
+            written.join();
+        }
+        assertThat(meters.counter("admission.entry.read.paused").count()).as("reading paused at 4 unanswered")
+                .isGreaterThan(pausedBefore);
+    }
+
+    private Socket connect() throws IOException {
+        Socket s = new Socket("127.0.0.1", entry.port());
+        s.setSoTimeout(5_000);
+        return s;
+    }
+
+    private static int ask(Socket s) throws IOException {
+        s.getOutputStream().write(UNAUTHENTICATED.getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        return status(RawHttp.reader(s));
+    }
+
+    private double open() {
+        return meters.get("admission.entry.connections").gauge().value();
+    }
+
+    private double failures(String type) {
+        return meters.counter("admission.entry.channel.failures", "type", type).count();
+    }
+}

@@ -1,0 +1,65 @@
+package io.seckill.entry;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+import java.util.Locale;
+
+/** HTTP/1.1 written and read by hand on a socket: pipelining, partial requests, resets - what a client library hides. */
+final class RawHttp {
+
+    private RawHttp() {
+    }
+
+    static String reservePath(long activityId) {
+        return "/api/v1/activities/" + activityId + "/skus/1/reservations";
+    }
+
+    static String request(String path, String authorization, String body) {
+        return "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: " + authorization
+                + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+    }
+
+    static DataInputStream reader(Socket s) throws IOException {
+        return new DataInputStream(new BufferedInputStream(s.getInputStream()));
+    }
+
+    /** The status of the next response on the connection; its headers and body are read past. */
+    static int status(DataInputStream in) throws IOException {
+        int status = Integer.parseInt(line(in).split(" ")[1]);
+        int length = 0;
+        for (String h = line(in); !h.isEmpty(); h = line(in)) {
+            if (h.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
+                length = Integer.parseInt(h.substring(15).strip());
+            }
+        }
+        in.readFully(new byte[length]);
+        return status;
+    }
+
+    private static String line(DataInputStream in) throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c < 0) {
+                throw new EOFException("connection closed after " + b);
+            }
+            if (c != '\r') {
+                b.append((char) c);
+            }
+        }
+        return b.toString();
+    }
+
+    /** Whether the server closed the connection (end of stream or a reset) within the socket's read timeout. */
+    static boolean closedByServer(Socket s) {
+        try {
+            return s.getInputStream().read() == -1;
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+}
