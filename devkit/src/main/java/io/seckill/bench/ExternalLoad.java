@@ -68,10 +68,42 @@ final class ExternalLoad {
      */
     static WrkResult wrk(Path tool, String url, List<String> tokens, int connections, int seconds, Path dir)
             throws IOException, InterruptedException {
+        return wrk(tool, url, tokens, connections, seconds, dir, 0);
+    }
+
+    /** wrk's two threads, each sending at most half of {@code perSecond} (0: as fast as answers come). */
+    private static final int WRK_THREADS = 2;
+
+    /**
+     * As {@link #wrk(Path, String, List, int, int, Path)}, paced to {@code perSecond} requests in all
+     * (0: unpaced). Each wrk thread hands its connections send times {@code threads / perSecond} apart
+     * (wrk's {@code delay()}, timed by the C library's clock through LuaJIT), so latency is measured at
+     * a load chosen in advance rather than at whatever the server sustains; a server slower than the
+     * pace shows as an achieved rate below it.
+     */
+    static WrkResult wrk(Path tool, String url, List<String> tokens, int connections, int seconds, Path dir,
+            double perSecond) throws IOException, InterruptedException {
         Path tokenFile = dir.resolve("tokens.txt");
         Files.write(tokenFile, tokens, StandardCharsets.UTF_8);
         Path script = dir.resolve("reserve.lua");
-        Files.writeString(script, """
+        String pacing = perSecond <= 0 ? "" : """
+                local ffi = require("ffi")
+                ffi.cdef[[ typedef struct { long tv_sec; long tv_usec; } seckill_timeval;
+                           int gettimeofday(seckill_timeval *tv, void *tz); ]]
+                local tv = ffi.new("seckill_timeval")
+                local period_ms = %f
+                local next_at = nil
+                function delay()
+                    ffi.C.gettimeofday(tv, nil)
+                    local now = tonumber(tv.tv_sec) * 1000 + tonumber(tv.tv_usec) / 1000
+                    if next_at == nil then next_at = now end
+                    local wait = next_at - now
+                    next_at = math.max(next_at, now) + period_ms
+                    if wait < 0 then return 0 end
+                    return wait
+                end
+                """.formatted(WRK_THREADS * 1000.0 / perSecond);
+        Files.writeString(script, pacing + """
                 local tokens = {}
                 for line in io.lines("%s") do tokens[#tokens + 1] = line end
                 local counter = 0
@@ -120,7 +152,7 @@ final class ExternalLoad {
                     io.write(string.format("pct 100 %%d\\n", latency.max))
                 end
                 """.formatted(tokenFile));
-        String out = run(List.of(tool.toString(), "-t2", "-c" + connections, "-d" + seconds + "s", "-s", script.toString(), url));
+        String out = run(List.of(tool.toString(), "-t" + WRK_THREADS, "-c" + connections, "-d" + seconds + "s", "-s", script.toString(), url));
         Matcher m = Pattern.compile("Requests/sec:\\s+([0-9.]+)").matcher(out);
         if (!m.find()) {
             throw new IllegalStateException("unexpected wrk output: " + out);

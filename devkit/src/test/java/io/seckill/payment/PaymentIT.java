@@ -87,8 +87,7 @@ class PaymentIT extends PaymentTestBase {
         assertThat(count("SELECT version FROM orders WHERE order_id = ?", p.order())).as("CREATED->PAYING->PAID").isEqualTo(2);
         assertThat(ledger(p.order(), "SELL")).isOne();
         assertThat(events(p.order(), "ORDER_PAID")).isOne();
-        awaitSettled(p.activityId(), 1);
-        assertInvariants(p.activityId(), true);
+        assertSettled(p);
     }
 
     @Test
@@ -212,8 +211,7 @@ class PaymentIT extends PaymentTestBase {
         assertThat(sim.payment(p.payment()).status().name()).isEqualTo("REFUNDED");
         assertThat(deliverCallback(p.payment()).body()).contains("REFUNDED");
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ?", p.payment().toString())).isOne();
-        awaitSettled(p.activityId(), 1);
-        assertInvariants(p.activityId(), true);
+        assertSettled(p);
     }
 
     @Test
@@ -316,8 +314,7 @@ class PaymentIT extends PaymentTestBase {
         });
         assertThat(ledger(p.order(), "RELEASE")).isZero();
         assertThat(ledger(p.order(), "SELL")).isOne();
-        awaitSettled(p.activityId(), 1);
-        assertInvariants(p.activityId(), true);
+        assertSettled(p);
     }
 
     private long redisStock(long activityId) {

@@ -70,8 +70,7 @@ class PaymentStatementIT extends PaymentTestBase {
         assertThat(again.count(Result.APPLIED)).isZero();
         assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", p.order())).isOne();
         assertThat(ledger(p.order(), "SELL")).isZero();
-        awaitSettled(p.activityId(), 1);
-        assertInvariants(p.activityId(), true);
+        assertSettled(p);
     }
 
     @Test
@@ -87,8 +86,7 @@ class PaymentStatementIT extends PaymentTestBase {
         assertThat(deliverCallback(p.payment()).body()).contains("ALREADY_PAID");
         assertThat(settle().count(Result.APPLIED)).isZero();
         assertThat(events(p.order(), "ORDER_PAID")).isOne();
-        awaitSettled(p.activityId(), 1);
-        assertInvariants(p.activityId(), true);
+        assertSettled(p);
     }
 
     @Test
@@ -133,8 +131,7 @@ class PaymentStatementIT extends PaymentTestBase {
         sim.knobs(PaySim.Knobs.NORMAL);
         assertThat(settle().count(Result.APPLIED)).isOne();
         assertThat(orderStatus(p.order())).isEqualTo("PAID");
-        awaitSettled(p.activityId(), 1);
-        assertInvariants(p.activityId(), true);
+        assertSettled(p);
     }
 
     @Test

@@ -61,6 +61,12 @@ public abstract class PaymentTestBase extends IntegrationTest {
         return p;
     }
 
+    /** The one order of {@code p}'s sale went through the pipeline, and every guarantee holds for the sale. */
+    protected void assertSettled(Paying p) {
+        awaitSettled(p.activityId(), 1);
+        assertInvariants(p.activityId(), true);
+    }
+
     /** The channel's callback for a payment, signed now, delivered to the app: HTTP status and body. */
     protected HttpResponse<String> deliverCallback(UUID paymentId) throws Exception {
         return deliver(sim.signedCallback(paymentId, Instant.now().getEpochSecond()));
