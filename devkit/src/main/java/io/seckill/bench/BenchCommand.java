@@ -189,6 +189,10 @@ public final class BenchCommand implements Callable<Integer> {
                             + " p99 %.1f ms   (goal p99 <= 10 ms at that rate: %s)%n", paced.rate(), paced.admitted(),
                             paced.p50Millis(), paced.p99Millis(), met(paced.met()));
                 }
+                if (pacedHalf != null) {
+                    out.printf("  entry paced to %,.0f/s (half of its own rate): %,.0f admitted/s, p50 %.1f ms, p99 %.1f ms%n",
+                            pacedHalf.rate(), pacedHalf.admitted(), pacedHalf.p50Millis(), pacedHalf.p99Millis());
+                }
                 if (!Double.isNaN(naive)) {
                     out.printf("naive baseline (design section 4):   %,10.0f orders/s%n", naive);
                     out.printf("  HTTP / naive = %.2fx   (goal >= 0.8x: %s)%n", http / naive, met(http / naive >= 0.8));
@@ -652,7 +656,9 @@ public final class BenchCommand implements Callable<Integer> {
                 int entryPort = app.getBean(AdmissionEntry.class).port();
                 activities.open(entryActivity);
                 entry = wrkAdmission("entry", app, wrk.get(), engines, entryPort, entryActivity, 7_000_000L);
-                paced = pacedEntry(app, wrk.get(), engines, entryPort, entryActivity, evalsha / 4);
+                paced = pacedEntry(app, wrk.get(), engines, entryPort, entryActivity, evalsha / 4, 9_000_000L);
+                // and at half of what the entry itself sustained: its latency with headroom, whatever the goal's rate
+                pacedHalf = pacedEntry(app, wrk.get(), engines, entryPort, entryActivity, entry / 2, 9_500_000L);
             } else {
                 System.out.println("[http] wrk not installed (apt-get install wrk): JVM client, which costs CPU itself");
                 http = httpRun("http://127.0.0.1:" + port, httpActivity);
@@ -697,17 +703,18 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** Measured by {@link #admission} after the entry's unpaced run; null when wrk is missing. */
+    /** Measured by {@link #admission} after the entry's unpaced run (at EVALSHA / 4, at half the entry's rate); null without wrk. */
     private Paced paced;
+    private Paced pacedHalf;
 
     /**
      * The entry's latency at a quarter of the EVALSHA rate - half of the 0.5x goal, the load at which the
      * goal asks for p99 <= 10 ms - paced by wrk rather than as fast as answers come.
      */
     private Paced pacedEntry(ConfigurableApplicationContext app, java.nio.file.Path wrk, EmbeddedEngines engines, int port,
-            long activity, double rate) throws Exception {
+            long activity, double rate, long firstUser) throws Exception {
         String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-        List<String> tokens = tokens(userSecret, 8_000_000L, 250_000);
+        List<String> tokens = tokens(userSecret, firstUser, 250_000);
         try (SendPathWatch watch = new SendPathWatch(app)) {
             ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate);
             System.out.printf("[entry-paced] wrk paced to %,.0f/s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency"
