@@ -224,6 +224,18 @@ public final class PaySim implements AutoCloseable {
         return taken;
     }
 
+    /**
+     * The channel lists a paid payment late: its statement shows it as paid at {@code paidAt}, behind
+     * a window the engine may already have read.
+     */
+    public void listLate(UUID paymentId, Instant paidAt) {
+        Payment p = payments.get(paymentId);
+        if (p == null || p.paidAt == null) {
+            throw new IllegalArgumentException("payment " + paymentId + " is not paid");
+        }
+        p.paidAt = paidAt.truncatedTo(ChronoUnit.MILLIS);
+    }
+
     /** Sends a payment's callback (again) after {@code delayMs}: a duplicate or a late notification. */
     public void notifyLater(UUID paymentId, long delayMs) {
         Payment p = payments.get(paymentId);

@@ -35,10 +35,14 @@ class SeckillPropertiesTest {
         assertThatThrownBy(() -> payment(s, Duration.ofSeconds(3), Duration.ofSeconds(5)))
                 .hasMessageStartingWith("seckill.payment.lease");
         assertThat(payment(null, Duration.ofSeconds(3), Duration.ofSeconds(9)).callbackSecret()).isNull();
-        assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofMinutes(5)))
+        assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofMinutes(5),
+                Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.payment.statement.lookback");
-        assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofMillis(10), Duration.ZERO, Duration.ofHours(1)))
+        assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofMillis(10), Duration.ZERO, Duration.ofHours(1),
+                Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.payment.statement.interval");
+        assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ZERO, Duration.ofHours(1),
+                Duration.ofSeconds(10))).hasMessageStartingWith("seckill.payment.statement.reread-every");
         assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10, -1, 32, null))
                 .hasMessageStartingWith("seckill.admission.max-per-second");
         assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10, -1, 32, null))
@@ -54,6 +58,7 @@ class SeckillPropertiesTest {
     private static SeckillProperties.Payment payment(String secret, Duration timeout, Duration lease) {
         return new SeckillProperties.Payment("paysim", "http://127.0.0.1:1", secret, Duration.ofMinutes(5), null, timeout,
                 lease, 100, Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(60),
-                new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofHours(24)));
+                new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofHours(24),
+                        Duration.ofHours(1)));
     }
 }

@@ -173,6 +173,26 @@ class PaymentStatementIT extends PaymentTestBase {
         assertInvariants(activityId, true);
     }
 
+    @Test
+    @DisplayName("a payment the channel lists behind a window already read: the pass does not see it, the re-read of the "
+            + "lookback window applies it, and the checkpoint stays where it was")
+    void paymentListedLate() throws Exception {
+        Paying p = paying(2, 76);
+        Instant readUpTo = settle().checkedTo();
+        assertThat(sim.pay(p.payment(), false)).isTrue();
+        sim.listLate(p.payment(), readUpTo.minusSeconds(60));
+
+        assertThat(settle().count(Result.APPLIED)).as("behind the checkpoint").isZero();
+        assertThat(orderStatus(p.order())).isEqualTo("PAYING");
+        Instant checkpoint = payments.statementCheckpoint("paysim").orElseThrow();
+        Pass reread = statement.reread(Instant.now());
+        assertThat(reread.count(Result.APPLIED)).isGreaterThanOrEqualTo(1);
+        assertThat(orderStatus(p.order())).isEqualTo("PAID");
+        assertThat(payments.statementCheckpoint("paysim")).contains(checkpoint);
+        assertThat(statement.reread(Instant.now()).count(Result.APPLIED)).as("read again: known").isZero();
+        assertSettled(p);
+    }
+
     private Pass settle() throws InterruptedException {
         Thread.sleep(2);
         return statement.runOnce(Instant.now());

@@ -173,17 +173,21 @@ public record SeckillProperties(
     /**
      * The channel's statement ({@code seckill.payment.statement.*}): read every {@code interval}, up to
      * {@code delay} before now (the channel's own lag in listing a payment), the first time from
-     * {@code lookback} back.
+     * {@code lookback} back; every {@code rereadEvery} the whole lookback window is read again (a
+     * payment the channel listed later than {@code delay}).
      */
     public record Statement(
             @DefaultValue("60s") Duration interval,
             @DefaultValue("30s") Duration delay,
-            @DefaultValue("24h") Duration lookback) {
+            @DefaultValue("24h") Duration lookback,
+            @DefaultValue("1h") Duration rereadEvery) {
         public Statement {
             require(interval.toMillis() >= 100, "seckill.payment.statement.interval", "must be at least 100ms");
             require(!delay.isNegative(), "seckill.payment.statement.delay", "must not be negative");
             require(lookback.compareTo(delay) > 0, "seckill.payment.statement.lookback",
                     "must be longer than the delay (" + delay + ")");
+            require(rereadEvery.compareTo(interval) >= 0, "seckill.payment.statement.reread-every",
+                    "must be at least the interval (" + interval + ")");
         }
     }
 

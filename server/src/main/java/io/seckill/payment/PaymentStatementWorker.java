@@ -53,6 +53,8 @@ public class PaymentStatementWorker extends PollingWorker {
     private final StatementMatcher matcher;
     private final SeckillProperties.Payment cfg;
     private final AtomicReference<Instant> checkedTo = new AtomicReference<>();
+    /** When this instance last read the lookback window again; its worker thread only. */
+    private Instant lastReread;
 
     PaymentStatementWorker(PaymentChannel channel, PaymentRepository payments, StatementMatcher matcher,
             SeckillProperties props, MeterRegistry meters) {
@@ -95,7 +97,13 @@ public class PaymentStatementWorker extends PollingWorker {
     /** The statement is read once per interval: a pass reads its whole window. */
     @Override
     protected int runPass() {
-        runOnce(Instant.now());
+        Instant now = Instant.now();
+        runOnce(now);
+        Instant last = lastReread;
+        if (last == null || !now.isBefore(last.plus(cfg.statement().rereadEvery()))) {
+            reread(now);
+            lastReread = now;
+        }
         return 0;
     }
 
@@ -106,10 +114,47 @@ public class PaymentStatementWorker extends PollingWorker {
         checkpoint.ifPresent(checkedTo::set);
         Instant from = checkpoint.orElse(now.minus(cfg.statement().lookback()).truncatedTo(ChronoUnit.MILLIS));
         Instant to = now.minus(cfg.statement().delay()).truncatedTo(ChronoUnit.MILLIS);
-        Map<Result, Integer> counts = new LinkedHashMap<>();
         if (!to.isAfter(from)) {
-            return new Pass(from, to, from, counts);
+            return new Pass(from, to, from, Map.of());
         }
+        Window read = read(provider, from, to);
+        Instant reached = read.held() == null ? to : read.held();
+        if (reached.isAfter(from) && payments.advanceStatement(provider, checkpoint.orElse(null), reached)) {
+            checkedTo.set(reached);
+        }
+        if (read.counts().keySet().stream().anyMatch(r -> r != Result.KNOWN)) {
+            log.info("payment.statement_pass from={} to={} checked_to={} entries={}", from, to, reached, read.counts());
+        }
+        return new Pass(from, to, reached, read.counts());
+    }
+
+    /**
+     * Reads the whole lookback window again, up to the checkpoint, without moving it: a channel may list
+     * a payment later than {@code seckill.payment.statement.delay} after it took the money, behind a
+     * window already read. Runs every {@code seckill.payment.statement.reread-every} (and once after
+     * start); what it finds is settled as on any pass.
+     */
+    public Pass reread(Instant now) {
+        String provider = channel.provider();
+        Instant from = now.minus(cfg.statement().lookback()).truncatedTo(ChronoUnit.MILLIS);
+        Instant to = payments.statementCheckpoint(provider).orElse(from);
+        if (!to.isAfter(from)) {
+            return new Pass(from, to, to, Map.of());
+        }
+        Window read = read(provider, from, to);
+        if (read.counts().keySet().stream().anyMatch(r -> r != Result.KNOWN)) {
+            log.warn("payment.statement_reread from={} to={} entries={} (listed by the channel after their window was read)",
+                    from, to, read.counts());
+        }
+        return new Pass(from, to, to, read.counts());
+    }
+
+    /** What a read of one window found: counts by result, and the payment time of the first entry that failed. */
+    private record Window(Map<Result, Integer> counts, Instant held) {
+    }
+
+    private Window read(String provider, Instant from, Instant to) {
+        Map<Result, Integer> counts = new LinkedHashMap<>();
         Instant held = null;
         String after = null;
         do {
@@ -125,14 +170,7 @@ public class PaymentStatementWorker extends PollingWorker {
             }
             after = page.next();
         } while (after != null);
-        Instant reached = held == null ? to : held;
-        if (reached.isAfter(from) && payments.advanceStatement(provider, checkpoint.orElse(null), reached)) {
-            checkedTo.set(reached);
-        }
-        if (counts.keySet().stream().anyMatch(r -> r != Result.KNOWN)) {
-            log.info("payment.statement_pass from={} to={} checked_to={} entries={}", from, to, reached, counts);
-        }
-        return new Pass(from, to, reached, counts);
+        return new Window(counts, held);
     }
 
     private static double secondsBehind(AtomicReference<Instant> checkedTo) {
