@@ -193,10 +193,7 @@ class PaymentIT extends PaymentTestBase {
     @Test
     @DisplayName("money taken after the local cancel: payment recorded, anomaly raised, refunded; the order stays CANCELLED")
     void paidAfterCancel() throws Exception {
-        Paying p = cancelledUnpaid(2, 31);
-
-        sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
-        assertThat(sim.pay(p.payment(), false)).as("the channel takes the money anyway").isTrue();
+        Paying p = takenAfterCancel(2, 31);
         HttpResponse<String> r = deliverCallback(p.payment());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(r.body()).contains("REFUNDING");
@@ -251,9 +248,7 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("a refund the channel cannot make (it has no such payment) beside a healthy one: the healthy one is "
             + "refunded, the poison one stays REFUNDING with backoff and is an anomaly past the bound")
     void poisonRefundBesideHealthyOne() throws Exception {
-        Paying p = cancelledUnpaid(3, 61);
-        sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
-        assertThat(sim.pay(p.payment(), false)).isTrue();
+        Paying p = takenAfterCancel(3, 61);
         assertThat(deliverCallback(p.payment()).body()).contains("REFUNDING");
         UUID poison = UUID.randomUUID();
         jdbc.update("""

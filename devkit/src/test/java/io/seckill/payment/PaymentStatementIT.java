@@ -46,9 +46,7 @@ class PaymentStatementIT extends PaymentTestBase {
     @DisplayName("money taken after the local cancel, whose callback never came: the statement records it, the refund "
             + "follows, and the next pass changes nothing")
     void paidAfterCancelWithoutCallback() throws Exception {
-        Paying p = cancelledUnpaid(2, 71);
-        sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
-        assertThat(sim.pay(p.payment(), false)).as("the channel takes the money and never calls back").isTrue();
+        Paying p = takenAfterCancel(2, 71);
 
         Pass pass = settle();
         assertThat(pass.count(Result.APPLIED)).isOne();

@@ -61,6 +61,17 @@ public abstract class PaymentTestBase extends IntegrationTest {
         return p;
     }
 
+    /**
+     * {@link #cancelledUnpaid}, and then the channel takes the buyer's money anyway, with no callback
+     * (one is delivered, or not, by the test): the money this side must give back.
+     */
+    protected Paying takenAfterCancel(int stock, long userId) throws Exception {
+        Paying p = cancelledUnpaid(stock, userId);
+        sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
+        assertThat(sim.pay(p.payment(), false)).as("the channel takes the money after the close").isTrue();
+        return p;
+    }
+
     /** The one order of {@code p}'s sale went through the pipeline, and every guarantee holds for the sale. */
     protected void assertSettled(Paying p) {
         awaitSettled(p.activityId(), 1);
