@@ -6,12 +6,15 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.entry.AdmissionEntry;
 import io.seckill.mq.Json;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.support.IntegrationTest;
@@ -24,13 +27,19 @@ class AlertMetricsIT extends IntegrationTest {
 
     @Autowired
     Reconciler reconciler;
+    @Autowired
+    AdmissionEntry entry;
 
     @Test
     @DisplayName("every metric name in ops/prometheus/seckill-alerts.yml is exported after a sale and a reconciliation run")
     void alertMetricsExist() throws Exception {
         long activityId = openSale(3);
         reserve(71, activityId, 1);
-        awaitSettled(activityId, 1);
+        // and one through the admission entry, where buyers reserve
+        SaleClient.Response viaEntry = new SaleClient("http://127.0.0.1:" + port, "http://127.0.0.1:" + entry.port())
+                .reserve(userToken(72), activityId, 1, UUID.randomUUID().toString());
+        assertThat(viaEntry.status()).as(viaEntry.body().toString()).isEqualTo(202);
+        awaitSettled(activityId, 2);
         reconciler.run(activityId, Duration.ZERO);
         String scrape = client().getText("/actuator/prometheus");
         Set<String> exported = new TreeSet<>();

@@ -17,6 +17,11 @@ final class EntryMetrics {
 
     EntryMetrics(MeterRegistry meters) {
         this.meters = meters;
+        // registered at start: a panel or an alert on them sees zero series, not absent ones
+        for (String type : new String[] {"client_io", "idle", "connection_limit", "request_timeout"}) {
+            meters.counter("admission.entry.channel.failures", "type", type);
+        }
+        meters.counter("admission.entry.read.paused");
     }
 
     /** {@code admission_entry_channel_failures_total{type}}: connections the entry closed on an error. */
