@@ -27,7 +27,8 @@ import org.HdrHistogram.Histogram;
  */
 final class LatencyCharts {
 
-    private static final Color[] SERIES = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd)};
+    private static final Color[] SERIES = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd),
+            new Color(0xff7f0e), new Color(0x17becf), new Color(0x8c564b), new Color(0xe377c2)};
     /** The x axis runs from the median (2 = 1/(1-0.5)) to the 99.999th percentile. */
     private static final double[] TICKS = {50, 90, 99, 99.9, 99.99, 99.999};
 
