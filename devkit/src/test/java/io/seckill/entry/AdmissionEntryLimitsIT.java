@@ -9,12 +9,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.awaitility.Awaitility;
@@ -83,23 +88,27 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
             out.write(("POST " + reservePath(1) + " HTTP/1.1\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             long start = System.nanoTime();
-            CompletableFuture<Void> trickle = CompletableFuture.runAsync(() -> {
-                try {
-                    for (int i = 0; i < 25; i++) {
-                        Thread.sleep(200);
-                        out.write(("X-Trickle-" + i + ": a\r\n").getBytes(StandardCharsets.US_ASCII));
+            // the client's pace: a header line every 200 ms; a write failing (the entry closed) ends the schedule
+            ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
+            AtomicInteger lines = new AtomicInteger();
+            try {
+                trickler.scheduleAtFixedRate(() -> {
+                    try {
+                        out.write(("X-Trickle-" + lines.getAndIncrement() + ": a\r\n").getBytes(StandardCharsets.US_ASCII));
                         out.flush();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
                     }
-                } catch (IOException | InterruptedException e) {
-                    // the entry closed the connection: what the test waits for
-                }
-            });
-            assertThat(closedByServer(slow)).as("the trickling connection is closed").isTrue();
-            double seconds = (System.nanoTime() - start) / 1e9;
-            assertThat(seconds).as("closed at the 1 s request timeout, not by the trickle's end (5 s)").isBetween(0.8, 4.0);
+                }, 200, 200, TimeUnit.MILLISECONDS);
+                assertThat(closedByServer(slow)).as("the trickling connection is closed").isTrue();
+                double seconds = (System.nanoTime() - start) / 1e9;
+                assertThat(seconds).as("closed at the 1 s request timeout, not by the 5 s read timeout").isBetween(0.8, 4.0);
+                assertThat(lines.get()).as("the client was still trickling when it was closed").isGreaterThanOrEqualTo(3);
+            } finally {
+                trickler.shutdownNow();
+            }
             assertThat(failures("request_timeout") - before).isEqualTo(1);
             assertThat(ask(normal)).isEqualTo(401);
-            trickle.join();
         }
     }
 

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -145,7 +148,7 @@ class PaymentStatementIT extends PaymentTestBase {
                 + "WHERE activity_id = ? AND sku_id = 2", activityId);
         try {
             assertThat(sim.pay(poisonPayment, false)).isTrue();
-            Thread.sleep(5);
+            nextMillisecond();
             assertThat(sim.pay(healthyPayment, false)).isTrue();
             Instant poisonPaidAt = sim.payment(poisonPayment).paidAt();
             for (int attempt = 0; attempt < 2; attempt++) {
@@ -191,9 +194,17 @@ class PaymentStatementIT extends PaymentTestBase {
         assertSettled(p);
     }
 
-    private Pass settle() throws InterruptedException {
-        Thread.sleep(2);
+    /** One pass up to now; a payment taken in the current millisecond is inside its window (to is exclusive). */
+    private Pass settle() {
+        nextMillisecond();
         return statement.runOnce(Instant.now());
+    }
+
+    /** Waits until the clock has left the current millisecond (the channel's times are in milliseconds). */
+    private static void nextMillisecond() {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        Awaitility.await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(1))
+                .until(() -> Instant.now().truncatedTo(ChronoUnit.MILLIS).isAfter(now));
     }
 
     private double unmatchedCount() {
