@@ -1,4 +1,4 @@
--- The channel's statement (docs/DESIGN.md, "The channel's statement") is read window by window. Per
+-- The channel's statement (docs/RECONCILIATION.md, "The channel's statement") is read window by window. Per
 -- provider, the end of the last window whose every paid entry is known here: the next pass reads on
 -- from it, and a window is only moved past when nothing in it is left to retry.
 CREATE TABLE payment_statement_checkpoint (

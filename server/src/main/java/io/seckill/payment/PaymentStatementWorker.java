@@ -22,7 +22,7 @@ import io.seckill.payment.channel.PaymentChannel.Callback;
 import io.seckill.worker.PollingWorker;
 
 /**
- * The channel's statement against the payment records (docs/DESIGN.md, "The channel's statement").
+ * The channel's statement against the payment records (docs/RECONCILIATION.md, "The channel's statement").
  * A callback can be lost for good - a real channel stops notifying after a while - and after a local
  * cancel nothing else asks the channel about that payment again, so money taken after a close would
  * stay with the seller unseen. The statement lists every payment whose money was taken; each pass of
