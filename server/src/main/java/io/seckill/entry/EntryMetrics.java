@@ -3,6 +3,7 @@ package io.seckill.entry;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -14,6 +15,7 @@ final class EntryMetrics {
 
     private final MeterRegistry meters;
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Counter readPaused;
 
     EntryMetrics(MeterRegistry meters) {
         this.meters = meters;
@@ -21,7 +23,7 @@ final class EntryMetrics {
         for (String type : new String[] {"client_io", "idle", "connection_limit", "request_timeout"}) {
             meters.counter("admission.entry.channel.failures", "type", type);
         }
-        meters.counter("admission.entry.read.paused");
+        this.readPaused = meters.counter("admission.entry.read.paused");
     }
 
     /** {@code admission_entry_channel_failures_total{type}}: connections the entry closed on an error. */
@@ -34,7 +36,7 @@ final class EntryMetrics {
      * {@code seckill.admission.entry-limits.max-pipelined} calls unanswered.
      */
     void readPaused() {
-        meters.counter("admission.entry.read.paused").increment();
+        readPaused.increment();
     }
 
     void answered(int status, String code, long startNanos) {

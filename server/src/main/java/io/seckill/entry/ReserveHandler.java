@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
@@ -56,8 +57,8 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private final int maxPipelined;
     /** The last call of this connection handed on; touched by its event loop only. */
     private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
-    /** Calls of this connection read and not yet answered; event loop only. */
-    private int unanswered;
+    /** Calls of this connection read and not yet answered (counted up on the event loop, down by the answering threads). */
+    private final AtomicInteger unanswered = new AtomicInteger();
 
     ReserveHandler(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics, PipelineTrace trace,
             int maxPipelined) {
@@ -79,7 +80,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         long start = System.nanoTime();
         // a client pipelining without end is not read further while it has maxPipelined calls unanswered: what it
         // sent waits in its own socket buffers, not as calls in this process's memory
-        if (++unanswered >= maxPipelined && ctx.channel().config().isAutoRead()) {
+        if (unanswered.incrementAndGet() >= maxPipelined && ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(false);
             metrics.readPaused();
         }
@@ -167,11 +168,14 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         if (!HttpUtil.isKeepAlive(response)) {
             written.addListener(ChannelFutureListener.CLOSE);
         }
-        ctx.executor().execute(() -> {
-            if (--unanswered < maxPipelined && !ctx.channel().config().isAutoRead()) {
-                ctx.channel().config().setAutoRead(true);
-            }
-        });
+        // only the answer that brings the count below the bound asks the event loop to read again
+        if (unanswered.decrementAndGet() == maxPipelined - 1) {
+            ctx.executor().execute(() -> {
+                if (unanswered.get() < maxPipelined && !ctx.channel().config().isAutoRead()) {
+                    ctx.channel().config().setAutoRead(true);
+                }
+            });
+        }
     }
 
     /** The buyer's user id, from a bearer token the buyers' decoder accepts (the API port's rules). */
