@@ -624,7 +624,7 @@ public final class BenchCommand implements Callable<Integer> {
             activities.open(httpActivity);
             // the EVALSHA ceiling is Redis alone: its sale is open in Redis only, so no worker of the application
             // (rescan, breaker) ever sees the reservations it writes, which are never meant to be sent
-            app.getBean(Redis.class).sync().hset(new SkuSlot(evalActivity, 1, 0, 1).meta(), "status", "OPEN");
+            app.getBean(Redis.class).sync().hset(SkuSlot.single(evalActivity, 1).meta(), "status", "OPEN");
             Optional<java.nio.file.Path> redisBenchmark = ExternalLoad.tool("redis-benchmark");
             double evalsha;
             if (redisBenchmark.isPresent()) {
@@ -640,7 +640,7 @@ public final class BenchCommand implements Callable<Integer> {
                         redisCpu0 < 0 || redisCpu1 < 0 ? "not measured" : String.format("%.1f us",
                                 (redisCpu1 - redisCpu0) / 1000.0 / evalRequests));
                 // those reservations are Redis writes only, never meant to be sent: the next phase starts clean
-                SkuSlot evalSlot = new SkuSlot(evalActivity, 1, 0, 1);
+                SkuSlot evalSlot = SkuSlot.single(evalActivity, 1);
                 app.getBean(Redis.class).sync().del(evalSlot.sendDue(), evalSlot.deadlines());
             } else {
                 System.out.println("[evalsha] redis-benchmark not installed (apt-get install redis-tools): JVM client");

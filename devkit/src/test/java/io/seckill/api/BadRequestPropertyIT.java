@@ -21,6 +21,13 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.core.MethodParameter;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -47,6 +54,10 @@ class BadRequestPropertyIT extends IntegrationTest {
     }
 
     private static long saleId;
+
+    @Autowired
+    @Qualifier("requestMappingHandlerMapping")
+    RequestMappingHandlerMapping mappings;
 
     @Test
     @DisplayName("generated bad requests to every endpoint: never a 5xx, every 4xx a problem document with a code")
@@ -131,6 +142,10 @@ class BadRequestPropertyIT extends IntegrationTest {
                 new Case("/api/v1/admin/activities", activityJson("ends_at", "\"+99999-01-01T00:00:00Z\""), "ends_at"),
                 new Case("/api/v1/admin/activities", activityJson("business_deadline_seconds", "2147483647"),
                         "business_deadline_seconds"),
+                new Case("/api/v1/admin/activities", activityJson("name", "\"a\\u0000b\""), "name"),
+                new Case("/api/v1/admin/freeze/" + java.util.UUID.randomUUID(), "{\"reason\":\"\\u001b[2Jcleared\"}", "reason"),
+                new Case("/api/v1/admin/freeze/" + java.util.UUID.randomUUID(), "{\"reason\":\"" + "r".repeat(2001) + "\"}",
+                        "reason"),
                 new Case("/api/v1/admin/reconcile?watermark_seconds=999999999999999", null, "watermark_seconds"),
                 new Case("/api/v1/admin/activities/" + saleId + "/close-out?drain_seconds=99999999999999", "{\"reason\":\"x\"}",
                         "drain_seconds"),
@@ -219,27 +234,53 @@ class BadRequestPropertyIT extends IntegrationTest {
         Gen<String> callback = r -> "{\"payment_id\":\"" + java.util.UUID.randomUUID() + "\",\"order_id\":\""
                 + java.util.UUID.randomUUID() + "\",\"provider_transaction_id\":\"t-1\",\"amount\":" + weird.next(r)
                 + ",\"status\":\"" + callbackStatus.next(r) + "\",\"paid_at\":" + paidAt.next(r) + "}";
-        return List.of(
-                new Endpoint("POST", "/api/v1/activities/{n}/skus/{n}/reservations", "user", reserve),
-                new Endpoint("GET", "/api/v1/reservations/{id}", "user", any),
-                new Endpoint("GET", "/api/v1/orders/{id}", "user", any),
-                new Endpoint("POST", "/api/v1/orders/{id}/payments", "user", any),
-                new Endpoint("POST", "/api/v1/orders/{id}/cancel", "user", any),
-                new Endpoint("POST", "/api/v1/payments/callbacks/{provider}", "channel", Gen.oneOf(callback, any)),
-                new Endpoint("POST", "/api/v1/admin/activities", "admin", Gen.oneOf(activity, any)),
-                new Endpoint("POST", "/api/v1/admin/activities/{n}/warm", "admin", any),
-                new Endpoint("POST", "/api/v1/admin/activities/{n}/open", "admin", any),
-                new Endpoint("GET", "/api/v1/admin/activities/{n}/inventory", "admin", any),
-                new Endpoint("GET", "/api/v1/admin/activities/{n}/invariants", "admin", any),
-                new Endpoint("GET", "/api/v1/admin/inspect/{id}", "admin", any),
-                new Endpoint("POST", "/api/v1/admin/freeze/{id}", "admin", any),
-                new Endpoint("POST", "/api/v1/admin/repair/{id}", "admin", Gen.oneOf(repair, any)),
-                new Endpoint("GET", "/api/v1/admin/invariants", "admin", any),
-                new Endpoint("POST", "/api/v1/admin/reconcile", "admin", any),
-                new Endpoint("POST", "/api/v1/admin/activities/{n}/skus/{n}/adjust-stock", "admin", Gen.oneOf(adjust, any)),
-                new Endpoint("POST", "/api/v1/admin/failpoints/{provider}", "admin", any),
-                new Endpoint("POST", "/api/v1/admin/activities/1/close-out", "admin", any),
-                new Endpoint("GET", "/api/v1/nothing/here", "user", any));
+        Map<String, Gen<String>> bodies = Map.of(
+                "POST /api/v1/activities/{n}/skus/{n}/reservations", reserve,
+                "POST /api/v1/payments/callbacks/{provider}", Gen.oneOf(callback, any),
+                "POST /api/v1/admin/activities", Gen.oneOf(activity, any),
+                "POST /api/v1/admin/repair/{id}", Gen.oneOf(repair, any),
+                "POST /api/v1/admin/activities/{n}/skus/{n}/adjust-stock", Gen.oneOf(adjust, any));
+        List<Endpoint> out = new ArrayList<>();
+        mappings.getHandlerMethods().forEach((info, handler) -> {
+            for (String pattern : info.getPatternValues()) {
+                if (!pattern.startsWith("/api/")) {
+                    continue;
+                }
+                String template = template(pattern, handler);
+                for (RequestMethod m : info.getMethodsCondition().getMethods()) {
+                    String role = template.startsWith("/api/v1/admin/") ? "admin"
+                            : template.startsWith("/api/v1/payments/callbacks/") ? "channel" : "user";
+                    out.add(new Endpoint(m.name(), template, role, bodies.getOrDefault(m.name() + " " + template, any)));
+                }
+            }
+        });
+        assertThat(out).as("the API's endpoints, read from the application").hasSizeGreaterThan(15)
+                .anyMatch(e -> e.template().equals("/api/v1/activities/{n}/skus/{n}/reservations"));
+        out.add(new Endpoint("GET", "/api/v1/nothing/here", "user", any));
+        // a fixed order keeps a seed's requests the same from run to run
+        out.sort(java.util.Comparator.comparing(Endpoint::template).thenComparing(Endpoint::method));
+        return out;
+    }
+
+    /**
+     * The endpoint's path with each variable replaced by the kind of value the generator fills in: {@code {n}} for
+     * a number, {@code {id}} for a business id, {@code {provider}} for a name. A call that would end the shared sale
+     * (close, close-out) is pointed at activity 1, which does not exist.
+     */
+    private static String template(String pattern, HandlerMethod handler) {
+        String t = pattern;
+        for (MethodParameter p : handler.getMethodParameters()) {
+            PathVariable v = p.getParameterAnnotation(PathVariable.class);
+            if (v == null) {
+                continue;
+            }
+            String name = !v.value().isEmpty() ? v.value() : !v.name().isEmpty() ? v.name() : p.getParameterName();
+            Class<?> type = p.getParameterType();
+            boolean number = type == long.class || type == int.class || type == Long.class || type == Integer.class;
+            String kind = number ? "{n}" : name.toLowerCase(java.util.Locale.ROOT).endsWith("id") ? "{id}" : "{provider}";
+            t = t.replace("{" + name + "}", kind);
+        }
+        return t.endsWith("/close") || t.endsWith("/close-out") ? t.replaceFirst("\\{n}", "1") : t;
     }
 
     /** A valid sale definition with one field replaced by {@code value}. */

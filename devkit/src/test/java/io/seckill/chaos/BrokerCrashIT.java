@@ -9,6 +9,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
 
@@ -34,8 +35,8 @@ class BrokerCrashIT extends IntegrationTest {
             assertThat(reserve(u, activityId, 1).status()).as("admission keeps answering while the broker is down")
                     .isEqualTo(202);
         }
-        String slot = "seckill:{" + activityId + ":1}:";
-        assertThat(redis.sync().zcard(slot + "send_due")).isPositive();
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        assertThat(redis.sync().zcard(slot.sendDue())).isPositive();
         // the entry breaker: once the oldest unsent reservation is too old, admission pauses instead of taking units
         java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger(40);
         java.util.concurrent.atomic.AtomicLong probeUser = new java.util.concurrent.atomic.AtomicLong(1_000);
@@ -52,7 +53,7 @@ class BrokerCrashIT extends IntegrationTest {
         Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> count(
                 "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_CREATED'", activityId) == expected);
         awaitSettled(activityId, expected);
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> redis.sync().zcard(slot + "send_due") == 0);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> redis.sync().zcard(slot.sendDue()) == 0);
         assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(expected);
         assertInvariants(activityId, true);
         // and it closes by itself once orders flow again

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.cli.SaleClient;
+import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
@@ -50,10 +51,10 @@ class LongOutageIT extends IntegrationTest {
             + "MANUAL, all compensated after the restart, every invariant PASS")
     void redisStop() throws Exception {
         long activityId = openSale(10);
-        String slot = "seckill:{" + activityId + ":1}:";
+        SkuSlot slot = SkuSlot.single(activityId, 1);
         // Redis holds 5 units more than PostgreSQL: 5 buyers are admitted that PostgreSQL will reject
-        redis.sync().set(slot + "stock", "15");
-        redis.sync().hset(slot + "counter", "initial", "15");
+        redis.sync().set(slot.stock(), "15");
+        redis.sync().hset(slot.counter(), "initial", "15");
         List<String> queued = new ArrayList<>();
         for (int u = 1; u <= 15; u++) {
             SaleClient.Response r = reserve(u, activityId, 1);
@@ -86,7 +87,7 @@ class LongOutageIT extends IntegrationTest {
             stop(worker);
         }
         assertAllTerminalNoManual(activityId, queued);
-        assertThat(redis.sync().get(slot + "stock")).as("the 5 rejected units are back").isEqualTo("5");
+        assertThat(redis.sync().get(slot.stock())).as("the 5 rejected units are back").isEqualTo("5");
         assertInvariants(activityId, true);
     }
 
@@ -125,8 +126,8 @@ class LongOutageIT extends IntegrationTest {
                     && count("SELECT count(*) FROM event_outbox e JOIN orders o ON o.order_id = e.aggregate_id "
                             + "WHERE o.activity_id = ? AND e.status <> 'SENT'", activityId) == 0);
             awaitSettled(activityId, 10 + queued.size());
-            String slot = "seckill:{" + activityId + ":1}:";
-            Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> redis.sync().zcard(slot + "send_due") == 0);
+            SkuSlot slot = SkuSlot.single(activityId, 1);
+            Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> redis.sync().zcard(slot.sendDue()) == 0);
         } finally {
             stop(worker);
         }

@@ -124,9 +124,9 @@ class ProcessCrashIT {
         try {
             switch (point) {
                 case AFTER_COMPENSATION_LUA -> {
-                    String slot = "seckill:{" + activityId + ":1}:";
-                    redis.sync().incr(slot + "stock");
-                    redis.sync().hincrby(slot + "counter", "initial", 1);
+                    SkuSlot slot = SkuSlot.single(activityId, 1);
+                    redis.sync().incr(slot.stock());
+                    redis.sync().hincrby(slot.counter(), "initial", 1);
                     reserve(activityId, user, queued);
                     TimeUnit.MILLISECONDS.sleep(300);
                 }

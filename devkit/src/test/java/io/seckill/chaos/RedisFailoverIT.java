@@ -21,6 +21,7 @@ import io.seckill.cli.SaleClient;
 import io.seckill.engines.RedisClusterNodes;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.reconcile.Reconciler;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.OnRedisCluster;
 import io.seckill.support.TestRedisCluster;
@@ -38,7 +39,7 @@ class RedisFailoverIT extends IntegrationTest {
             + "SOLD_OUT (never a 500), admission resumes, every QUEUED reservation ends, every invariant PASS")
     void masterFailoverMidSale() throws Exception {
         long activityId = openSale(60);
-        String stockKey = "seckill:{" + activityId + ":1}:stock";
+        String stockKey = SkuSlot.single(activityId, 1).stock();
         RedisClusterNodes cluster = TestRedisCluster.get();
         int ownerPort = ownerOf(cluster.masters().getFirst(), stockKey);
 

@@ -42,6 +42,7 @@ import io.seckill.engines.EmbeddedEngines;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.Redis;
+import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.OrderRequestSender;
 import io.seckill.support.IntegrationTest;
@@ -179,13 +180,13 @@ class ThreeInstancesIT {
                 Map.of("action", "crash"));
         assertThat(armed.status()).as(armed.body().toString()).isEqualTo(200);
         Set<String> queued = ConcurrentHashMap.newKeySet();
-        String slot = "seckill:{" + activityId + ":1}:";
+        SkuSlot slot = SkuSlot.single(activityId, 1);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         for (long user = activityId * 1_000; victim.alive() && System.nanoTime() < deadline; user++) {
             if (compensating) {
                 // Redis admits one unit more than PostgreSQL holds: PostgreSQL rejects the buyer, a compensation follows
-                redis.sync().incr(slot + "stock");
-                redis.sync().hincrby(slot + "counter", "initial", 1);
+                redis.sync().incr(slot.stock());
+                redis.sync().hincrby(slot.counter(), "initial", 1);
             }
             try {
                 SaleClient.Response r = new SaleClient(APPS.get((int) (user % 3)).url()).reserve(Tokens.user(
@@ -272,9 +273,9 @@ class ThreeInstancesIT {
     void duplicateEventsOverThreeProjections() throws Exception {
         long activityId = openSale(3);
         String rid = reservedOn(2, activityId, activityId * 5);
-        String slot = "seckill:{" + activityId + ":1}:";
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "1".equals(redis.sync().hget(slot + "counter", "committed")));
-        Map<String, String> counters = redis.sync().hgetall(slot + "counter");
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "1".equals(redis.sync().hget(slot.counter(), "committed")));
+        Map<String, String> counters = redis.sync().hgetall(slot.counter());
         String payload = jdbc.queryForObject("SELECT payload::text FROM event_outbox WHERE event_type = 'ORDER_CREATED' "
                 + "AND aggregate_id = (SELECT order_id FROM orders WHERE reservation_id = ?::uuid)", String.class, rid);
         double before = metric(ALREADY_PROJECTED);
@@ -283,8 +284,8 @@ class ThreeInstancesIT {
         }
         Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
                 .until(() -> metric(ALREADY_PROJECTED) - before >= 30);
-        assertThat(redis.sync().hgetall(slot + "counter")).isEqualTo(counters);
-        assertThat(redis.sync().hget(slot + "reservation:" + rid, "status")).isEqualTo("ORDER_CREATED");
+        assertThat(redis.sync().hgetall(slot.counter())).isEqualTo(counters);
+        assertThat(redis.sync().hget(slot.reservation(rid), "status")).isEqualTo("ORDER_CREATED");
         assertInvariantsPass(activityId);
     }
 

@@ -26,6 +26,7 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfiguration;
 
 import io.seckill.engines.BrokerProcess;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
 import io.seckill.worker.RoleLifecycle;
@@ -91,14 +92,14 @@ class TwoBrokersIT extends IntegrationTest {
     void brokerKilledWithMessagesOnIt() throws Exception {
         long activityId = openSale(400);
         RoleLifecycle consumer = context.getBean("orderConsumer", RoleLifecycle.class);
-        String slot = "seckill:{" + activityId + ":1}:";
+        SkuSlot slot = SkuSlot.single(activityId, 1);
         // the consumer stands still while the first buyers' requests land on both brokers
         consumer.stop();
         try {
             for (int u = 1; u <= 120; u++) {
                 assertThat(reserve(u, activityId, 1).status()).isEqualTo(202);
             }
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> redis.sync().zcard(slot + "send_due") == 0);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> redis.sync().zcard(slot.sendDue()) == 0);
             brokerB.kill();
         } finally {
             consumer.start();

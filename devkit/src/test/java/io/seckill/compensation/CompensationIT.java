@@ -18,6 +18,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.failpoint.Failpoint;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
 import io.seckill.support.IntegrationTest;
 
@@ -31,15 +32,15 @@ class CompensationIT extends IntegrationTest {
     @Autowired
     CompensationTaskRepository tasks;
 
-    record Rejected(long activityId, UUID reservationId, UUID taskId, String slot) {
+    record Rejected(long activityId, UUID reservationId, UUID taskId, SkuSlot slot) {
     }
 
     /** Stock 1 in PostgreSQL, 2 in Redis: two buyers are admitted, PostgreSQL rejects one. */
     private Rejected rejectedReservation() throws Exception {
         long activityId = openSale(1);
-        String slot = "seckill:{" + activityId + ":1}:";
-        redis.sync().set(slot + "stock", "2");
-        redis.sync().hset(slot + "counter", "initial", "2");
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        redis.sync().set(slot.stock(), "2");
+        redis.sync().hset(slot.counter(), "initial", "2");
         assertThat(reserve(1, activityId, 1).status()).isEqualTo(202);
         assertThat(reserve(2, activityId, 1).status()).isEqualTo(202);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
@@ -47,7 +48,7 @@ class CompensationIT extends IntegrationTest {
         UUID rid = jdbc.queryForObject("SELECT reservation_id FROM inventory_reservation WHERE activity_id = ? "
                 + "AND status = 'ORDER_REJECTED'", UUID.class, activityId);
         UUID task = jdbc.queryForObject("SELECT task_id FROM compensation_task WHERE reservation_id = ?", UUID.class, rid);
-        assertThat(redis.sync().get(slot + "stock")).isEqualTo("0");
+        assertThat(redis.sync().get(slot.stock())).isEqualTo("0");
         return new Rejected(activityId, rid, task, slot);
     }
 
@@ -126,10 +127,10 @@ class CompensationIT extends IntegrationTest {
     @DisplayName("fault #13: Redis lost the reservation -> no blind increment; the task goes MANUAL with an anomaly")
     void redisLostTheReservation() throws Exception {
         Rejected r = rejectedReservation();
-        redis.sync().del(r.slot() + "reservation:" + r.reservationId());
+        redis.sync().del(r.slot().reservation(r.reservationId().toString()));
         CompensationTaskRepository.Claimed claimed = tasks.claim(r.taskId(), "owner-m", Duration.ofMinutes(5)).orElseThrow();
         worker.apply(claimed, "owner-m");
-        assertThat(redis.sync().get(r.slot() + "stock")).isEqualTo("0");
+        assertThat(redis.sync().get(r.slot().stock())).isEqualTo("0");
         assertThat(jdbc.queryForMap("SELECT status, last_result FROM compensation_task WHERE task_id = ?", r.taskId()))
                 .containsEntry("status", "MANUAL").containsEntry("last_result", "RESERVATION_MISSING");
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
@@ -137,7 +138,7 @@ class CompensationIT extends IntegrationTest {
         assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
                 r.reservationId())).as("DESIGN.md, States: given up -> MANUAL_REVIEW").isEqualTo("MANUAL_REVIEW");
         assertThat(worker.runOnce("owner-n")).as("a MANUAL task is left alone").isZero();
-        assertThat(redis.sync().get(r.slot() + "stock")).isEqualTo("0");
+        assertThat(redis.sync().get(r.slot().stock())).isEqualTo("0");
     }
 
     @Test
@@ -146,7 +147,7 @@ class CompensationIT extends IntegrationTest {
     void poisonTasksBesideHealthyOnes() throws Exception {
         Rejected poison = rejectedReservation();
         Rejected healthy = rejectedReservation();
-        String poisonKey = poison.slot() + "reservation:" + poison.reservationId();
+        String poisonKey = poison.slot().reservation(poison.reservationId().toString());
         Map<String, String> saved = redis.sync().hgetall(poisonKey);
         redis.sync().del(poisonKey);
         redis.sync().set(poisonKey, "not a hash"); // every command on it fails with WRONGTYPE
@@ -157,7 +158,7 @@ class CompensationIT extends IntegrationTest {
         worker.runOnce("owner-p");
 
         assertThat(status(healthy.reservationId())).isEqualTo("COMPENSATED");
-        assertThat(redis.sync().get(healthy.slot() + "stock")).isEqualTo("1");
+        assertThat(redis.sync().get(healthy.slot().stock())).isEqualTo("1");
         assertThat(jdbc.queryForMap("SELECT status, last_error FROM compensation_task WHERE task_id = ?", poison.taskId()))
                 .containsEntry("status", "RETRY").hasEntrySatisfying("last_error", e -> assertThat(e.toString()).contains("WRONGTYPE"));
         assertThat(status(poison.reservationId())).as("transient: not frozen").isEqualTo("COMPENSATING");
@@ -201,7 +202,7 @@ class CompensationIT extends IntegrationTest {
                 + "lease_until = clock_timestamp() + interval '3 seconds', last_error = NULL WHERE event_id = ?", event);
         int attemptsBefore = jdbc.queryForObject("SELECT attempt_count FROM event_outbox WHERE event_id = ?", Integer.class, event);
 
-        assertThat(redis.sync().get(r.slot() + "stock")).as("nothing restored the unit yet").isEqualTo("0");
+        assertThat(redis.sync().get(r.slot().stock())).as("nothing restored the unit yet").isEqualTo("0");
         Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             worker.runOnce("owner-10");
             assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
@@ -303,10 +304,10 @@ class CompensationIT extends IntegrationTest {
     }
 
     private void assertCompensatedOnce(Rejected r) {
-        assertThat(redis.sync().get(r.slot() + "stock")).isEqualTo("1");
-        assertThat(redis.sync().hget(r.slot() + "counter", "open_reserved")).isIn("0", "1");
-        assertThat(redis.sync().get(r.slot() + "comp:" + r.reservationId())).isEqualTo(r.taskId().toString());
-        assertThat(redis.sync().hget(r.slot() + "reservation:" + r.reservationId(), "status")).isEqualTo("COMPENSATED");
+        assertThat(redis.sync().get(r.slot().stock())).isEqualTo("1");
+        assertThat(redis.sync().hget(r.slot().counter(), "open_reserved")).isIn("0", "1");
+        assertThat(redis.sync().get(r.slot().compensationMarker(r.reservationId().toString()))).isEqualTo(r.taskId().toString());
+        assertThat(redis.sync().hget(r.slot().reservation(r.reservationId().toString()), "status")).isEqualTo("COMPENSATED");
         assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class, r.taskId()))
                 .isEqualTo("APPLIED");
         assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,

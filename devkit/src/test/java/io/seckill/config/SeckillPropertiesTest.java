@@ -2,12 +2,18 @@ package io.seckill.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+import io.seckill.retry.Backoff;
 
 class SeckillPropertiesTest {
 
@@ -53,6 +59,42 @@ class SeckillPropertiesTest {
                 .hasMessageStartingWith("seckill.admission.entry-limits.request-timeout");
         assertThatThrownBy(() -> new SeckillProperties.EntryLimits(10, Duration.ofSeconds(10), 0))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-pipelined");
+    }
+
+    @Test
+    @DisplayName("bound from text as a deployment writes it: the refusal names the property, the bound and the value given")
+    void boundFromText() {
+        assertThat(bind(Map.of()).outbox().backoff()).isEqualTo(new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30)));
+        assertThat(bind(Map.of("seckill.payment.base-backoff", "2s", "seckill.payment.max-backoff", "2s")).payment().backoff())
+                .isEqualTo(new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(2)));
+        assertThat(refusal(Map.of("seckill.outbox.batch-size", "0"))).isEqualTo("seckill.outbox.batch-size: must be 1..5000, got 0");
+        assertThat(refusal(Map.of("seckill.reservation.scan-lease", "100ms")))
+                .isEqualTo("seckill.reservation.scan-lease: must be at least 500ms, got PT0.1S");
+        assertThat(refusal(Map.of("seckill.reservation.max-in-flight-sends", "0")))
+                .isEqualTo("seckill.reservation.max-in-flight-sends: must be at least 1, got 0");
+        assertThat(refusal(Map.of("seckill.payment.base-backoff", "2m")))
+                .isEqualTo("seckill.payment.base-backoff: must not exceed max-backoff (PT1M)");
+        assertThat(refusal(Map.of("seckill.outbox.base-backoff", "-1s")))
+                .isEqualTo("seckill.outbox.base-backoff: must be at least 0s, got PT-1S");
+        assertThat(refusal(Map.of("seckill.reconcile.lease", "10s")))
+                .isEqualTo("seckill.reconcile.lease: must be at least the interval (PT30S)");
+    }
+
+    private static SeckillProperties bind(Map<String, String> given) {
+        Map<String, String> props = new HashMap<>(Map.of("seckill.ids.keys.1", "k".repeat(32),
+                "seckill.jwt.user-secret", "u".repeat(32), "seckill.jwt.admin-secret", "a".repeat(32)));
+        props.putAll(given);
+        return new Binder(new MapConfigurationPropertySource(props)).bind("seckill", SeckillProperties.class).get();
+    }
+
+    /** The innermost message of a refused binding: what the operator reads at start-up. */
+    private static String refusal(Map<String, String> given) {
+        Throwable t = catchThrowable(() -> bind(given));
+        assertThat(t).as("binding %s", given).isNotNull();
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage();
     }
 
     private static SeckillProperties.Payment payment(String secret, Duration timeout, Duration lease) {

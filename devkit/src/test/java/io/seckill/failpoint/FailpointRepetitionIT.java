@@ -107,9 +107,9 @@ class FailpointRepetitionIT extends PaymentTestBase {
                 }
                 case AFTER_COMPENSATION_LUA -> {
                     // Redis admits one unit more than PostgreSQL holds, so PostgreSQL rejects this buyer
-                    String slot = "seckill:{" + activityId + ":1}:";
-                    redis.sync().incr(slot + "stock");
-                    redis.sync().hincrby(slot + "counter", "initial", 1);
+                    SkuSlot slot = SkuSlot.single(activityId, 1);
+                    redis.sync().incr(slot.stock());
+                    redis.sync().hincrby(slot.counter(), "initial", 1);
                     users += reserveSome(activityId, consecutive(userBase + users, 1), queued);
                     Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
                         compensation.runOnce("repetition-" + name);

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import io.seckill.cli.SaleClient;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
 /**
@@ -46,17 +47,17 @@ class FaultMatrixIT extends IntegrationTest {
         Failpoints.arm(Failpoint.AFTER_REDIS_RESERVE, "throw*1");
         SaleClient.Response lost = client().reserve(userToken(21), activityId, 1, requestId);
         assertThat(lost.status()).isEqualTo(500);
-        String slot = "seckill:{" + activityId + ":1}:";
-        assertThat(redis.sync().zcard(slot + "send_due")).isEqualTo(1);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        assertThat(redis.sync().zcard(slot.sendDue())).isEqualTo(1);
 
         awaitSettled(activityId, 1);
         SaleClient.Response retry = client().reserve(userToken(21), activityId, 1, requestId);
         assertThat(retry.status()).isEqualTo(202);
         String rid = (String) retry.body().get("reservation_id");
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> redis.sync().zcard(slot + "send_due") == 0);
-        assertThat(redis.sync().hget(slot + "reservation:" + rid, "mq_state")).isEqualTo("PUBLISHED");
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> redis.sync().zcard(slot.sendDue()) == 0);
+        assertThat(redis.sync().hget(slot.reservation(rid), "mq_state")).isEqualTo("PUBLISHED");
         assertThat(jdbc.queryForObject("SELECT message_id::text FROM inventory_reservation WHERE reservation_id = ?::uuid",
-                String.class, rid)).isEqualTo(redis.sync().hget(slot + "reservation:" + rid, "message_id"));
+                String.class, rid)).isEqualTo(redis.sync().hget(slot.reservation(rid), "message_id"));
         assertOneOrder(activityId, rid);
     }
 
@@ -68,8 +69,8 @@ class FaultMatrixIT extends IntegrationTest {
         double resendsBefore = counter("reservation.resend");
         Failpoints.arm(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK, "throw*1");
         String rid = reservationId(31, activityId);
-        String slot = "seckill:{" + activityId + ":1}:";
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> redis.sync().zcard(slot + "send_due") == 0
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> redis.sync().zcard(slot.sendDue()) == 0
                 && counter("inbox.duplicate") > duplicatesBefore);
         assertThat(counter("reservation.resend")).isGreaterThan(resendsBefore);
         awaitSettled(activityId, 1);

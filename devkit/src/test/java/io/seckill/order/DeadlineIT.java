@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
 /** Design 11.2: the business deadline rejects through a PostgreSQL tombstone; a later message cannot resurrect it. */
@@ -20,7 +21,7 @@ class DeadlineIT extends IntegrationTest {
     @DisplayName("fault #15: the message arrives after the deadline tombstone -> LATE_REJECTED, no order, the unit restored once")
     void messageAfterTombstone() throws Exception {
         long activityId = openSale(2, new int[] {3});
-        String slot = "seckill:{" + activityId + ":1}:";
+        SkuSlot slot = SkuSlot.single(activityId, 1);
         String rid;
         // the consumer holds the message (inbox claimed, nothing else written) well past the 2 s deadline
         Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:8000*1");
@@ -33,7 +34,7 @@ class DeadlineIT extends IntegrationTest {
                 compensation.runOnce("deadline-test");
                 assertThat(status(rid)).isEqualTo("COMPENSATED");
             });
-            assertThat(redis.sync().get(slot + "stock")).isEqualTo("3");
+            assertThat(redis.sync().get(slot.stock())).isEqualTo("3");
         } finally {
             Failpoints.disarmAll();
         }
@@ -42,8 +43,8 @@ class DeadlineIT extends IntegrationTest {
         assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isZero();
         assertThat(count("SELECT count(*) FROM compensation_task WHERE reservation_id = ?::uuid", rid)).isEqualTo(1);
         assertThat(status(rid)).isEqualTo("COMPENSATED");
-        assertThat(redis.sync().get(slot + "stock")).isEqualTo("3");
-        assertThat(redis.sync().zcard(slot + "deadline")).isZero();
+        assertThat(redis.sync().get(slot.stock())).isEqualTo("3");
+        assertThat(redis.sync().zcard(slot.deadlines())).isZero();
         assertInvariants(activityId, true);
     }
 

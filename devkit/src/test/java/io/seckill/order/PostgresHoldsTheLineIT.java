@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.cli.SaleClient;
+import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.support.IntegrationTest;
@@ -37,9 +38,9 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
     void onlyPostgresStopsTheSurplus() throws Exception {
         int n = 20;
         long activityId = openSale(n);
-        String slot = "seckill:{" + activityId + ":1}:";
-        redis.sync().set(slot + "stock", Integer.toString(2 * n));
-        redis.sync().hset(slot + "counter", "initial", Integer.toString(2 * n));
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        redis.sync().set(slot.stock(), Integer.toString(2 * n));
+        redis.sync().hset(slot.counter(), "initial", Integer.toString(2 * n));
         double fallbacksBefore = meters.counter("order.batch.fallback").count();
 
         consumer.suspend();
@@ -51,14 +52,14 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
                 reservations.add((String) r.body().get("reservation_id"));
             }
             for (int u = 1; u <= 5; u++) {
-                redis.sync().del(slot + "user:" + u);
+                redis.sync().del(slot.user(u));
                 SaleClient.Response r = reserve(u, activityId, 1);
                 assertThat(r.status()).as("second reservation of user " + u + " passes the (wrong) Redis").isEqualTo(202);
                 reservations.add((String) r.body().get("reservation_id"));
             }
             // every message is in the broker before the consumer pulls: batches mix accepted and rejected
             Awaitility.await().atMost(Duration.ofSeconds(20))
-                    .until(() -> redis.sync().zcard(slot + "send_due") == 0);
+                    .until(() -> redis.sync().zcard(slot.sendDue()) == 0);
         } finally {
             consumer.resume();
         }
@@ -93,9 +94,9 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
         assertThat(count("SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
                 + "WHERE r.activity_id = ? AND t.status = 'APPLIED'", activityId)).isEqualTo(rejected);
         awaitSettled(activityId, reservations.size());
-        assertThat(redis.sync().get(slot + "stock")).isEqualTo(Integer.toString(2 * n - n));
-        assertThat(redis.sync().hget(slot + "counter", "open_reserved")).isEqualTo("0");
-        assertThat(redis.sync().hget(slot + "counter", "committed")).isEqualTo(Integer.toString(n));
+        assertThat(redis.sync().get(slot.stock())).isEqualTo(Integer.toString(2 * n - n));
+        assertThat(redis.sync().hget(slot.counter(), "open_reserved")).isEqualTo("0");
+        assertThat(redis.sync().hget(slot.counter(), "committed")).isEqualTo(Integer.toString(n));
         assertInvariants(activityId, true);
     }
 

@@ -66,8 +66,7 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("fault #17: 1,000 concurrent duplicate callbacks -> one payment_record, one PAID transition, one ORDER_PAID")
     void duplicateCallbacks() throws Exception {
         Paying p = paying(2, 7);
-        assertThat(sim.pay(p.payment(), false)).isTrue();
-        PaySim.SignedCallback cb = sim.signedCallback(p.payment(), Instant.now().getEpochSecond());
+        PaySim.SignedCallback cb = paidCallback(p, Instant.now().getEpochSecond());
 
         ExecutorService pool = Executors.newFixedThreadPool(48);
         List<Future<HttpResponse<String>>> sent = new ArrayList<>();
@@ -139,9 +138,8 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("forged signature, stale timestamp, wrong amount, unknown order: refused with a clear error, nothing written")
     void refusedCallbacks() throws Exception {
         Paying p = paying(2, 21);
-        assertThat(sim.pay(p.payment(), false)).isTrue();
         long now = Instant.now().getEpochSecond();
-        PaySim.SignedCallback good = sim.signedCallback(p.payment(), now);
+        PaySim.SignedCallback good = paidCallback(p, now);
 
         CallbackSignature forger = new CallbackSignature("not-the-channel-secret-0123456789abcdef");
         assertRefused(new PaySim.SignedCallback(good.body(), now, forger.sign(now, good.body())), 401, "X-Pay-Signature");
@@ -171,9 +169,8 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("a signed REFUNDED callback never pays an unpaid order: ignored, nothing written; the SUCCESS one still pays")
     void refundedCallbackNeverPays() throws Exception {
         Paying p = paying(2, 23);
-        assertThat(sim.pay(p.payment(), false)).isTrue();
         long now = Instant.now().getEpochSecond();
-        PaySim.SignedCallback good = sim.signedCallback(p.payment(), now);
+        PaySim.SignedCallback good = paidCallback(p, now);
         @SuppressWarnings("unchecked")
         Map<String, Object> body = new LinkedHashMap<>(Json.read(good.body(), Map.class));
         body.put("status", "REFUNDED");
@@ -313,7 +310,7 @@ class PaymentIT extends PaymentTestBase {
     }
 
     private long redisStock(long activityId) {
-        return Long.parseLong(redis.sync().get(new SkuSlot(activityId, 1, 0, 1).stock()));
+        return Long.parseLong(redis.sync().get(SkuSlot.single(activityId, 1).stock()));
     }
 
     private PaySim.SignedCallback signed(Map<String, Object> body, long ts) {

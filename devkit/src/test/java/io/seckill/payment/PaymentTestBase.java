@@ -79,6 +79,12 @@ public abstract class PaymentTestBase extends IntegrationTest {
     }
 
     /** The channel's callback for a payment, signed now, delivered to the app: HTTP status and body. */
+    /** The channel takes the money and sends nothing yet: the callback it would send, signed at {@code timestamp}. */
+    protected PaySim.SignedCallback paidCallback(Paying p, long timestamp) throws Exception {
+        assertThat(sim.pay(p.payment(), false)).as("the channel takes the money").isTrue();
+        return sim.signedCallback(p.payment(), timestamp);
+    }
+
     protected HttpResponse<String> deliverCallback(UUID paymentId) throws Exception {
         return deliver(sim.signedCallback(paymentId, Instant.now().getEpochSecond()));
     }

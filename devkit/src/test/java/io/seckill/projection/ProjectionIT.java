@@ -12,6 +12,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import io.seckill.outbox.OutboxEvent;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
 /** Fault #19: an outbox event delivered again changes nothing downstream. */
@@ -22,8 +23,8 @@ class ProjectionIT extends IntegrationTest {
     void duplicateEventChangesNothing() throws Exception {
         long activityId = openSale(3);
         String rid = firstSettled(activityId, 11);
-        String slot = "seckill:{" + activityId + ":1}:";
-        Map<String, String> before = redis.sync().hgetall(slot + "counter");
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        Map<String, String> before = redis.sync().hgetall(slot.counter());
         assertThat(before).containsEntry("committed", "1").containsEntry("open_reserved", "0");
 
         String payload = jdbc.queryForObject("SELECT payload::text FROM event_outbox WHERE event_type = 'ORDER_CREATED' "
@@ -35,8 +36,8 @@ class ProjectionIT extends IntegrationTest {
         }
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(
                 () -> meters.counter("projection.apply", "event", "order_created", "result", "already_projected").count() - already >= 20);
-        assertThat(redis.sync().hgetall(slot + "counter")).isEqualTo(before);
-        assertThat(redis.sync().hget(slot + "reservation:" + rid, "status")).isEqualTo("ORDER_CREATED");
+        assertThat(redis.sync().hgetall(slot.counter())).isEqualTo(before);
+        assertThat(redis.sync().hget(slot.reservation(rid), "status")).isEqualTo("ORDER_CREATED");
         assertInvariants(activityId, true);
     }
 }

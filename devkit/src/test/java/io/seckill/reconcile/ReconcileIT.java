@@ -47,15 +47,15 @@ class ReconcileIT extends PaymentTestBase {
         Failpoints.disarmAll();
     }
 
-    record Sale(long activityId, UUID created, UUID createdReservation, UUID rejected, String slot) {
+    record Sale(long activityId, UUID created, UUID createdReservation, UUID rejected, SkuSlot slot) {
     }
 
     /** One order (user 1) and one reservation PostgreSQL rejected (user 2: Redis admitted a unit PostgreSQL lacks). */
     private Sale sale() throws Exception {
         long activityId = openSale(1);
-        String slot = "seckill:{" + activityId + ":1}:";
-        redis.sync().incr(slot + "stock");
-        redis.sync().hincrby(slot + "counter", "initial", 1);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "initial", 1);
         UUID order = placeOrder(activityId, 1, 1);
         assertThat(reserve(2, activityId, 1).status()).isEqualTo(202);
         awaitSettled(activityId, 2);
@@ -67,9 +67,9 @@ class ReconcileIT extends PaymentTestBase {
 
     /** The ORDER_CREATED projection never reached Redis: the hash is back at RESERVED with its counters. */
     private void unproject(Sale s) {
-        redis.sync().hset(s.slot() + "reservation:" + s.createdReservation(), "status", "RESERVED");
-        redis.sync().hincrby(s.slot() + "counter", "committed", -1);
-        redis.sync().hincrby(s.slot() + "counter", "open_reserved", 1);
+        redis.sync().hset(s.slot().reservation(s.createdReservation().toString()), "status", "RESERVED");
+        redis.sync().hincrby(s.slot().counter(), "committed", -1);
+        redis.sync().hincrby(s.slot().counter(), "open_reserved", 1);
     }
 
     private long repairs(String rule, Object objectId) {
@@ -82,25 +82,25 @@ class ReconcileIT extends PaymentTestBase {
             + "healthy one beside it is still repaired")
     void poisonReservationBesideHealthyOne() throws Exception {
         long activityId = openSale(3);
-        String slot = "seckill:{" + activityId + ":1}:";
+        SkuSlot slot = SkuSlot.single(activityId, 1);
         UUID poisonOrder = placeOrder(activityId, 1, 11);
         UUID healthyOrder = placeOrder(activityId, 1, 12);
         awaitSettled(activityId, 2);
         UUID poison = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, poisonOrder);
         UUID healthy = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, healthyOrder);
-        Map<String, String> saved = redis.sync().hgetall(slot + "reservation:" + poison);
-        redis.sync().del(slot + "reservation:" + poison);
-        redis.sync().set(slot + "reservation:" + poison, "not a hash");
-        redis.sync().hset(slot + "reservation:" + healthy, "status", "RESERVED");
-        redis.sync().hincrby(slot + "counter", "committed", -1);
-        redis.sync().hincrby(slot + "counter", "open_reserved", 1);
+        Map<String, String> saved = redis.sync().hgetall(slot.reservation(poison.toString()));
+        redis.sync().del(slot.reservation(poison.toString()));
+        redis.sync().set(slot.reservation(poison.toString()), "not a hash");
+        redis.sync().hset(slot.reservation(healthy.toString()), "status", "RESERVED");
+        redis.sync().hincrby(slot.counter(), "committed", -1);
+        redis.sync().hincrby(slot.counter(), "open_reserved", 1);
 
         Reconciler.Report r = reconciler.run(activityId, NOW);
 
         assertThat(r.repairs()).containsEntry("RULE_FAILED", 1).containsEntry("REBUILD_ORDER_PROJECTION", 1);
-        assertThat(redis.sync().hget(slot + "reservation:" + healthy, "status")).isEqualTo("ORDER_CREATED");
-        redis.sync().del(slot + "reservation:" + poison);
-        redis.sync().hset(slot + "reservation:" + poison, saved);
+        assertThat(redis.sync().hget(slot.reservation(healthy.toString()), "status")).isEqualTo("ORDER_CREATED");
+        redis.sync().del(slot.reservation(poison.toString()));
+        redis.sync().hset(slot.reservation(poison.toString()), saved);
         assertThat(reconciler.run(activityId, NOW).repairs()).doesNotContainKey("RULE_FAILED");
         assertInvariants(activityId, true);
     }
@@ -140,7 +140,7 @@ class ReconcileIT extends PaymentTestBase {
         assertThat(jdbc.queryForObject("SELECT status FROM event_outbox WHERE event_id = ?", String.class, stale))
                 .isIn("RETRY", "SENDING", "SENT");
         assertThat(count("SELECT count(*) FROM compensation_task WHERE reservation_id = ?", s.rejected())).isOne();
-        assertThat(redis.sync().hget(s.slot() + "reservation:" + s.createdReservation(), "status")).isEqualTo("ORDER_CREATED");
+        assertThat(redis.sync().hget(s.slot().reservation(s.createdReservation().toString()), "status")).isEqualTo("ORDER_CREATED");
         assertThat(activities.inventoryView(s.activityId()).getFirst().crossSystemDelta()).isZero();
 
         Reconciler.Report again = reconciler.run(s.activityId(), NOW);
@@ -162,14 +162,14 @@ class ReconcileIT extends PaymentTestBase {
         assertThatThrownBy(() -> compensation.apply(claimed, "dies-after-lua")).isInstanceOf(Failpoints.FailpointException.class);
         assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
                 s.rejected())).isEqualTo("COMPENSATING");
-        assertThat(redis.sync().hget(s.slot() + "reservation:" + s.rejected(), "status")).isEqualTo("COMPENSATED");
-        String stockAfterLua = redis.sync().get(s.slot() + "stock");
+        assertThat(redis.sync().hget(s.slot().reservation(s.rejected().toString()), "status")).isEqualTo("COMPENSATED");
+        String stockAfterLua = redis.sync().get(s.slot().stock());
 
         Reconciler.Report r = reconciler.run(s.activityId(), NOW);
         assertThat(r.repairs()).containsEntry("FINISH_COMPENSATION", 1);
         assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
                 s.rejected())).isEqualTo("COMPENSATED");
-        assertThat(redis.sync().get(s.slot() + "stock")).as("no second increment").isEqualTo(stockAfterLua);
+        assertThat(redis.sync().get(s.slot().stock())).as("no second increment").isEqualTo(stockAfterLua);
         assertInvariants(s.activityId(), true);
     }
 
@@ -211,10 +211,10 @@ class ReconcileIT extends PaymentTestBase {
         sim.pay(payment, false);
         deliverCallback(payment);
         awaitSettled(s.activityId(), 2);
-        redis.sync().hset(s.slot() + "reservation:" + s.createdReservation(), "status", "COMPENSATED");
-        redis.sync().hset(s.slot() + "reservation:" + s.rejected(), "status", "ORDER_CREATED");
-        redis.sync().incrby(s.slot() + "stock", 5);
-        Map<String, String> countersBefore = redis.sync().hgetall(s.slot() + "counter");
+        redis.sync().hset(s.slot().reservation(s.createdReservation().toString()), "status", "COMPENSATED");
+        redis.sync().hset(s.slot().reservation(s.rejected().toString()), "status", "ORDER_CREATED");
+        redis.sync().incrby(s.slot().stock(), 5);
+        Map<String, String> countersBefore = redis.sync().hgetall(s.slot().counter());
 
         Reconciler.Report r = reconciler.run(s.activityId(), NOW);
         assertThat(r.repairs()).isEmpty();
@@ -224,8 +224,8 @@ class ReconcileIT extends PaymentTestBase {
                 + "'PAID_BUT_REDIS_COMPENSATED' AND evidence->>'order_status' = 'PAID'", s.createdReservation().toString())).isOne();
         assertThat(count("SELECT count(*) FROM manual_hold WHERE object_id = ?", s.createdReservation().toString()))
                 .as("the severe conflict is frozen").isOne();
-        assertThat(redis.sync().hgetall(s.slot() + "counter")).isEqualTo(countersBefore);
-        assertThat(redis.sync().hget(s.slot() + "reservation:" + s.createdReservation(), "status")).isEqualTo("COMPENSATED");
+        assertThat(redis.sync().hgetall(s.slot().counter())).isEqualTo(countersBefore);
+        assertThat(redis.sync().hget(s.slot().reservation(s.createdReservation().toString()), "status")).isEqualTo("COMPENSATED");
 
         Reconciler.Report again = reconciler.run(s.activityId(), NOW);
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'", s.activityId()))
@@ -243,7 +243,7 @@ class ReconcileIT extends PaymentTestBase {
         Reconciler.Report young = reconciler.run(s.activityId(), Duration.ofHours(1));
         assertThat(young.repairs()).isEmpty();
         assertThat(young.skus().getFirst().reservationsChecked()).isZero();
-        assertThat(redis.sync().hget(s.slot() + "reservation:" + s.createdReservation(), "status")).isEqualTo("RESERVED");
+        assertThat(redis.sync().hget(s.slot().reservation(s.createdReservation().toString()), "status")).isEqualTo("RESERVED");
         assertThat(repairs("REBUILD_ORDER_PROJECTION", s.createdReservation())).isZero();
 
         Reconciler.Report old = reconciler.run(s.activityId(), NOW);

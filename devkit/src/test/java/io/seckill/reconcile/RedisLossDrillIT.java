@@ -3,7 +3,6 @@ package io.seckill.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,10 +18,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
 import io.seckill.cli.SaleClient;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
 /**
@@ -60,7 +57,7 @@ class RedisLossDrillIT extends IntegrationTest {
             }
         }, 0, 25, TimeUnit.MILLISECONDS);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queued.size() >= 25);
-        int deleted = deleteKeys("seckill:{" + activityId + ":1}:*");
+        int deleted = deleteKeys(SkuSlot.single(activityId, 1));
         lost.set(true);
         assertThat(deleted).isPositive();
 
@@ -96,19 +93,5 @@ class RedisLossDrillIT extends IntegrationTest {
         assertThat(queued.size() - known).as("reservations lost with Redis before their message left: %s", answers)
                 .isLessThanOrEqualTo(2);
         assertInvariants(activityId, true);
-    }
-
-    private int deleteKeys(String pattern) {
-        int n = 0;
-        ScanCursor cursor = ScanCursor.INITIAL;
-        do {
-            KeyScanCursor<String> page = redis.sync().scan(cursor, ScanArgs.Builder.matches(pattern).limit(500));
-            List<String> keys = page.getKeys();
-            if (!keys.isEmpty()) {
-                n += redis.sync().del(keys.toArray(String[]::new)).intValue();
-            }
-            cursor = page;
-        } while (!cursor.isFinished());
-        return n;
     }
 }

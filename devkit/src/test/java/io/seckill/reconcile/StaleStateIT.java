@@ -7,9 +7,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -18,6 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.redis.SkuSlot;
 import io.seckill.state.SaleStatus;
 import io.seckill.support.IntegrationTest;
 
@@ -45,13 +43,13 @@ class StaleStateIT extends IntegrationTest {
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/close", adminToken(), null).status())
                 .isEqualTo(200);
         awaitSettled(activityId, 1);
-        deleteKeys("seckill:{" + activityId + ":1}:*");
+        deleteKeys(SkuSlot.single(activityId, 1));
 
         // the recovery is handed the sale as an instance cached it while it was open
         Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300)).until(() ->
                 "RECALIBRATED".equals(recalibration.recover(seenWhileOpen, seenWhileOpen.sku(1), new HashMap<>())));
 
-        assertThat(redis.sync().hget("seckill:{" + activityId + ":1}:meta", "status")).isEqualTo("CLOSED");
+        assertThat(redis.sync().hget(SkuSlot.single(activityId, 1).meta(), "status")).isEqualTo("CLOSED");
         assertThat(reserve(702, activityId, 1).code()).isEqualTo("ACTIVITY_NOT_OPEN");
         assertInvariants(activityId, true);
     }
@@ -91,18 +89,5 @@ class StaleStateIT extends IntegrationTest {
                 .containsEntry("resolution", "PostgreSQL holds the reservation as ORDER_CREATED");
         assertThat(jdbc.queryForObject("SELECT status FROM reconcile_anomaly WHERE object_id = ?", String.class, unknown))
                 .isEqualTo("OPEN");
-    }
-
-    private int deleteKeys(String pattern) {
-        int n = 0;
-        ScanCursor cursor = ScanCursor.INITIAL;
-        do {
-            KeyScanCursor<String> page = redis.sync().scan(cursor, ScanArgs.Builder.matches(pattern).limit(500));
-            if (!page.getKeys().isEmpty()) {
-                n += redis.sync().del(page.getKeys().toArray(String[]::new)).intValue();
-            }
-            cursor = page;
-        } while (!cursor.isFinished());
-        return n;
     }
 }

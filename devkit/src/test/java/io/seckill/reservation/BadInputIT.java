@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
 /** Every refusal answers its documented status and code, names the field, and writes nothing. */
@@ -69,7 +70,7 @@ class BadInputIT extends IntegrationTest {
                 "REDIS_NOT_WARMED", "sku_id");
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
         assertProblem(reserve(1, activityId, 1), 409, "ACTIVITY_NOT_OPEN", null);
-        redis.sync().set("seckill:{" + activityId + ":1}:stock", "4");
+        redis.sync().set(SkuSlot.single(activityId, 1).stock(), "4");
         assertProblem(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null), 409,
                 "REDIS_NOT_WARMED", "sku_id");
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
@@ -96,9 +97,9 @@ class BadInputIT extends IntegrationTest {
     }
 
     private void assertNothingWritten(long activityId, long skuId) {
-        assertThat(redis.sync().get("seckill:{" + activityId + ":" + skuId + "}:stock")).isEqualTo("1");
-        assertThat(redis.sync().hget("seckill:{" + activityId + ":" + skuId + "}:counter", "open_reserved")).isEqualTo("0");
-        assertThat(redis.sync().zcard("seckill:{" + activityId + ":" + skuId + "}:send_due")).isZero();
+        assertThat(redis.sync().get(SkuSlot.single(activityId, skuId).stock())).isEqualTo("1");
+        assertThat(redis.sync().hget(SkuSlot.single(activityId, skuId).counter(), "open_reserved")).isEqualTo("0");
+        assertThat(redis.sync().zcard(SkuSlot.single(activityId, skuId).sendDue())).isZero();
         assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ?", activityId)).isZero();
     }
 

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import io.seckill.cli.SaleClient;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
 class HappyPathIT extends IntegrationTest {
@@ -38,8 +39,8 @@ class HappyPathIT extends IntegrationTest {
                 UUID.fromString(rid))).isEqualTo("ORDER_CREATED");
         assertThat(count("SELECT count(*) FROM consumer_inbox WHERE reservation_id = ? AND result_code = 'ORDER_CREATED'",
                 UUID.fromString(rid))).isEqualTo(1);
-        assertThat(redis.sync().hget("seckill:{" + activityId + ":1}:reservation:" + rid, "mq_state")).isEqualTo("PUBLISHED");
-        assertThat(redis.sync().zcard("seckill:{" + activityId + ":1}:send_due")).isZero();
+        assertThat(redis.sync().hget(SkuSlot.single(activityId, 1).reservation(rid), "mq_state")).isEqualTo("PUBLISHED");
+        assertThat(redis.sync().zcard(SkuSlot.single(activityId, 1).sendDue())).isZero();
 
         SaleClient.Response stranger = client().get("/api/v1/reservations/" + rid, userToken(43));
         assertThat(stranger.status()).isEqualTo(404);
@@ -60,11 +61,11 @@ class HappyPathIT extends IntegrationTest {
         assertThat(again.body()).containsEntry("reservation_id", first.body().get("reservation_id"))
                 .containsEntry("replayed", true);
 
-        redis.sync().del("seckill:{" + activityId + ":1}:request:7:" + requestId);
+        redis.sync().del(SkuSlot.single(activityId, 1).request(7, requestId));
         SaleClient.Response afterLoss = client().reserve(userToken(7), activityId, 1, requestId);
         assertThat(afterLoss.status()).isEqualTo(202);
         assertThat(afterLoss.body()).containsEntry("reservation_id", first.body().get("reservation_id"));
-        assertThat(redis.sync().get("seckill:{" + activityId + ":1}:stock")).isEqualTo("4");
+        assertThat(redis.sync().get(SkuSlot.single(activityId, 1).stock())).isEqualTo("4");
 
         SaleClient.Response other = reserve(7, activityId, 1);
         assertThat(other.status()).isEqualTo(409);
@@ -95,7 +96,7 @@ class HappyPathIT extends IntegrationTest {
     void statusFallsBackToPostgres() throws Exception {
         long activityId = openSale(3);
         String rid = firstSettled(activityId, 301);
-        redis.sync().del("seckill:{" + activityId + ":1}:reservation:" + rid);
+        redis.sync().del(SkuSlot.single(activityId, 1).reservation(rid));
 
         SaleClient.Response s = client().get("/api/v1/reservations/" + rid, userToken(301));
         assertThat(s.status()).isEqualTo(200);

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import io.seckill.cli.SaleClient;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
 /** Request identity (DESIGN.md, States): a request id is scoped to (activity, SKU, user) in Redis, PostgreSQL and the ids. */
@@ -72,8 +73,8 @@ class RequestIdentityIT extends IntegrationTest {
         }
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
                 "SELECT count(*) FROM consumer_inbox WHERE reservation_id = ?::uuid AND result_code = 'LATE_REJECTED'", rid) == 1);
-        assertThat(redis.sync().get("seckill:{" + activityId + ":2}:stock")).isEqualTo("3");
-        assertThat(redis.sync().zcard("seckill:{" + activityId + ":2}:deadline")).isZero();
+        assertThat(redis.sync().get(SkuSlot.single(activityId, 2).stock())).isEqualTo("3");
+        assertThat(redis.sync().zcard(SkuSlot.single(activityId, 2).deadlines())).isZero();
         assertInvariants(activityId, true);
     }
 

@@ -34,7 +34,7 @@ class ReserveLuaIT extends IntegrationTest {
     }
 
     private SkuSlot openSlot(long startOffsetMs, long endOffsetMs) {
-        SkuSlot slot = new SkuSlot(newActivityId(), 1, 0, 1);
+        SkuSlot slot = SkuSlot.single(newActivityId(), 1);
         long now = System.currentTimeMillis();
         redis.sync().set(slot.stock(), "10");
         redis.sync().hset(slot.counter(), Map.of("initial", "10", "open_reserved", "0", "committed", "0"));

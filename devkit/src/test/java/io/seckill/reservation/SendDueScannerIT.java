@@ -11,6 +11,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
 /** Design 7.2, 10.2: rescan leases in Redis, fenced by the owner token. */
@@ -69,14 +70,14 @@ class SendDueScannerIT extends IntegrationTest {
     void leaseExpiryIsCounted() throws Exception {
         long activityId = openSale(2);
         String rid = firstSettled(activityId, 77);
-        String slot = "seckill:{" + activityId + ":1}:";
+        SkuSlot slot = SkuSlot.single(activityId, 1);
         double before = meters.counter("reservation.send.lease.expired").count();
         // a scanner claimed the entry and died before sending: its token stays, the lease (score) ran out
-        redis.sync().hset(slot + "reservation:" + rid, "lease_owner", "scanner-that-died");
-        redis.sync().zadd(slot + "send_due", 0, rid);
+        redis.sync().hset(slot.reservation(rid), "lease_owner", "scanner-that-died");
+        redis.sync().zadd(slot.sendDue(), 0, rid);
         Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             assertThat(meters.counter("reservation.send.lease.expired").count()).isEqualTo(before + 1);
-            assertThat(redis.sync().zscore(slot + "send_due", rid)).as("re-sent and settled").isNull();
+            assertThat(redis.sync().zscore(slot.sendDue(), rid)).as("re-sent and settled").isNull();
         });
         assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid)).isEqualTo(1);
         assertInvariants(activityId, true);

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import io.seckill.cli.SaleClient;
 import io.seckill.payment.PaymentTestBase;
+import io.seckill.redis.SkuSlot;
 
 class RunbookIT extends PaymentTestBase {
 
@@ -18,16 +19,16 @@ class RunbookIT extends PaymentTestBase {
     @DisplayName("runbook end to end: freeze -> inspect -> repair -> invariants pass -> audit rows present")
     void runbook() throws Exception {
         long activityId = openSale(1);
-        String slot = "seckill:{" + activityId + ":1}:";
-        redis.sync().incr(slot + "stock");
-        redis.sync().hincrby(slot + "counter", "initial", 1);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "initial", 1);
         placeOrder(activityId, 1, 1);
         SaleClient.Response queued = reserve(2, activityId, 1);
         awaitSettled(activityId, 2);
         UUID rejected = UUID.fromString((String) queued.body().get("reservation_id"));
         String messageId = jdbc.queryForObject("SELECT message_id::text FROM inventory_reservation WHERE reservation_id = ?",
                 String.class, rejected);
-        assertThat(redis.sync().get(slot + "stock")).isEqualTo("0");
+        assertThat(redis.sync().get(slot.stock())).isEqualTo("0");
 
         SaleClient.Response frozen = client().post("/api/v1/admin/freeze/" + messageId, adminToken(),
                 Map.of("reason", "incident 42: checking a rejected reservation"));
@@ -36,7 +37,7 @@ class RunbookIT extends PaymentTestBase {
         assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE reservation_id = ?", String.class, rejected))
                 .isEqualTo("MANUAL");
         compensation.runOnce("automation-while-frozen");
-        assertThat(redis.sync().get(slot + "stock")).as("automation leaves a frozen object alone").isEqualTo("0");
+        assertThat(redis.sync().get(slot.stock())).as("automation leaves a frozen object alone").isEqualTo("0");
 
         SaleClient.Response inspected = client().get("/api/v1/admin/inspect/" + rejected, adminToken());
         assertThat(inspected.status()).isEqualTo(200);
@@ -57,11 +58,11 @@ class RunbookIT extends PaymentTestBase {
         assertThat(repaired.status()).as(repaired.body().toString()).isEqualTo(200);
         assertThat(repaired.body()).containsEntry("result", "DONE");
         assertThat(status(rejected)).isEqualTo("COMPENSATED");
-        assertThat(redis.sync().get(slot + "stock")).isEqualTo("1");
+        assertThat(redis.sync().get(slot.stock())).isEqualTo("1");
         SaleClient.Response again = client().post("/api/v1/admin/repair/" + rejected, adminToken(), body);
         assertThat(again.status()).isEqualTo(200);
         assertThat(again.body().get("after").toString()).contains("reservation_status=COMPENSATED");
-        assertThat(redis.sync().get(slot + "stock")).as("the same repair twice restores once").isEqualTo("1");
+        assertThat(redis.sync().get(slot.stock())).as("the same repair twice restores once").isEqualTo("1");
 
         SaleClient.Response inv = client().get("/api/v1/admin/invariants?activity_id=" + activityId, adminToken());
         assertThat(inv.body()).as(inv.body().toString()).containsEntry("pass", true);
@@ -120,7 +121,7 @@ class RunbookIT extends PaymentTestBase {
         assertThat(r.body()).containsEntry("drained", true).containsEntry("invariants_pass", true);
         assertThat(r.body().get("orders").toString()).contains("PAID=1", "CREATED=2");
         assertThat(reserve(9, activityId, 1).code()).isEqualTo("ACTIVITY_NOT_OPEN");
-        assertThat(redis.sync().pttl("seckill:{" + activityId + ":1}:stock")).isPositive();
+        assertThat(redis.sync().pttl(SkuSlot.single(activityId, 1).stock())).isPositive();
         assertThat(count("SELECT count(*) FROM activity WHERE activity_id = ? AND closed_out_at IS NOT NULL", activityId))
                 .isOne();
         assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'CLOSE_OUT' AND object_id = ?",
@@ -140,9 +141,9 @@ class RunbookIT extends PaymentTestBase {
         assertThat(cli("adjust-stock", target, Long.toString(activityId), "1", "-1", "--reason", "one unit damaged")).isZero();
         assertThat(activities.inventoryView(activityId).getFirst().pg().initial()).isEqualTo(2);
         assertThat(cli("inspect", target, UUID.randomUUID().toString())).as("unknown id").isEqualTo(2);
-        redis.sync().incr("seckill:{" + activityId + ":1}:stock");
+        redis.sync().incr(SkuSlot.single(activityId, 1).stock());
         assertThat(cli("invariants", target, "--activity", Long.toString(activityId))).as("a violated invariant").isOne();
-        redis.sync().decr("seckill:{" + activityId + ":1}:stock");
+        redis.sync().decr(SkuSlot.single(activityId, 1).stock());
     }
 
     private static int cli(String command, String[] target, String... args) {

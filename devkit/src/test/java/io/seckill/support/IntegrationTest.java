@@ -12,6 +12,9 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.awaitility.Awaitility;
@@ -31,6 +34,7 @@ import io.seckill.compensation.CompensationWorker;
 import io.seckill.config.SeckillProperties;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.redis.Redis;
+import io.seckill.redis.SkuSlot;
 
 /**
  * Base of the integration tests: one application context on the real engines for the whole JVM.
@@ -178,6 +182,20 @@ public abstract class IntegrationTest {
         String rid = reservationId(userId, activityId);
         awaitSettled(activityId, 1);
         return rid;
+    }
+
+    /** Every Redis key of {@code slot} gone, as after a Redis loss; how many there were. */
+    protected int deleteKeys(SkuSlot slot) {
+        int n = 0;
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> page = redis.sync().scan(cursor, ScanArgs.Builder.matches(slot.keyPattern()).limit(500));
+            if (!page.getKeys().isEmpty()) {
+                n += redis.sync().del(page.getKeys().toArray(String[]::new)).intValue();
+            }
+            cursor = page;
+        } while (!cursor.isFinished());
+        return n;
     }
 
     protected long count(String sql, Object... args) {

@@ -7,6 +7,7 @@ import java.util.UUID;
 import io.seckill.mq.Json;
 import io.seckill.order.InboundOrder;
 import io.seckill.redis.Redis;
+import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 
 /** Order messages rebuilt from a real reservation's recovery fields in Redis (as the rescan does). */
@@ -17,7 +18,7 @@ public final class Messages {
 
     public static OrderCreateRequested forReservation(Redis redis, long activityId,
             long skuId, String reservationId) {
-        Map<String, String> h = redis.sync().hgetall("seckill:{" + activityId + ":" + skuId + "}:reservation:" + reservationId);
+        Map<String, String> h = redis.sync().hgetall(SkuSlot.single(activityId, skuId).reservation(reservationId));
         if (h.isEmpty()) {
             throw new IllegalStateException("no reservation " + reservationId + " in Redis");
         }

@@ -14,6 +14,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import io.seckill.cli.SaleClient;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.support.IntegrationTest;
 
@@ -31,14 +32,14 @@ class PoisonEntryIT extends IntegrationTest {
             + "still tombstoned, the poison ones postponed and reported once past the bound")
     void sweeperPoisonEntry() throws Exception {
         long activityId = openSale(2, new int[] {3});
-        String slot = "seckill:{" + activityId + ":1}:";
+        SkuSlot slot = SkuSlot.single(activityId, 1);
         String unparseable = "not-a-reservation-id";
         String broken = UUID.randomUUID().toString();
-        redis.sync().hset(slot + "reservation:" + broken, Map.of("reservation_id", broken, "status", "RESERVED",
+        redis.sync().hset(slot.reservation(broken), Map.of("reservation_id", broken, "status", "RESERVED",
                 "message_id", UUID.randomUUID().toString(), "request_id", UUID.randomUUID().toString(), "user_id", "abc",
                 "reserved_at_ms", "1", "business_deadline_ms", "2"));
-        redis.sync().zadd(slot + "deadline", 0, unparseable);
-        redis.sync().zadd(slot + "deadline", 0, broken);
+        redis.sync().zadd(slot.deadlines(), 0, unparseable);
+        redis.sync().zadd(slot.deadlines(), 0, broken);
         String rid;
         Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:8000*1");
         try {
@@ -47,19 +48,19 @@ class PoisonEntryIT extends IntegrationTest {
         } finally {
             Failpoints.disarmAll();
         }
-        assertThat(redis.sync().zscore(slot + "deadline", rid)).as("decided: removed from the index").isNull();
+        assertThat(redis.sync().zscore(slot.deadlines(), rid)).as("decided: removed from the index").isNull();
         Awaitility.await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
             for (String poison : new String[] {unparseable, broken}) {
                 assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'DEADLINE_SWEEP_STALLED' "
                         + "AND object_id = ? AND status = 'OPEN'", poison)).as(poison).isEqualTo(1);
             }
         });
-        Double score = redis.sync().zscore(slot + "deadline", broken);
+        Double score = redis.sync().zscore(slot.deadlines(), broken);
         assertThat(score).as("still indexed, postponed past now").isNotNull();
         assertThat(score.longValue()).isGreaterThan(System.currentTimeMillis() - 5_000);
         assertThat(client().getText("/actuator/prometheus")).contains("work_stalled_total{type=\"DEADLINE_SWEEP_STALLED\"");
-        redis.sync().zrem(slot + "deadline", unparseable, broken);
-        redis.sync().del(slot + "reservation:" + broken);
+        redis.sync().zrem(slot.deadlines(), unparseable, broken);
+        redis.sync().del(slot.reservation(broken));
         awaitSettledWithCompensation(activityId);
     }
 
@@ -69,23 +70,23 @@ class PoisonEntryIT extends IntegrationTest {
             + "orphan recorded")
     void scannerPoisonEntry() throws Exception {
         long activityId = openSale(3);
-        String slot = "seckill:{" + activityId + ":1}:";
+        SkuSlot slot = SkuSlot.single(activityId, 1);
         String unreadable = UUID.randomUUID().toString();
         String orphan = UUID.randomUUID().toString();
-        redis.sync().hset(slot + "reservation:" + unreadable, Map.of("reservation_id", unreadable, "status", "RESERVED",
+        redis.sync().hset(slot.reservation(unreadable), Map.of("reservation_id", unreadable, "status", "RESERVED",
                 "mq_state", "PENDING", "message_id", "garbage", "request_id", "garbage", "user_id", "1", "activity_id",
                 Long.toString(activityId), "sku_id", "1", "reserved_at_ms", "1", "business_deadline_ms", "2"));
-        redis.sync().hset(slot + "reservation:" + unreadable, "send_attempts", "0");
-        redis.sync().zadd(slot + "send_due", 0, unreadable);
-        redis.sync().zadd(slot + "send_due", 0, orphan);
+        redis.sync().hset(slot.reservation(unreadable), "send_attempts", "0");
+        redis.sync().zadd(slot.sendDue(), 0, unreadable);
+        redis.sync().zadd(slot.sendDue(), 0, orphan);
         Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'SEND_DUE_UNREADABLE' "
                     + "AND object_id = ? AND status = 'OPEN'", unreadable)).isEqualTo(1);
             assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'SEND_DUE_ORPHAN' "
                     + "AND object_id = ?", orphan)).isEqualTo(1);
         });
-        assertThat(redis.sync().zscore(slot + "send_due", unreadable)).as("out of the work").isNull();
-        assertThat(redis.sync().zscore(slot + "send_aside", unreadable)).as("kept for a person").isNotNull();
+        assertThat(redis.sync().zscore(slot.sendDue(), unreadable)).as("out of the work").isNull();
+        assertThat(redis.sync().zscore(slot.sendAside(), unreadable)).as("kept for a person").isNotNull();
         // an unreadable entry (reserved_at_ms = 1) must not look like a backlog that pauses admission for everyone
         Awaitility.await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
                 .untilAsserted(() -> assertThat(breaker.isOpen()).isFalse());
@@ -100,7 +101,7 @@ class PoisonEntryIT extends IntegrationTest {
         assertThat(lost.status()).isEqualTo(500);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
                 "SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = 602", activityId) == 1);
-        redis.sync().del(slot + "send_aside", slot + "reservation:" + unreadable);
+        redis.sync().del(slot.sendAside(), slot.reservation(unreadable));
         awaitSettled(activityId, 1);
         assertInvariants(activityId, true);
     }

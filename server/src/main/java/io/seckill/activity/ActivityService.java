@@ -18,6 +18,7 @@ import io.seckill.mq.MqTopology;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import io.seckill.refusal.Input;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.SaleStatus;
 
@@ -241,9 +242,7 @@ public class ActivityService {
         if (in.activityId() == null || in.activityId() <= 0) {
             throw Refusal.invalid("activity_id", "must be a positive integer");
         }
-        if (in.name() == null || in.name().isBlank() || in.name().length() > 200) {
-            throw Refusal.invalid("name", "must be 1..200 characters");
-        }
+        Input.text("name", in.name(), 200);
         if (in.startsAt() == null) {
             throw Refusal.invalid("starts_at", "is required (ISO-8601 instant)");
         }

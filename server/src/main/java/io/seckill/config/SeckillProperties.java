@@ -8,6 +8,7 @@ import java.util.TreeMap;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationStyle;
 
 import io.seckill.retry.Backoff;
 
@@ -115,8 +116,8 @@ public record SeckillProperties(
             @DefaultValue("3s") Duration sendTimeout) {
         public Mq {
             require(namesrv != null && !namesrv.isBlank(), "seckill.mq.namesrv", "is required");
-            require(maxReconsumeTimes >= 1 && maxReconsumeTimes <= 32, "seckill.mq.max-reconsume-times", "must be 1..32");
-            require(sendTimeout.toMillis() >= 100, "seckill.mq.send-timeout", "must be at least 100ms");
+            between(maxReconsumeTimes, 1, 32, "seckill.mq.max-reconsume-times");
+            atLeast(sendTimeout, "100ms", "seckill.mq.send-timeout");
         }
     }
 
@@ -131,13 +132,14 @@ public record SeckillProperties(
             @DefaultValue("64") int sendBatch,
             @DefaultValue("32") int sendBatchesInFlight) {
         public Reservation {
-            require(sendBatch >= 1 && sendBatch <= 1000, "seckill.reservation.send-batch", "must be 1..1000");
-            require(sendBatchesInFlight >= 1, "seckill.reservation.send-batches-in-flight", "must be positive");
-            require(sendGrace.toMillis() >= 100, "seckill.reservation.send-grace", "must be at least 100ms");
-            require(maxInFlightSends >= 1, "seckill.reservation.max-in-flight-sends", "must be positive");
-            require(requestMapTtl.toMinutes() >= 1, "seckill.reservation.request-map-ttl", "must be at least 1m");
-            require(scanLease.toMillis() >= 500, "seckill.reservation.scan-lease", "must be at least 500ms");
-            require(scanBatch >= 1 && scanBatch <= 5000, "seckill.reservation.scan-batch", "must be 1..5000");
+            between(sendBatch, 1, 1000, "seckill.reservation.send-batch");
+            between(sendBatchesInFlight, 1, Integer.MAX_VALUE, "seckill.reservation.send-batches-in-flight");
+            atLeast(sendGrace, "100ms", "seckill.reservation.send-grace");
+            between(maxInFlightSends, 1, Integer.MAX_VALUE, "seckill.reservation.max-in-flight-sends");
+            atLeast(requestMapTtl, "1m", "seckill.reservation.request-map-ttl");
+            atLeast(scanLease, "500ms", "seckill.reservation.scan-lease");
+            atLeast(scanInterval, "10ms", "seckill.reservation.scan-interval");
+            between(scanBatch, 1, 5000, "seckill.reservation.scan-batch");
         }
     }
 
@@ -146,8 +148,8 @@ public record SeckillProperties(
             @DefaultValue("50") int batchSize,
             @DefaultValue("4") int threads) {
         public OrderConsumer {
-            require(batchSize >= 1 && batchSize <= 1024, "seckill.order-consumer.batch-size", "must be 1..1024");
-            require(threads >= 1 && threads <= 64, "seckill.order-consumer.threads", "must be 1..64");
+            between(batchSize, 1, 1024, "seckill.order-consumer.batch-size");
+            between(threads, 1, 64, "seckill.order-consumer.threads");
         }
     }
 
@@ -157,16 +159,12 @@ public record SeckillProperties(
             @DefaultValue("500ms") Duration baseBackoff,
             @DefaultValue("30s") Duration maxBackoff,
             @DefaultValue("24h") Duration retention,
-            @DefaultValue("50ms") Duration idlePoll) {
+            @DefaultValue("50ms") Duration idlePoll) implements Retrying {
         public Outbox {
-            require(batchSize >= 1 && batchSize <= 5000, "seckill.outbox.batch-size", "must be 1..5000");
-            require(lease.toSeconds() >= 1, "seckill.outbox.lease", "must be at least 1s");
-            require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.outbox.base-backoff",
-                    "must be between 0 and max-backoff");
-        }
-
-        public Backoff backoff() {
-            return new Backoff(baseBackoff, maxBackoff);
+            between(batchSize, 1, 5000, "seckill.outbox.batch-size");
+            atLeast(lease, "1s", "seckill.outbox.lease");
+            atLeast(idlePoll, "1ms", "seckill.outbox.idle-poll");
+            backoffRange(baseBackoff, maxBackoff, "seckill.outbox");
         }
     }
 
@@ -176,14 +174,11 @@ public record SeckillProperties(
      * {@code lookback} back; every {@code rereadEvery} the whole lookback window is read again (a
      * payment the channel listed later than {@code delay}).
      */
-    public record Statement(
-            @DefaultValue("60s") Duration interval,
-            @DefaultValue("30s") Duration delay,
-            @DefaultValue("24h") Duration lookback,
-            @DefaultValue("1h") Duration rereadEvery) {
+    public record Statement(@DefaultValue("60s") Duration interval, @DefaultValue("30s") Duration delay,
+            @DefaultValue("24h") Duration lookback, @DefaultValue("1h") Duration rereadEvery) {
         public Statement {
-            require(interval.toMillis() >= 100, "seckill.payment.statement.interval", "must be at least 100ms");
-            require(!delay.isNegative(), "seckill.payment.statement.delay", "must not be negative");
+            atLeast(interval, "100ms", "seckill.payment.statement.interval");
+            atLeast(delay, "0s", "seckill.payment.statement.delay");
             require(lookback.compareTo(delay) > 0, "seckill.payment.statement.lookback",
                     "must be longer than the delay (" + delay + ")");
             require(rereadEvery.compareTo(interval) >= 0, "seckill.payment.statement.reread-every",
@@ -203,9 +198,9 @@ public record SeckillProperties(
             @DefaultValue("32") int entryThreads, @DefaultValue EntryLimits entryLimits) {
         public Admission {
             require(entryPort >= -1 && entryPort <= 65535, "seckill.admission.entry-port", "must be -1 (off), 0 (any) or a port");
-            require(entryThreads >= 1 && entryThreads <= 1024, "seckill.admission.entry-threads", "must be 1..1024");
+            between(entryThreads, 1, 1024, "seckill.admission.entry-threads");
             require(maxPerUserPerSecond >= 0, "seckill.admission.max-per-user-per-second", "must be 0 (no limit) or positive");
-            require(maxUnsentAge.toMillis() >= 1000, "seckill.admission.max-unsent-age", "must be at least 1s");
+            atLeast(maxUnsentAge, "1s", "seckill.admission.max-unsent-age");
             require(maxPerSecond >= 0, "seckill.admission.max-per-second", "must be 0 (no limit) or positive");
         }
     }
@@ -219,11 +214,9 @@ public record SeckillProperties(
     public record EntryLimits(@DefaultValue("10000") int maxConnections, @DefaultValue("10s") Duration requestTimeout,
             @DefaultValue("16") int maxPipelined) {
         public EntryLimits {
-            require(maxConnections >= 1, "seckill.admission.entry-limits.max-connections", "must be at least 1");
-            require(requestTimeout.toMillis() >= 100, "seckill.admission.entry-limits.request-timeout",
-                    "must be at least 100ms");
-            require(maxPipelined >= 1 && maxPipelined <= 1024, "seckill.admission.entry-limits.max-pipelined",
-                    "must be 1..1024");
+            between(maxConnections, 1, Integer.MAX_VALUE, "seckill.admission.entry-limits.max-connections");
+            atLeast(requestTimeout, "100ms", "seckill.admission.entry-limits.request-timeout");
+            between(maxPipelined, 1, 1024, "seckill.admission.entry-limits.max-pipelined");
         }
     }
 
@@ -233,8 +226,7 @@ public record SeckillProperties(
      */
     public record Deadline(@DefaultValue("30s") Duration pauseWhenBacklogOlderThan) {
         public Deadline {
-            require(pauseWhenBacklogOlderThan.toMillis() >= 500, "seckill.deadline.pause-when-backlog-older-than",
-                    "must be at least 500ms");
+            atLeast(pauseWhenBacklogOlderThan, "500ms", "seckill.deadline.pause-when-backlog-older-than");
         }
     }
 
@@ -255,24 +247,20 @@ public record SeckillProperties(
             @DefaultValue("500ms") Duration scanInterval,
             @DefaultValue("1s") Duration baseBackoff,
             @DefaultValue("60s") Duration maxBackoff,
-            @DefaultValue Statement statement) {
+            @DefaultValue Statement statement) implements Retrying {
         public Payment {
             require("paysim".equals(provider), "seckill.payment.provider", "unknown provider '" + provider + "', known: [paysim]");
             require(channelUrl != null && channelUrl.startsWith("http"), "seckill.payment.channel-url", "must be an http(s) URL");
             require(callbackSecret == null || callbackSecret.length() >= 32, "seckill.payment.callback-secret",
                     "must be at least 32 characters");
-            require(callbackWindow.toSeconds() >= 1, "seckill.payment.callback-window", "must be at least 1s");
+            atLeast(callbackWindow, "1s", "seckill.payment.callback-window");
             require(notifyUrl == null || notifyUrl.startsWith("http"), "seckill.payment.notify-url", "must be an http(s) URL");
-            require(channelTimeout.toMillis() >= 100, "seckill.payment.channel-timeout", "must be at least 100ms");
+            atLeast(channelTimeout, "100ms", "seckill.payment.channel-timeout");
             require(lease.compareTo(channelTimeout.multipliedBy(3)) >= 0, "seckill.payment.lease",
                     "must be at least three channel timeouts (" + channelTimeout.multipliedBy(3) + ")");
-            require(batch >= 1 && batch <= 5000, "seckill.payment.batch", "must be 1..5000");
-            require(!baseBackoff.isNegative() && baseBackoff.compareTo(maxBackoff) <= 0, "seckill.payment.base-backoff",
-                    "must be between 0 and max-backoff");
-        }
-
-        public Backoff backoff() {
-            return new Backoff(baseBackoff, maxBackoff);
+            between(batch, 1, 5000, "seckill.payment.batch");
+            atLeast(scanInterval, "10ms", "seckill.payment.scan-interval");
+            backoffRange(baseBackoff, maxBackoff, "seckill.payment");
         }
     }
 
@@ -282,16 +270,24 @@ public record SeckillProperties(
      * Periodic runs judge what changed since the last run; every {@code fullPassEvery} each SKU is
      * judged whole once more (Redis-side drift leaves no trace in PostgreSQL's change times).
      */
-    public record Reconcile(
-            @DefaultValue("2m") Duration watermark,
-            @DefaultValue("30s") Duration interval,
-            @DefaultValue("5m") Duration lease,
-            @DefaultValue("10m") Duration fullPassEvery) {
+    public record Reconcile(@DefaultValue("2m") Duration watermark, @DefaultValue("30s") Duration interval,
+            @DefaultValue("5m") Duration lease, @DefaultValue("10m") Duration fullPassEvery) {
         public Reconcile {
-            require(fullPassEvery.toSeconds() >= 1, "seckill.reconcile.full-pass-every", "must be at least 1s");
-            require(watermark.toMillis() >= 1000, "seckill.reconcile.watermark", "must be at least 1s");
-            require(interval.toMillis() >= 1000, "seckill.reconcile.interval", "must be at least 1s");
-            require(lease.compareTo(interval) >= 0, "seckill.reconcile.lease", "must be at least the interval");
+            atLeast(fullPassEvery, "1s", "seckill.reconcile.full-pass-every");
+            atLeast(watermark, "1s", "seckill.reconcile.watermark");
+            atLeast(interval, "1s", "seckill.reconcile.interval");
+            require(lease.compareTo(interval) >= 0, "seckill.reconcile.lease", "must be at least the interval (" + interval + ")");
+        }
+    }
+
+    /** A group whose failures are retried with capped exponential backoff ({@code base-backoff}, {@code max-backoff}). */
+    public interface Retrying {
+        Duration baseBackoff();
+
+        Duration maxBackoff();
+
+        default Backoff backoff() {
+            return new Backoff(baseBackoff(), maxBackoff());
         }
     }
 
@@ -299,5 +295,22 @@ public record SeckillProperties(
         if (!ok) {
             throw new IllegalArgumentException(property + ": " + message);
         }
+    }
+
+    static void between(long value, long min, long max, String property) {
+        require(value >= min && value <= max, property,
+                max == Integer.MAX_VALUE ? "must be at least " + min + ", got " + value
+                        : "must be " + min + ".." + max + ", got " + value);
+    }
+
+    /** {@code min} in the properties' own notation ({@code 100ms}, {@code 1s}, {@code 1m}). */
+    static void atLeast(Duration value, String min, String property) {
+        require(value != null, property, "is required");
+        require(value.compareTo(DurationStyle.SIMPLE.parse(min)) >= 0, property, "must be at least " + min + ", got " + value);
+    }
+
+    static void backoffRange(Duration base, Duration max, String group) {
+        atLeast(base, "0s", group + ".base-backoff");
+        require(base.compareTo(max) <= 0, group + ".base-backoff", "must not exceed max-backoff (" + max + ")");
     }
 }

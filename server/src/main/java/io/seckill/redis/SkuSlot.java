@@ -23,6 +23,11 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
         return out;
     }
 
+    /** A SKU whose stock is kept in one slot (not split into buckets). */
+    public static SkuSlot single(long activityId, long skuId) {
+        return new SkuSlot(activityId, skuId, 0, 1);
+    }
+
     /** Bucket {@code b} of the same SKU. */
     public SkuSlot sibling(int b) {
         return new SkuSlot(activityId, skuId, b, buckets);
@@ -46,6 +51,11 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
 
     private String prefix() {
         return "seckill:" + tag() + ":";
+    }
+
+    /** A SCAN/KEYS pattern matching every key of this slot. */
+    public String keyPattern() {
+        return prefix() + "*";
     }
 
     /** Units Redis may still admit (a string counter). */

@@ -15,6 +15,7 @@ import io.seckill.order.OrderRepository;
 import io.seckill.payment.PaymentRepository;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import io.seckill.refusal.Input;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationRepository;
 
@@ -61,16 +62,19 @@ record Lookup(ReservationRepository reservations, OrderRepository orders, Paymen
                 !holds.holds(java.util.List.of(rid.toString())).isEmpty());
     }
 
+    static final int MAX_REASON = 2000;
+
     SkuSlot slot(ReservationRepository.Reservation r) {
         Activity a = registry.load(r.activityId()).orElseThrow();
         return SkuSlot.forUser(r.activityId(), r.skuId(), a.sku(r.skuId()).buckets(), r.userId());
     }
 
-    /** Every manual action names why it was taken. */
+    /** Every manual action names why it was taken, in a line or a paragraph of plain text. */
     static void requireReason(String reason) {
         if (reason == null || reason.isBlank()) {
             throw Refusal.invalid("reason", "is required for every manual action");
         }
+        Input.text("reason", reason, MAX_REASON);
     }
 
     private static UUID parse(String id) {

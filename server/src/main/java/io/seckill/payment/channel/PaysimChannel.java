@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.seckill.mq.Json;
+import io.seckill.refusal.Input;
 
 /**
  * The adapter for the project's payment simulator ({@code seckill paysim}). Requests carry the
@@ -27,6 +28,8 @@ import io.seckill.mq.Json;
 public final class PaysimChannel implements PaymentChannel {
 
     public static final String PROVIDER = "paysim";
+    /** The longest text field a callback may carry (a transaction id is tens of characters). */
+    private static final int MAX_TEXT = 200;
 
     private final HttpClient http;
     private final String base;
@@ -204,7 +207,11 @@ public final class PaysimChannel implements PaymentChannel {
         if (v == null || v.toString().isBlank()) {
             throw new CallbackRejected(field, "is required");
         }
-        return v.toString();
+        String text = v.toString();
+        if (text.length() > MAX_TEXT || Input.firstControl(text) >= 0) {
+            throw new CallbackRejected(field, "must be at most " + MAX_TEXT + " characters of printable text");
+        }
+        return text;
     }
 
     private static BigDecimal amount(Map<String, Object> m) {
