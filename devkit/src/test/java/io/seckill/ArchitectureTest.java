@@ -60,9 +60,10 @@ class ArchitectureTest {
     }
 
     @Test
-    @DisplayName("the leaf packages (states, refusals, retry, SQL helpers) depend on no feature")
+    @DisplayName("the leaf packages (states, refusals, retry, rate windows, SQL helpers) depend on no feature")
     void leavesStayLeaves() {
-        String[] leaves = {"io.seckill.state..", "io.seckill.refusal..", "io.seckill.retry..", "io.seckill.db.."};
+        String[] leaves = {"io.seckill.state..", "io.seckill.refusal..", "io.seckill.retry..", "io.seckill.ratelimit..",
+            "io.seckill.db.."};
         noClasses().that().resideInAnyPackage(leaves).should().dependOnClassesThat(
                 JavaClass.Predicates.resideInAPackage("io.seckill..").and(JavaClass.Predicates.resideOutsideOfPackages(leaves)))
                 .check(CLASSES);

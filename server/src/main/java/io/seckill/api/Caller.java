@@ -1,5 +1,10 @@
 package io.seckill.api;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
 import org.springframework.core.MethodParameter;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -28,8 +33,26 @@ public final class Caller {
     public record Operator(String name) {
     }
 
-    /** Resolves {@link Buyer} and {@link Operator} parameters from the authenticated token. */
+    /**
+     * On a buyer handler whose calls are capped by a limiter of their own (the reserve call): the
+     * buyer's share of the rest of the API ({@link BuyerCallLimit}) does not count it.
+     */
+    @Target(ElementType.METHOD)
+    @Retention(RetentionPolicy.RUNTIME)
+    public @interface OwnRateLimit {
+    }
+
+    /**
+     * Resolves {@link Buyer} and {@link Operator} parameters from the authenticated token; a buyer's
+     * call is counted against {@link BuyerCallLimit} here, before any later parameter reads the body.
+     */
     static final class Resolver implements HandlerMethodArgumentResolver {
+
+        private final BuyerCallLimit buyerCalls;
+
+        Resolver(BuyerCallLimit buyerCalls) {
+            this.buyerCalls = buyerCalls;
+        }
 
         @Override
         public boolean supportsParameter(MethodParameter parameter) {
@@ -49,7 +72,14 @@ public final class Caller {
                 throw Refusal.forbidden("not allowed");
             }
             String sub = token.getToken().getSubject();
-            return parameter.getParameterType() == Buyer.class ? new Buyer(Long.parseLong(sub)) : new Operator(sub);
+            if (parameter.getParameterType() == Operator.class) {
+                return new Operator(sub);
+            }
+            Buyer buyer = new Buyer(Long.parseLong(sub));
+            if (!parameter.hasMethodAnnotation(OwnRateLimit.class)) {
+                buyerCalls.acquire(buyer.userId());
+            }
+            return buyer;
         }
     }
 }

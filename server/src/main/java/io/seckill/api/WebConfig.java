@@ -10,8 +10,14 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @Configuration(proxyBeanMethods = false)
 class WebConfig implements WebMvcConfigurer {
 
+    private final BuyerCallLimit buyerCalls;
+
+    WebConfig(BuyerCallLimit buyerCalls) {
+        this.buyerCalls = buyerCalls;
+    }
+
     @Override
     public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
-        resolvers.add(new Caller.Resolver());
+        resolvers.add(new Caller.Resolver(buyerCalls));
     }
 }

@@ -1,7 +1,6 @@
 package io.seckill.reservation;
 
 import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.stereotype.Component;
 
@@ -10,6 +9,7 @@ import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.ratelimit.PerUserWindow;
 
 /**
  * The per-instance admission rates. {@code seckill.admission.max-per-second}: above it a reservation
@@ -26,11 +26,7 @@ public class AdmissionLimiter {
     private volatile int perUser;
     private final Counter limited;
     private final Counter userLimited;
-    /** Requests of each user in the current second; replaced when the second changes (bounded by one second of users). */
-    private volatile UserWindow window = new UserWindow(0, new ConcurrentHashMap<>());
-
-    private record UserWindow(long second, ConcurrentHashMap<Long, Integer> counts) {
-    }
+    private final PerUserWindow window = new PerUserWindow();
 
     AdmissionLimiter(SeckillProperties props, MeterRegistry meters) {
         this.limiter = limiter(props.admission().maxPerSecond());
@@ -53,18 +49,9 @@ public class AdmissionLimiter {
 
     /** @return false when {@code userId}'s share or this second's permits are used up */
     boolean tryAcquire(long userId) {
-        int userLimit = perUser;
-        if (userLimit > 0) {
-            long second = System.nanoTime() / 1_000_000_000L;
-            UserWindow w = window;
-            if (w.second() != second) {
-                w = new UserWindow(second, new ConcurrentHashMap<>());
-                window = w;
-            }
-            if (w.counts().merge(userId, 1, Integer::sum) > userLimit) {
-                userLimited.increment();
-                return false;
-            }
+        if (!window.tryAcquire(userId, perUser)) {
+            userLimited.increment();
+            return false;
         }
         RateLimiter current = limiter;
         if (current == null || current.acquirePermission()) {

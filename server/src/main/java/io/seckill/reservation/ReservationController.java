@@ -12,6 +12,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.seckill.api.Caller;
 import io.seckill.api.Caller.Buyer;
 import io.seckill.refusal.Refusal;
 
@@ -28,6 +29,7 @@ class ReservationController {
     }
 
     @PostMapping("/api/v1/activities/{activityId}/skus/{skuId}/reservations")
+    @Caller.OwnRateLimit
     ResponseEntity<Map<String, Object>> reserve(Buyer buyer, @PathVariable long activityId, @PathVariable long skuId,
             @RequestBody(required = false) ReserveCall.Body body) {
         return ResponseEntity.status(HttpStatus.ACCEPTED).body(reserve.answer(buyer.userId(), activityId, skuId, body));
