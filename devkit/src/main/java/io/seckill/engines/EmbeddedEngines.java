@@ -5,7 +5,9 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.slf4j.Logger;
@@ -127,6 +129,55 @@ public final class EmbeddedEngines implements AutoCloseable {
 
     public void startRedis() throws IOException {
         redis.start();
+    }
+
+    /**
+     * Stops PostgreSQL as an outage does - a fast shutdown: sessions cut, new connections refused - and
+     * keeps its data directory for {@link #startPostgres()}.
+     */
+    public void stopPostgres() throws IOException, InterruptedException {
+        pgCtl("stop", "-m", "fast");
+    }
+
+    /** Starts PostgreSQL again on the same data directory, port and settings it was started with. */
+    public void startPostgres() throws IOException, InterruptedException {
+        List<String> opts = postmasterOptions();
+        List<String> rest = new ArrayList<>();
+        for (int i = 1; i < opts.size(); i++) {
+            if (opts.get(i).equals("-D")) {
+                i++;
+            } else {
+                rest.add(opts.get(i));
+            }
+        }
+        pgCtl("start", "-o", String.join(" ", rest), "-l", home.resolve("pg-restart.log").toString());
+    }
+
+    /** The command line the server was last started with, as {@code pg_ctl} recorded it: binary first. */
+    private List<String> postmasterOptions() throws IOException {
+        String recorded = Files.readString(home.resolve("pgdata").resolve("postmaster.opts"));
+        List<String> out = new ArrayList<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"([^\"]*)\"|(\\S+)").matcher(recorded.trim());
+        while (m.find()) {
+            out.add(m.group(1) != null ? m.group(1) : m.group(2));
+        }
+        return out;
+    }
+
+    private void pgCtl(String... args) throws IOException, InterruptedException {
+        Path pgCtl = Path.of(postmasterOptions().getFirst()).resolveSibling("pg_ctl");
+        List<String> cmd = new ArrayList<>();
+        if ("root".equals(System.getProperty("user.name"))) {
+            // PostgreSQL refuses to run as root; as zonky does for the first start, a user namespace makes it someone else
+            cmd.addAll(List.of("unshare", "-U"));
+        }
+        cmd.addAll(List.of(pgCtl.toString(), "-D", home.resolve("pgdata").toString(), "-w", "-t", "60"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!p.waitFor(90, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException("pg_ctl " + String.join(" ", args) + " failed: " + out.trim());
+        }
     }
 
     public BrokerProcess broker() {

@@ -28,7 +28,7 @@ import io.seckill.support.TestEngines;
 /**
  * Outages of minutes, not seconds, with work already in flight when they start: Redis stopped (and
  * restarted with its data) while compensations are pending, the broker stopped while order events
- * wait in the outbox. Transient failures are retried for as long as they last - nothing goes MANUAL -
+ * wait in the outbox, PostgreSQL stopped while buyers keep reserving. Transient failures are retried for as long as they last - nothing goes MANUAL -
  * and afterwards every QUEUED reservation is terminal and every invariant holds.
  * {@code -Dseckill.outage.seconds} sets the outage (default 300).
  */
@@ -131,6 +131,41 @@ class LongOutageIT extends IntegrationTest {
         } finally {
             stop(worker);
         }
+        assertAllTerminalNoManual(activityId, queued);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a 5-minute PostgreSQL stop mid-sale: admission goes on, the order consumer holds its batches instead of "
+            + "using up redeliveries, the deadline sweeper waits for them, every reservation becomes an order after the "
+            + "restart, every invariant PASS")
+    void postgresStop() throws Exception {
+        // the business deadline is shorter than the outage: only the sweeper's backlog pause keeps these orders
+        long activityId = openSale(60, new int[] {1_000});
+        for (int u = 1; u <= 5; u++) {
+            placeOrder(activityId, 1, u);
+        }
+        awaitSettled(activityId, 5);
+        double heldBefore = meters.counter("order.commit.held").count();
+        double retriesBefore = meters.counter("order.consume", "result", "retry").count();
+        List<String> queued = new ArrayList<>();
+
+        TestEngines.get().stopPostgres();
+        try {
+            Map<String, Integer> during = buyersDuringOutage(activityId, queued);
+            assertThat(during).as("admission needs no PostgreSQL").containsKey("QUEUED");
+            assertThat(meters.counter("order.commit.held").count()).as("the consumer held its batches").isGreaterThan(heldBefore);
+        } finally {
+            TestEngines.get().startPostgres();
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).until(() -> count(
+                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_CREATED'", activityId)
+                == 5 + queued.size());
+        assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
+                activityId)).as("none rejected for its deadline while its message waited").isZero();
+        assertThat(meters.counter("order.consume", "result", "retry").count()).as("no redelivery used up")
+                .isEqualTo(retriesBefore);
+        awaitSettled(activityId, 5 + queued.size());
         assertAllTerminalNoManual(activityId, queued);
         assertInvariants(activityId, true);
     }

@@ -123,7 +123,7 @@ class FaultMatrixIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("fault #5: the consumer's PostgreSQL backend is killed (pg_terminate_backend) mid-transaction -> rolled back, redelivered, once")
+    @DisplayName("fault #5: the consumer's PostgreSQL backend is killed (pg_terminate_backend) mid-transaction -> rolled back, tried again once it answers, once")
     void backendKilledMidTransaction() throws Exception {
         long activityId = openSale(3);
         Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "delay:4000*1");

@@ -49,6 +49,15 @@ public class InboxRepository {
         this.jdbc = jdbc;
     }
 
+    /** Whether PostgreSQL answers a trivial query now (false when it cannot be reached). */
+    public boolean answers() {
+        try {
+            return Integer.valueOf(1).equals(jdbc.queryForObject("SELECT 1", Integer.class));
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
     public record Claim(UUID messageId, UUID reservationId, UUID requestId, byte[] payloadHash) {
     }
 

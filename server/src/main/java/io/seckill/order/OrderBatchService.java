@@ -30,6 +30,7 @@ import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.Rejections;
 import io.seckill.config.SeckillProperties;
+import io.seckill.db.Unreachable;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.InboxRepository;
@@ -113,6 +114,9 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             } catch (BatchUnsatisfiable e) {
                 log.debug("order.batch_unsatisfiable size={} {}", batch.size(), e.getMessage());
             } catch (RuntimeException e) {
+                if (Unreachable.is(e)) {
+                    throw DatabaseUnreachable.of(e);
+                }
                 log.warn("order.batch_failed size={} error_class={}: {}; processing one by one", batch.size(),
                         e.getClass().getName(), e.getMessage());
             }
@@ -122,6 +126,10 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             try {
                 out.putAll(transact(List.of(m), true));
             } catch (RuntimeException e) {
+                if (Unreachable.is(e)) {
+                    // the messages settled before this one answer again from the inbox when the batch is tried again
+                    throw DatabaseUnreachable.of(e);
+                }
                 OrderCreateRequested x = m.msg();
                 log.error("order.consume_failed message_id={} reservation_id={} activity_id={} sku_id={} user_id={} "
                         + "consumer_group={} error_class={}", x.messageId(), x.reservationId(), x.activityId(), x.skuId(),
@@ -142,6 +150,27 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
                         TimeUnit.MILLISECONDS);
             }
         }
+    }
+
+    /**
+     * PostgreSQL cannot be reached at all: no message's fault, so no message's outcome. The caller holds
+     * the batch and tries it again once the database answers ({@code OrderCommitQueue}), rather than
+     * handing it back to the broker, where every redelivery uses up one of the message's reconsume attempts
+     * and a long outage would end in the dead-letter queue.
+     */
+    public static final class DatabaseUnreachable extends RuntimeException {
+        private DatabaseUnreachable(RuntimeException cause) {
+            super(cause.getMessage(), cause);
+        }
+
+        static DatabaseUnreachable of(RuntimeException e) {
+            return e instanceof DatabaseUnreachable d ? d : new DatabaseUnreachable(e);
+        }
+    }
+
+    /** Whether PostgreSQL answers now. */
+    boolean databaseAnswers() {
+        return inbox.answers();
     }
 
     /** Thrown inside the batch transaction to roll it back when stock cannot cover the batch whole. */
@@ -190,6 +219,10 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
         try {
             found = inbox.find(group, batch.stream().map(m -> m.msg().messageId()).toList());
         } catch (RuntimeException e) {
+            if (Unreachable.is(e)) {
+                // unknown until the database answers again; held like any batch that cannot reach it
+                throw DatabaseUnreachable.of(e);
+            }
             log.warn("order.commit_unknown_unresolved batch={} error_class={}: {}", batch.size(), e.getClass().getName(),
                     e.getMessage());
             batch.forEach(m -> out.put(m, MessageOutcome.RETRY));

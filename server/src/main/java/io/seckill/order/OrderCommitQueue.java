@@ -8,8 +8,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +44,8 @@ final class OrderCommitQueue {
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
+    private final AtomicInteger held = new AtomicInteger();
+    private final Counter holds;
 
     OrderCommitQueue(OrderBatchService service, int maxBatch, int committers, MeterRegistry meters) {
         this.service = service;
@@ -49,6 +54,11 @@ final class OrderCommitQueue {
                 .register(meters);
         this.maxBatch = maxBatch;
         this.committers = committers;
+        this.holds = Counter.builder("order.commit.held")
+                .description("order groups held because PostgreSQL could not be reached (tried again once it answers)")
+                .register(meters);
+        Gauge.builder("order.commit.holding", held, AtomicInteger::get)
+                .description("order groups held right now, waiting for PostgreSQL to answer").register(meters);
     }
 
     synchronized void start() {
@@ -141,12 +151,62 @@ final class OrderCommitQueue {
         }
     }
 
+    /**
+     * The group's outcomes. While PostgreSQL cannot be reached at all the group is held here and tried
+     * again once the database answers: its listeners wait, its messages stay unacknowledged on the broker,
+     * where they are backlog the deadline sweeper sees and pauses for (DESIGN.md §11.1 row 14), and no
+     * redelivery uses up a reconsume attempt. Stopping hands the group back to the broker (no outcomes).
+     */
+    private Map<InboundOrder, MessageOutcome> settleOrHold(List<InboundOrder> all) {
+        long heldSince = 0;
+        while (true) {
+            try {
+                Map<InboundOrder, MessageOutcome> outcomes = service.process(all);
+                if (heldSince != 0) {
+                    held.decrementAndGet();
+                    log.info("order.database_back orders={} held_ms={}", all.size(), (System.nanoTime() - heldSince) / 1_000_000);
+                }
+                return outcomes;
+            } catch (OrderBatchService.DatabaseUnreachable e) {
+                if (heldSince == 0) {
+                    heldSince = System.nanoTime();
+                    held.incrementAndGet();
+                    holds.increment();
+                    log.warn("order.database_unreachable orders={} error_class={}: {}; holding them until it answers", all.size(),
+                            e.getCause().getClass().getName(), e.getMessage());
+                }
+                if (!awaitDatabase()) {
+                    held.decrementAndGet();
+                    return Map.of();
+                }
+            }
+        }
+    }
+
+    /** Waits, probing with a growing pause (at most 5 s), until PostgreSQL answers; false when stopping. */
+    private boolean awaitDatabase() {
+        long pauseMs = 200;
+        while (running) {
+            if (service.databaseAnswers()) {
+                return true;
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(pauseMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            pauseMs = Math.min(pauseMs * 2, 5_000);
+        }
+        return false;
+    }
+
     private void settle(List<Pending> group) {
         List<InboundOrder> all = new ArrayList<>();
         group.forEach(p -> all.addAll(p.orders()));
         groupSizes.record(all.size());
         try {
-            Map<InboundOrder, MessageOutcome> outcomes = service.process(all);
+            Map<InboundOrder, MessageOutcome> outcomes = settleOrHold(all);
             for (Pending p : group) {
                 Map<InboundOrder, MessageOutcome> mine = new IdentityHashMap<>();
                 for (InboundOrder o : p.orders()) {
