@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,7 +65,7 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("fault #17: 1,000 concurrent duplicate callbacks -> one payment_record, one PAID transition, one ORDER_PAID")
     void duplicateCallbacks() throws Exception {
         Paying p = paying(2, 7);
-        PaySim.SignedCallback cb = paidCallback(p, Instant.now().getEpochSecond());
+        PaySim.SignedCallback cb = paidCallback(p);
 
         ExecutorService pool = Executors.newFixedThreadPool(48);
         List<Future<HttpResponse<String>>> sent = new ArrayList<>();
@@ -138,22 +137,22 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("forged signature, stale timestamp, wrong amount, unknown order: refused with a clear error, nothing written")
     void refusedCallbacks() throws Exception {
         Paying p = paying(2, 21);
-        long now = Instant.now().getEpochSecond();
-        PaySim.SignedCallback good = paidCallback(p, now);
+        PaySim.SignedCallback good = paidCallback(p);
 
         CallbackSignature forger = new CallbackSignature("not-the-channel-secret-0123456789abcdef");
-        assertRefused(new PaySim.SignedCallback(good.body(), now, forger.sign(now, good.body())), 401, "X-Pay-Signature");
-        assertRefused(sim.signedCallback(p.payment(), now - 3600), 401, "X-Pay-Timestamp");
+        assertRefused(new PaySim.SignedCallback(good.body(), good.timestamp(), forger.sign(good.timestamp(), good.body())), 401,
+                "X-Pay-Signature");
+        assertRefused(sim.signedCallback(p.payment(), good.timestamp() - 3600), 401, "X-Pay-Timestamp");
 
         @SuppressWarnings("unchecked")
         Map<String, Object> body = new LinkedHashMap<>(Json.read(good.body(), Map.class));
         body.put("amount", "0.01");
-        assertRefused(signed(body, now), 400, "amount");
+        assertRefused(signed(body, good.timestamp()), 400, "amount");
         UUID stranger = UUID.randomUUID();
         body.put("amount", "10.50");
         body.put("order_id", stranger.toString());
         body.put("payment_id", PaymentService.paymentId(stranger).toString());
-        assertRefused(signed(body, now), 404, "order_id");
+        assertRefused(signed(body, good.timestamp()), 404, "order_id");
 
         assertThat(orderStatus(p.order())).isEqualTo("PAYING");
         assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", p.order())).isZero();
@@ -169,13 +168,12 @@ class PaymentIT extends PaymentTestBase {
     @DisplayName("a signed REFUNDED callback never pays an unpaid order: ignored, nothing written; the SUCCESS one still pays")
     void refundedCallbackNeverPays() throws Exception {
         Paying p = paying(2, 23);
-        long now = Instant.now().getEpochSecond();
-        PaySim.SignedCallback good = paidCallback(p, now);
+        PaySim.SignedCallback good = paidCallback(p);
         @SuppressWarnings("unchecked")
         Map<String, Object> body = new LinkedHashMap<>(Json.read(good.body(), Map.class));
         body.put("status", "REFUNDED");
 
-        HttpResponse<String> r = deliver(signed(body, now));
+        HttpResponse<String> r = deliver(signed(body, good.timestamp()));
 
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).contains("IGNORED");

@@ -79,10 +79,10 @@ public abstract class PaymentTestBase extends IntegrationTest {
     }
 
     /** The channel's callback for a payment, signed now, delivered to the app: HTTP status and body. */
-    /** The channel takes the money and sends nothing yet: the callback it would send, signed at {@code timestamp}. */
-    protected PaySim.SignedCallback paidCallback(Paying p, long timestamp) throws Exception {
+    /** The channel takes the money and sends nothing yet: the callback it would send, signed now. */
+    protected PaySim.SignedCallback paidCallback(Paying p) throws Exception {
         assertThat(sim.pay(p.payment(), false)).as("the channel takes the money").isTrue();
-        return sim.signedCallback(p.payment(), timestamp);
+        return sim.signedCallback(p.payment(), Instant.now().getEpochSecond());
     }
 
     protected HttpResponse<String> deliverCallback(UUID paymentId) throws Exception {
