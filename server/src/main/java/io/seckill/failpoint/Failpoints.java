@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>{@code throw} - the step fails here (an in-process crash of that worker step);</li>
  * <li>{@code lose-response} - the effect happened but the caller never hears of it;</li>
+ * <li>{@code lose-connection} - the step fails as the database connection's loss fails it (SQLSTATE 08006);</li>
  * <li>{@code delay:<ms>} - the step stalls;</li>
  * <li>{@code crash} - the process halts at once, no shutdown hooks (a real crash).</li>
  * </ul>
@@ -88,6 +89,10 @@ public final class Failpoints {
         FailpointException(String message) {
             super(message);
         }
+
+        FailpointException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     private static final class Action {
@@ -125,9 +130,9 @@ public final class Failpoints {
             if (colon >= 0) {
                 arg = Long.parseLong(s.substring(colon + 1));
             }
-            if (!List.of("throw", "lose-response", "delay", "crash").contains(kind)) {
+            if (!List.of("throw", "lose-response", "lose-connection", "delay", "crash").contains(kind)) {
                 throw new IllegalArgumentException("unknown failpoint action '" + spec
-                        + "' (throw | lose-response | delay:<ms> | crash, optional *N and %P)");
+                        + "' (throw | lose-response | lose-connection | delay:<ms> | crash, optional *N and %P)");
             }
             if (percent < 1 || percent > 100 || times == 0) {
                 throw new IllegalArgumentException("failpoint action '" + spec + "': %P must be 1..100 and *N positive");
@@ -160,6 +165,8 @@ public final class Failpoints {
                     }
                 }
                 case "crash" -> Runtime.getRuntime().halt(137);
+                case "lose-connection" -> throw new FailpointException("failpoint " + name + " (" + kind + ")",
+                        new java.sql.SQLNonTransientConnectionException("failpoint " + name + ": connection lost", "08006"));
                 default -> throw new FailpointException("failpoint " + name + " (" + kind + ")");
             }
         }

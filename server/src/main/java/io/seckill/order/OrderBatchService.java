@@ -168,6 +168,14 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
         }
     }
 
+    /** Every one of {@code batch} to be redelivered by the broker, counted as such. */
+    Map<InboundOrder, MessageOutcome> handBack(List<InboundOrder> batch) {
+        Map<InboundOrder, MessageOutcome> out = new IdentityHashMap<>();
+        batch.forEach(m -> out.put(m, MessageOutcome.RETRY));
+        count(out);
+        return out;
+    }
+
     /** Whether PostgreSQL answers now. */
     boolean databaseAnswers() {
         return inbox.answers();

@@ -44,8 +44,12 @@ final class OrderCommitQueue {
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
+    /** A held group that fails this often while the database answers its probe is handed back to the broker. */
+    static final int MAX_FAILURES_WHILE_ANSWERING = 5;
+
     private final AtomicInteger held = new AtomicInteger();
     private final Counter holds;
+    private final Counter released;
 
     OrderCommitQueue(OrderBatchService service, int maxBatch, int committers, MeterRegistry meters) {
         this.service = service;
@@ -56,6 +60,9 @@ final class OrderCommitQueue {
         this.committers = committers;
         this.holds = Counter.builder("order.commit.held")
                 .description("order groups held because PostgreSQL could not be reached (tried again once it answers)")
+                .register(meters);
+        this.released = Counter.builder("order.commit.hold_released")
+                .description("held order groups handed back to the broker: they kept failing while PostgreSQL answered")
                 .register(meters);
         Gauge.builder("order.commit.holding", held, AtomicInteger::get)
                 .description("order groups held right now, waiting for PostgreSQL to answer").register(meters);
@@ -159,6 +166,7 @@ final class OrderCommitQueue {
      */
     private Map<InboundOrder, MessageOutcome> settleOrHold(List<InboundOrder> all) {
         long heldSince = 0;
+        int failedWhileAnswering = 0;
         while (true) {
             try {
                 Map<InboundOrder, MessageOutcome> outcomes = service.process(all);
@@ -174,27 +182,35 @@ final class OrderCommitQueue {
                     holds.increment();
                     log.warn("order.database_unreachable orders={} error_class={}: {}; holding them until it answers", all.size(),
                             e.getCause().getClass().getName(), e.getMessage());
+                } else if (++failedWhileAnswering >= MAX_FAILURES_WHILE_ANSWERING) {
+                    // the database answers, yet this group keeps failing as if it did not: not an outage this hold
+                    // can wait out - the group goes back to the broker, whose redeliveries are bounded and end in the DLQ
+                    held.decrementAndGet();
+                    released.increment();
+                    log.error("order.hold_released orders={} attempts={} error_class={}: {}", all.size(), failedWhileAnswering,
+                            e.getCause().getClass().getName(), e.getMessage(), e);
+                    return service.handBack(all);
                 }
                 if (!awaitDatabase()) {
                     held.decrementAndGet();
-                    return Map.of();
+                    return service.handBack(all);
                 }
             }
         }
     }
 
-    /** Waits, probing with a growing pause (at most 5 s), until PostgreSQL answers; false when stopping. */
+    /** Waits, probing after a growing pause (0.2 s to 5 s), until PostgreSQL answers; false when stopping. */
     private boolean awaitDatabase() {
         long pauseMs = 200;
         while (running) {
-            if (service.databaseAnswers()) {
-                return true;
-            }
             try {
                 TimeUnit.MILLISECONDS.sleep(pauseMs);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
+            }
+            if (service.databaseAnswers()) {
+                return true;
             }
             pauseMs = Math.min(pauseMs * 2, 5_000);
         }

@@ -1,0 +1,69 @@
+package io.seckill.order;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import io.seckill.failpoint.Failpoint;
+import io.seckill.failpoint.Failpoints;
+import io.seckill.support.IntegrationTest;
+
+/**
+ * The order consumer holds a group that cannot reach PostgreSQL and tries it again once the database
+ * answers, instead of handing it to the broker (a real 5-minute stop is in {@code LongOutageIT}); a group
+ * that keeps failing so while the database answers goes back to the broker after a bounded number of tries.
+ */
+class DatabaseHoldIT extends IntegrationTest {
+
+    @AfterEach
+    void off() {
+        Failpoints.disarmAll();
+    }
+
+    private double counter(String name, String... tags) {
+        return meters.counter(name, tags).count();
+    }
+
+    @Test
+    @DisplayName("a connection lost in the order transaction: the group is held and tried again once the database "
+            + "answers - one order, no redelivery")
+    void lostConnectionIsHeld() throws Exception {
+        long activityId = openSale(3);
+        double held = counter("order.commit.held");
+        double retries = counter("order.consume", "result", "retry");
+        double released = counter("order.commit.hold_released");
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "lose-connection*2");
+        String rid = firstSettled(activityId, 81);
+        assertThat(counter("order.commit.held")).isEqualTo(held + 1);
+        assertThat(counter("order.consume", "result", "retry")).as("nothing handed back to the broker").isEqualTo(retries);
+        assertThat(counter("order.commit.hold_released")).isEqualTo(released);
+        assertOnce(activityId, rid);
+    }
+
+    @Test
+    @DisplayName("a held group that keeps failing as if the database were away while it answers is handed back to the "
+            + "broker after a bounded number of tries: redelivered, one order")
+    void heldGroupThatKeepsFailingGoesBack() throws Exception {
+        long activityId = openSale(3);
+        double retries = counter("order.consume", "result", "retry");
+        double released = counter("order.commit.hold_released");
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "lose-connection*" + (OrderCommitQueue.MAX_FAILURES_WHILE_ANSWERING + 1));
+        String rid = firstSettled(activityId, 82);
+        assertThat(counter("order.commit.hold_released")).isEqualTo(released + 1);
+        assertThat(counter("order.consume", "result", "retry")).as("handed back once").isEqualTo(retries + 1);
+        assertThat(Failpoints.armed()).isEmpty();
+        assertOnce(activityId, rid);
+    }
+
+    private void assertOnce(long activityId, String rid) {
+        UUID r = UUID.fromString(rid);
+        assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?", r)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM consumer_inbox WHERE reservation_id = ?", r)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM inventory_ledger WHERE reservation_id = ?", r)).isEqualTo(1);
+        assertInvariants(activityId, true);
+    }
+}
