@@ -111,12 +111,12 @@ class FailpointRepetitionIT extends PaymentTestBase {
                     redis.sync().incr(slot.stock());
                     redis.sync().hincrby(slot.counter(), "initial", 1);
                     users += reserveSome(activityId, consecutive(userBase + users, 1), queued);
+                    // one reading of both counts: read apart, the new row could land between them and pass unsettled
                     Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
                         compensation.runOnce("repetition-" + name);
-                        return count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status NOT IN "
-                                + "('COMPENSATED', 'ORDER_CREATED')", activityId) == 0
-                                && count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ?", activityId)
-                                == queued.size() + 1;
+                        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT count(*) = ? AND count(*) FILTER (WHERE status "
+                                + "NOT IN ('COMPENSATED', 'ORDER_CREATED')) = 0 FROM inventory_reservation WHERE activity_id = ?",
+                                Boolean.class, queued.size() + 1, activityId));
                     });
                 }
                 case AFTER_BUCKET_TRANSFER_OUT -> {
