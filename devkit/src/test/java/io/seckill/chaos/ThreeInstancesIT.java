@@ -162,6 +162,19 @@ class ThreeInstancesIT {
         assertThat(sharing).as("instances whose consumer created orders (one group, queues shared)").isGreaterThan(1);
     }
 
+    /**
+     * One buyer's reservation of the slot's SKU on {@code app}; {@code oversold}: Redis first admits one unit more
+     * than PostgreSQL holds, so PostgreSQL rejects the buyer and a compensation follows.
+     */
+    private SaleClient.Response reserveOn(AppProcess app, SkuSlot slot, long user, boolean oversold) throws Exception {
+        if (oversold) {
+            redis.sync().incr(slot.stock());
+            redis.sync().hincrby(slot.counter(), "initial", 1);
+        }
+        return new SaleClient(app.url()).reserve(Tokens.user(IntegrationTest.USER_SECRET, user, Duration.ofMinutes(10)),
+                slot.activityId(), slot.skuId(), UUID.randomUUID().toString());
+    }
+
     static Stream<Arguments> crashRows() {
         return Stream.of(Arguments.of("fault #1", Failpoint.AFTER_REDIS_RESERVE),
                 Arguments.of("fault #5", Failpoint.AFTER_INBOX_INSERT),
@@ -182,15 +195,10 @@ class ThreeInstancesIT {
         Set<String> queued = ConcurrentHashMap.newKeySet();
         SkuSlot slot = SkuSlot.single(activityId, 1);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        for (long user = activityId * 1_000; victim.alive() && System.nanoTime() < deadline; user++) {
-            if (compensating) {
-                // Redis admits one unit more than PostgreSQL holds: PostgreSQL rejects the buyer, a compensation follows
-                redis.sync().incr(slot.stock());
-                redis.sync().hincrby(slot.counter(), "initial", 1);
-            }
+        long user = activityId * 1_000;
+        for (; victim.alive() && System.nanoTime() < deadline; user++) {
             try {
-                SaleClient.Response r = new SaleClient(APPS.get((int) (user % 3)).url()).reserve(Tokens.user(
-                        IntegrationTest.USER_SECRET, user, Duration.ofMinutes(10)), activityId, 1, UUID.randomUUID().toString());
+                SaleClient.Response r = reserveOn(APPS.get((int) (user % 3)), slot, user, compensating);
                 if (r.status() == 202) {
                     queued.add((String) r.body().get("reservation_id"));
                 }
@@ -201,6 +209,12 @@ class ThreeInstancesIT {
         }
         assertThat(victim.awaitExit(Duration.ofSeconds(30))).as(row + ": the instance halted at " + point.id() + " (see "
                 + victim.log() + ")").isEqualTo(137);
+        // the other two go on while it is down (and the first request may have been the one that halted it)
+        for (int i = 0; i < 4; i++, user++) {
+            SaleClient.Response r = reserveOn(APPS.get(i % 2), slot, user, compensating);
+            assertThat(r.status()).as(r.body().toString()).isEqualTo(202);
+            queued.add((String) r.body().get("reservation_id"));
+        }
         victim.start();
         Awaitility.await(row).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
             assertThat(jdbc.queryForObject("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) "
