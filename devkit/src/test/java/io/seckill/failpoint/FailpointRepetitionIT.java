@@ -11,7 +11,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
@@ -46,11 +45,6 @@ class FailpointRepetitionIT extends PaymentTestBase {
     /** How many repetitions per failpoint. */
     protected int repetitions() {
         return Integer.getInteger("seckill.failpoint.repetitions", 3);
-    }
-
-    @AfterEach
-    void disarm() {
-        Failpoints.disarmAll();
     }
 
     @ParameterizedTest(name = "{0}")

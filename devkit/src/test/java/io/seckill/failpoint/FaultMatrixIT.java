@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -20,15 +19,6 @@ import io.seckill.support.IntegrationTest;
  * fails is abandoned as a crash would abandon it - then the guarantees are checked after recovery.
  */
 class FaultMatrixIT extends IntegrationTest {
-
-    @AfterEach
-    void off() {
-        Failpoints.disarmAll();
-    }
-
-    private double counter(String name, String... tags) {
-        return meters.counter(name, tags).count();
-    }
 
     private void assertOneOrder(long activityId, String rid) {
         UUID r = UUID.fromString(rid);

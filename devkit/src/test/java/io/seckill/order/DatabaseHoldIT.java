@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -18,15 +17,6 @@ import io.seckill.support.IntegrationTest;
  * that keeps failing so while the database answers goes back to the broker after a bounded number of tries.
  */
 class DatabaseHoldIT extends IntegrationTest {
-
-    @AfterEach
-    void off() {
-        Failpoints.disarmAll();
-    }
-
-    private double counter(String name, String... tags) {
-        return meters.counter(name, tags).count();
-    }
 
     @Test
     @DisplayName("a connection lost in the order transaction: the group is held and tried again once the database "

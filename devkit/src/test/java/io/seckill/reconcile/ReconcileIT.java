@@ -12,7 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -41,11 +40,6 @@ class ReconcileIT extends PaymentTestBase {
     Repairs repairs;
     @Autowired
     OrderProjection projection;
-
-    @AfterEach
-    void disarm() {
-        Failpoints.disarmAll();
-    }
 
     record Sale(long activityId, UUID created, UUID createdReservation, UUID rejected, SkuSlot slot) {
     }

@@ -40,8 +40,7 @@ class BucketFallThroughIT extends IntegrationTest {
     SaleRegistry registry;
 
     @AfterEach
-    void disarm() {
-        Failpoints.disarmAll();
+    void perUserLimitBack() {
         limiter.setMaxPerUserPerSecond(10);
     }
 
@@ -168,10 +167,5 @@ class BucketFallThroughIT extends IntegrationTest {
 
     private List<ActivityService.BucketCounters> buckets(long activityId) {
         return activities.bucketCounters(activities.inventoryView(activityId).getFirst().pg());
-    }
-
-    private double counter(String name) {
-        var c = meters.find(name).counter();
-        return c == null ? 0 : c.count();
     }
 }

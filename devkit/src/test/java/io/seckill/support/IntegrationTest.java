@@ -15,9 +15,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -32,6 +34,7 @@ import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
@@ -182,6 +185,18 @@ public abstract class IntegrationTest {
         String rid = reservationId(userId, activityId);
         awaitSettled(activityId, 1);
         return rid;
+    }
+
+    /** No failpoint a test armed outlives it. */
+    @AfterEach
+    void disarmFailpoints() {
+        Failpoints.disarmAll();
+    }
+
+    /** A counter's count now (0 when nothing was counted under that name and those tags yet). */
+    protected double counter(String name, String... tags) {
+        Counter c = meters.find(name).tags(tags).counter();
+        return c == null ? 0 : c.count();
     }
 
     /** Every Redis key of {@code slot} gone, as after a Redis loss; how many there were. */
