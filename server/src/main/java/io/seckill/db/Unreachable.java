@@ -23,6 +23,11 @@ public final class Unreachable {
     private Unreachable() {
     }
 
+    /** The failure a lost connection raises (SQLSTATE 08006), for a drill that stages one. */
+    public static SQLException lostConnection(String message) {
+        return new SQLNonTransientConnectionException(message, "08006");
+    }
+
     public static boolean is(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof CannotCreateTransactionException || t instanceof CannotGetJdbcConnectionException

@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.seckill.db.Unreachable;
+
 /**
  * Arms and fires the {@link Failpoint}s at their points in the code. Off, a failpoint costs one
  * read of an empty map. Armed (configuration {@code seckill.failpoints.<name>=<action>} or the admin
@@ -166,7 +168,7 @@ public final class Failpoints {
                 }
                 case "crash" -> Runtime.getRuntime().halt(137);
                 case "lose-connection" -> throw new FailpointException("failpoint " + name + " (" + kind + ")",
-                        new java.sql.SQLNonTransientConnectionException("failpoint " + name + ": connection lost", "08006"));
+                        Unreachable.lostConnection("failpoint " + name + ": connection lost"));
                 default -> throw new FailpointException("failpoint " + name + " (" + kind + ")");
             }
         }
