@@ -114,9 +114,7 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             } catch (BatchUnsatisfiable e) {
                 log.debug("order.batch_unsatisfiable size={} {}", batch.size(), e.getMessage());
             } catch (RuntimeException e) {
-                if (Unreachable.is(e)) {
-                    throw DatabaseUnreachable.of(e);
-                }
+                DatabaseUnreachable.throwIfSo(e);
                 log.warn("order.batch_failed size={} error_class={}: {}; processing one by one", batch.size(),
                         e.getClass().getName(), e.getMessage());
             }
@@ -126,10 +124,8 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             try {
                 out.putAll(transact(List.of(m), true));
             } catch (RuntimeException e) {
-                if (Unreachable.is(e)) {
-                    // the messages settled before this one answer again from the inbox when the batch is tried again
-                    throw DatabaseUnreachable.of(e);
-                }
+                // the messages settled before this one answer again from the inbox when the batch is tried again
+                DatabaseUnreachable.throwIfSo(e);
                 OrderCreateRequested x = m.msg();
                 log.error("order.consume_failed message_id={} reservation_id={} activity_id={} sku_id={} user_id={} "
                         + "consumer_group={} error_class={}", x.messageId(), x.reservationId(), x.activityId(), x.skuId(),
@@ -163,8 +159,14 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             super(cause.getMessage(), cause);
         }
 
-        static DatabaseUnreachable of(RuntimeException e) {
-            return e instanceof DatabaseUnreachable d ? d : new DatabaseUnreachable(e);
+        /** Rethrows {@code e} as this when it says the database cannot be reached; otherwise returns. */
+        static void throwIfSo(RuntimeException e) {
+            if (e instanceof DatabaseUnreachable d) {
+                throw d;
+            }
+            if (Unreachable.is(e)) {
+                throw new DatabaseUnreachable(e);
+            }
         }
     }
 
@@ -227,10 +229,8 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
         try {
             found = inbox.find(group, batch.stream().map(m -> m.msg().messageId()).toList());
         } catch (RuntimeException e) {
-            if (Unreachable.is(e)) {
-                // unknown until the database answers again; held like any batch that cannot reach it
-                throw DatabaseUnreachable.of(e);
-            }
+            // unknown until the database answers again; held like any batch that cannot reach it
+            DatabaseUnreachable.throwIfSo(e);
             log.warn("order.commit_unknown_unresolved batch={} error_class={}: {}", batch.size(), e.getClass().getName(),
                     e.getMessage());
             batch.forEach(m -> out.put(m, MessageOutcome.RETRY));
