@@ -1,8 +1,8 @@
 package io.seckill.entry;
 
-import static io.seckill.entry.RawHttp.request;
-import static io.seckill.entry.RawHttp.reservePath;
-import static io.seckill.entry.RawHttp.status;
+import static io.seckill.support.RawHttp.request;
+import static io.seckill.support.RawHttp.reservePath;
+import static io.seckill.support.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
@@ -26,6 +26,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import io.seckill.api.Tokens;
 import io.seckill.mq.Json;
 import io.seckill.support.IntegrationTest;
+import io.seckill.support.RawHttp;
 
 /**
  * The lean admission entry answers the reserve call exactly as the API port does - the same statuses,

@@ -1,9 +1,9 @@
 package io.seckill.entry;
 
-import static io.seckill.entry.RawHttp.closedByServer;
-import static io.seckill.entry.RawHttp.request;
-import static io.seckill.entry.RawHttp.reservePath;
-import static io.seckill.entry.RawHttp.status;
+import static io.seckill.support.RawHttp.closedByServer;
+import static io.seckill.support.RawHttp.request;
+import static io.seckill.support.RawHttp.reservePath;
+import static io.seckill.support.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.DataInputStream;
@@ -30,6 +30,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.TestPropertySource;
 
 import io.seckill.support.IntegrationTest;
+import io.seckill.support.RawHttp;
 
 /** What one hostile client can hold of the admission entry: connections, a trickled request, an endless pipeline. */
 @TestPropertySource(properties = {"seckill.admission.entry-limits.max-connections=4",

@@ -1,4 +1,4 @@
-package io.seckill.entry;
+package io.seckill.support;
 
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
@@ -8,26 +8,26 @@ import java.net.Socket;
 import java.util.Locale;
 
 /** HTTP/1.1 written and read by hand on a socket: pipelining, partial requests, resets - what a client library hides. */
-final class RawHttp {
+public final class RawHttp {
 
     private RawHttp() {
     }
 
-    static String reservePath(long activityId) {
+    public static String reservePath(long activityId) {
         return "/api/v1/activities/" + activityId + "/skus/1/reservations";
     }
 
-    static String request(String path, String authorization, String body) {
+    public static String request(String path, String authorization, String body) {
         return "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: " + authorization
                 + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
     }
 
-    static DataInputStream reader(Socket s) throws IOException {
+    public static DataInputStream reader(Socket s) throws IOException {
         return new DataInputStream(new BufferedInputStream(s.getInputStream()));
     }
 
     /** The status of the next response on the connection; its headers and body are read past. */
-    static int status(DataInputStream in) throws IOException {
+    public static int status(DataInputStream in) throws IOException {
         int status = Integer.parseInt(line(in).split(" ")[1]);
         int length = 0;
         for (String h = line(in); !h.isEmpty(); h = line(in)) {
@@ -53,7 +53,7 @@ final class RawHttp {
     }
 
     /** Whether the server closed the connection (end of stream or a reset) within the socket's read timeout. */
-    static boolean closedByServer(Socket s) {
+    public static boolean closedByServer(Socket s) {
         try {
             return s.getInputStream().read() == -1;
         } catch (java.net.SocketTimeoutException e) {
