@@ -2,10 +2,14 @@ package io.seckill.order;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.UUID;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.ConnectionCallback;
 
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
@@ -15,6 +19,7 @@ import io.seckill.support.IntegrationTest;
  * The order consumer holds a group that cannot reach PostgreSQL and tries it again once the database
  * answers, instead of handing it to the broker (a real 5-minute stop is in {@code LongOutageIT}); a group
  * that keeps failing so while the database answers goes back to the broker after a bounded number of tries.
+ * A database that answers but does not write is waited out until it writes again.
  */
 class DatabaseHoldIT extends IntegrationTest {
 
@@ -47,6 +52,48 @@ class DatabaseHoldIT extends IntegrationTest {
         assertThat(counter("order.consume", "result", "retry")).as("handed back once").isEqualTo(retries + 1);
         assertThat(Failpoints.armed()).isEmpty();
         assertOnce(activityId, rid);
+    }
+
+    @Test
+    @DisplayName("PostgreSQL turned read-only under the consumer (a standby behind the address after a failover, a "
+            + "platform guarding a full disk): the group is held, not handed back, and settled once writes return")
+    void readOnlyDatabaseIsWaitedOut() throws Exception {
+        long activityId = openSale(3);
+        double held = counter("order.commit.held");
+        double retries = counter("order.consume", "result", "retry");
+        double released = counter("order.commit.hold_released");
+        try {
+            serverReadOnly(true);
+            String rid = reservationId(84, activityId);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> counter("order.commit.held") > held);
+            // the group is tried again after 0.2, 0.4, 0.8, 1.6 and 3.2 s: by now as often as a group that fails
+            // "unreachable" while the database answers may be before it goes back to the broker; a database that
+            // answers but does not write is waited out instead
+            Thread.sleep(8_000);
+            assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid)).isZero();
+            assertThat(meters.get("order.commit.holding").gauge().value()).isGreaterThanOrEqualTo(1);
+            serverReadOnly(false);
+            awaitSettled(activityId, 1);
+            assertThat(counter("order.consume", "result", "retry")).as("nothing handed back to the broker").isEqualTo(retries);
+            assertThat(counter("order.commit.hold_released")).isEqualTo(released);
+            assertOnce(activityId, rid);
+        } finally {
+            serverReadOnly(false);
+        }
+    }
+
+    /** Every transaction on the server read-only by default from now on, in sessions already open too. */
+    private void serverReadOnly(boolean on) {
+        jdbc.execute((ConnectionCallback<Void>) c -> {
+            try (Statement st = c.createStatement()) {
+                st.execute("SET default_transaction_read_only = off");
+                st.execute(on ? "ALTER SYSTEM SET default_transaction_read_only = on"
+                        : "ALTER SYSTEM RESET default_transaction_read_only");
+                st.execute("SELECT pg_reload_conf()");
+                st.execute("RESET default_transaction_read_only");
+            }
+            return null;
+        });
     }
 
     private void assertOnce(long activityId, String rid) {

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.seckill.db.Unreachable;
+import io.seckill.db.Outage;
 
 /**
  * Arms and fires the {@link Failpoint}s at their points in the code. Off, a failpoint costs one
@@ -168,7 +168,7 @@ public final class Failpoints {
                 }
                 case "crash" -> Runtime.getRuntime().halt(137);
                 case "lose-connection" -> throw new FailpointException("failpoint " + name + " (" + kind + ")",
-                        Unreachable.lostConnection("failpoint " + name + ": connection lost"));
+                        Outage.lostConnection("failpoint " + name + ": connection lost"));
                 default -> throw new FailpointException("failpoint " + name + " (" + kind + ")");
             }
         }

@@ -30,7 +30,7 @@ import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.Rejections;
 import io.seckill.config.SeckillProperties;
-import io.seckill.db.Unreachable;
+import io.seckill.db.Outage;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.InboxRepository;
@@ -114,7 +114,7 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             } catch (BatchUnsatisfiable e) {
                 log.debug("order.batch_unsatisfiable size={} {}", batch.size(), e.getMessage());
             } catch (RuntimeException e) {
-                DatabaseUnreachable.throwIfSo(e);
+                DatabaseOutage.throwIfSo(e);
                 log.warn("order.batch_failed size={} error_class={}: {}; processing one by one", batch.size(),
                         e.getClass().getName(), e.getMessage());
             }
@@ -125,7 +125,7 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
                 out.putAll(transact(List.of(m), true));
             } catch (RuntimeException e) {
                 // the messages settled before this one answer again from the inbox when the batch is tried again
-                DatabaseUnreachable.throwIfSo(e);
+                DatabaseOutage.throwIfSo(e);
                 OrderCreateRequested x = m.msg();
                 log.error("order.consume_failed message_id={} reservation_id={} activity_id={} sku_id={} user_id={} "
                         + "consumer_group={} error_class={}", x.messageId(), x.reservationId(), x.activityId(), x.skuId(),
@@ -149,23 +149,32 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
     }
 
     /**
-     * PostgreSQL cannot be reached at all: no message's fault, so no message's outcome. The caller holds
-     * the batch and tries it again once the database answers ({@code OrderCommitQueue}), rather than
-     * handing it back to the broker, where every redelivery uses up one of the message's reconsume attempts
-     * and a long outage would end in the dead-letter queue.
+     * PostgreSQL is out of service - cannot be reached, or answers but writes nothing ({@link Outage}): no
+     * message's fault, so no message's outcome. The caller holds the batch and tries it again once the
+     * database serves ({@code OrderCommitQueue}), rather than handing it back to the broker, where every
+     * redelivery uses up one of the message's reconsume attempts and a long outage would end in the
+     * dead-letter queue.
      */
-    public static final class DatabaseUnreachable extends RuntimeException {
-        private DatabaseUnreachable(RuntimeException cause) {
+    public static final class DatabaseOutage extends RuntimeException {
+        private final Outage kind;
+
+        private DatabaseOutage(Outage kind, RuntimeException cause) {
             super(cause.getMessage(), cause);
+            this.kind = kind;
         }
 
-        /** Rethrows {@code e} as this when it says the database cannot be reached; otherwise returns. */
+        public Outage kind() {
+            return kind;
+        }
+
+        /** Rethrows {@code e} as this when it says PostgreSQL is out of service ({@link Outage}); otherwise returns. */
         static void throwIfSo(RuntimeException e) {
-            if (e instanceof DatabaseUnreachable d) {
+            if (e instanceof DatabaseOutage d) {
                 throw d;
             }
-            if (Unreachable.is(e)) {
-                throw new DatabaseUnreachable(e);
+            Outage kind = Outage.of(e);
+            if (kind != null) {
+                throw new DatabaseOutage(kind, e);
             }
         }
     }
@@ -230,7 +239,7 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             found = inbox.find(group, batch.stream().map(m -> m.msg().messageId()).toList());
         } catch (RuntimeException e) {
             // unknown until the database answers again; held like any batch that cannot reach it
-            DatabaseUnreachable.throwIfSo(e);
+            DatabaseOutage.throwIfSo(e);
             log.warn("order.commit_unknown_unresolved batch={} error_class={}: {}", batch.size(), e.getClass().getName(),
                     e.getMessage());
             batch.forEach(m -> out.put(m, MessageOutcome.RETRY));

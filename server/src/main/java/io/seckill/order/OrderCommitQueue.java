@@ -17,6 +17,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.seckill.db.Outage;
+
 /**
  * Group commit for the order consumer. The broker hands the consumer one short list per queue pull,
  * so while messages trickle in (a few per pull, spread over many queues) each list would be its own
@@ -46,6 +48,9 @@ final class OrderCommitQueue {
     private volatile boolean running;
     /** A held group that fails this often while the database answers its probe is handed back to the broker. */
     static final int MAX_FAILURES_WHILE_ANSWERING = 5;
+    /** A held group is tried again after 0.2 s, the pause doubling to 5 s. */
+    private static final long PAUSE_MIN_MS = 200;
+    private static final long PAUSE_MAX_MS = 5_000;
 
     private final AtomicInteger held = new AtomicInteger();
     private final Counter holds;
@@ -59,13 +64,13 @@ final class OrderCommitQueue {
         this.maxBatch = maxBatch;
         this.committers = committers;
         this.holds = Counter.builder("order.commit.held")
-                .description("order groups held because PostgreSQL could not be reached (tried again once it answers)")
+                .description("order groups held because PostgreSQL could not be reached or would not write (tried again once it serves)")
                 .register(meters);
         this.released = Counter.builder("order.commit.hold_released")
                 .description("held order groups handed back to the broker: they kept failing while PostgreSQL answered")
                 .register(meters);
         Gauge.builder("order.commit.holding", held, AtomicInteger::get)
-                .description("order groups held right now, waiting for PostgreSQL to answer").register(meters);
+                .description("order groups held right now, waiting for PostgreSQL to serve").register(meters);
     }
 
     synchronized void start() {
@@ -159,14 +164,17 @@ final class OrderCommitQueue {
     }
 
     /**
-     * The group's outcomes. While PostgreSQL cannot be reached at all the group is held here and tried
-     * again once the database answers: its listeners wait, its messages stay unacknowledged on the broker,
-     * where they are backlog the deadline sweeper sees and pauses for (DESIGN.md §11.1 row 14), and no
-     * redelivery uses up a reconsume attempt. Stopping hands the group back to the broker (no outcomes).
+     * The group's outcomes. While PostgreSQL is out of service the group is held here and tried again once
+     * the database serves: its listeners wait, its messages stay unacknowledged on the broker, where they
+     * are backlog the deadline sweeper sees and pauses for (DESIGN.md §11.1 row 14), and no redelivery
+     * uses up a reconsume attempt. Unreachable, it is tried again once {@code SELECT 1} answers; answering
+     * but not writing (read-only, disk or memory full), the group's own transaction is the probe, tried
+     * after a growing pause. Stopping hands the group back to the broker (no outcomes).
      */
     private Map<InboundOrder, MessageOutcome> settleOrHold(List<InboundOrder> all) {
         long heldSince = 0;
         int failedWhileAnswering = 0;
+        long pauseMs = PAUSE_MIN_MS;
         while (true) {
             try {
                 Map<InboundOrder, MessageOutcome> outcomes = service.process(all);
@@ -175,14 +183,15 @@ final class OrderCommitQueue {
                     log.info("order.database_back orders={} held_ms={}", all.size(), (System.nanoTime() - heldSince) / 1_000_000);
                 }
                 return outcomes;
-            } catch (OrderBatchService.DatabaseUnreachable e) {
+            } catch (OrderBatchService.DatabaseOutage e) {
+                boolean waited;
                 if (heldSince == 0) {
                     heldSince = System.nanoTime();
                     held.incrementAndGet();
                     holds.increment();
-                    log.warn("order.database_unreachable orders={} error_class={}: {}; holding them until it answers", all.size(),
-                            e.getCause().getClass().getName(), e.getMessage());
-                } else if (++failedWhileAnswering >= MAX_FAILURES_WHILE_ANSWERING) {
+                    log.warn("order.database_out orders={} outage={} error_class={}: {}; holding them until it serves",
+                            all.size(), e.kind(), e.getCause().getClass().getName(), e.getMessage());
+                } else if (e.kind() == Outage.UNREACHABLE && ++failedWhileAnswering >= MAX_FAILURES_WHILE_ANSWERING) {
                     // the database answers, yet this group keeps failing as if it did not: not an outage this hold
                     // can wait out - the group goes back to the broker, whose redeliveries are bounded and end in the DLQ
                     held.decrementAndGet();
@@ -191,7 +200,13 @@ final class OrderCommitQueue {
                             e.getCause().getClass().getName(), e.getMessage(), e);
                     return service.handBack(all);
                 }
-                if (!awaitDatabase()) {
+                if (e.kind() == Outage.UNREACHABLE) {
+                    waited = awaitDatabase();
+                } else {
+                    waited = pause(pauseMs);
+                    pauseMs = Math.min(pauseMs * 2, PAUSE_MAX_MS);
+                }
+                if (!waited) {
                     held.decrementAndGet();
                     return service.handBack(all);
                 }
@@ -199,22 +214,28 @@ final class OrderCommitQueue {
         }
     }
 
-    /** Waits, probing after a growing pause (0.2 s to 5 s), until PostgreSQL answers; false when stopping. */
+    /** Waits, probing after a growing pause, until PostgreSQL answers; false when stopping. */
     private boolean awaitDatabase() {
-        long pauseMs = 200;
-        while (running) {
-            try {
-                TimeUnit.MILLISECONDS.sleep(pauseMs);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
+        for (long pauseMs = PAUSE_MIN_MS; pause(pauseMs); pauseMs = Math.min(pauseMs * 2, PAUSE_MAX_MS)) {
             if (service.databaseAnswers()) {
                 return true;
             }
-            pauseMs = Math.min(pauseMs * 2, 5_000);
         }
         return false;
+    }
+
+    /** Sleeps {@code ms} unless stopping; false when stopping or interrupted. */
+    private boolean pause(long ms) {
+        if (!running) {
+            return false;
+        }
+        try {
+            TimeUnit.MILLISECONDS.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return running;
     }
 
     private void settle(List<Pending> group) {
