@@ -2,6 +2,8 @@ package io.seckill.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -20,10 +22,18 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
  * each script call within one hash-tagged slot, so both deployments run the same code.
  *
  * @param cluster true on a Redis Cluster (a script is loaded on every master)
+ * @param masters each master's INFO, for what no keyed command tells (memory, evictions)
  * @param resources what {@link #close()} releases: the connection, and the client when this owns it
  */
 public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsyncCommands<String, String> async,
-        boolean cluster, AutoCloseable resources) implements AutoCloseable {
+        boolean cluster, Masters masters, AutoCloseable resources) implements AutoCloseable {
+
+    /** The masters of the deployment: the one server of a standalone Redis, every master of a cluster. */
+    @FunctionalInterface
+    public interface Masters {
+        /** A section of each master's INFO, by the master's address. */
+        Map<String, String> info(String section);
+    }
 
     static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
@@ -35,13 +45,14 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
      */
     public static Redis connect(String redisUri, List<String> clusterSeeds) {
         if (clusterSeeds.isEmpty()) {
-            RedisClient client = RedisClient.create(RedisURI.create(redisUri));
+            RedisURI uri = RedisURI.create(redisUri);
+            RedisClient client = RedisClient.create();
             client.setOptions(ClientOptions.builder()
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(TimeoutOptions.enabled(COMMAND_TIMEOUT))
                     .build());
-            return standalone(client);
+            return standalone(client, uri);
         }
         RedisClusterClient client = RedisClusterClient.create(clusterSeeds.stream().map(RedisURI::create).toList());
         client.setOptions(ClusterClientOptions.builder()
@@ -60,13 +71,13 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
 
     /** A connection to a standalone Redis; closing it leaves the client to its owner. */
     public static Redis of(StatefulRedisConnection<String, String> c) {
-        return new Redis(c.sync(), c.async(), false, c::close);
+        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, "redis"), c::close);
     }
 
-    /** A connection this owns, client included. */
-    public static Redis standalone(RedisClient client) {
-        StatefulRedisConnection<String, String> c = client.connect();
-        return new Redis(c.sync(), c.async(), false, () -> {
+    /** A connection to {@code uri} this owns, client included. */
+    public static Redis standalone(RedisClient client, RedisURI uri) {
+        StatefulRedisConnection<String, String> c = client.connect(uri);
+        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, uri.getHost() + ":" + uri.getPort()), () -> {
             c.close();
             client.shutdown();
         });
@@ -75,10 +86,20 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
     /** A cluster connection this owns, client included. */
     public static Redis cluster(RedisClusterClient client) {
         StatefulRedisClusterConnection<String, String> c = client.connect();
-        return new Redis(c.sync(), c.async(), true, () -> {
+        Masters masters = section -> {
+            Map<String, String> out = new TreeMap<>();
+            c.sync().masters().commands().info(section).asMap()
+                    .forEach((node, text) -> out.put(node.getUri().getHost() + ":" + node.getUri().getPort(), text));
+            return out;
+        };
+        return new Redis(c.sync(), c.async(), true, masters, () -> {
             c.close();
             client.shutdown();
         });
+    }
+
+    private static Masters standaloneInfo(StatefulRedisConnection<String, String> c, String address) {
+        return section -> Map.of(address, c.sync().info(section));
     }
 
     @Override

@@ -9,8 +9,20 @@ import io.seckill.config.SeckillProperties;
 @Configuration(proxyBeanMethods = false)
 class RedisConfig {
 
+    /** Refuses a Redis that may evict keys to make room ({@link RedisMemory#requireNoEviction}). */
     @Bean(destroyMethod = "close")
     Redis redisConnection(SeckillProperties props) {
-        return Redis.connect(props.redisUri(), props.redisCluster());
+        Redis redis = Redis.connect(props.redisUri(), props.redisCluster());
+        try {
+            RedisMemory.requireNoEviction(redis);
+        } catch (RuntimeException e) {
+            try {
+                redis.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+        return redis;
     }
 }
