@@ -14,7 +14,10 @@ import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
 
-/** Fault #14: a backed-up broker makes reservations look expired; time-driven rejection waits for it. */
+/**
+ * Fault #14: a backed-up broker makes reservations look expired; time-driven rejection waits for it -
+ * for the order topic and for the consumer group's retry topic alike.
+ */
 class BacklogPauseIT extends IntegrationTest {
 
     @Autowired
@@ -38,6 +41,35 @@ class BacklogPauseIT extends IntegrationTest {
                     .atMost(Duration.ofSeconds(10)).until(() -> count(
                             "SELECT count(*) FROM inventory_reservation WHERE reservation_id = ?", UUID.fromString(rid)) == 0);
             // the held message is processed when the consumer wakes: an order, not a late rejection
+            awaitSettled(activityId, 1);
+            assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
+                    UUID.fromString(rid))).isEqualTo("ORDER_CREATED");
+        } finally {
+            Failpoints.disarmAll();
+            sweeper.pauseThreshold(props.deadline().pauseWhenBacklogOlderThan());
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> meters.get("deadline.paused").gauge().value() == 0.0);
+        assertInvariants(activityId, true);
+    }
+    @Test
+    @DisplayName("fault #14 on the retry topic: a message handed back once and held up on its redelivery is backlog too - "
+            + "the sweeper pauses past the business deadline, and the redelivered message creates its order")
+    void sweeperPausesForRedeliveries() throws Exception {
+        long activityId = openSale(8, new int[] {3});
+        sweeper.pauseThreshold(Duration.ofMillis(800));
+        sweeper.backedUp();
+        String rid;
+        // the first delivery fails (handed back: the order topic is consumed), the redelivery from the group's
+        // retry topic stalls 16 s in its transaction, past the 8 s business deadline
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw*1");
+        Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "delay:16000*1");
+        try {
+            double retries = counter("order.consume", "result", "retry");
+            rid = reservationId(142, activityId);
+            Awaitility.await().atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> meters.get("deadline.paused").gauge().value() == 1.0);
+            assertThat(counter("order.consume", "result", "retry")).as("the first delivery was handed back")
+                    .isEqualTo(retries + 1);
             awaitSettled(activityId, 1);
             assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
                     UUID.fromString(rid))).isEqualTo("ORDER_CREATED");

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.rocketmq.common.MixAll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -59,7 +60,8 @@ class DeadlineSweeper extends PollingWorker {
         this.mq = props.mq();
         this.pauseThreshold = props.deadline().pauseWhenBacklogOlderThan();
         io.micrometer.core.instrument.Gauge.builder("mq.order.backlog.age.seconds", backlogAgeMs, v -> v.get() / 1000.0)
-                .register(meters);
+                .description("age of the oldest order message the consumer group has not consumed, on the order topic "
+                        + "or the group's retry topic").register(meters);
         io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.paused ? 1 : 0).register(meters);
         this.registry = registry;
         this.redis = redis;
@@ -96,7 +98,9 @@ class DeadlineSweeper extends PollingWorker {
         if (now - backlogCheckedAt >= 1_000_000_000L) {
             backlogCheckedAt = now;
             try {
-                backlogAgeMs.set(backlog.oldestUnconsumedAgeMs(mq.orderConsumerGroup(), mq.orderRequestTopic()));
+                // the group's retry topic too: a message handed back once waits there for its redelivery
+                backlogAgeMs.set(backlog.oldestUnconsumedAgeMs(mq.orderConsumerGroup(), mq.orderRequestTopic(),
+                        MixAll.getRetryTopic(mq.orderConsumerGroup())));
             } catch (Exception e) {
                 // unknown backlog: stay paused if we were, rather than reject on a guess
                 log.warn("deadline.backlog_unknown error_class={}: {}", e.getClass().getName(), e.getMessage());
