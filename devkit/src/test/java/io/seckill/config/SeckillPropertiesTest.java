@@ -26,9 +26,9 @@ class SeckillPropertiesTest {
         assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s, null, null, Duration.ofSeconds(30))).hasMessageStartingWith("seckill.jwt.admin-secret");
         assertThatThrownBy(() -> new SeckillProperties.Ids(Map.of(1, "too-short")))
                 .hasMessageStartingWith("seckill.ids.keys[1]");
-        assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(0, 4))
+        assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(0, 4, Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.order-consumer.batch-size");
-        assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(50, 0))
+        assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(50, 0, Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.order-consumer.threads");
         assertThatThrownBy(() -> new SeckillProperties.Outbox(0, Duration.ofSeconds(30), Duration.ofMillis(500),
                 Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))

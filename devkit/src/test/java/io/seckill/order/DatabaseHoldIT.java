@@ -2,14 +2,12 @@ package io.seckill.order;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.jdbc.core.ConnectionCallback;
 
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
@@ -80,20 +78,6 @@ class DatabaseHoldIT extends IntegrationTest {
         } finally {
             serverReadOnly(false);
         }
-    }
-
-    /** Every transaction on the server read-only by default from now on, in sessions already open too. */
-    private void serverReadOnly(boolean on) {
-        jdbc.execute((ConnectionCallback<Void>) c -> {
-            try (Statement st = c.createStatement()) {
-                st.execute("SET default_transaction_read_only = off");
-                st.execute(on ? "ALTER SYSTEM SET default_transaction_read_only = on"
-                        : "ALTER SYSTEM RESET default_transaction_read_only");
-                st.execute("SELECT pg_reload_conf()");
-                st.execute("RESET default_transaction_read_only");
-            }
-            return null;
-        });
     }
 
     private void assertOnce(long activityId, String rid) {

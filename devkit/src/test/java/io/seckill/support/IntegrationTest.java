@@ -38,6 +38,8 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import org.springframework.jdbc.core.ConnectionCallback;
+import java.sql.Statement;
 
 /**
  * Base of the integration tests: one application context on the real engines for the whole JVM.
@@ -211,6 +213,20 @@ public abstract class IntegrationTest {
             cursor = page;
         } while (!cursor.isFinished());
         return n;
+    }
+
+    /** Every transaction on the server read-only by default from now on, in sessions already open too. */
+    protected void serverReadOnly(boolean on) {
+        jdbc.execute((ConnectionCallback<Void>) c -> {
+            try (Statement st = c.createStatement()) {
+                st.execute("SET default_transaction_read_only = off");
+                st.execute(on ? "ALTER SYSTEM SET default_transaction_read_only = on"
+                        : "ALTER SYSTEM RESET default_transaction_read_only");
+                st.execute("SELECT pg_reload_conf()");
+                st.execute("RESET default_transaction_read_only");
+            }
+            return null;
+        });
     }
 
     protected long count(String sql, Object... args) {

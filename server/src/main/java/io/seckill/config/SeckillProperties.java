@@ -144,12 +144,20 @@ public record SeckillProperties(
     }
 
     /** Batch size 1 is the per-message mode (one transaction per order). */
+    /**
+     * The order consumer: {@code batchSize} orders per transaction, {@code threads} committers (concurrent
+     * transactions). {@code consumeTimeout}: how long a delivery may stay unacknowledged - an order group
+     * held through a PostgreSQL outage is - before the broker client hands it back for a redelivery (the
+     * inbox makes that copy harmless; whole minutes, RocketMQ's unit).
+     */
     public record OrderConsumer(
             @DefaultValue("50") int batchSize,
-            @DefaultValue("4") int threads) {
+            @DefaultValue("4") int threads,
+            @DefaultValue("60m") Duration consumeTimeout) {
         public OrderConsumer {
             between(batchSize, 1, 1024, "seckill.order-consumer.batch-size");
             between(threads, 1, 64, "seckill.order-consumer.threads");
+            atLeast(consumeTimeout, "1m", "seckill.order-consumer.consume-timeout");
         }
     }
 

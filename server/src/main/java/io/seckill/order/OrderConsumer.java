@@ -82,10 +82,12 @@ class OrderConsumer extends PushConsumerRole {
         int listeners = 64;
         c.setConsumeThreadMin(listeners);
         c.setConsumeThreadMax(listeners);
+        // a group held while PostgreSQL is out stays unacknowledged this long before the client hands it back
+        c.setConsumeTimeout(Math.max(1, cfg.consumeTimeout().toMinutes()));
         c.subscribe(props.mq().orderRequestTopic(), "*");
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
-        log.info("order consumer: group={} topic={} batch={} threads={}", props.mq().orderConsumerGroup(),
-                props.mq().orderRequestTopic(), cfg.batchSize(), cfg.threads());
+        log.info("order consumer: group={} topic={} batch={} threads={} consume_timeout={}", props.mq().orderConsumerGroup(),
+                props.mq().orderRequestTopic(), cfg.batchSize(), cfg.threads(), cfg.consumeTimeout());
         return c;
     }
 
