@@ -1,8 +1,8 @@
 package io.seckill.api;
 
-import static io.seckill.support.RawHttp.request;
+import static io.seckill.support.RawHttp.askUnauthenticated;
+import static io.seckill.support.RawHttp.connect;
 import static io.seckill.support.RawHttp.reservePath;
-import static io.seckill.support.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -16,30 +16,27 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import io.seckill.support.IntegrationTest;
-import io.seckill.support.RawHttp;
 
 /** What a client that stops sending holds of the API port (Tomcat), with the shipped settings. */
 class ApiPortConnectionsIT extends IntegrationTest {
-
-    private static final String UNAUTHENTICATED = request(reservePath(1), "Bearer not-a-token", "{}");
 
     @Test
     @DisplayName("a request half sent and a connection idle after its answer are both closed 10 s after their last "
             + "byte (Tomcat's own default is 60 s); the port answers other clients meanwhile")
     void stalledConnectionsAreClosed() throws Exception {
-        try (Socket halfSent = connect(); Socket idle = connect()) {
+        try (Socket halfSent = connect(port, 30_000); Socket idle = connect(port, 30_000)) {
             halfSent.getOutputStream().write(("POST " + reservePath(1) + " HTTP/1.1\r\nHost: x\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             halfSent.getOutputStream().flush();
             long halfSentAt = System.nanoTime();
-            assertThat(ask(idle)).isEqualTo(401);
+            assertThat(askUnauthenticated(idle)).isEqualTo(401);
             long idleFrom = System.nanoTime();
 
             CompletableFuture<Double> halfSentClosed = CompletableFuture.supplyAsync(() -> secondsToEnd(halfSent, halfSentAt));
             CompletableFuture<Double> idleClosed = CompletableFuture.supplyAsync(() -> secondsToEnd(idle, idleFrom));
             Thread.sleep(3_000);
-            try (Socket other = connect()) {
-                assertThat(ask(other)).as("another client is answered while the two are held").isEqualTo(401);
+            try (Socket other = connect(port, 30_000)) {
+                assertThat(askUnauthenticated(other)).as("another client is answered while the two are held").isEqualTo(401);
             }
             assertThat(halfSentClosed.get()).as("seconds until the half-sent request's connection ends")
                     .isBetween(9.0, 15.0);
@@ -47,17 +44,7 @@ class ApiPortConnectionsIT extends IntegrationTest {
         }
     }
 
-    private Socket connect() throws IOException {
-        Socket s = new Socket("127.0.0.1", port);
-        s.setSoTimeout(30_000);
-        return s;
-    }
 
-    private static int ask(Socket s) throws IOException {
-        s.getOutputStream().write(UNAUTHENTICATED.getBytes(StandardCharsets.US_ASCII));
-        s.getOutputStream().flush();
-        return status(RawHttp.reader(s));
-    }
 
     /** Reads whatever the server still sends (a 408, say) until it ends the connection; seconds from {@code since}. */
     private static double secondsToEnd(Socket s, long since) {

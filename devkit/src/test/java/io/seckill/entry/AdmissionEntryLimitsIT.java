@@ -1,7 +1,9 @@
 package io.seckill.entry;
 
 import static io.seckill.support.RawHttp.closedByServer;
-import static io.seckill.support.RawHttp.request;
+import static io.seckill.support.RawHttp.UNAUTHENTICATED;
+import static io.seckill.support.RawHttp.askUnauthenticated;
+import static io.seckill.support.RawHttp.connect;
 import static io.seckill.support.RawHttp.reservePath;
 import static io.seckill.support.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,8 +39,6 @@ import io.seckill.support.RawHttp;
         "seckill.admission.entry-limits.request-timeout=1s", "seckill.admission.entry-limits.max-pipelined=4"})
 class AdmissionEntryLimitsIT extends IntegrationTest {
 
-    private static final String UNAUTHENTICATED = request(reservePath(1), "Bearer not-a-token", "{}");
-
     @Autowired
     AdmissionEntry entry;
     @Autowired
@@ -58,19 +58,19 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
         List<Socket> held = new ArrayList<>();
         try {
             for (int i = 0; i < 4; i++) {
-                held.add(connect());
+                held.add(connect(entry.port(), 5_000));
             }
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> open() == 4);
-            try (Socket fifth = connect()) {
+            try (Socket fifth = connect(entry.port(), 5_000)) {
                 assertThat(closedByServer(fifth)).as("the fifth connection is closed by the entry").isTrue();
             }
             assertThat(failures("connection_limit") - before).isEqualTo(1);
-            assertThat(ask(held.getFirst())).as("a held connection is still answered").isEqualTo(401);
+            assertThat(askUnauthenticated(held.getFirst())).as("a held connection is still answered").isEqualTo(401);
 
             held.removeLast().close();
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> open() == 3);
-            try (Socket again = connect()) {
-                assertThat(ask(again)).as("the freed place is taken").isEqualTo(401);
+            try (Socket again = connect(entry.port(), 5_000)) {
+                assertThat(askUnauthenticated(again)).as("the freed place is taken").isEqualTo(401);
             }
         } finally {
             for (Socket s : held) {
@@ -84,7 +84,7 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
             + "beside it is answered")
     void trickledRequestIsClosed() throws Exception {
         double before = failures("request_timeout");
-        try (Socket slow = connect(); Socket normal = connect()) {
+        try (Socket slow = connect(entry.port(), 5_000); Socket normal = connect(entry.port(), 5_000)) {
             OutputStream out = slow.getOutputStream();
             out.write(("POST " + reservePath(1) + " HTTP/1.1\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
@@ -109,7 +109,7 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
                 trickler.shutdownNow();
             }
             assertThat(failures("request_timeout") - before).isEqualTo(1);
-            assertThat(ask(normal)).isEqualTo(401);
+            assertThat(askUnauthenticated(normal)).isEqualTo(401);
         }
     }
 
@@ -118,7 +118,7 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
             + "every request is still answered, in order")
     void endlessPipelineIsReadAtTheAnswersPace() throws Exception {
         double pausedBefore = meters.counter("admission.entry.read.paused").count();
-        try (Socket s = connect()) {
+        try (Socket s = connect(entry.port(), 5_000)) {
             CompletableFuture<Void> written = CompletableFuture.runAsync(() -> {
                 try {
                     s.getOutputStream().write(UNAUTHENTICATED.repeat(200).getBytes(StandardCharsets.US_ASCII));
@@ -137,17 +137,7 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
                 .isGreaterThan(pausedBefore);
     }
 
-    private Socket connect() throws IOException {
-        Socket s = new Socket("127.0.0.1", entry.port());
-        s.setSoTimeout(5_000);
-        return s;
-    }
 
-    private static int ask(Socket s) throws IOException {
-        s.getOutputStream().write(UNAUTHENTICATED.getBytes(StandardCharsets.US_ASCII));
-        s.getOutputStream().flush();
-        return status(RawHttp.reader(s));
-    }
 
     private double open() {
         return meters.get("admission.entry.connections").gauge().value();

@@ -5,6 +5,7 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /** HTTP/1.1 written and read by hand on a socket: pipelining, partial requests, resets - what a client library hides. */
@@ -20,6 +21,23 @@ public final class RawHttp {
     public static String request(String path, String authorization, String body) {
         return "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: " + authorization
                 + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+    }
+
+    /** A reserve call with a token no decoder accepts: either port answers it 401 before reading anything else. */
+    public static final String UNAUTHENTICATED = request(reservePath(1), "Bearer not-a-token", "{}");
+
+    /** A connection to a local port whose reads time out after {@code readTimeoutMs}. */
+    public static Socket connect(int port, int readTimeoutMs) throws IOException {
+        Socket s = new Socket("127.0.0.1", port);
+        s.setSoTimeout(readTimeoutMs);
+        return s;
+    }
+
+    /** Sends {@link #UNAUTHENTICATED} on the connection: the status of its answer. */
+    public static int askUnauthenticated(Socket s) throws IOException {
+        s.getOutputStream().write(UNAUTHENTICATED.getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        return status(reader(s));
     }
 
     public static DataInputStream reader(Socket s) throws IOException {
