@@ -116,7 +116,10 @@ public final class BrokerBacklog implements AutoCloseable {
         long deadline = System.nanoTime() + 2_000_000_000L;
         while (System.nanoTime() < deadline) {
             for (MessageExt m : reader.poll(200)) {
-                if (m.getQueueId() == queue.getQueueId() && m.getBrokerName().equals(queue.getBrokerName())) {
+                // the reader may still hand out what it fetched for this queue before the seek: an older message,
+                // whose store time would age the backlog by however long ago that reading was
+                if (m.getQueueId() == queue.getQueueId() && m.getBrokerName().equals(queue.getBrokerName())
+                        && m.getQueueOffset() >= offset) {
                     return m.getStoreTimestamp();
                 }
             }
