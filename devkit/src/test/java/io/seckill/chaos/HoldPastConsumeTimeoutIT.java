@@ -20,7 +20,7 @@ import io.seckill.support.IntegrationTest;
  * broker client hands the held deliveries back for redelivery while the hold goes on. The copies wait
  * behind the hold and answer from the inbox once the database writes again.
  */
-@Tag("slow")
+@Tag("outage")
 @TestPropertySource(properties = {"seckill.order-consumer.consume-timeout=1m", "seckill.mq.max-reconsume-times=16"})
 class HoldPastConsumeTimeoutIT extends IntegrationTest {
 

@@ -32,7 +32,7 @@ import io.seckill.support.TestEngines;
  * and afterwards every QUEUED reservation is terminal and every invariant holds.
  * {@code -Dseckill.outage.seconds} sets the outage (default 300).
  */
-@Tag("slow")
+@Tag("outage")
 class LongOutageIT extends IntegrationTest {
 
     private static final Duration OUTAGE = Duration.ofSeconds(Long.getLong("seckill.outage.seconds", 300));
