@@ -59,9 +59,9 @@ class DatabaseHoldIT extends IntegrationTest {
             // the group is tried again after 0.2, 0.4, 0.8, 1.6 and 3.2 s: by now as often as a group that fails
             // "unreachable" while the database answers may be before it goes back to the broker; a database that
             // answers but does not write is waited out instead
-            Thread.sleep(8_000);
-            assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid)).isZero();
-            assertThat(meters.get("order.commit.holding").gauge().value()).isGreaterThanOrEqualTo(1);
+            Awaitility.await("held, no order, for 8 s").during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(10))
+                    .until(() -> count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid) == 0
+                            && meters.get("order.commit.holding").gauge().value() >= 1);
             serverReadOnly(false);
             awaitSettled(activityId, 1);
             assertThat(counts()).as("held once, nothing handed back to the broker").isEqualTo(before.plus(1, 0, 0));
