@@ -32,9 +32,9 @@ import io.seckill.worker.RoleLifecycle;
 /**
  * The broker-side shape the pipeline needs before a sale can take buyers: the order request and
  * order event topics with writable routes on every master, and the two consumer groups with the
- * configured redelivery bound. Without them the first sends of a sale wait for the broker to
- * auto-create the topic (if it may at all), the send-due rescan re-sends what is only slow and the
- * entry breaker trips at the busiest second. Ensured at start-up and at warm-up; checked before a
+ * configured redelivery bound (and the group backlog readings pull as). Without them the first
+ * sends of a sale wait for the broker to auto-create the topic (if it may at all), the send-due
+ * rescan re-sends what is only slow and the entry breaker trips at the busiest second. Ensured at start-up and at warm-up; checked before a
  * sale opens and by the readiness probe ({@code sendPath} health contributor).
  */
 @Component("sendPath")
@@ -68,7 +68,7 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
                     api.createTopic(addr, TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, new TopicConfig(topic, QUEUES, QUEUES,
                             PermName.PERM_READ | PermName.PERM_WRITE), TIMEOUT_MS);
                 }
-                for (String group : List.of(mq.orderConsumerGroup(), mq.projectionGroup())) {
+                for (String group : groups()) {
                     SubscriptionGroupConfig g = new SubscriptionGroupConfig();
                     g.setGroupName(group);
                     g.setRetryMaxTimes(mq.maxReconsumeTimes());
@@ -98,8 +98,7 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
         if (!problems.isEmpty()) {
             throw new NotReady(String.join("; ", problems));
         }
-        log.info("mq.topology_ready namesrv={} topics={} groups={}", mq.namesrv(), topics(),
-                List.of(mq.orderConsumerGroup(), mq.projectionGroup()));
+        log.info("mq.topology_ready namesrv={} topics={} groups={}", mq.namesrv(), topics(), groups());
     }
 
     /** What stops the send path now: topics without a writable route, or an unreachable NameServer. Empty = ready. */
@@ -171,6 +170,11 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
 
     private List<String> topics() {
         return List.of(mq.orderRequestTopic(), mq.orderEventTopic());
+    }
+
+    /** The two consumer groups, and the one the backlog readings pull as. */
+    private List<String> groups() {
+        return List.of(mq.orderConsumerGroup(), mq.projectionGroup(), BrokerBacklog.READER_GROUP);
     }
 
     private MQClientAPIImpl api() {
