@@ -1,7 +1,11 @@
 package io.seckill.bench;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -97,7 +101,7 @@ public final class BenchCommand implements Callable<Integer> {
     int pipelineSeconds = 60;
 
     @Option(names = "--charts", description = "where latency histograms (.hgrm) and charts (.png) go (default ${DEFAULT-VALUE})")
-    java.nio.file.Path charts = java.nio.file.Path.of("docs", "bench");
+    Path charts = Path.of("docs", "bench");
 
     @Option(names = "--url", description = "drive a running instance instead (its base URL): HTTP admission only, with wrk")
     String url;
@@ -149,7 +153,7 @@ public final class BenchCommand implements Callable<Integer> {
             List<ClusterRun.Result> cluster = parts.contains("cluster")
                     ? ClusterRun.run(engines.home().resolve("bench-redis-cluster"), concurrency, seconds) : List.of();
             if (!latencies.isEmpty()) {
-                for (java.nio.file.Path f : latencies.write(charts, "admission-latency", "HTTP answer latency, wrk -c "
+                for (Path f : latencies.write(charts, "admission-latency", "HTTP answer latency, wrk -c "
                         + concurrency)) {
                     out.println("[charts] " + f.toAbsolutePath());
                 }
@@ -230,16 +234,16 @@ public final class BenchCommand implements Callable<Integer> {
             System.err.println("--url needs --user-secret (the instance's, at least 32 characters) and --activity (an open sale)");
             return 2;
         }
-        Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
+        Optional<Path> wrk = ExternalLoad.tool("wrk");
         if (wrk.isEmpty()) {
             System.err.println("--url drives the instance with wrk: apt-get install wrk");
             return 2;
         }
         String target = url.replaceAll("/+$", "") + "/api/v1/activities/" + targetActivity + "/skus/" + targetSku
                 + "/reservations";
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("seckill-bench");
+        Path dir = Files.createTempDirectory("seckill-bench");
         long base = 10_000_000L + (System.currentTimeMillis() % 1_000_000) * 1_000;
-        List<String> tokens = tokens(targetUserSecret, base, 250_000);
+        Path tokens = tokens(targetUserSecret, base, 250_000, dir);
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk.get(), target, tokens, concurrency, seconds, dir);
         out.printf("[remote] %s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms%n", target,
                 r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis());
@@ -274,10 +278,17 @@ public final class BenchCommand implements Callable<Integer> {
         return withNaiveBaseline(new SpringApplicationBuilder(SeckillApplication.class)).properties(all).run();
     }
 
-    /** {@code n} buyers' tokens for users {@code firstUser + 1 .. firstUser + n}, minted in parallel. */
-    private static List<String> tokens(String secret, long firstUser, int n) {
-        return java.util.stream.IntStream.rangeClosed(1, n).parallel()
-                .mapToObj(u -> Tokens.user(secret, firstUser + u, Duration.ofHours(1))).toList();
+    /**
+     * A file of {@code n} buyers' tokens for users {@code firstUser + 1 .. firstUser + n}, minted in
+     * parallel, one a line, for wrk. The bench runs in the application's JVM: tokens held in memory
+     * while wrk runs (250,000 are some 60 MB) would be copied by the application's young collections
+     * and stretch the very pauses the latency measures.
+     */
+    private static Path tokens(String secret, long firstUser, int n, Path dir) throws IOException {
+        Path file = dir.resolve("tokens-" + firstUser + "-" + n + ".txt");
+        Files.write(file, java.util.stream.IntStream.rangeClosed(1, n).parallel()
+                .mapToObj(u -> Tokens.user(secret, firstUser + u, Duration.ofHours(1))).toList(), StandardCharsets.UTF_8);
+        return file;
     }
 
     /** Creates, warms and opens a one-SKU sale in the running application. */
@@ -471,7 +482,7 @@ public final class BenchCommand implements Callable<Integer> {
         // buyers reserve through the admission entry, as the demo's do
         p.put("seckill.admission.entry-port", "0");
         long activity = 700_008;
-        Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
+        Optional<Path> wrk = ExternalLoad.tool("wrk");
         if (wrk.isEmpty()) {
             throw new IllegalStateException("the pipeline run drives admission with wrk: apt-get install wrk");
         }
@@ -481,13 +492,13 @@ public final class BenchCommand implements Callable<Integer> {
             int port = app.getBean(AdmissionEntry.class).port();
             int apiPort = ((WebServerApplicationContext) app).getWebServer().getPort();
             String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-            List<String> tokens = tokens(userSecret, 6_000_000L, 250_000);
+            Path tokens = tokens(userSecret, 6_000_000L, 250_000, engines.home());
             System.out.printf("[pipeline] %d s of admission with the send path and the order consumer behind it%n",
                     pipelineSeconds);
             // the consumer of a fresh topic starts cold (queue assignment, the first pulls): a warm-up first, and only
             // what is reserved in the measured window counts
             int pipelineWarmup = Math.max(5, Math.min(warmup, 20));
-            List<String> warmTokens = tokens(userSecret, 6_500_000L, 100_000);
+            Path warmTokens = tokens(userSecret, 6_500_000L, 100_000, engines.home());
             ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk.get(), url, warmTokens, concurrency, pipelineWarmup, engines.home());
             System.out.printf("[pipeline] warm-up %d s: %,.0f admitted/s%n", pipelineWarmup, warm.admittedPerSecond());
             Instant measuredFrom = Instant.now();
@@ -512,7 +523,7 @@ public final class BenchCommand implements Callable<Integer> {
                     r.admittedPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis(), sendPath, orders);
             LatencyCharts chart = new LatencyCharts();
             chart.add("QUEUED -> ORDER_CREATED", h);
-            for (java.nio.file.Path f : chart.write(charts, "order-latency", "QUEUED (Redis) to ORDER_CREATED (PostgreSQL), "
+            for (Path f : chart.write(charts, "order-latency", "QUEUED (Redis) to ORDER_CREATED (PostgreSQL), "
                     + pipelineSeconds + " s sustained")) {
                 System.out.println("[charts] " + f.toAbsolutePath());
             }
@@ -625,7 +636,7 @@ public final class BenchCommand implements Callable<Integer> {
             // the EVALSHA ceiling is Redis alone: its sale is open in Redis only, so no worker of the application
             // (rescan, breaker) ever sees the reservations it writes, which are never meant to be sent
             app.getBean(Redis.class).sync().hset(SkuSlot.single(evalActivity, 1).meta(), "status", "OPEN");
-            Optional<java.nio.file.Path> redisBenchmark = ExternalLoad.tool("redis-benchmark");
+            Optional<Path> redisBenchmark = ExternalLoad.tool("redis-benchmark");
             double evalsha;
             if (redisBenchmark.isPresent()) {
                 String sha = app.getBean(Redis.class).sync().scriptLoad(LuaScript.load("reserve").source())
@@ -647,7 +658,7 @@ public final class BenchCommand implements Callable<Integer> {
                 evalsha = evalshaRun(engines, evalActivity);
             }
             int port = ((WebServerApplicationContext) app).getWebServer().getPort();
-            Optional<java.nio.file.Path> wrk = ExternalLoad.tool("wrk");
+            Optional<Path> wrk = ExternalLoad.tool("wrk");
             double http;
             double entry = Double.NaN;
             if (wrk.isPresent()) {
@@ -671,15 +682,15 @@ public final class BenchCommand implements Callable<Integer> {
      * Reservations admitted per second (202s) by wrk against one entry's reserve call - the API port or
      * the admission entry - after a warm-up, with the application's CPU per answer and the send path's state.
      */
-    private double wrkAdmission(String label, ConfigurableApplicationContext app, java.nio.file.Path wrk,
+    private double wrkAdmission(String label, ConfigurableApplicationContext app, Path wrk,
             EmbeddedEngines engines, int port, long activity, long firstUser) throws Exception {
         String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-        List<String> warmupTokens = tokens(userSecret, firstUser + 1_000_000L, 150_000);
+        Path warmupTokens = tokens(userSecret, firstUser + 1_000_000L, 150_000, engines.home());
         try (SendPathWatch watch = new SendPathWatch(app)) {
             ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk, url, warmupTokens, concurrency, warmup, engines.home());
             System.out.printf("[%s] warm-up %d s: %,.0f admitted/s of %,.0f answers/s, statuses %s; %s%n", label, warmup,
                     warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
-            List<String> tokens = tokens(userSecret, firstUser, 250_000);
+            Path tokens = tokens(userSecret, firstUser, 250_000, engines.home());
             long cpu0 = CpuMeter.selfNanos();
             ExternalLoad.WrkResult measured = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
             long cpu1 = CpuMeter.selfNanos();
@@ -711,10 +722,10 @@ public final class BenchCommand implements Callable<Integer> {
      * The entry's latency at a quarter of the EVALSHA rate - half of the 0.5x goal, the load at which the
      * goal asks for p99 <= 10 ms - paced by wrk rather than as fast as answers come.
      */
-    private Paced pacedEntry(ConfigurableApplicationContext app, java.nio.file.Path wrk, EmbeddedEngines engines, int port,
+    private Paced pacedEntry(ConfigurableApplicationContext app, Path wrk, EmbeddedEngines engines, int port,
             long activity, double rate, long firstUser) throws Exception {
         String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-        List<String> tokens = tokens(userSecret, firstUser, 250_000);
+        Path tokens = tokens(userSecret, firstUser, 250_000, engines.home());
         try (SendPathWatch watch = new SendPathWatch(app)) {
             ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate);
             System.out.printf("[entry-paced] wrk paced to %,.0f/s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency"
@@ -733,13 +744,13 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** The naive baseline under the same wrk load as the engine's run, on a stock that cannot run out. */
-    private double naiveRun(ConfigurableApplicationContext app, java.nio.file.Path wrk, int port, EmbeddedEngines engines)
+    private double naiveRun(ConfigurableApplicationContext app, Path wrk, int port, EmbeddedEngines engines)
             throws Exception {
         long activity = 700_006;
         app.getBean(Redis.class).sync().set(NaiveBaseline.stockKey(activity, 1), "50000000");
         String url = "http://127.0.0.1:" + port + NaiveBaseline.PATH.replace("{activityId}", Long.toString(activity))
                 .replace("{skuId}", "1");
-        List<String> tokens = tokens(userSecret, 5_000_000L, 250_000);
+        Path tokens = tokens(userSecret, 5_000_000L, 250_000, engines.home());
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
         double ordered = r.requestsPerSecond() * r.statuses().getOrDefault(200, 0L) / Math.max(1, r.answers());
         System.out.printf("[naive] design section 4's baseline (GET, DECR, check then synchronous INSERT): %,.0f orders/s "

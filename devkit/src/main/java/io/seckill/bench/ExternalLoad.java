@@ -63,10 +63,11 @@ final class ExternalLoad {
     }
 
     /**
-     * POSTs reservations with wrk, each request a distinct user (token) and a fresh request id. Every
-     * answer's status is counted (refusals are reported, not a failure of the bench).
+     * POSTs reservations with wrk, each request a distinct user (a token of {@code tokens}, one a line)
+     * and a fresh request id. Every answer's status is counted (refusals are reported, not a failure of
+     * the bench).
      */
-    static WrkResult wrk(Path tool, String url, List<String> tokens, int connections, int seconds, Path dir)
+    static WrkResult wrk(Path tool, String url, Path tokens, int connections, int seconds, Path dir)
             throws IOException, InterruptedException {
         return wrk(tool, url, tokens, connections, seconds, dir, 0);
     }
@@ -75,16 +76,14 @@ final class ExternalLoad {
     private static final int WRK_THREADS = 2;
 
     /**
-     * As {@link #wrk(Path, String, List, int, int, Path)}, paced to {@code perSecond} requests in all
+     * As {@link #wrk(Path, String, Path, int, int, Path)}, paced to {@code perSecond} requests in all
      * (0: unpaced). Each wrk thread hands its connections send times {@code threads / perSecond} apart
      * (wrk's {@code delay()}, timed by the C library's clock through LuaJIT), so latency is measured at
      * a load chosen in advance rather than at whatever the server sustains; a server slower than the
      * pace shows as an achieved rate below it.
      */
-    static WrkResult wrk(Path tool, String url, List<String> tokens, int connections, int seconds, Path dir,
+    static WrkResult wrk(Path tool, String url, Path tokenFile, int connections, int seconds, Path dir,
             double perSecond) throws IOException, InterruptedException {
-        Path tokenFile = dir.resolve("tokens.txt");
-        Files.write(tokenFile, tokens, StandardCharsets.UTF_8);
         Path script = dir.resolve("reserve.lua");
         String pacing = perSecond <= 0 ? "" : """
                 local ffi = require("ffi")
