@@ -72,6 +72,9 @@ class SeckillPropertiesTest {
                 .isEqualTo("seckill.reservation.scan-lease: must be at least 500ms, got PT0.1S");
         assertThat(refusal(Map.of("seckill.reservation.max-in-flight-sends", "0")))
                 .isEqualTo("seckill.reservation.max-in-flight-sends: must be at least 1, got 0");
+        assertThat(refusal(Map.of("seckill.reservation.send-linger", "2s")))
+                .isEqualTo("seckill.reservation.send-linger: must be at most 1s (the answer does not wait for it, the order does)");
+        assertThat(bind(Map.of()).reservation().sendLinger()).isEqualTo(Duration.ofMillis(5));
         assertThat(refusal(Map.of("seckill.payment.base-backoff", "2m")))
                 .isEqualTo("seckill.payment.base-backoff: must not exceed max-backoff (PT1M)");
         assertThat(refusal(Map.of("seckill.outbox.base-backoff", "-1s")))

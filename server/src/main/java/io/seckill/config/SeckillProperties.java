@@ -130,9 +130,13 @@ public record SeckillProperties(
             @DefaultValue("200") int scanBatch,
             @DefaultValue("200ms") Duration scanInterval,
             @DefaultValue("64") int sendBatch,
-            @DefaultValue("32") int sendBatchesInFlight) {
+            @DefaultValue("32") int sendBatchesInFlight,
+            @DefaultValue("5ms") Duration sendLinger) {
         public Reservation {
             between(sendBatch, 1, 1000, "seckill.reservation.send-batch");
+            atLeast(sendLinger, "0ms", "seckill.reservation.send-linger");
+            require(sendLinger.compareTo(Duration.ofSeconds(1)) <= 0, "seckill.reservation.send-linger",
+                    "must be at most 1s (the answer does not wait for it, the order does)");
             between(sendBatchesInFlight, 1, Integer.MAX_VALUE, "seckill.reservation.send-batches-in-flight");
             atLeast(sendGrace, "100ms", "seckill.reservation.send-grace");
             between(maxInFlightSends, 1, Integer.MAX_VALUE, "seckill.reservation.max-in-flight-sends");

@@ -38,7 +38,10 @@ import io.seckill.worker.PollingWorker;
  * Sends ORDER_CREATE_REQUESTED right after admission without holding up the answer, and without one
  * broker round trip per reservation: the request thread only queues the message (bounded); one
  * dispatcher drains whatever has queued up meanwhile into RocketMQ batch sends (up to
- * {@code seckill.reservation.send-batch} messages, a bounded number of batches in flight), and a
+ * {@code seckill.reservation.send-batch} messages, a bounded number of batches in flight), waiting up
+ * to {@code seckill.reservation.send-linger} after a batch's first message for more to join it (the
+ * buyer's answer never waits for it; the broker and Redis then take one send and one mark for many
+ * messages instead of one for every two), and a
  * confirmed batch is marked PUBLISHED in Redis with one script call per slot, asynchronously. A
  * failed batch, or a message the full queue refused, simply stays in send_due: the rescan re-sends it
  * later with the same message_id and body (unknown is not failure, DESIGN.md §2.3 rule 2).
@@ -62,6 +65,7 @@ public class OrderRequestSender extends PollingWorker {
     private final String topic;
     private final long sendTimeoutMs;
     private final int batchMax;
+    private final long lingerNanos;
     private final BlockingQueue<Pending> queue;
     private final Semaphore batchesInFlight;
     private final Counter sendOk;
@@ -79,6 +83,7 @@ public class OrderRequestSender extends PollingWorker {
         this.topic = props.mq().orderRequestTopic();
         this.sendTimeoutMs = props.mq().sendTimeout().toMillis();
         this.batchMax = props.reservation().sendBatch();
+        this.lingerNanos = props.reservation().sendLinger().toNanos();
         this.queue = new ArrayBlockingQueue<>(props.reservation().maxInFlightSends());
         this.batchesInFlight = new Semaphore(props.reservation().sendBatchesInFlight());
         this.sendOk = meters.counter("reservation.send", "result", "ok");
@@ -114,8 +119,9 @@ public class OrderRequestSender extends PollingWorker {
     }
 
     /**
-     * One pass of the dispatcher: takes what has queued up (waiting briefly for the first message) and
-     * sends it as batches; returns how many messages it sent off (0 = idle).
+     * One pass of the dispatcher: takes what has queued up (waiting briefly for the first message, then
+     * up to the linger for the batch to fill) and sends it as batches; returns how many messages it
+     * sent off (0 = idle).
      */
     @Override
     protected int runPass() {
@@ -125,8 +131,17 @@ public class OrderRequestSender extends PollingWorker {
             if (first == null) {
                 return 0;
             }
+            long lingerEnds = System.nanoTime() + lingerNanos;
             drained.add(first);
             queue.drainTo(drained, batchMax - 1);
+            while (drained.size() < batchMax) {
+                Pending next = queue.poll(lingerEnds - System.nanoTime(), TimeUnit.NANOSECONDS);
+                if (next == null) {
+                    break;
+                }
+                drained.add(next);
+                queue.drainTo(drained, batchMax - drained.size());
+            }
             for (List<Pending> batch : split(drained)) {
                 batchesInFlight.acquire();
                 sendBatch(batch);

@@ -1,0 +1,75 @@
+package io.seckill.reservation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+import io.seckill.config.SeckillProperties;
+import io.seckill.redis.SkuSlot;
+import io.seckill.support.IntegrationTest;
+import io.seckill.trace.PipelineTrace;
+
+/**
+ * The first send waits up to the linger for more messages to join its batch: messages queued a
+ * moment apart reach the broker in one send, not one send each.
+ */
+class SendLingerIT extends IntegrationTest {
+
+    @Autowired
+    private PipelineTrace trace;
+
+    @Test
+    @DisplayName("messages queued within the send linger go to the broker as one batch")
+    void lingerFillsOneBatch() {
+        String topic = "SEND_LINGER_IT_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        SeckillProperties cfg = new Binder(new MapConfigurationPropertySource(Map.of(
+                "seckill.roles", "api",
+                "seckill.ids.keys.1", "linger-test-id-key-0123456789abcdef0123",
+                "seckill.jwt.user-secret", USER_SECRET,
+                "seckill.jwt.admin-secret", ADMIN_SECRET,
+                "seckill.mq.order-request-topic", topic,
+                "seckill.reservation.send-linger", "1s"))).bindOrCreate("seckill", SeckillProperties.class);
+        MeterRegistry own = new SimpleMeterRegistry();
+        OrderRequestSender sender = new OrderRequestSender(producer, redis, trace, cfg, own);
+        sender.start();
+        try {
+            long activityId = newActivityId();
+            SkuSlot slot = SkuSlot.single(activityId, 1);
+            queue(sender, slot, activityId, 1, 5);
+            long firstQueued = System.nanoTime();
+            // the second half comes 150 ms later: without the linger the first half would already be on its way
+            Awaitility.await().atMost(Duration.ofSeconds(1))
+                    .until(() -> System.nanoTime() - firstQueued >= Duration.ofMillis(150).toNanos());
+            queue(sender, slot, activityId, 6, 10);
+            Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> own.counter("reservation.send", "result", "ok").count() == 10);
+            DistributionSummary batches = own.find("reservation.send.batch.size").summary();
+            assertThat(batches.count()).as("broker sends").isEqualTo(1);
+            assertThat(batches.totalAmount()).as("messages in them").isEqualTo(10);
+            assertThat(own.counter("reservation.send", "result", "failed").count()).isZero();
+        } finally {
+            sender.stop();
+        }
+    }
+
+    private static void queue(OrderRequestSender sender, SkuSlot slot, long activityId, long fromUser, long toUser) {
+        long now = System.currentTimeMillis();
+        for (long user = fromUser; user <= toUser; user++) {
+            UUID reservationId = UUID.randomUUID();
+            sender.send(OrderCreateRequested.of(UUID.randomUUID(), UUID.randomUUID(), reservationId, activityId, 1, user, now,
+                    now + 60_000), slot);
+        }
+    }
+}
