@@ -30,9 +30,8 @@ class SendLingerIT extends IntegrationTest {
     @Autowired
     private PipelineTrace trace;
 
-    @Test
-    @DisplayName("messages queued within the send linger go to the broker as one batch")
-    void lingerFillsOneBatch() {
+    /** A sender of its own, started, on a fresh topic, with a linger of a second and meters of its own. */
+    private OrderRequestSender lingeringSender(MeterRegistry own) {
         String topic = "SEND_LINGER_IT_" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
         SeckillProperties cfg = new Binder(new MapConfigurationPropertySource(Map.of(
                 "seckill.roles", "api",
@@ -41,9 +40,16 @@ class SendLingerIT extends IntegrationTest {
                 "seckill.jwt.admin-secret", ADMIN_SECRET,
                 "seckill.mq.order-request-topic", topic,
                 "seckill.reservation.send-linger", "1s"))).bindOrCreate("seckill", SeckillProperties.class);
-        MeterRegistry own = new SimpleMeterRegistry();
         OrderRequestSender sender = new OrderRequestSender(producer, redis, trace, cfg, own);
         sender.start();
+        return sender;
+    }
+
+    @Test
+    @DisplayName("messages queued within the send linger go to the broker as one batch")
+    void lingerFillsOneBatch() {
+        MeterRegistry own = new SimpleMeterRegistry();
+        OrderRequestSender sender = lingeringSender(own);
         try {
             long activityId = newActivityId();
             SkuSlot slot = SkuSlot.single(activityId, 1);
@@ -62,6 +68,19 @@ class SendLingerIT extends IntegrationTest {
         } finally {
             sender.stop();
         }
+    }
+
+    @Test
+    @DisplayName("a sender stopped while its batch lingers sends none of it and counts every message as deferred (send_due keeps them for the rescan)")
+    void stoppedWhileLingering() {
+        MeterRegistry own = new SimpleMeterRegistry();
+        OrderRequestSender sender = lingeringSender(own);
+        long activityId = newActivityId();
+        queue(sender, SkuSlot.single(activityId, 1), activityId, 1, 3);
+        sender.stop();
+        assertThat(own.counter("reservation.send", "result", "deferred").count()).isEqualTo(3);
+        assertThat(own.counter("reservation.send", "result", "ok").count()).isZero();
+        assertThat(own.find("reservation.send.batch.size").summary().count()).isZero();
     }
 
     private static void queue(OrderRequestSender sender, SkuSlot slot, long activityId, long fromUser, long toUser) {

@@ -126,6 +126,7 @@ public class OrderRequestSender extends PollingWorker {
     @Override
     protected int runPass() {
         List<Pending> drained = new ArrayList<>(batchMax);
+        int handed = 0;
         try {
             Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
             if (first == null) {
@@ -145,15 +146,37 @@ public class OrderRequestSender extends PollingWorker {
             for (List<Pending> batch : split(drained)) {
                 batchesInFlight.acquire();
                 sendBatch(batch);
+                handed += batch.size();
             }
             return drained.size();
         } catch (InterruptedException e) {
+            // stopping: what was taken and not handed to the broker stays in send_due for the rescan
+            defer(drained.subList(handed, drained.size()));
             Thread.currentThread().interrupt();
             return 0;
         } catch (RuntimeException e) {
-            // the drained messages stay in send_due and are re-sent by the rescan
-            failed(drained, e.getClass().getName() + ": " + e.getMessage());
+            // the messages not handed to the broker stay in send_due and are re-sent by the rescan
+            failed(drained.subList(handed, drained.size()), e.getClass().getName() + ": " + e.getMessage());
             throw e;
+        }
+    }
+
+    /** Stops the dispatcher; messages still queued stay in send_due for the rescan, counted as deferred. */
+    @Override
+    protected void stopRole() {
+        super.stopRole();
+        List<Pending> left = new ArrayList<>();
+        queue.drainTo(left);
+        defer(left);
+    }
+
+    private void defer(List<Pending> pending) {
+        for (Pending p : pending) {
+            p.span().tag("result", "deferred").end();
+            deferred.increment();
+        }
+        if (!pending.isEmpty()) {
+            log.info("reservation.mq_send_deferred messages={} (left in send_due for the rescan)", pending.size());
         }
     }
 
