@@ -1,6 +1,9 @@
 package io.seckill.reservation;
 
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.Month;
+import java.time.Year;
 import java.util.UUID;
 
 /**
@@ -32,10 +35,56 @@ public record OrderCreateRequested(
     }
 
     public Instant reservedAtInstant() {
-        return Instant.parse(reservedAt);
+        return instant(reservedAt);
     }
 
     public Instant businessDeadlineInstant() {
-        return Instant.parse(businessDeadline);
+        return instant(businessDeadline);
+    }
+
+    /**
+     * {@link Instant#parse}, with the form this body is written in ({@link Instant#toString}: UTC,
+     * {@code 2026-12-02T18:47:57.123Z}, no fraction or 1-9 digits of it) read directly: the consumer
+     * reads every message's two instants, and the general ISO parser took a third of its listener
+     * threads' CPU. Anything else, or a value out of its range, is left to {@link Instant#parse}, which
+     * accepts or refuses it as it always did.
+     */
+    static Instant instant(String text) {
+        int n = text.length();
+        if (n < 20 || n > 30 || text.charAt(4) != '-' || text.charAt(7) != '-' || text.charAt(10) != 'T'
+                || text.charAt(13) != ':' || text.charAt(16) != ':' || text.charAt(n - 1) != 'Z'
+                || (n > 20 && (text.charAt(19) != '.' || n == 21))) {
+            return Instant.parse(text);
+        }
+        int year = digits(text, 0, 4);
+        int month = digits(text, 5, 7);
+        int day = digits(text, 8, 10);
+        int hour = digits(text, 11, 13);
+        int minute = digits(text, 14, 16);
+        int second = digits(text, 17, 19);
+        int fraction = n > 20 ? digits(text, 20, n - 1) : 0;
+        if (year < 0 || month < 1 || month > 12 || day < 1 || day > 28 && day > Month.of(month).length(Year.isLeap(year))
+                || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || fraction < 0) {
+            return Instant.parse(text);
+        }
+        long nanos = fraction;
+        for (int i = n - 1 - 20; i < 9 && n > 20; i++) {
+            nanos *= 10;
+        }
+        long epochDay = LocalDate.of(year, month, day).toEpochDay();
+        return Instant.ofEpochSecond(epochDay * 86_400 + hour * 3_600L + minute * 60L + second, nanos);
+    }
+
+    /** The decimal number in {@code text[from, to)}, or -1 when a character there is not a digit. */
+    private static int digits(String text, int from, int to) {
+        int v = 0;
+        for (int i = from; i < to; i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v;
     }
 }
