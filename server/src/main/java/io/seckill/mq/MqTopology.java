@@ -34,8 +34,9 @@ import io.seckill.worker.RoleLifecycle;
  * order event topics with writable routes on every master, and the two consumer groups with the
  * configured redelivery bound (and the group backlog readings pull as). Without them the first
  * sends of a sale wait for the broker to auto-create the topic (if it may at all), the send-due
- * rescan re-sends what is only slow and the entry breaker trips at the busiest second. Ensured at start-up and at warm-up; checked before a
- * sale opens and by the readiness probe ({@code sendPath} health contributor).
+ * rescan re-sends what is only slow and the entry breaker trips at the busiest second. Ensured at
+ * start-up and at warm-up; checked before a sale opens and by the readiness probe ({@code sendPath}
+ * health contributor).
  */
 @Component("sendPath")
 public class MqTopology implements HealthIndicator, SmartLifecycle {
