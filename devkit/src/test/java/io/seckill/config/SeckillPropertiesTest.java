@@ -67,20 +67,20 @@ class SeckillPropertiesTest {
         assertThat(bind(Map.of()).outbox().backoff()).isEqualTo(new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30)));
         assertThat(bind(Map.of("seckill.payment.base-backoff", "2s", "seckill.payment.max-backoff", "2s")).payment().backoff())
                 .isEqualTo(new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(2)));
-        assertThat(refusal(Map.of("seckill.outbox.batch-size", "0"))).isEqualTo("seckill.outbox.batch-size: must be 1..5000, got 0");
-        assertThat(refusal(Map.of("seckill.reservation.scan-lease", "100ms")))
-                .isEqualTo("seckill.reservation.scan-lease: must be at least 500ms, got PT0.1S");
-        assertThat(refusal(Map.of("seckill.reservation.max-in-flight-sends", "0")))
-                .isEqualTo("seckill.reservation.max-in-flight-sends: must be at least 1, got 0");
-        assertThat(refusal(Map.of("seckill.reservation.send-linger", "2s")))
-                .isEqualTo("seckill.reservation.send-linger: must be at most 1s (the answer does not wait for it, the order does)");
         assertThat(bind(Map.of()).reservation().sendLinger()).isEqualTo(Duration.ofMillis(5));
-        assertThat(refusal(Map.of("seckill.payment.base-backoff", "2m")))
-                .isEqualTo("seckill.payment.base-backoff: must not exceed max-backoff (PT1M)");
-        assertThat(refusal(Map.of("seckill.outbox.base-backoff", "-1s")))
-                .isEqualTo("seckill.outbox.base-backoff: must be at least 0s, got PT-1S");
-        assertThat(refusal(Map.of("seckill.reconcile.lease", "10s")))
-                .isEqualTo("seckill.reconcile.lease: must be at least the interval (PT30S)");
+        // property, value given, what the refusal says after the property's name
+        String[][] refused = {
+            {"seckill.outbox.batch-size", "0", "must be 1..5000, got 0"},
+            {"seckill.reservation.scan-lease", "100ms", "must be at least 500ms, got PT0.1S"},
+            {"seckill.reservation.max-in-flight-sends", "0", "must be at least 1, got 0"},
+            {"seckill.reservation.send-linger", "2s", "must be at most 1s (the answer does not wait for it, the order does)"},
+            {"seckill.payment.base-backoff", "2m", "must not exceed max-backoff (PT1M)"},
+            {"seckill.outbox.base-backoff", "-1s", "must be at least 0s, got PT-1S"},
+            {"seckill.reconcile.lease", "10s", "must be at least the interval (PT30S)"},
+        };
+        for (String[] r : refused) {
+            assertThat(refusal(Map.of(r[0], r[1]))).isEqualTo(r[0] + ": " + r[2]);
+        }
     }
 
     private static SeckillProperties bind(Map<String, String> given) {
