@@ -49,6 +49,9 @@ public record OrderCreateRequested(
      * threads' CPU. Anything else, or a value out of its range, is left to {@link Instant#parse}, which
      * accepts or refuses it as it always did.
      */
+    /** Nanoseconds per unit of a fraction of 1..9 digits (index = digits - 1). */
+    private static final long[] NANOS_PER_DIGIT = {100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1};
+
     static Instant instant(String text) {
         int n = text.length();
         if (n < 20 || n > 30 || text.charAt(4) != '-' || text.charAt(7) != '-' || text.charAt(10) != 'T'
@@ -67,10 +70,8 @@ public record OrderCreateRequested(
                 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || fraction < 0) {
             return Instant.parse(text);
         }
-        long nanos = fraction;
-        for (int i = n - 1 - 20; i < 9 && n > 20; i++) {
-            nanos *= 10;
-        }
+        // "1" of ".1Z" is 100,000,000 ns: the fraction's digits scaled up to nine
+        long nanos = n > 20 ? fraction * NANOS_PER_DIGIT[n - 22] : 0;
         long epochDay = LocalDate.of(year, month, day).toEpochDay();
         return Instant.ofEpochSecond(epochDay * 86_400 + hour * 3_600L + minute * 60L + second, nanos);
     }

@@ -105,12 +105,17 @@ public class OrderRequestSender extends PollingWorker {
     /** Queues the first send of a reservation; never blocks the request thread. */
     void send(OrderCreateRequested body, SkuSlot slot) {
         Message m = message(topic, body, 0);
-        Span span = trace.send("order-request send", m);
-        if (!isRunning() || !queue.offer(new Pending(body, slot, m, span))) {
-            span.tag("result", "deferred").end();
-            deferred.increment();
+        Pending p = new Pending(body, slot, m, trace.send("order-request send", m));
+        if (!isRunning() || !queue.offer(p)) {
+            deferred(p);
             log.debug("reservation.mq_send_deferred reservation_id={} message_id={}", body.reservationId(), body.messageId());
         }
+    }
+
+    /** Not sent now: the message stays in send_due for the rescan. */
+    private void deferred(Pending p) {
+        p.span().tag("result", "deferred").end();
+        deferred.increment();
     }
 
     @Override
@@ -171,10 +176,7 @@ public class OrderRequestSender extends PollingWorker {
     }
 
     private void defer(List<Pending> pending) {
-        for (Pending p : pending) {
-            p.span().tag("result", "deferred").end();
-            deferred.increment();
-        }
+        pending.forEach(this::deferred);
         if (!pending.isEmpty()) {
             log.info("reservation.mq_send_deferred messages={} (left in send_due for the rescan)", pending.size());
         }
