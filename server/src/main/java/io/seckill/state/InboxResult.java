@@ -1,8 +1,5 @@
 package io.seckill.state;
 
-import java.util.EnumSet;
-import java.util.Set;
-
 /** {@code consumer_inbox.result_code}: PROCESSING while the consuming transaction runs, then what it decided. */
 public enum InboxResult implements Lifecycle<InboxResult> {
     PROCESSING,
@@ -11,9 +8,4 @@ public enum InboxResult implements Lifecycle<InboxResult> {
     REJECTED_DUPLICATE_USER,
     /** A durable rejection (tombstone) existed before the message. */
     LATE_REJECTED;
-
-    @Override
-    public Set<InboxResult> next() {
-        return this == PROCESSING ? EnumSet.complementOf(EnumSet.of(PROCESSING)) : EnumSet.noneOf(InboxResult.class);
-    }
 }

@@ -4,14 +4,18 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * A status column as a type: each state names the states it may move to. The same rule is the
- * guard of the SQL that makes the move ({@code WHERE status IN (...)}); a test holds the two
- * together and holds the states to the table's CHECK constraint (docs/DESIGN.md, "States").
+ * A status column as a type: each state may move to the states {@link Transitions} names for it.
+ * The same rule is the guard of the SQL that makes the move ({@code WHERE status IN (...)}); a test
+ * holds the two together and holds the states to the table's CHECK constraint (docs/DESIGN.md,
+ * "States").
  */
 public interface Lifecycle<S extends Enum<S> & Lifecycle<S>> {
 
     /** The states this one may move to; empty for a final state. */
-    Set<S> next();
+    @SuppressWarnings("unchecked")
+    default Set<S> next() {
+        return Transitions.next((S) this);
+    }
 
     default boolean canMoveTo(S target) {
         return next().contains(target);

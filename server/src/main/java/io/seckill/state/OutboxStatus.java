@@ -1,8 +1,5 @@
 package io.seckill.state;
 
-import java.util.EnumSet;
-import java.util.Set;
-
 /**
  * {@code event_outbox.status}. An event that cannot be sent is retried with capped backoff for as
  * long as the failure lasts (and reported as stalled); only an event the broker refuses for what it
@@ -16,14 +13,4 @@ public enum OutboxStatus implements Lifecycle<OutboxStatus> {
     SENT,
     /** The broker refused the event as it is (no retry can succeed): kept, with an anomaly, for a person. */
     MANUAL;
-
-    @Override
-    public Set<OutboxStatus> next() {
-        return switch (this) {
-            case PENDING -> EnumSet.of(SENDING);
-            case SENDING -> EnumSet.of(SENDING, SENT, RETRY, MANUAL);
-            case RETRY -> EnumSet.of(SENDING);
-            case SENT, MANUAL -> EnumSet.noneOf(OutboxStatus.class);
-        };
-    }
 }

@@ -1,8 +1,5 @@
 package io.seckill.state;
 
-import java.util.EnumSet;
-import java.util.Set;
-
 /** {@code activity.status}. Warm, open and close are idempotent: each may repeat itself. */
 public enum SaleStatus implements Lifecycle<SaleStatus> {
     /** Created; nothing in Redis yet. */
@@ -13,16 +10,6 @@ public enum SaleStatus implements Lifecycle<SaleStatus> {
     OPEN,
     /** Admission stopped; orders, payment and reconciliation go on. An operator may reopen it. */
     CLOSED;
-
-    @Override
-    public Set<SaleStatus> next() {
-        return switch (this) {
-            case DRAFT -> EnumSet.of(WARMED);
-            case WARMED -> EnumSet.of(WARMED, OPEN);
-            case OPEN -> EnumSet.of(OPEN, CLOSED);
-            case CLOSED -> EnumSet.of(OPEN, CLOSED);
-        };
-    }
 
     /** A sale Redis has been prepared for (warmed at least once). */
     public boolean warmed() {

@@ -1,8 +1,5 @@
 package io.seckill.state;
 
-import java.util.EnumSet;
-import java.util.Set;
-
 /**
  * {@code compensation_task.status}. MANUAL is a task frozen by an operator or refused for good;
  * the runbook gives it back as RETRY. VERIFIED is in the schema for a verification pass; no
@@ -16,14 +13,4 @@ public enum TaskStatus implements Lifecycle<TaskStatus> {
     APPLIED,
     VERIFIED,
     MANUAL;
-
-    @Override
-    public Set<TaskStatus> next() {
-        return switch (this) {
-            case PENDING, RETRY -> EnumSet.of(CLAIMED, MANUAL);
-            case CLAIMED -> EnumSet.of(CLAIMED, APPLIED, RETRY, MANUAL);
-            case MANUAL -> EnumSet.of(RETRY);
-            case APPLIED, VERIFIED -> EnumSet.noneOf(TaskStatus.class);
-        };
-    }
 }
