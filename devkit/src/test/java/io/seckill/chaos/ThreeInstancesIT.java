@@ -260,10 +260,10 @@ class ThreeInstancesIT {
     @DisplayName("fault #4 on three instances: one message_id sent 10,000 times through the broker, consumed by the three: "
             + "inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandDuplicatesOverThreeConsumers() throws Exception {
+        double before = metric(DUPLICATES);
         long activityId = openSale(5);
         String rid = reservedOn(1, activityId, activityId * 3);
         OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
-        double before = metric(DUPLICATES);
         for (int i = 0; i < 10_000; i++) {
             producer.sendOneway(OrderRequestSender.message(REQUESTS, msg, i));
         }

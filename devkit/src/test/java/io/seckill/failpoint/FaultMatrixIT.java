@@ -29,12 +29,18 @@ class FaultMatrixIT extends IntegrationTest {
         assertInvariants(activityId, true);
     }
 
+    /** A sale of three units, opened with {@code failpoint} armed to {@code action}. */
+    private long saleArmed(Failpoint failpoint, String action) throws Exception {
+        long activityId = openSale(3);
+        Failpoints.arm(failpoint, action);
+        return activityId;
+    }
+
     @Test
     @DisplayName("fault #1: process dies after the Redis reservation, before the send -> the rescan sends the original message_id")
     void crashAfterRedisReserve() throws Exception {
-        long activityId = openSale(3);
         String requestId = UUID.randomUUID().toString();
-        Failpoints.arm(Failpoint.AFTER_REDIS_RESERVE, "throw*1");
+        long activityId = saleArmed(Failpoint.AFTER_REDIS_RESERVE, "throw*1");
         SaleClient.Response lost = client().reserve(userToken(21), activityId, 1, requestId);
         assertThat(lost.status()).isEqualTo(500);
         SkuSlot slot = SkuSlot.single(activityId, 1);
@@ -54,10 +60,9 @@ class FaultMatrixIT extends IntegrationTest {
     @Test
     @DisplayName("fault #3: the broker took the message but the mark was lost -> the rescan re-sends the same id, the inbox absorbs it")
     void sentButNotMarked() throws Exception {
-        long activityId = openSale(3);
         double duplicatesBefore = counter("inbox.duplicate");
         double resendsBefore = counter("reservation.resend");
-        Failpoints.arm(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK, "throw*1");
+        long activityId = saleArmed(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK, "throw*1");
         String rid = reservationId(31, activityId);
         SkuSlot slot = SkuSlot.single(activityId, 1);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> redis.sync().zcard(slot.sendDue()) == 0
@@ -70,8 +75,7 @@ class FaultMatrixIT extends IntegrationTest {
     @Test
     @DisplayName("fault #5: consumer dies after the inbox insert, before commit -> rolled back, redelivered, processed once")
     void crashInsideTransaction() throws Exception {
-        long activityId = openSale(3);
-        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw*1");
+        long activityId = saleArmed(Failpoint.AFTER_INBOX_INSERT, "throw*1");
         String rid = firstSettled(activityId, 51);
         assertThat(Failpoints.armed()).doesNotContainKey(Failpoint.AFTER_INBOX_INSERT.id());
         assertOneOrder(activityId, rid);
@@ -80,8 +84,7 @@ class FaultMatrixIT extends IntegrationTest {
     @Test
     @DisplayName("fault #5: consumer dies after the stock decrement and after the order insert -> nothing half-written")
     void crashAfterStockAndOrder() throws Exception {
-        long activityId = openSale(3);
-        Failpoints.arm(Failpoint.AFTER_PG_STOCK_DECREMENT, "throw*1");
+        long activityId = saleArmed(Failpoint.AFTER_PG_STOCK_DECREMENT, "throw*1");
         Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "throw*1");
         String rid = firstSettled(activityId, 52);
         assertThat(Failpoints.armed()).isEmpty();
@@ -91,9 +94,8 @@ class FaultMatrixIT extends IntegrationTest {
     @Test
     @DisplayName("fault #6: PG committed, ACK lost -> redelivered, the inbox answers the original result, no second effect")
     void commitThenCrashBeforeAck() throws Exception {
-        long activityId = openSale(3);
         double duplicatesBefore = counter("inbox.duplicate");
-        Failpoints.arm(Failpoint.AFTER_PG_COMMIT_BEFORE_ACK, "throw*1");
+        long activityId = saleArmed(Failpoint.AFTER_PG_COMMIT_BEFORE_ACK, "throw*1");
         String rid = reservationId(61, activityId);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> counter("inbox.duplicate") > duplicatesBefore);
         awaitSettled(activityId, 1);
@@ -103,9 +105,8 @@ class FaultMatrixIT extends IntegrationTest {
     @Test
     @DisplayName("fault #7: commit outcome unknown -> resolved by message_id on a new connection, acknowledged, never compensated")
     void commitResponseLost() throws Exception {
-        long activityId = openSale(3);
+        long activityId = saleArmed(Failpoint.DURING_COMMIT_RESPONSE, "lose-response*1");
         double unknownBefore = counter("db.commit.unknown");
-        Failpoints.arm(Failpoint.DURING_COMMIT_RESPONSE, "lose-response*1");
         String rid = firstSettled(activityId, 71);
         assertThat(counter("db.commit.unknown")).isEqualTo(unknownBefore + 1);
         assertThat(count("SELECT count(*) FROM compensation_task WHERE reservation_id = ?::uuid", rid)).isZero();
@@ -115,8 +116,7 @@ class FaultMatrixIT extends IntegrationTest {
     @Test
     @DisplayName("fault #5: the consumer's PostgreSQL backend is killed (pg_terminate_backend) mid-transaction -> rolled back, tried again once it answers, once")
     void backendKilledMidTransaction() throws Exception {
-        long activityId = openSale(3);
-        Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "delay:4000*1");
+        long activityId = saleArmed(Failpoint.AFTER_ORDER_INSERT, "delay:4000*1");
         String rid = reservationId(53, activityId);
         // the order row is written but not committed: find that backend and kill it
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count("""

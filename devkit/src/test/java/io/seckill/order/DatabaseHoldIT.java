@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
@@ -21,27 +24,32 @@ import io.seckill.support.IntegrationTest;
  */
 class DatabaseHoldIT extends IntegrationTest {
 
-    @Test
-    @DisplayName("a connection lost in the order transaction: the group is held and tried again once the database "
-            + "answers - one order, no redelivery")
-    void lostConnectionIsHeld() throws Exception {
-        long activityId = openSale(3);
-        Counts before = counts();
-        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "lose-connection*2");
-        String rid = firstSettled(activityId, 81);
-        assertThat(counts()).as("held once, nothing handed back to the broker").isEqualTo(before.plus(1, 0, 0));
-        assertOnce(activityId, rid);
+    /** The connection lost {@code times} times in the order transaction, and the counts that must follow. */
+    record Losses(String description, int times, int held, int retries, int released) {
+        @Override
+        public String toString() {
+            return description;
+        }
     }
 
-    @Test
-    @DisplayName("a held group that keeps failing as if the database were away while it answers is handed back to the "
-            + "broker after a bounded number of tries: redelivered, one order")
-    void heldGroupThatKeepsFailingGoesBack() throws Exception {
+    static Stream<Losses> losses() {
+        return Stream.of(
+                new Losses("a connection lost in the order transaction: the group is held and tried again once the database "
+                        + "answers - one order, no redelivery", 2, 1, 0, 0),
+                new Losses("a held group that keeps failing as if the database were away while it answers is handed back to "
+                        + "the broker after a bounded number of tries: redelivered, one order",
+                        OrderCommitQueue.MAX_FAILURES_WHILE_ANSWERING + 1, 1, 1, 1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("losses")
+    void lostConnection(Losses losses) throws Exception {
         long activityId = openSale(3);
         Counts before = counts();
-        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "lose-connection*" + (OrderCommitQueue.MAX_FAILURES_WHILE_ANSWERING + 1));
-        String rid = firstSettled(activityId, 82);
-        assertThat(counts()).as("held, released and handed back once").isEqualTo(before.plus(1, 1, 1));
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "lose-connection*" + losses.times());
+        String rid = firstSettled(activityId, 80 + losses.times());
+        assertThat(counts()).as("held, handed back to the broker, released")
+                .isEqualTo(before.plus(losses.held(), losses.retries(), losses.released()));
         assertThat(Failpoints.armed()).isEmpty();
         assertOnce(activityId, rid);
     }
@@ -50,8 +58,8 @@ class DatabaseHoldIT extends IntegrationTest {
     @DisplayName("PostgreSQL turned read-only under the consumer (a standby behind the address after a failover, a "
             + "platform guarding a full disk): the group is held, not handed back, and settled once writes return")
     void readOnlyDatabaseIsWaitedOut() throws Exception {
-        long activityId = openSale(3);
         Counts before = counts();
+        long activityId = openSale(3);
         try {
             serverReadOnly(true);
             String rid = reservationId(84, activityId);

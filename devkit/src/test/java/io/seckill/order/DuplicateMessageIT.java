@@ -31,8 +31,7 @@ class DuplicateMessageIT extends IntegrationTest {
     @Test
     @DisplayName("fault #4: one message_id delivered 10,000 times concurrently to the consumer: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandDirectDeliveries() throws Exception {
-        long activityId = openSale(5);
-        OrderCreateRequested msg = reservedMessage(activityId, 9001);
+        OrderCreateRequested msg = reservedMessage(9001);
         List<MessageOutcome> outcomes = new ArrayList<>();
         try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
             List<Future<Map<InboundOrder, MessageOutcome>>> fs = new ArrayList<>();
@@ -49,30 +48,28 @@ class DuplicateMessageIT extends IntegrationTest {
         }
         assertThat(outcomes).hasSize(10_000);
         assertThat(outcomes).doesNotContain(MessageOutcome.RETRY, MessageOutcome.QUARANTINED);
-        assertEffectOnce(activityId, msg.reservationId().toString(), msg.messageId());
+        assertEffectOnce(msg);
     }
 
     @Test
     @DisplayName("fault #4: one message_id sent 10,000 times through the real broker: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandBrokerDeliveries() throws Exception {
-        long activityId = openSale(5);
-        OrderCreateRequested msg = reservedMessage(activityId, 9002);
-        double before = meters.counter("order.consume", "result", "duplicate").count();
+        OrderCreateRequested msg = reservedMessage(9002);
+        double before = duplicates();
         for (int i = 0; i < 10_000; i++) {
             producer.sendOneway(OrderRequestSender.message(props.mq().orderRequestTopic(), msg, i));
         }
         // the app's own send delivered it once more: at least 10,000 duplicates are seen
         Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(
-                () -> meters.counter("order.consume", "result", "duplicate").count() - before >= 10_000);
-        assertEffectOnce(activityId, msg.reservationId().toString(), msg.messageId());
+                () -> duplicates() - before >= 10_000);
+        assertEffectOnce(msg);
     }
 
     @Test
     @DisplayName("same message_id, different payload: no effect, quarantined, counted, never success")
     void payloadConflictIsQuarantined() throws Exception {
-        long activityId = openSale(5);
-        String rid = firstSettled(activityId, 9003);
-        OrderCreateRequested msg = Messages.forReservation(redis, activityId, 1, rid);
+        OrderCreateRequested msg = reservedMessage(9003);
+        awaitSettled(msg.activityId(), 1);
         OrderCreateRequested tampered = new OrderCreateRequested(msg.schemaVersion(), msg.eventType(), msg.messageId(),
                 msg.messageKey(), msg.requestId(), msg.reservationId(), msg.activityId(), 2, 9999, null, msg.reservedAt(),
                 msg.businessDeadline());
@@ -84,15 +81,15 @@ class DuplicateMessageIT extends IntegrationTest {
                 msg.messageId().toString())).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = 'INBOX_PAYLOAD_CONFLICT'",
                 msg.messageId().toString())).isEqualTo(1);
-        assertEffectOnce(activityId, rid, msg.messageId());
+        assertEffectOnce(msg);
         assertThat(count("SELECT count(*) FROM orders WHERE user_id = 9999")).isZero();
 
         // and through the broker: the tampered body is quarantined and acknowledged, never retried forever
         producer.send(new org.apache.rocketmq.common.message.Message(props.mq().orderRequestTopic(),
-                OrderCreateRequested.EVENT_TYPE, rid, Json.bytes(tampered)));
+                OrderCreateRequested.EVENT_TYPE, msg.reservationId().toString(), Json.bytes(tampered)));
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
                 "SELECT count(*) FROM message_quarantine WHERE message_id = ?", msg.messageId().toString()) == 2);
-        assertEffectOnce(activityId, rid, msg.messageId());
+        assertEffectOnce(msg);
     }
 
     @Test
@@ -110,14 +107,21 @@ class DuplicateMessageIT extends IntegrationTest {
         awaitSettled(activityId, 1);
     }
 
-    /** The order message of a fresh reservation by {@code userId}, as the entry sent it. */
-    private OrderCreateRequested reservedMessage(long activityId, long userId) throws Exception {
+    private double duplicates() {
+        return counter("order.consume", "result", "duplicate");
+    }
+
+    /** A new sale of five units and the order message of {@code userId}'s reservation in it, as the entry sent it. */
+    private OrderCreateRequested reservedMessage(long userId) throws Exception {
+        long activityId = openSale(5);
         return Messages.forReservation(redis, activityId, 1, reservationId(userId, activityId));
     }
 
-    private void assertEffectOnce(long activityId, String rid, UUID messageId) {
-        UUID reservation = UUID.fromString(rid);
-        assertThat(count("SELECT count(*) FROM consumer_inbox WHERE message_id = ?", messageId)).isEqualTo(1);
+    /** The message took effect once: one inbox row, order, ledger row, ORDER_CREATED event and occupied unit. */
+    private void assertEffectOnce(OrderCreateRequested msg) {
+        UUID reservation = msg.reservationId();
+        long activityId = msg.activityId();
+        assertThat(count("SELECT count(*) FROM consumer_inbox WHERE message_id = ?", msg.messageId())).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?", reservation)).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM inventory_ledger WHERE reservation_id = ?", reservation)).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM event_outbox WHERE event_type = 'ORDER_CREATED' AND aggregate_id = "

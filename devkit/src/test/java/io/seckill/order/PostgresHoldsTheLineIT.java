@@ -36,12 +36,12 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
     @Test
     @DisplayName("fault #8: Redis warmed 2xN and user marks removed -> exactly N orders, one per user, surplus ORDER_REJECTED with task and event")
     void onlyPostgresStopsTheSurplus() throws Exception {
+        double fallbacksBefore = meters.counter("order.batch.fallback").count();
         int n = 20;
         long activityId = openSale(n);
         SkuSlot slot = SkuSlot.single(activityId, 1);
         redis.sync().set(slot.stock(), Integer.toString(2 * n));
         redis.sync().hset(slot.counter(), "initial", Integer.toString(2 * n));
-        double fallbacksBefore = meters.counter("order.batch.fallback").count();
 
         consumer.suspend();
         List<String> reservations = new ArrayList<>();

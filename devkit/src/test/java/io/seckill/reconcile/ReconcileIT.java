@@ -76,12 +76,12 @@ class ReconcileIT extends PaymentTestBase {
             + "healthy one beside it is still repaired")
     void poisonReservationBesideHealthyOne() throws Exception {
         long activityId = openSale(3);
-        SkuSlot slot = SkuSlot.single(activityId, 1);
         UUID poisonOrder = placeOrder(activityId, 1, 11);
         UUID healthyOrder = placeOrder(activityId, 1, 12);
         awaitSettled(activityId, 2);
         UUID poison = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, poisonOrder);
         UUID healthy = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, healthyOrder);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
         Map<String, String> saved = redis.sync().hgetall(slot.reservation(poison.toString()));
         redis.sync().del(slot.reservation(poison.toString()));
         redis.sync().set(slot.reservation(poison.toString()), "not a hash");
@@ -299,12 +299,12 @@ class ReconcileIT extends PaymentTestBase {
     @DisplayName("a repair that finds the difference already gone (the pipeline converged after the judgement) is a false "
             + "positive: done, changes nothing, counted in reconcile_false_positive_total")
     void repairThatFindsNothingToDoIsAFalsePositive() throws Exception {
+        double before = meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION").count();
         long activityId = openSale(2);
         String rid = firstSettled(activityId, 88);
         UUID order = jdbc.queryForObject("SELECT order_id FROM orders WHERE reservation_id = ?::uuid", UUID.class, rid);
         SkuSlot slot = SkuSlot.forUser(activityId, 1, 1, 88);
         Map<String, String> counterBefore = redis.sync().hgetall(slot.counter());
-        double before = meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION").count();
         // judged while the projection was behind; by the time the repair runs, the projection has caught up
         Repairs.Run run = repairs.run("REBUILD_ORDER_PROJECTION", "RESERVATION", rid, 1L, "ORDER_CREATED", Reconciler.OPERATOR,
                 "judged behind", Map.of(), () -> io.seckill.redis.LuaScript.text(projection.project(slot, rid,

@@ -71,11 +71,11 @@ class StaleStateIT extends IntegrationTest {
     @DisplayName("orphaned index entries: resolved by reconciliation once PostgreSQL holds the reservation decided, kept "
             + "open for a person while it does not")
     void orphanRule() throws Exception {
+        String unknown = UUID.randomUUID().toString();
         long activityId = openSale(3);
         UUID orderId = placeOrder(activityId, 1, 703);
         String decided = jdbc.queryForObject("SELECT reservation_id::text FROM orders WHERE order_id = ?", String.class,
                 orderId);
-        String unknown = UUID.randomUUID().toString();
         anomalies.record(AnomalyRepository.SEND_DUE_ORPHAN, "RESERVATION", decided, activityId, 1L, Map.of("slot", "x"));
         anomalies.record(AnomalyRepository.DEADLINE_RESERVATION_MISSING, "RESERVATION", unknown, activityId, 1L,
                 Map.of("slot", "x"));

@@ -78,10 +78,10 @@ class BucketFallThroughIT extends IntegrationTest {
     @DisplayName("one attempt per user across buckets: 50 concurrent requests of a buyer whose home bucket is empty make "
             + "one reservation, and the units their transfers moved are still sold to others, none lost")
     void oneAttemptPerUserAcrossBuckets() throws Exception {
-        long activityId = openBucketedSale(4, 4);
-        long hot = nextBuyerOfAnEmptiedBucket(activityId, 4, 1, 2_000);
         // the per-user rate limit would answer most of these 429 first; this is about what the buckets hold
         limiter.setMaxPerUserPerSecond(0);
+        long activityId = openBucketedSale(4, 4);
+        long hot = nextBuyerOfAnEmptiedBucket(activityId, 4, 1, 2_000);
         List<Integer> statuses = ContentionIT.race(50, i -> reserve(hot, activityId, 1));
         assertThat(statuses.stream().filter(s -> s == 202).count()).isEqualTo(1);
         assertThat(statuses).containsOnly(202, 409);

@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.cli.SaleClient;
 import io.seckill.support.IntegrationTest;
@@ -17,7 +18,7 @@ import io.seckill.support.IntegrationTest;
 /** Contention on one hot SKU through the real API, broker and batched consumer (DESIGN.md §13.2). */
 class ContentionIT extends IntegrationTest {
 
-    @org.springframework.beans.factory.annotation.Autowired
+    @Autowired
     AdmissionLimiter limiter;
 
     @Test
@@ -38,9 +39,9 @@ class ContentionIT extends IntegrationTest {
     @Test
     @DisplayName("1,000 concurrent reservations by one user with different request ids: at most one order, PG stock down by at most one")
     void oneUserThousandRequests() throws Exception {
-        long activityId = openSale(10);
         // the per-user rate limit would answer most of these 429 first; this test is about what Redis and PostgreSQL hold
         limiter.setMaxPerUserPerSecond(0);
+        long activityId = openSale(10);
         List<Integer> statuses;
         try {
             statuses = race(1_000, u -> reserve(77, activityId, 1));

@@ -118,10 +118,10 @@ class RedisMemoryIT extends IntegrationTest {
     @DisplayName("a full Redis that keeps its keys (noeviction) refuses the reserve call 503 and writes nothing of it; "
             + "once there is room the same buyer is admitted")
     void fullRedisRefusesAdmission() throws Exception {
+        String limit = redis.sync().configGet("maxmemory").get("maxmemory");
         long activityId = openSale(3);
         SkuSlot slot = SkuSlot.single(activityId, 1);
         String stock = redis.sync().get(slot.stock());
-        String limit = redis.sync().configGet("maxmemory").get("maxmemory");
         SaleClient.Response refused;
         try {
             redis.sync().configSet("maxmemory", "1");

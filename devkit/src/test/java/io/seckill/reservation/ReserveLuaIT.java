@@ -46,8 +46,8 @@ class ReserveLuaIT extends IntegrationTest {
     @Test
     @DisplayName("DESIGN.md §9.1: after a key rotation, a replay whose request map is gone still finds the reservation made under the old key")
     void replayAcrossKeyRotation() {
-        SkuSlot slot = openSlot(-1_000, 60_000);
         UUID request = UUID.randomUUID();
+        SkuSlot slot = openSlot(-1_000, 60_000);
         List<Object> first = reserve(slot, 5, request, 1);
         assertThat(LuaScript.code(first)).isEqualTo(1);
         redis.sync().del(slot.request(5, request.toString()));
