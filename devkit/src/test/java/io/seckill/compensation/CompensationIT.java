@@ -22,7 +22,7 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
 import io.seckill.support.IntegrationTest;
 
-/** Design 7.5, 9.6, 9.7, 13.1, 13.2: a rejected reservation's unit returns to Redis exactly once. */
+/** DESIGN.md §7.5, 9.6, 9.7, 13.1, 13.2: a rejected reservation's unit returns to Redis exactly once. */
 class CompensationIT extends IntegrationTest {
 
     private static final LuaScript COMPENSATE = LuaScript.load("compensate");

@@ -14,7 +14,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
 
-/** Design 7.3, 15.8: bounded redelivery, then %DLQ% - watched, listed, replayed with the same ids; never terminal. */
+/** DESIGN.md §7.3, 15.8: bounded redelivery, then %DLQ% - watched, listed, replayed with the same ids; never terminal. */
 class DlqIT extends IntegrationTest {
 
     @Test

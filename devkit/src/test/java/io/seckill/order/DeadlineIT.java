@@ -14,7 +14,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
-/** Design 11.2: the business deadline rejects through a PostgreSQL tombstone; a later message cannot resurrect it. */
+/** DESIGN.md §11.2: the business deadline rejects through a PostgreSQL tombstone; a later message cannot resurrect it. */
 class DeadlineIT extends IntegrationTest {
 
     @Test

@@ -15,7 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import io.seckill.retry.Backoff;
 import io.seckill.support.IntegrationTest;
 
-/** Design 9.5: leases on the database clock, fenced settlement, backoff, MANUAL for what the broker refuses, purge. */
+/** DESIGN.md §9.5: leases on the database clock, fenced settlement, backoff, MANUAL for what the broker refuses, purge. */
 class OutboxRelayIT extends IntegrationTest {
 
     private static final String INSERT = """

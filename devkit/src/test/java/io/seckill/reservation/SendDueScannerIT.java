@@ -14,7 +14,7 @@ import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 
-/** Design 7.2, 10.2: rescan leases in Redis, fenced by the owner token. */
+/** DESIGN.md §7.2, 10.2: rescan leases in Redis, fenced by the owner token. */
 class SendDueScannerIT extends IntegrationTest {
 
     private static final LuaScript CLAIM_DUE = LuaScript.load("claim_due");

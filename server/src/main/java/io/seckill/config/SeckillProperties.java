@@ -233,7 +233,7 @@ public record SeckillProperties(
     }
 
     /**
-     * Design 11.3 point 6: time-driven rejection pauses while the order topic's oldest unconsumed
+     * DESIGN.md §11.3, point 6: time-driven rejection pauses while the order topic's oldest unconsumed
      * message is older than this (a backed-up broker makes reservations look expired).
      */
     public record Deadline(@DefaultValue("30s") Duration pauseWhenBacklogOlderThan) {

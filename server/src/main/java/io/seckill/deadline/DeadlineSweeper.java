@@ -90,7 +90,7 @@ class DeadlineSweeper extends PollingWorker {
     }
 
     /**
-     * Design 11.3 point 6: while the broker is backed up, reservations only look expired - their
+     * DESIGN.md §11.3 point 6: while the broker is backed up, reservations only look expired - their
      * messages are still queued - so time-driven rejection waits. Re-measured at most once a second.
      */
     synchronized boolean backedUp() {

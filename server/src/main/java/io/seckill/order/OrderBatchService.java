@@ -228,7 +228,7 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
     }
 
     /**
-     * Design 9.8: after a commit error, look the messages up by message_id on a new connection.
+     * DESIGN.md §9.8: after a commit error, look the messages up by message_id on a new connection.
      * Present with the same hash - committed, acknowledge. Absent - rolled back, redeliver. The
      * database unreachable - unknown: redeliver later, never compensate.
      */

@@ -276,7 +276,7 @@ public class Reconciler {
         }
     }
 
-    /** Design 13.5, one reservation. */
+    /** DESIGN.md §13.5, one reservation. */
     private void reservationRules(SkuSlot slot, Judged r, String actual, Map<String, Integer> done,
             Map<String, Integer> found) {
         String rid = r.reservationId().toString();

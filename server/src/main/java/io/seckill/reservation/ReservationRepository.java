@@ -83,7 +83,7 @@ public class ReservationRepository {
             SET status = 'ORDER_REJECTED', reason_code = ?, version = r.version + 1, updated_at = clock_timestamp()
             WHERE r.reservation_id = ANY (?::uuid[]) AND r.status = 'RESERVED'
             """;
-    /** Design 9.7: the durable decision to compensate; only a rejected reservation may enter it. */
+    /** DESIGN.md §9.7: the durable decision to compensate; only a rejected reservation may enter it. */
     private static final String MARK_COMPENSATING = """
             UPDATE inventory_reservation
             SET status = 'COMPENSATING', version = version + 1, updated_at = clock_timestamp()
