@@ -24,13 +24,11 @@ class DlqWatcher extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(DlqWatcher.class);
 
-    private final SeckillProperties props;
     private final java.util.Map<String, AtomicLong> counts = new java.util.LinkedHashMap<>();
     private DeadLetters dlq;
 
     DlqWatcher(SeckillProperties props, MeterRegistry meters) {
         super("dlq-watch", "dlq.watch", Duration.ofSeconds(5), props, meters);
-        this.props = props;
         for (String group : java.util.List.of(props.mq().orderConsumerGroup(), props.mq().projectionGroup())) {
             AtomicLong count = new AtomicLong();
             counts.put(group, count);

@@ -43,7 +43,6 @@ class OrderConsumer extends PushConsumerRole {
 
     private static final Logger log = LoggerFactory.getLogger(OrderConsumer.class);
 
-    private final SeckillProperties props;
     private final OrderBatchService service;
     private final QuarantineRepository quarantine;
     private final TransactionTemplate tx;
@@ -55,7 +54,6 @@ class OrderConsumer extends PushConsumerRole {
     OrderConsumer(SeckillProperties props, OrderBatchService service, QuarantineRepository quarantine, TransactionTemplate tx,
             PipelineTrace trace, MeterRegistry meters) {
         super("order-consumer", props);
-        this.props = props;
         this.service = service;
         this.quarantine = quarantine;
         this.tx = tx;

@@ -49,7 +49,6 @@ class OutboxRelay extends PollingWorker {
     private final PipelineTrace trace;
     private final AnomalyRepository anomalies;
     private final Counter manual;
-    private final SeckillProperties props;
     private final SeckillProperties.Outbox cfg;
     private final String owner = MqClients.instanceName("outbox-relay");
     private final BacklogGauges backlog;
@@ -65,7 +64,6 @@ class OutboxRelay extends PollingWorker {
         this.anomalies = anomalies;
         this.manual = Counter.builder("outbox.manual")
                 .description("events the broker refuses as they are, kept MANUAL with an anomaly").register(meters);
-        this.props = props;
         this.cfg = props.outbox();
         this.backlog = new BacklogGauges(meters, "outbox.pending", "outbox.oldest.age.seconds");
         this.attempts = DistributionSummary.builder("outbox.attempt.count")

@@ -38,7 +38,6 @@ class ProjectionConsumer extends PushConsumerRole {
 
     private static final Logger log = LoggerFactory.getLogger(ProjectionConsumer.class);
 
-    private final SeckillProperties props;
     private final SaleRegistry registry;
     private final OrderProjection projection;
     private final MeterRegistry meters;
@@ -47,7 +46,6 @@ class ProjectionConsumer extends PushConsumerRole {
     ProjectionConsumer(SeckillProperties props, SaleRegistry registry, OrderProjection projection, PipelineTrace trace,
             MeterRegistry meters) {
         super("projection", props);
-        this.props = props;
         this.registry = registry;
         this.projection = projection;
         this.meters = meters;

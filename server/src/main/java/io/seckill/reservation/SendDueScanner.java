@@ -43,7 +43,6 @@ class SendDueScanner extends PollingWorker {
     private static final LuaScript SET_ASIDE = LuaScript.load("set_aside_entry");
     private static final int FIELDS = 11;
 
-    private final SeckillProperties props;
     private final SaleRegistry registry;
     private final Redis redis;
     private final DefaultMQProducer producer;
@@ -55,7 +54,6 @@ class SendDueScanner extends PollingWorker {
             DefaultMQProducer producer, AnomalyRepository anomalies, MeterRegistry meters) {
         super("send-due-scanner", "reservation.scan", props.reservation().scanInterval(), props, meters);
         this.anomalies = anomalies;
-        this.props = props;
         this.registry = registry;
         this.redis = redis;
         this.producer = producer;

@@ -14,7 +14,8 @@ public abstract class RoleLifecycle implements SmartLifecycle {
     public static final int PHASE = Integer.MAX_VALUE - 100;
 
     private final String role;
-    private final SeckillProperties props;
+    /** The engine's settings, for the role's own. */
+    protected final SeckillProperties props;
     private volatile boolean running;
 
     protected RoleLifecycle(String role, SeckillProperties props) {
