@@ -57,7 +57,7 @@ public class CompensationWorker extends PollingWorker {
     private final SaleRegistry registry;
     private final Redis redis;
     private final TransactionTemplate tx;
-    private final String owner = MqClients.instanceName("compensation") + "-" + UUID.randomUUID();
+    private final String owner = MqClients.instanceName("compensation");
     private final BacklogGauges backlog;
 
     CompensationWorker(CompensationTaskRepository tasks, ReservationRepository reservations, AnomalyRepository anomalies,

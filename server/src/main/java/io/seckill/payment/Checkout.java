@@ -34,7 +34,7 @@ public class Checkout {
     private final PaymentRepository payments;
     private final PaymentChannel channel;
     private final OrderCanceller canceller;
-    private final String owner = MqClients.instanceName("buyer-cancel") + "-" + UUID.randomUUID();
+    private final String owner = MqClients.instanceName("buyer-cancel");
 
     Checkout(OrderRepository orders, PaymentRepository payments, PaymentChannel channel, OrderCanceller canceller) {
         this.orders = orders;

@@ -2,7 +2,6 @@ package io.seckill.payment;
 
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -33,7 +32,7 @@ public class PaymentWorker extends PollingWorker {
     private final PaymentChannel channel;
     private final SeckillProperties.Payment cfg;
     private final StalledWork stalled;
-    private final String owner = MqClients.instanceName("payment") + "-" + UUID.randomUUID();
+    private final String owner = MqClients.instanceName("payment");
     private final BacklogGauges backlog;
 
     PaymentWorker(OrderCanceller canceller, PaymentRepository payments, OrderRepository orders, PaymentChannel channel, StalledWork stalled,

@@ -1,7 +1,5 @@
 package io.seckill.reconcile;
 
-import java.util.UUID;
-
 import org.springframework.stereotype.Component;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -19,7 +17,7 @@ class ReconcileWorker extends PollingWorker {
     private final Reconciler reconciler;
     private final ReconcileRepository repo;
     private final SeckillProperties.Reconcile cfg;
-    private final String owner = MqClients.instanceName("reconciler") + "-" + UUID.randomUUID();
+    private final String owner = MqClients.instanceName("reconciler");
 
     ReconcileWorker(Reconciler reconciler, ReconcileRepository repo, SeckillProperties props, MeterRegistry meters) {
         super("reconciler", "reconcile.worker", props.reconcile().interval(), props, meters);

@@ -46,7 +46,7 @@ class SendDueScanner extends PollingWorker {
     private final SaleRegistry registry;
     private final Redis redis;
     private final DefaultMQProducer producer;
-    private final String owner = MqClients.instanceName("send-due") + "-" + UUID.randomUUID();
+    private final String owner = MqClients.instanceName("send-due");
     private final AnomalyRepository anomalies;
     private final Counter leaseExpired;
 
