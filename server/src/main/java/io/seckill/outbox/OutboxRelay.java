@@ -57,18 +57,18 @@ class OutboxRelay extends PollingWorker {
     OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, AnomalyRepository anomalies,
             PipelineTrace trace, SeckillProperties props, MeterRegistry meters) {
         super("outbox-relay", "outbox.relay", props.outbox().idlePoll(), props, meters);
-        this.stalled = stalled;
-        this.outbox = outbox;
-        this.producer = producer;
-        this.trace = trace;
-        this.anomalies = anomalies;
+        this.cfg = props.outbox();
         this.manual = Counter.builder("outbox.manual")
                 .description("events the broker refuses as they are, kept MANUAL with an anomaly").register(meters);
-        this.cfg = props.outbox();
         this.backlog = new BacklogGauges(meters, "outbox.pending", "outbox.oldest.age.seconds");
         this.attempts = DistributionSummary.builder("outbox.attempt.count")
                 .description("how many sends an event took before the broker confirmed it (1 = the first)")
                 .serviceLevelObjectives(1, 2, 3, 5, 10).register(meters);
+        this.outbox = outbox;
+        this.producer = producer;
+        this.stalled = stalled;
+        this.anomalies = anomalies;
+        this.trace = trace;
     }
 
     private long lastHousekeeping;
