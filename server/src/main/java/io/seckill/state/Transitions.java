@@ -63,13 +63,15 @@ final class Transitions {
         return (Set<S>) table.get(state);
     }
 
-    /** One machine's table under construction; every state starts final. */
+    /** One machine's table under construction; every state starts final, and a state's moves are given once. */
     private static final class Table<S extends Enum<S>> {
         final Map<S, Set<S>> moves;
+        private final EnumSet<S> given;
         private EnumSet<S> sources;
 
         Table(Class<S> type) {
             moves = new EnumMap<>(type);
+            given = EnumSet.noneOf(type);
             for (S s : type.getEnumConstants()) {
                 moves.put(s, Collections.unmodifiableSet(EnumSet.noneOf(type)));
             }
@@ -85,6 +87,10 @@ final class Transitions {
         final Table<S> to(S first, S... more) {
             Set<S> targets = Collections.unmodifiableSet(EnumSet.of(first, more));
             for (S s : sources) {
+                if (!given.add(s)) {
+                    throw new IllegalStateException("the moves of " + s.getDeclaringClass().getSimpleName() + "." + s
+                            + " are given twice");
+                }
                 moves.put(s, targets);
             }
             return this;
