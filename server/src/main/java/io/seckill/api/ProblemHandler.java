@@ -69,10 +69,6 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e, HttpHeaders headers,
             HttpStatusCode status, WebRequest request) {
-        if (causedBy(e, BodyLimitFilter.TooLarge.class)) {
-            return cast(problem(HttpStatus.PAYLOAD_TOO_LARGE, Problems.problem(HttpStatus.PAYLOAD_TOO_LARGE,
-                    "PAYLOAD_TOO_LARGE", "request body is over the limit")));
-        }
         return cast(api(Refusal.invalid("body", "missing or malformed JSON body")));
     }
 
@@ -102,15 +98,6 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static ResponseEntity<Object> cast(ResponseEntity<ProblemDetail> r) {
         return (ResponseEntity) r;
-    }
-
-    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static String snake(String name) {

@@ -12,6 +12,7 @@ import org.springframework.http.ProblemDetail;
 
 import io.seckill.mq.Json;
 import io.seckill.refusal.Refusal;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 /** RFC 9457 problem details with a stable {@code code}: one shape for the application, filters and the container. */
@@ -98,15 +99,22 @@ public final class Problems {
         return m;
     }
 
-    /** Writes a problem to a servlet response that nothing has been written to yet. */
-    public static void write(HttpServletResponse response, HttpStatus status, String code, String detail) throws IOException {
+    /**
+     * Writes a problem to a servlet response that nothing has been written to yet. A request refused
+     * before its body was received whole is told its connection closes: the rest of the body is not
+     * read ({@link UnreadBodyValve}), and a client must not send its next request on that connection.
+     */
+    public static void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code,
+            String detail) throws IOException {
+        if (request.getAttribute(UnreadBodyValve.BODY_STILL_COMING) != null) {
+            response.setHeader("Connection", "close");
+        }
         byte[] body = json(status.value(), code, detail);
         response.setStatus(status.value());
         response.setContentType(CONTENT_TYPE);
         response.setCharacterEncoding(StandardCharsets.UTF_8.name());
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
-        response.flushBuffer();
     }
 
     private static URI type(String code) {

@@ -86,7 +86,7 @@ class SecurityConfig {
     /** A request the firewall refuses (a malformed or hostile path or parameter) is a 400 problem, not a 500. */
     @Bean
     RequestRejectedHandler requestRejected() {
-        return (request, response, e) -> write(response, HttpStatus.BAD_REQUEST, "INVALID_REQUEST",
+        return (request, response, e) -> write(request, response, HttpStatus.BAD_REQUEST, "INVALID_REQUEST",
                 "request refused: " + e.getMessage());
     }
 
@@ -107,11 +107,11 @@ class SecurityConfig {
     }
 
     private static AuthenticationEntryPoint unauthorized() {
-        return (request, response, e) -> write(response, HttpStatus.UNAUTHORIZED, "UNAUTHORIZED", detail(e));
+        return (request, response, e) -> write(request, response, HttpStatus.UNAUTHORIZED, "UNAUTHORIZED", detail(e));
     }
 
     private static AccessDeniedHandler forbidden() {
-        return (request, response, e) -> write(response, HttpStatus.FORBIDDEN, "FORBIDDEN",
+        return (request, response, e) -> write(request, response, HttpStatus.FORBIDDEN, "FORBIDDEN",
                 request.getRequestURI().startsWith("/api/v1/admin/") ? "admin scope required" : "not allowed");
     }
 
@@ -120,13 +120,13 @@ class SecurityConfig {
                 : e.getMessage();
     }
 
-    private static void write(jakarta.servlet.http.HttpServletResponse response, HttpStatus status, String code, String detail)
+    private static void write(HttpServletRequest request, jakarta.servlet.http.HttpServletResponse response, HttpStatus status, String code, String detail)
             throws IOException {
         if (!response.isCommitted()) {
             if (status == HttpStatus.UNAUTHORIZED) {
                 response.setHeader("WWW-Authenticate", "Bearer");
             }
-            Problems.write(response, status, code, detail);
+            Problems.write(request, response, status, code, detail);
         }
     }
 }

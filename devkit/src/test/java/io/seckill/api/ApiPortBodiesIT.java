@@ -1,0 +1,119 @@
+package io.seckill.api;
+
+import static io.seckill.support.RawHttp.askUnauthenticated;
+import static io.seckill.support.RawHttp.closedByServer;
+import static io.seckill.support.RawHttp.connect;
+import static io.seckill.support.RawHttp.reader;
+import static io.seckill.support.RawHttp.reservePath;
+import static io.seckill.support.RawHttp.status;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import io.seckill.support.IntegrationTest;
+
+/** What clients that send their bodies slowly, or not at all, hold of the API port (Tomcat), with the shipped settings. */
+class ApiPortBodiesIT extends IntegrationTest {
+
+    /** More than the port's 64 request threads. */
+    private static final int TRICKLERS = 80;
+
+    @Test
+    @DisplayName("80 connections trickling payment callback bodies (no token needed) hold no request thread: another "
+            + "client is answered at once, and each trickler is answered 408 at the 5 s body deadline and closed")
+    void trickledBodiesHoldNoThread() throws Exception {
+        double before = counter("api.request.body.refused", "reason", "timeout");
+        List<Socket> tricklers = new ArrayList<>();
+        ScheduledExecutorService pace = Executors.newSingleThreadScheduledExecutor();
+        try {
+            long start = System.nanoTime();
+            for (int i = 0; i < TRICKLERS; i++) {
+                Socket s = connect(port, 20_000);
+                send(s, "POST /api/v1/payments/callbacks/paysim HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: 2000\r\n\r\n{");
+                tricklers.add(s);
+            }
+            // a byte on every connection every 300 ms, well inside the 10 s read timeout: only a whole-body deadline ends them
+            pace.scheduleAtFixedRate(() -> tricklers.forEach(s -> {
+                try {
+                    send(s, " ");
+                } catch (IOException closedByTheServer) {
+                    // this one was answered and closed: the others go on
+                }
+            }), 300, 300, TimeUnit.MILLISECONDS);
+            Thread.sleep(1_000);
+
+            long asked = System.nanoTime();
+            try (Socket other = connect(port, 20_000)) {
+                assertThat(askUnauthenticated(other)).isEqualTo(401);
+            }
+            assertThat((System.nanoTime() - asked) / 1e9).as("seconds for another client's answer while %d bodies trickle",
+                    TRICKLERS).isLessThan(2.0);
+
+            for (Socket s : tricklers) {
+                assertThat(status(reader(s))).as("a trickled body at its deadline").isEqualTo(408);
+                assertThat(closedByServer(s)).as("its connection is closed, not read on").isTrue();
+            }
+            assertThat((System.nanoTime() - start) / 1e9).as("seconds until the last trickler was answered")
+                    .isBetween(4.5, 12.0);
+            assertThat(counter("api.request.body.refused", "reason", "timeout") - before).isEqualTo(TRICKLERS);
+        } finally {
+            pace.shutdownNow();
+            for (Socket s : tricklers) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a request refused by its token before its body came is answered 401 and closed at once, not read on "
+            + "for the 10 s read timeout; one whose body came whole keeps its connection")
+    void refusedBeforeTheBody() throws Exception {
+        try (Socket s = connect(port, 20_000)) {
+            send(s, "POST " + reservePath(1) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer not-a-token\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"request_id\"");
+            long sent = System.nanoTime();
+            assertThat(status(reader(s))).isEqualTo(401);
+            assertThat(closedByServer(s)).isTrue();
+            assertThat((System.nanoTime() - sent) / 1e9).as("seconds until closed").isLessThan(3.0);
+        }
+        try (Socket s = connect(port, 20_000)) {
+            assertThat(askUnauthenticated(s)).isEqualTo(401);
+            assertThat(askUnauthenticated(s)).as("the same connection, again").isEqualTo(401);
+        }
+    }
+
+    @Test
+    @DisplayName("a reserve call whose body comes in chunks, slowly but within the deadline, reaches its handler")
+    void chunkedBodyWithinTheDeadline() throws Exception {
+        long activityId = openSale(5);
+        String body = "{\"request_id\":\"" + UUID.randomUUID() + "\"}";
+        try (Socket s = connect(port, 20_000)) {
+            send(s, "POST /api/v1/activities/" + activityId + "/skus/1/reservations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                    + userToken(7) + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+            for (int at = 0; at < body.length(); at += 10) {
+                String part = body.substring(at, Math.min(body.length(), at + 10));
+                send(s, Integer.toHexString(part.length()) + "\r\n" + part + "\r\n");
+                Thread.sleep(200);
+            }
+            send(s, "0\r\n\r\n");
+            assertThat(status(reader(s))).isEqualTo(202);
+        }
+    }
+
+    private static void send(Socket s, String text) throws IOException {
+        s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+    }
+}
