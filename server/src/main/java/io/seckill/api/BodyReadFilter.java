@@ -23,6 +23,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -41,7 +42,8 @@ import jakarta.servlet.http.HttpServletResponse;
  * (and the payment callback path is open to anyone) would hold every thread and switch the buyer API
  * off. Here the body is read with a {@link ReadListener} in the servlet's asynchronous mode; the thread
  * goes back to the pool between the bytes, and the request is dispatched to its handler again once the
- * body is in memory. A body still incomplete at the deadline is answered {@code 408 REQUEST_TIMEOUT},
+ * body is in memory (a body already whole in the server's buffer when the request arrives, the common
+ * case, is handed on as it is). A body still incomplete at the deadline is answered {@code 408 REQUEST_TIMEOUT},
  * one over the bound {@code 413 PAYLOAD_TOO_LARGE}; either way the connection is then closed rather
  * than read further ({@link UnreadBodyValve}).
  *
@@ -105,15 +107,15 @@ class BodyReadFilter extends OncePerRequestFilter {
             return;
         }
         long declared = request.getContentLengthLong();
-        boolean chunked = request.getHeader("Transfer-Encoding") != null;
-        if (request.getDispatcherType() != jakarta.servlet.DispatcherType.REQUEST || declared == 0
-                || (declared < 0 && !chunked)) {
-            chain.doFilter(request, response);
-            return;
-        }
         if (declared > maxBytes) {
             tooLarge.increment();
             tooLarge(request, response);
+            return;
+        }
+        if (request.getDispatcherType() != DispatcherType.REQUEST
+                || request.getAttribute(UnreadBodyValve.BODY_STILL_COMING) == null) {
+            // no body, or all of it already in the server's buffer: reading it cannot wait on the client
+            chain.doFilter(request, response);
             return;
         }
         AsyncContext async = request.startAsync();
