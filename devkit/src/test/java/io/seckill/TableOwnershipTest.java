@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -16,48 +19,21 @@ import org.junit.jupiter.api.Test;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 
-import io.seckill.activity.InventoryRepository;
-import io.seckill.activity.LedgerRepository;
-import io.seckill.anomaly.AnomalyRepository;
-import io.seckill.compensation.CompensationTaskRepository;
-import io.seckill.hold.HoldRepository;
-import io.seckill.inbox.InboxRepository;
-import io.seckill.inbox.QuarantineRepository;
-import io.seckill.order.OrderRepository;
-import io.seckill.outbox.OutboxRepository;
-import io.seckill.payment.PaymentRepository;
-import io.seckill.reconcile.ReconcileRepository;
-import io.seckill.reconcile.RepairRepository;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.support.RepoDocs;
 import io.seckill.support.SqlConstants;
 
 /**
- * One owner per table (docs/DESIGN.md, "Tables and their owners"): every statement lives in the
- * repository of the table it is about - the one it writes, or the one it reads from - and may join
- * other tables only to read them. Every table the migrations create has exactly one owner.
+ * One owner per table: every statement lives in the repository of the table it is about - the one it
+ * writes, or the one it reads from - and may join other tables only to read them. The owners are the
+ * table "Tables and their owners" of docs/DESIGN.md, read from there: every table the migrations create
+ * has exactly one owner in it, and every owner it names is a class.
  */
 class TableOwnershipTest {
 
-    /** table -> the one repository whose SQL is about it. */
-    static final Map<String, String> OWNERS = Map.ofEntries(
-            Map.entry("activity", "io.seckill.activity.ActivityRepository"),
-            Map.entry("sku_inventory", InventoryRepository.class.getName()),
-            Map.entry("inventory_ledger", LedgerRepository.class.getName()),
-            Map.entry("stock_adjustment", "io.seckill.activity.StockAdjustmentRepository"),
-            Map.entry("inventory_reservation", ReservationRepository.class.getName()),
-            Map.entry("orders", OrderRepository.class.getName()),
-            Map.entry("payment_record", PaymentRepository.class.getName()),
-            Map.entry("payment_attempt", PaymentRepository.class.getName()),
-            Map.entry("payment_statement_checkpoint", PaymentRepository.class.getName()),
-            Map.entry("consumer_inbox", InboxRepository.class.getName()),
-            Map.entry("message_quarantine", QuarantineRepository.class.getName()),
-            Map.entry("event_outbox", OutboxRepository.class.getName()),
-            Map.entry("compensation_task", CompensationTaskRepository.class.getName()),
-            Map.entry("reconcile_anomaly", AnomalyRepository.class.getName()),
-            Map.entry("manual_hold", HoldRepository.class.getName()),
-            Map.entry("audit_log", HoldRepository.class.getName()),
-            Map.entry("repair_task", RepairRepository.class.getName()),
-            Map.entry("reconcile_lease", ReconcileRepository.class.getName()));
+    private static final Pattern OWNER_ROW = Pattern.compile("^\\| (`\\w+`(?:, `\\w+`)*) \\| `([\\w.]+)` \\|$");
+
+    /** table -> the one repository whose SQL is about it, from docs/DESIGN.md. */
+    private static final Map<String, String> OWNERS = documentedOwners();
 
     private static final Pattern CREATE_TABLE = Pattern.compile("CREATE TABLE (\\w+)", Pattern.CASE_INSENSITIVE);
 
@@ -83,8 +59,9 @@ class TableOwnershipTest {
     }
 
     @Test
-    @DisplayName("every table of the migrations has exactly one owning repository, and owners own real tables")
-    void everyTableHasAnOwner() throws IOException {
+    @DisplayName("every table of the migrations has exactly one owning repository in docs/DESIGN.md, and owners are "
+            + "real classes owning real tables")
+    void everyTableHasAnOwner() throws IOException, ClassNotFoundException {
         Set<String> tables = new TreeSet<>();
         for (Resource r : new PathMatchingResourcePatternResolver().getResources("classpath*:db/migration/*.sql")) {
             try (InputStream in = r.getInputStream()) {
@@ -96,6 +73,29 @@ class TableOwnershipTest {
         }
         assertThat(tables).hasSizeGreaterThan(10);
         assertThat(OWNERS.keySet()).containsExactlyInAnyOrderElementsOf(tables);
+        for (String owner : new TreeSet<>(OWNERS.values())) {
+            assertThat(Class.forName(owner)).as(owner).isNotNull();
+        }
+    }
+
+    private static Map<String, String> documentedOwners() {
+        Map<String, String> owners = new TreeMap<>();
+        try {
+            for (String line : Files.readAllLines(RepoDocs.doc("DESIGN.md"))) {
+                Matcher row = OWNER_ROW.matcher(line);
+                if (row.matches()) {
+                    for (String table : row.group(1).replace("`", "").split(", ")) {
+                        String previous = owners.put(table, "io.seckill." + row.group(2));
+                        if (previous != null) {
+                            throw new IllegalStateException("docs/DESIGN.md gives " + table + " two owners");
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return owners;
     }
 
     @Test

@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+
+import io.seckill.support.RepoDocs;
 
 /** The failpoint table of docs/DESIGN.md is the registry, row for row. */
 class FailpointDocsTest {
@@ -19,7 +20,7 @@ class FailpointDocsTest {
     @DisplayName("docs/DESIGN.md lists every registered failpoint with its place and fault rows, and nothing else")
     void docsFollowTheRegistry() throws IOException {
         Map<String, String> documented = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(design())) {
+        for (String line : Files.readAllLines(RepoDocs.doc("DESIGN.md"))) {
             if (line.startsWith("| `after_") || line.startsWith("| `during_")) {
                 String[] cells = line.split("\\|");
                 documented.put(cells[1].trim().replace("`", ""), cells[2].trim() + " | " + cells[3].trim());
@@ -31,15 +32,5 @@ class FailpointDocsTest {
                     .collect(Collectors.joining(", ")));
         }
         assertThat(documented).isEqualTo(registered);
-    }
-
-    static Path design() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path p = dir.resolve("docs/DESIGN.md");
-            if (Files.exists(p)) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("docs/DESIGN.md not found above " + Path.of("").toAbsolutePath());
     }
 }
