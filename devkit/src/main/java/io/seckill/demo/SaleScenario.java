@@ -125,7 +125,9 @@ public final class SaleScenario {
             out.println("new request by same buyer:   " + retries);
             out.printf("requests: %d in %.2f s = %.0f req/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms%n", requests,
                     seconds, requests / seconds, p50Micros / 1000.0, p99Micros / 1000.0, maxMicros / 1000.0);
-            out.println("  (buyers are JVM HTTP clients sharing the cores with the engines; ./seckill bench measures the server)");
+            out.println("  (buyers are JVM HTTP clients sharing the cores with the engines, and the sale starts on a cold JVM:");
+            out.println("   the JIT compiles the hot paths on about one core for most of the first minute; ./seckill bench");
+            out.println("   measures the server after a warm-up)");
             if (!failpointsFired.isEmpty()) {
                 out.println("chaos: failpoints fired " + failpointsFired + "; requests retried after a 500: " + retriedAfterError);
             }

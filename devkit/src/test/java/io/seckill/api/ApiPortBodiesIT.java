@@ -5,14 +5,14 @@ import static io.seckill.support.RawHttp.closedByServer;
 import static io.seckill.support.RawHttp.connect;
 import static io.seckill.support.RawHttp.reader;
 import static io.seckill.support.RawHttp.reservePath;
+import static io.seckill.support.RawHttp.send;
+import static io.seckill.support.RawHttp.startedCallbacks;
 import static io.seckill.support.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -38,16 +38,10 @@ class ApiPortBodiesIT extends IntegrationTest {
             + "client is answered at once, and each trickler is answered 408 at the 5 s body deadline and closed")
     void trickledBodiesHoldNoThread() throws Exception {
         double before = counter("api.request.body.refused", "reason", "timeout");
-        List<Socket> tricklers = new ArrayList<>();
         ScheduledExecutorService pace = Executors.newSingleThreadScheduledExecutor();
+        long start = System.nanoTime();
+        List<Socket> tricklers = startedCallbacks(port, TRICKLERS, 2000);
         try {
-            long start = System.nanoTime();
-            for (int i = 0; i < TRICKLERS; i++) {
-                Socket s = connect(port, 20_000);
-                send(s, "POST /api/v1/payments/callbacks/paysim HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                        + "Content-Length: 2000\r\n\r\n{");
-                tricklers.add(s);
-            }
             // a byte on every connection every 300 ms, well inside the 10 s read timeout: only a whole-body deadline ends them
             pace.scheduleAtFixedRate(() -> tricklers.forEach(s -> {
                 try {
@@ -122,10 +116,5 @@ class ApiPortBodiesIT extends IntegrationTest {
         // the reservation the handler made reaches PostgreSQL through the order pipeline
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
                 "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND user_id = 7", Long.class, activityId) == 1);
-    }
-
-    private static void send(Socket s, String text) throws IOException {
-        s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
-        s.getOutputStream().flush();
     }
 }

@@ -29,14 +29,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.TestPropertySource;
 
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.RawHttp;
+import io.seckill.support.SmallLimits;
 
 /** What one hostile client can hold of the admission entry: connections, a trickled request, an endless pipeline. */
-@TestPropertySource(properties = {"seckill.admission.entry-limits.max-connections=4",
-        "seckill.admission.entry-limits.request-timeout=1s", "seckill.admission.entry-limits.max-pipelined=4"})
+@SmallLimits
 class AdmissionEntryLimitsIT extends IntegrationTest {
 
     @Autowired

@@ -33,6 +33,32 @@ public final class RawHttp {
         return s;
     }
 
+    /** Writes {@code text} on the connection at once. */
+    public static void send(Socket s, String text) throws IOException {
+        s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+    }
+
+    /**
+     * The head of a payment callback (a path that needs no token) announcing a body of {@code length}
+     * bytes, with the body's first byte.
+     */
+    public static String callbackStart(int length) {
+        return "POST /api/v1/payments/callbacks/paysim HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + length + "\r\n\r\n{";
+    }
+
+    /** {@code n} connections, each having sent {@link #callbackStart} and nothing more yet. */
+    public static java.util.List<Socket> startedCallbacks(int port, int n, int length) throws IOException {
+        java.util.List<Socket> out = new java.util.ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Socket s = connect(port, 20_000);
+            out.add(s);
+            send(s, callbackStart(length));
+        }
+        return out;
+    }
+
     /** Sends {@link #UNAUTHENTICATED} on the connection: the status of its answer. */
     public static int askUnauthenticated(Socket s) throws IOException {
         s.getOutputStream().write(UNAUTHENTICATED.getBytes(StandardCharsets.US_ASCII));

@@ -10,6 +10,7 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
@@ -19,6 +20,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
@@ -45,7 +47,10 @@ import jakarta.servlet.http.HttpServletResponse;
  * body is in memory (a body already whole in the server's buffer when the request arrives, the common
  * case, is handed on as it is). A body still incomplete at the deadline is answered {@code 408 REQUEST_TIMEOUT},
  * one over the bound {@code 413 PAYLOAD_TOO_LARGE}; either way the connection is then closed rather
- * than read further ({@link UnreadBodyValve}).
+ * than read further ({@link UnreadBodyValve}). At most {@code seckill.api.max-slow-bodies} bodies are
+ * received this way at once, which bounds the memory they hold; past it a request whose body is still
+ * on its way is refused {@code 503 BUSY}; a request whose body arrives with its headers (the common case
+ * for a small JSON body) never needs one of those places.
  *
  * <p>The filter runs after Spring Security's: a buyer's or an operator's token is checked before any
  * byte of the body is read.
@@ -59,29 +64,42 @@ class BodyReadFilter extends OncePerRequestFilter {
 
     private final long maxBytes;
     private final long timeoutMs;
+    private final int maxSlowBodies;
+    private final AtomicInteger slowBodies = new AtomicInteger();
     private final Counter timedOut;
     private final Counter tooLarge;
     private final Counter clientGone;
+    private final Counter busy;
 
     BodyReadFilter(@Value("${seckill.api.max-body-bytes:65536}") long maxBytes,
-            @Value("${seckill.api.body-timeout:5s}") Duration timeout, MeterRegistry meters) {
+            @Value("${seckill.api.body-timeout:5s}") Duration timeout,
+            @Value("${seckill.api.max-slow-bodies:1000}") int maxSlowBodies, MeterRegistry meters) {
         if (maxBytes < 1024) {
             throw new IllegalArgumentException("seckill.api.max-body-bytes: must be at least 1024");
         }
         if (timeout.toMillis() < 100) {
             throw new IllegalArgumentException("seckill.api.body-timeout: must be at least 100ms");
         }
+        if (maxSlowBodies < 1) {
+            throw new IllegalArgumentException("seckill.api.max-slow-bodies: must be at least 1");
+        }
         this.maxBytes = maxBytes;
         this.timeoutMs = timeout.toMillis();
+        this.maxSlowBodies = maxSlowBodies;
         this.timedOut = refused(meters, "timeout");
         this.tooLarge = refused(meters, "too_large");
         this.clientGone = refused(meters, "client_gone");
+        this.busy = refused(meters, "busy");
+        Gauge.builder("api.request.body.slow", slowBodies, AtomicInteger::get)
+                .description("request bodies being received after their headers, each read without a thread; "
+                        + "at seckill.api.max-slow-bodies more are refused 503").register(meters);
     }
 
     private static Counter refused(MeterRegistry meters, String reason) {
         return Counter.builder("api.request.body.refused")
                 .description("request bodies on the API port not handed to a handler: timeout (408), too_large (413), "
-                        + "client_gone (the connection failed while the body was read)")
+                        + "busy (503: max-slow-bodies being received), client_gone (the connection failed while the "
+                        + "body was read)")
                 .tag("reason", reason).register(meters);
     }
 
@@ -118,10 +136,17 @@ class BodyReadFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
+        if (slowBodies.incrementAndGet() > maxSlowBodies) {
+            slowBodies.decrementAndGet();
+            busy.increment();
+            response.setHeader("Retry-After", "1");
+            Problems.write(request, response, HttpStatus.SERVICE_UNAVAILABLE, "BUSY",
+                    "too many request bodies are being received; send the body with its headers, or retry in a second");
+            return;
+        }
         AsyncContext async = request.startAsync();
         async.setTimeout(timeoutMs);
-        Reading reading = new Reading(request, async, request.getInputStream(),
-                declared > 0 ? (int) declared : 1024);
+        Reading reading = new Reading(request, async, request.getInputStream());
         async.addListener(reading);
         reading.in.setReadListener(reading);
     }
@@ -144,15 +169,15 @@ class BodyReadFilter extends OncePerRequestFilter {
         private final HttpServletRequest request;
         private final AsyncContext async;
         private final ServletInputStream in;
-        private final ByteArrayOutputStream body;
-        private final byte[] chunk = new byte[8192];
+        private final ByteArrayOutputStream body = new ByteArrayOutputStream(1024);
+        private final byte[] chunk = new byte[4096];
         private final AtomicBoolean ended = new AtomicBoolean();
+        private final AtomicBoolean released = new AtomicBoolean();
 
-        Reading(HttpServletRequest request, AsyncContext async, ServletInputStream in, int expected) {
+        Reading(HttpServletRequest request, AsyncContext async, ServletInputStream in) {
             this.request = request;
             this.async = async;
             this.in = in;
-            this.body = new ByteArrayOutputStream(expected);
         }
 
         @Override
@@ -163,9 +188,8 @@ class BodyReadFilter extends OncePerRequestFilter {
                     return;
                 }
                 body.write(chunk, 0, n);
-                if (body.size() > maxBytes) {
+                if (body.size() > maxBytes && end(Refused.TOO_LARGE)) {
                     tooLarge.increment();
-                    end(Refused.TOO_LARGE);
                 }
             }
         }
@@ -186,9 +210,8 @@ class BodyReadFilter extends OncePerRequestFilter {
 
         @Override
         public void onTimeout(AsyncEvent event) {
-            if (!ended.get()) {
+            if (end(Refused.TIMED_OUT)) {
                 timedOut.increment();
-                end(Refused.TIMED_OUT);
             }
         }
 
@@ -197,9 +220,13 @@ class BodyReadFilter extends OncePerRequestFilter {
             onError(event.getThrowable());
         }
 
+        /** The request is answered (after the handler ran, or refused): its place among the slow bodies is free. */
         @Override
         public void onComplete(AsyncEvent event) {
             ended.set(true);
+            if (released.compareAndSet(false, true)) {
+                slowBodies.decrementAndGet();
+            }
         }
 
         @Override
@@ -207,11 +234,14 @@ class BodyReadFilter extends OncePerRequestFilter {
             // the filter starts asynchronous mode once per request
         }
 
-        private void end(Object outcome) {
-            if (ended.compareAndSet(false, true)) {
-                request.setAttribute(OUTCOME, outcome);
-                async.dispatch();
+        /** Hands the outcome to a dispatch of the request, unless the reading already ended; whether it did so. */
+        private boolean end(Object outcome) {
+            if (!ended.compareAndSet(false, true)) {
+                return false;
             }
+            request.setAttribute(OUTCOME, outcome);
+            async.dispatch();
+            return true;
         }
     }
 
