@@ -50,7 +50,9 @@ class ApiPortBodiesIT extends IntegrationTest {
                     // this one was answered and closed: the others go on
                 }
             }), 300, 300, TimeUnit.MILLISECONDS);
-            Thread.sleep(1_000);
+            // every trickler's body is being received: each would hold a request thread if reads blocked
+            Awaitility.await().atMost(Duration.ofSeconds(3))
+                    .until(() -> meters.get("api.request.body.slow").gauge().value() >= TRICKLERS);
 
             long asked = System.nanoTime();
             try (Socket other = connect(port, 20_000)) {
@@ -106,7 +108,7 @@ class ApiPortBodiesIT extends IntegrationTest {
             for (int at = 0; at < body.length(); at += 10) {
                 String part = body.substring(at, Math.min(body.length(), at + 10));
                 send(s, chunked ? Integer.toHexString(part.length()) + "\r\n" + part + "\r\n" : part);
-                Thread.sleep(200);
+                Thread.sleep(200); // the client's pace, not a wait for the server
             }
             if (chunked) {
                 send(s, "0\r\n\r\n");
