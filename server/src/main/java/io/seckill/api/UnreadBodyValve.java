@@ -23,15 +23,15 @@ import jakarta.servlet.ServletException;
  */
 class UnreadBodyValve extends ValveBase {
 
-    UnreadBodyValve() {
-        super(true);
-    }
-
     /**
      * Set on a request whose body had not all arrived when it reached the application: a refusal
      * written before the body is read says the connection closes ({@link Problems#write}).
      */
     static final String BODY_STILL_COMING = UnreadBodyValve.class.getName() + ".bodyStillComing";
+
+    UnreadBodyValve() {
+        super(true);
+    }
 
     @Override
     public void invoke(Request request, Response response) throws IOException, ServletException {
