@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -101,19 +102,32 @@ class ApiPortBodiesIT extends IntegrationTest {
         long activityId = openSale(5);
         String body = "{\"request_id\":\"" + UUID.randomUUID() + "\"}";
         boolean chunked = framing.startsWith("Transfer-Encoding");
+        List<String> frames = new ArrayList<>();
+        for (int at = 0; at < body.length(); at += 10) {
+            String part = body.substring(at, Math.min(body.length(), at + 10));
+            frames.add(chunked ? Integer.toHexString(part.length()) + "\r\n" + part + "\r\n" : part);
+        }
+        if (chunked) {
+            frames.set(frames.size() - 1, frames.getLast() + "0\r\n\r\n");
+        }
+        ScheduledExecutorService pace = Executors.newSingleThreadScheduledExecutor();
         try (Socket s = connect(port, 20_000)) {
             send(s, "POST /api/v1/activities/" + activityId + "/skus/1/reservations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
                     + userToken(7) + "\r\nContent-Type: application/json\r\n"
                     + (chunked ? "Transfer-Encoding: chunked" : "Content-Length: " + body.length()) + "\r\n\r\n");
-            for (int at = 0; at < body.length(); at += 10) {
-                String part = body.substring(at, Math.min(body.length(), at + 10));
-                send(s, chunked ? Integer.toHexString(part.length()) + "\r\n" + part + "\r\n" : part);
-                Thread.sleep(200); // the client's pace, not a wait for the server
+            // the client's pace: a part of the body every 200 ms
+            for (int i = 0; i < frames.size(); i++) {
+                String frame = frames.get(i);
+                pace.schedule(() -> {
+                    send(s, frame);
+                    return null;
+                }, 200L * (i + 1), TimeUnit.MILLISECONDS);
             }
-            if (chunked) {
-                send(s, "0\r\n\r\n");
-            }
-            assertThat(status(reader(s))).isEqualTo(202);
+            Awaitility.await().atMost(Duration.ofSeconds(2))
+                    .until(() -> meters.get("api.request.body.slow").gauge().value() >= 1);
+            assertThat(status(reader(s))).as("answered once the last part came").isEqualTo(202);
+        } finally {
+            pace.shutdownNow();
         }
         // the reservation the handler made reaches PostgreSQL through the order pipeline
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(

@@ -28,6 +28,7 @@ import org.springframework.security.web.AuthenticationEntryPoint;
 
 import io.seckill.config.SeckillProperties;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 
 /**
  * Authentication and authorization, in one place: Spring Security's OAuth2 resource server checks
@@ -120,8 +121,8 @@ class SecurityConfig {
                 : e.getMessage();
     }
 
-    private static void write(HttpServletRequest request, jakarta.servlet.http.HttpServletResponse response, HttpStatus status, String code, String detail)
-            throws IOException {
+    private static void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code,
+            String detail) throws IOException {
         if (!response.isCommitted()) {
             if (status == HttpStatus.UNAUTHORIZED) {
                 response.setHeader("WWW-Authenticate", "Bearer");
