@@ -21,11 +21,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.awaitility.Awaitility;
+import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.seckill.support.IntegrationTest;
 
 /** What clients that send their bodies slowly, or not at all, hold of the API port (Tomcat), with the shipped settings. */
@@ -36,9 +41,14 @@ class ApiPortBodiesIT extends IntegrationTest {
 
     @Test
     @DisplayName("80 connections trickling payment callback bodies (no token needed) hold no request thread: another "
-            + "client is answered at once, and each trickler is answered 408 at the 5 s body deadline and closed")
+            + "client is answered at once, and each trickler is answered 408 at the 5 s body deadline and closed, "
+            + "with nothing logged as an error")
     void trickledBodiesHoldNoThread() throws Exception {
         double before = counter("api.request.body.refused", "reason", "timeout");
+        Logger api = (Logger) LoggerFactory.getLogger("io.seckill.api");
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        api.addAppender(logged);
         ScheduledExecutorService pace = Executors.newSingleThreadScheduledExecutor();
         long start = System.nanoTime();
         List<Socket> tricklers = startedCallbacks(port, TRICKLERS, 2000);
@@ -69,7 +79,9 @@ class ApiPortBodiesIT extends IntegrationTest {
             assertThat((System.nanoTime() - start) / 1e9).as("seconds until the last trickler was answered")
                     .isBetween(4.5, 12.0);
             assertThat(counter("api.request.body.refused", "reason", "timeout") - before).isEqualTo(TRICKLERS);
+            assertThat(logged.list).as("errors logged for answered timeouts").noneMatch(e -> e.getLevel() == Level.ERROR);
         } finally {
+            api.detachAppender(logged);
             pace.shutdownNow();
             for (Socket s : tricklers) {
                 s.close();

@@ -49,6 +49,10 @@ class UnreadBodyValve extends ValveBase {
             response.setHeader("Connection", "close");
         }
         request.getCoyoteRequest().action(ActionCode.DISABLE_SWALLOW_INPUT, null);
+        // Tomcat marks a request whose input it stops reading as failed, and would then send it through
+        // the error page; the answer is already written (by the time an asynchronous read's answer is, the
+        // response is closed, and the error page's write fails), so no error report is due
+        response.setErrorReported();
     }
 
     /** Whether part of the request's body has not reached the server yet. */
