@@ -2,9 +2,14 @@ package io.seckill.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,12 +21,16 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import io.seckill.cli.SaleClient;
+import io.seckill.entry.AdmissionEntry;
 import io.seckill.support.IntegrationTest;
 
 class RateLimitIT extends IntegrationTest {
 
     @Autowired
     AdmissionLimiter limiter;
+
+    @Autowired
+    AdmissionEntry entry;
 
     @Test
     @DisplayName("above seckill.admission.max-per-second a reservation request is answered 429 RATE_LIMITED before Redis")
@@ -79,6 +88,34 @@ class RateLimitIT extends IntegrationTest {
         }
         awaitSettled(activityId, 1);
         assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a 429 says when to come back, on both ports: Retry-After: 1 and retry_after_seconds")
+    void retryAfterOnBothPorts() throws Exception {
+        long activityId = openSale(10);
+        limiter.setMaxPerUserPerSecond(1);
+        HttpClient http = HttpClient.newHttpClient();
+        try {
+            for (int toPort : new int[] {port, entry.port()}) {
+                List<HttpResponse<String>> limited = new ArrayList<>();
+                for (int i = 0; i < 5 && limited.isEmpty(); i++) {
+                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + toPort
+                            + "/api/v1/activities/" + activityId + "/skus/1/reservations"))
+                            .header("Authorization", "Bearer " + userToken(804)).header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"request_id\":\"" + UUID.randomUUID() + "\"}")).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() == 429) {
+                        limited.add(r);
+                    }
+                }
+                assertThat(limited).as("a 429 on port %d", toPort).isNotEmpty();
+                assertThat(limited.getFirst().headers().firstValue("Retry-After")).hasValue("1");
+                assertThat(limited.getFirst().body()).contains("\"retry_after_seconds\":1");
+            }
+        } finally {
+            limiter.setMaxPerUserPerSecond(10);
+        }
     }
 
     @Test

@@ -9,13 +9,13 @@ import org.springframework.test.context.TestPropertySource;
 
 /**
  * The application with limits small enough for one test client to reach them, on both ports: the
- * admission entry's connections, request time and pipelining, and the API port's slow bodies. The
- * classes that carry it share one application context.
+ * admission entry's connections, request time and pipelining, the API port's slow bodies, and the
+ * status lookups' PostgreSQL budget. The classes that carry it share one application context.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @TestPropertySource(properties = {"seckill.admission.entry-limits.max-connections=4",
         "seckill.admission.entry-limits.request-timeout=1s", "seckill.admission.entry-limits.max-pipelined=4",
-        "seckill.api.max-slow-bodies=4"})
+        "seckill.api.max-slow-bodies=4", "seckill.reservation.status-db-reads-per-second=5"})
 public @interface SmallLimits {
 }

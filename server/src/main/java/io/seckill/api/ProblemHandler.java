@@ -38,7 +38,12 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             p.setProperty("field", e.field());
         }
         e.extra().forEach(p::setProperty);
-        return problem(status, p);
+        ResponseEntity.BodyBuilder answer = ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON);
+        String retryAfter = Problems.retryAfter(e);
+        if (retryAfter != null) {
+            answer.header(HttpHeaders.RETRY_AFTER, retryAfter);
+        }
+        return answer.body(p);
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)

@@ -89,6 +89,11 @@ public final class Problems {
         return Json.bytes(m);
     }
 
+    /** The {@code Retry-After} header's value for a refusal that asks the caller to come back; null for any other. */
+    public static String retryAfter(Refusal refusal) {
+        return refusal.extra().get("retry_after_seconds") instanceof Integer seconds ? seconds.toString() : null;
+    }
+
     private static Map<String, Object> document(int status, String code, String detail) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("type", type(code).toString());

@@ -126,6 +126,7 @@ public record SeckillProperties(
             @DefaultValue("2000") int maxInFlightSends,
             @DefaultValue("24h") Duration requestMapTtl,
             @DefaultValue("2s") Duration projectionStaleAfter,
+            @DefaultValue("500") int statusDbReadsPerSecond,
             @DefaultValue("10s") Duration scanLease,
             @DefaultValue("200") int scanBatch,
             @DefaultValue("200ms") Duration scanInterval,
@@ -134,6 +135,7 @@ public record SeckillProperties(
             @DefaultValue("5ms") Duration sendLinger) {
         public Reservation {
             between(sendBatch, 1, 1000, "seckill.reservation.send-batch");
+            between(statusDbReadsPerSecond, 0, Integer.MAX_VALUE, "seckill.reservation.status-db-reads-per-second");
             atLeast(sendLinger, "0ms", "seckill.reservation.send-linger");
             require(sendLinger.compareTo(Duration.ofSeconds(1)) <= 0, "seckill.reservation.send-linger",
                     "must be at most 1s (the answer does not wait for it, the order does)");

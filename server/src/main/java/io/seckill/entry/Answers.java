@@ -30,6 +30,10 @@ final class Answers {
         if (refusal.kind() == Refusal.Kind.UNAUTHENTICATED) {
             r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         }
+        String retryAfter = Problems.retryAfter(refusal);
+        if (retryAfter != null) {
+            r.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
+        }
         return r;
     }
 

@@ -1,14 +1,11 @@
 package io.seckill.reservation;
 
-import java.time.Duration;
-
 import org.springframework.stereotype.Component;
 
-import io.github.resilience4j.ratelimiter.RateLimiter;
-import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.ratelimit.PerSecondLimit;
 import io.seckill.ratelimit.PerUserWindow;
 
 /**
@@ -22,29 +19,17 @@ import io.seckill.ratelimit.PerUserWindow;
 @Component
 public class AdmissionLimiter {
 
-    private volatile RateLimiter limiter;
+    private volatile PerSecondLimit limiter;
     private volatile int perUser;
     private final Counter limited;
     private final Counter userLimited;
     private final PerUserWindow window = new PerUserWindow();
 
     AdmissionLimiter(SeckillProperties props, MeterRegistry meters) {
-        this.limiter = limiter(props.admission().maxPerSecond());
+        this.limiter = new PerSecondLimit("seckill.admission.max-per-second", props.admission().maxPerSecond());
         this.perUser = props.admission().maxPerUserPerSecond();
         this.limited = meters.counter("reservation.rate_limited", "scope", "instance");
         this.userLimited = meters.counter("reservation.rate_limited", "scope", "user");
-    }
-
-    /** null = no limit */
-    private static RateLimiter limiter(int perSecond) {
-        if (perSecond == 0) {
-            return null;
-        }
-        return RateLimiter.of("admission", RateLimiterConfig.custom()
-                .limitForPeriod(perSecond)
-                .limitRefreshPeriod(Duration.ofSeconds(1))
-                .timeoutDuration(Duration.ZERO)
-                .build());
     }
 
     /** @return false when {@code userId}'s share or this second's permits are used up */
@@ -53,8 +38,7 @@ public class AdmissionLimiter {
             userLimited.increment();
             return false;
         }
-        RateLimiter current = limiter;
-        if (current == null || current.acquirePermission()) {
+        if (limiter.tryAcquire()) {
             return true;
         }
         limited.increment();
@@ -66,7 +50,7 @@ public class AdmissionLimiter {
         if (perSecond < 0) {
             throw new IllegalArgumentException("max per second must be 0 (no limit) or positive");
         }
-        limiter = limiter(perSecond);
+        limiter = new PerSecondLimit("seckill.admission.max-per-second", perSecond);
     }
 
     /** Changes the per-user rate at run time, at once (0 = no limit). */

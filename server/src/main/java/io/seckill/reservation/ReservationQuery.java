@@ -12,6 +12,8 @@ import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -20,12 +22,23 @@ import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.redis.Redis;
+import io.seckill.ratelimit.PerSecondLimit;
 import io.seckill.redis.SkuSlot;
+import io.seckill.refusal.Refusal;
 import io.seckill.state.ReservationStatus;
 
 /**
  * A buyer's view of one reservation: from the Redis projection, falling back to PostgreSQL when
  * the projection is missing, unreachable, or still says RESERVED after it should have moved.
+ *
+ * <p>PostgreSQL is asked at most {@code seckill.reservation.status-db-reads-per-second} times a second
+ * by this instance. Buyers poll their reservation while the order pipeline is behind, which is when every
+ * RESERVED projection is past its staleness and PostgreSQL is busiest creating the orders they wait
+ * for; and a buyer polling made-up ids would make each poll a lookup. Past the budget a reservation
+ * the projection holds is answered from it ({@code QUEUED}: the projection moves when the order is
+ * made), and one it does not hold is answered {@code 503 BUSY} with a retry hint - absent from Redis
+ * is not absent, so it is never a 404 that PostgreSQL has not confirmed. Reads and skips are counted in
+ * {@code reservation_status_db_reads_total{result}}.
  */
 @Component
 class ReservationQuery {
@@ -36,13 +49,27 @@ class ReservationQuery {
     private final Redis redis;
     private final ReservationRepository reservations;
     private final long staleAfterMs;
+    private final PerSecondLimit dbReads;
+    private final Counter dbRead;
+    private final Counter dbSkipped;
 
     ReservationQuery(SaleRegistry registry, Redis redis, ReservationRepository reservations,
-            SeckillProperties props) {
+            SeckillProperties props, MeterRegistry meters) {
         this.registry = registry;
         this.redis = redis;
         this.reservations = reservations;
         this.staleAfterMs = props.reservation().projectionStaleAfter().toMillis();
+        this.dbReads = new PerSecondLimit("seckill.reservation.status-db-reads-per-second",
+                props.reservation().statusDbReadsPerSecond());
+        this.dbRead = dbReads(meters, "read");
+        this.dbSkipped = dbReads(meters, "skipped");
+    }
+
+    private static Counter dbReads(MeterRegistry meters, String result) {
+        return Counter.builder("reservation.status.db_reads")
+                .description("PostgreSQL lookups of a buyer's reservation status: read, or skipped past "
+                        + "seckill.reservation.status-db-reads-per-second (answered from Redis, or 503 BUSY)")
+                .tag("result", result).register(meters);
     }
 
     /** Where the buyer says the reservation is (the status URL of the 202 answer carries it); null when not said. */
@@ -51,17 +78,32 @@ class ReservationQuery {
 
     /** Empty when the reservation does not exist or belongs to someone else. */
     Optional<Map<String, Object>> find(long userId, UUID reservationId, Hint hint) {
-        Map<String, String> projected = fromRedis(userId, reservationId, hint);
+        SkuSlot slot = hint == null ? null : slot(hint.activityId(), hint.skuId(), userId);
+        // without the buyer's hint PostgreSQL knows the slot (one indexed lookup), once the order pipeline has the reservation
+        boolean pgHasNone = false;
+        if (slot == null && dbBudget()) {
+            Optional<ReservationRepository.Target> target = reservations.target(reservationId);
+            pgHasNone = target.isEmpty();
+            slot = target.map(t -> slot(t.activityId(), t.skuId(), t.userId())).orElse(null);
+        }
+        Map<String, String> projected = fromRedis(userId, reservationId, slot);
         if (!projected.isEmpty()) {
             if (!Long.toString(userId).equals(projected.get("user_id"))) {
                 return Optional.empty();
             }
             boolean settled = !"RESERVED".equals(projected.get("status"));
             long age = System.currentTimeMillis() - Long.parseLong(projected.getOrDefault("reserved_at_ms", "0"));
-            if (settled || age < staleAfterMs) {
+            // a stale projection is checked against PostgreSQL, unless PostgreSQL was just asked, or is over its budget
+            if (settled || age < staleAfterMs || pgHasNone || !dbBudget()) {
                 return Optional.of(view(reservationId, redisState(projected.get("status")), projected.get("order_id"),
                         orderStatus(projected.get("status")), null, "redis"));
             }
+        } else if (pgHasNone) {
+            return Optional.empty();
+        } else if (!dbBudget()) {
+            throw new Refusal(Refusal.Kind.UNAVAILABLE, "BUSY",
+                    "reservation lookups are over this instance's database budget; retry in a second", null,
+                    Map.of("retry_after_seconds", 1));
         }
         Optional<ReservationRepository.View> row = reservations.view(reservationId);
         if (row.isPresent()) {
@@ -78,20 +120,24 @@ class ReservationQuery {
         return Optional.empty();
     }
 
+    /** One permit of the PostgreSQL budget, counted either way. */
+    private boolean dbBudget() {
+        if (dbReads.tryAcquire()) {
+            dbRead.increment();
+            return true;
+        }
+        dbSkipped.increment();
+        return false;
+    }
+
     /**
-     * The reservation's Redis hash, read where it lives: the slot the buyer names, else the one
-     * PostgreSQL knows (one indexed lookup), else - a reservation not yet in PostgreSQL and no hint -
-     * every live SKU's slot in one pipelined round trip.
+     * The reservation's Redis hash, read where it lives: the slot known, else - a reservation not yet
+     * in PostgreSQL and no hint - every live SKU's slot in one pipelined round trip.
      */
-    private Map<String, String> fromRedis(long userId, UUID reservationId, Hint hint) {
+    private Map<String, String> fromRedis(long userId, UUID reservationId, SkuSlot known) {
         try {
-            SkuSlot slot = hint == null ? null : slot(hint.activityId(), hint.skuId(), userId);
-            if (slot == null) {
-                slot = reservations.target(reservationId)
-                        .map(t -> slot(t.activityId(), t.skuId(), t.userId())).orElse(null);
-            }
-            if (slot != null) {
-                return redis.sync().hgetall(slot.reservation(reservationId.toString()));
+            if (known != null) {
+                return redis.sync().hgetall(known.reservation(reservationId.toString()));
             }
             List<RedisFuture<Map<String, String>>> reads = new ArrayList<>();
             for (Activity a : registry.live()) {
