@@ -28,6 +28,8 @@ public final class EmbeddedEngines implements AutoCloseable {
     private final EmbeddedPostgres postgres;
     private final RedisServer redis;
     private final int redisPort;
+    /** The process {@link #pauseRedis()} stopped; 0 when none is. */
+    private volatile long pausedRedisPid;
     private final BrokerProcess broker;
 
     private EmbeddedEngines(Path home, EmbeddedPostgres postgres, RedisServer redis, int redisPort, BrokerProcess broker) {
@@ -129,6 +131,39 @@ public final class EmbeddedEngines implements AutoCloseable {
 
     public void startRedis() throws IOException {
         redis.start();
+    }
+
+    /**
+     * Stops the Redis process without closing anything (SIGSTOP), as a hung server or a network
+     * partition does: connections stay open and no command is answered until {@link #resumeRedis()}.
+     */
+    public void pauseRedis() throws IOException, InterruptedException {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri());
+        try (var c = client.connect()) {
+            pausedRedisPid = c.sync().info("server").lines().filter(l -> l.startsWith("process_id:"))
+                    .map(l -> Long.parseLong(l.substring("process_id:".length()).strip())).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("Redis did not say its process id"));
+        } finally {
+            client.shutdown();
+        }
+        signal("STOP", pausedRedisPid);
+    }
+
+    /** Lets the Redis process {@link #pauseRedis()} stopped run again (SIGCONT). */
+    public void resumeRedis() throws IOException, InterruptedException {
+        if (pausedRedisPid <= 0) {
+            throw new IllegalStateException("Redis is not paused");
+        }
+        signal("CONT", pausedRedisPid);
+        pausedRedisPid = 0;
+    }
+
+    private static void signal(String signal, long pid) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+        String said = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + signal + " " + pid + " failed: " + said);
+        }
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.micrometer.core.instrument.Counter;
@@ -22,6 +23,7 @@ import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.redis.Redis;
+import io.seckill.redis.RedisBreaker;
 import io.seckill.ratelimit.PerSecondLimit;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
@@ -47,16 +49,18 @@ class ReservationQuery {
 
     private final SaleRegistry registry;
     private final Redis redis;
+    private final RedisBreaker redisCalls;
     private final ReservationRepository reservations;
     private final long staleAfterMs;
     private final PerSecondLimit dbReads;
     private final Counter dbRead;
     private final Counter dbSkipped;
 
-    ReservationQuery(SaleRegistry registry, Redis redis, ReservationRepository reservations,
+    ReservationQuery(SaleRegistry registry, Redis redis, RedisBreaker redisCalls, ReservationRepository reservations,
             SeckillProperties props, MeterRegistry meters) {
         this.registry = registry;
         this.redis = redis;
+        this.redisCalls = redisCalls;
         this.reservations = reservations;
         this.staleAfterMs = props.reservation().projectionStaleAfter().toMillis();
         this.dbReads = new PerSecondLimit("seckill.reservation.status-db-reads-per-second",
@@ -136,26 +140,36 @@ class ReservationQuery {
      */
     private Map<String, String> fromRedis(long userId, UUID reservationId, SkuSlot known) {
         try {
-            if (known != null) {
-                return redis.sync().hgetall(known.reservation(reservationId.toString()));
+            return redisCalls.call(() -> known != null ? redis.sync().hgetall(known.reservation(reservationId.toString()))
+                    : everyLiveSlot(userId, reservationId));
+        } catch (RedisException e) {
+            log.warn("reservation.query_redis_failed reservation_id={} error_class={}", reservationId, e.getClass().getName());
+            return Map.of();
+        }
+    }
+
+    private Map<String, String> everyLiveSlot(long userId, UUID reservationId) {
+        List<RedisFuture<Map<String, String>>> reads = new ArrayList<>();
+        for (Activity a : registry.live()) {
+            for (Activity.Sku sku : a.skus()) {
+                SkuSlot s = SkuSlot.forUser(a.activityId(), sku.skuId(), sku.buckets(), userId);
+                reads.add(redis.async().hgetall(s.reservation(reservationId.toString())));
             }
-            List<RedisFuture<Map<String, String>>> reads = new ArrayList<>();
-            for (Activity a : registry.live()) {
-                for (Activity.Sku sku : a.skus()) {
-                    SkuSlot s = SkuSlot.forUser(a.activityId(), sku.skuId(), sku.buckets(), userId);
-                    reads.add(redis.async().hgetall(s.reservation(reservationId.toString())));
-                }
-            }
+        }
+        try {
             for (RedisFuture<Map<String, String>> f : reads) {
                 Map<String, String> h = f.get(2, TimeUnit.SECONDS);
                 if (!h.isEmpty()) {
                     return h;
                 }
             }
-        } catch (RedisException | ExecutionException | TimeoutException e) {
-            log.warn("reservation.query_redis_failed reservation_id={} error_class={}", reservationId, e.getClass().getName());
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RedisException re ? re : new RedisException(e.getCause());
+        } catch (TimeoutException e) {
+            throw new RedisCommandTimeoutException("the live slots were not read within 2 s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            throw new RedisException("interrupted while the live slots were read");
         }
         return Map.of();
     }

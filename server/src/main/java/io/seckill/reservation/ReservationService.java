@@ -23,6 +23,7 @@ import io.seckill.metrics.LogContext;
 import io.seckill.metrics.LogThrottle;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.RedisBreaker;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 
@@ -32,7 +33,7 @@ import io.seckill.refusal.Refusal;
  * is sent without holding up the answer. Redis errors refuse the sale (fail closed).
  */
 @Service
-public record ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis,
+public record ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis, RedisBreaker redisCalls,
         OrderRequestSender sender, BucketTransfers transfers, SeckillProperties.Reservation config, AdmissionBreaker breaker,
         MeterRegistry meters, Counter created, LogThrottle redisFailures) {
 
@@ -40,12 +41,12 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
     private static final LuaScript RESERVE = LuaScript.load("reserve");
 
     @Autowired
-    ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis,
+    ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis, RedisBreaker redisCalls,
             OrderRequestSender sender, BucketTransfers transfers, SeckillProperties props, MeterRegistry meters,
             AdmissionBreaker breaker) {
         // reservation_admitted_total: the design's reservation_created_total cannot exist, the Prometheus
         // client reserves the "_created" suffix (OpenMetrics counter timestamps)
-        this(registry, ids, redis, sender, transfers, props.reservation(), breaker, meters, Counter.builder("reservation.admitted")
+        this(registry, ids, redis, redisCalls, sender, transfers, props.reservation(), breaker, meters, Counter.builder("reservation.admitted")
                 .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)").register(meters),
                 new LogThrottle(Duration.ofSeconds(1)));
     }
@@ -90,10 +91,10 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
                 Long.toString(config.requestMapTtl().toMillis()));
         List<Object> reply;
         try {
-            reply = RESERVE.run(redis, keys.toArray(String[]::new), args.toArray(String[]::new));
-            if (LuaScript.code(reply) == -1 && slot.buckets() > 1) {
-                reply = fallThrough(slot, keys, args, reply);
-            }
+            reply = redisCalls.call(() -> {
+                List<Object> r = RESERVE.run(redis, keys.toArray(String[]::new), args.toArray(String[]::new));
+                return LuaScript.code(r) == -1 && slot.buckets() > 1 ? fallThrough(slot, keys, args, r) : r;
+            });
         } catch (RedisException e) {
             // every refusal is counted; during an outage one line a second says so (not a stack trace per buyer)
             meters.counter("reservation.refused", "reason", "redis_unavailable").increment();
