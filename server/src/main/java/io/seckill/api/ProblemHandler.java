@@ -1,8 +1,15 @@
 package io.seckill.api;
 
+import java.time.Duration;
+import java.util.Map;
+
 import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -18,6 +25,7 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
+import io.seckill.metrics.LogThrottle;
 import io.seckill.refusal.Refusal;
 
 /**
@@ -29,6 +37,8 @@ import io.seckill.refusal.Refusal;
 class ProblemHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
+
+    private final LogThrottle databaseAway = new LogThrottle(Duration.ofSeconds(1));
 
     @ExceptionHandler(Refusal.class)
     ResponseEntity<ProblemDetail> api(Refusal e) {
@@ -62,6 +72,22 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler(RequestRejectedException.class)
     ResponseEntity<ProblemDetail> rejected(RequestRejectedException e) {
         return api(Refusal.invalid("request", "refused: " + e.getMessage()));
+    }
+
+    /**
+     * PostgreSQL unreachable, timed out, or refused at once by its breaker: the caller may come back. A
+     * line a second says so, not a stack trace per request.
+     */
+    @ExceptionHandler({DataAccessResourceFailureException.class, QueryTimeoutException.class,
+        TransientDataAccessResourceException.class})
+    ResponseEntity<ProblemDetail> databaseAway(DataAccessException e) {
+        long suppressed = databaseAway.tryAcquire();
+        if (suppressed >= 0) {
+            log.warn("request.database_unavailable error_class={} suppressed_since_last={}: {}", e.getClass().getName(),
+                    suppressed, e.getMessage());
+        }
+        return api(new Refusal(Refusal.Kind.UNAVAILABLE, "UNAVAILABLE", "the database is not answering; retry later", null,
+                Map.of("retry_after_seconds", 1)));
     }
 
     @ExceptionHandler(Exception.class)

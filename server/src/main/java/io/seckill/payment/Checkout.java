@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
+import io.seckill.db.DbBreaker;
 import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRecord;
 import io.seckill.order.OrderRepository;
@@ -34,18 +35,24 @@ public class Checkout {
     private final PaymentRepository payments;
     private final PaymentChannel channel;
     private final OrderCanceller canceller;
+    private final DbBreaker dbCalls;
     private final String owner = MqClients.instanceName("buyer-cancel");
 
-    Checkout(OrderRepository orders, PaymentRepository payments, PaymentChannel channel, OrderCanceller canceller) {
+    Checkout(OrderRepository orders, PaymentRepository payments, PaymentChannel channel, OrderCanceller canceller,
+            DbBreaker dbCalls) {
         this.orders = orders;
         this.payments = payments;
         this.channel = channel;
         this.canceller = canceller;
+        this.dbCalls = dbCalls;
     }
 
-    /** The buyer's own order, or 404 (another buyer's order is as unknown as a missing one). */
+    /**
+     * The buyer's own order, or 404 (another buyer's order is as unknown as a missing one); refused at
+     * once while PostgreSQL does not answer ({@link DbBreaker}), which the web layer answers 503.
+     */
     public OrderRecord owned(long userId, UUID orderId) {
-        return orders.find(orderId).filter(o -> o.userId() == userId).orElseThrow(() -> Refusal.notFound("ORDER_NOT_FOUND",
+        return dbCalls.call(() -> orders.find(orderId)).filter(o -> o.userId() == userId).orElseThrow(() -> Refusal.notFound("ORDER_NOT_FOUND",
                 "no order " + orderId + " for this user"));
     }
 

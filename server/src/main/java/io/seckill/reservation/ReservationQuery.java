@@ -1,5 +1,6 @@
 package io.seckill.reservation;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
@@ -17,11 +19,16 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.stereotype.Component;
 
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.db.DbBreaker;
+import io.seckill.metrics.LogThrottle;
 import io.seckill.redis.Redis;
 import io.seckill.redis.RedisBreaker;
 import io.seckill.ratelimit.PerSecondLimit;
@@ -40,7 +47,9 @@ import io.seckill.state.ReservationStatus;
  * the projection holds is answered from it ({@code QUEUED}: the projection moves when the order is
  * made), and one it does not hold is answered {@code 503 BUSY} with a retry hint - absent from Redis
  * is not absent, so it is never a 404 that PostgreSQL has not confirmed. Reads and skips are counted in
- * {@code reservation_status_db_reads_total{result}}.
+ * {@code reservation_status_db_reads_total{result}}. While PostgreSQL does not answer, its reads are
+ * refused at once ({@link DbBreaker}) and answered the same way; while Redis does not answer
+ * ({@link RedisBreaker}), PostgreSQL is asked.
  */
 @Component
 class ReservationQuery {
@@ -50,17 +59,20 @@ class ReservationQuery {
     private final SaleRegistry registry;
     private final Redis redis;
     private final RedisBreaker redisCalls;
+    private final DbBreaker dbCalls;
+    private final LogThrottle dbFailures = new LogThrottle(Duration.ofSeconds(1));
     private final ReservationRepository reservations;
     private final long staleAfterMs;
     private final PerSecondLimit dbReads;
     private final Counter dbRead;
     private final Counter dbSkipped;
 
-    ReservationQuery(SaleRegistry registry, Redis redis, RedisBreaker redisCalls, ReservationRepository reservations,
-            SeckillProperties props, MeterRegistry meters) {
+    ReservationQuery(SaleRegistry registry, Redis redis, RedisBreaker redisCalls, DbBreaker dbCalls,
+            ReservationRepository reservations, SeckillProperties props, MeterRegistry meters) {
         this.registry = registry;
         this.redis = redis;
         this.redisCalls = redisCalls;
+        this.dbCalls = dbCalls;
         this.reservations = reservations;
         this.staleAfterMs = props.reservation().projectionStaleAfter().toMillis();
         this.dbReads = new PerSecondLimit("seckill.reservation.status-db-reads-per-second",
@@ -86,9 +98,9 @@ class ReservationQuery {
         // without the buyer's hint PostgreSQL knows the slot (one indexed lookup), once the order pipeline has the reservation
         boolean pgHasNone = false;
         if (slot == null && dbBudget()) {
-            Optional<ReservationRepository.Target> target = reservations.target(reservationId);
-            pgHasNone = target.isEmpty();
-            slot = target.map(t -> slot(t.activityId(), t.skuId(), t.userId())).orElse(null);
+            Pg<ReservationRepository.Target> target = fromPostgres(() -> reservations.target(reservationId), reservationId);
+            pgHasNone = target.none();
+            slot = target.value().map(t -> slot(t.activityId(), t.skuId(), t.userId())).orElse(null);
         }
         Map<String, String> projected = fromRedis(userId, reservationId, slot);
         if (!projected.isEmpty()) {
@@ -99,19 +111,16 @@ class ReservationQuery {
             long age = System.currentTimeMillis() - Long.parseLong(projected.getOrDefault("reserved_at_ms", "0"));
             // a stale projection is checked against PostgreSQL, unless PostgreSQL was just asked, or is over its budget
             if (settled || age < staleAfterMs || pgHasNone || !dbBudget()) {
-                return Optional.of(view(reservationId, redisState(projected.get("status")), projected.get("order_id"),
-                        orderStatus(projected.get("status")), null, "redis"));
+                return Optional.of(projection(reservationId, projected));
             }
         } else if (pgHasNone) {
             return Optional.empty();
         } else if (!dbBudget()) {
-            throw new Refusal(Refusal.Kind.UNAVAILABLE, "BUSY",
-                    "reservation lookups are over this instance's database budget; retry in a second", null,
-                    Map.of("retry_after_seconds", 1));
+            throw busy("reservation lookups are over this instance's database budget; retry in a second");
         }
-        Optional<ReservationRepository.View> row = reservations.view(reservationId);
-        if (row.isPresent()) {
-            ReservationRepository.View v = row.get();
+        Pg<ReservationRepository.View> row = fromPostgres(() -> reservations.view(reservationId), reservationId);
+        if (row.value().isPresent()) {
+            ReservationRepository.View v = row.value().get();
             if (v.userId() != userId) {
                 return Optional.empty();
             }
@@ -119,9 +128,43 @@ class ReservationQuery {
                     v.orderStatus() == null ? null : v.orderStatus().name(), v.reasonCode(), "postgres"));
         }
         if (!projected.isEmpty()) {
-            return Optional.of(view(reservationId, "QUEUED", null, null, null, "redis"));
+            return Optional.of(projection(reservationId, projected));
+        }
+        if (!row.answered()) {
+            throw busy("the reservation is not in Redis and PostgreSQL is not answering; retry in a second");
         }
         return Optional.empty();
+    }
+
+    private static Refusal busy(String detail) {
+        return new Refusal(Refusal.Kind.UNAVAILABLE, "BUSY", detail, null, Map.of("retry_after_seconds", 1));
+    }
+
+    /** What PostgreSQL said of a read; {@code answered} is false when it did not answer (its value then empty). */
+    private record Pg<T>(boolean answered, Optional<T> value) {
+        /** PostgreSQL answered that there is none. */
+        boolean none() {
+            return answered && value.isEmpty();
+        }
+    }
+
+    /** The read, or that PostgreSQL did not answer it (refused by its breaker, no connection, timed out). */
+    private <T> Pg<T> fromPostgres(Supplier<Optional<T>> read, UUID reservationId) {
+        try {
+            return new Pg<>(true, dbCalls.call(read));
+        } catch (DataAccessResourceFailureException | QueryTimeoutException | TransientDataAccessResourceException e) {
+            long suppressed = dbFailures.tryAcquire();
+            if (suppressed >= 0) {
+                log.warn("reservation.query_db_failed reservation_id={} error_class={} suppressed_since_last={}",
+                        reservationId, e.getClass().getName(), suppressed);
+            }
+            return new Pg<>(false, Optional.empty());
+        }
+    }
+
+    private static Map<String, Object> projection(UUID reservationId, Map<String, String> projected) {
+        return view(reservationId, redisState(projected.get("status")), projected.get("order_id"),
+                orderStatus(projected.get("status")), null, "redis");
     }
 
     /** One permit of the PostgreSQL budget, counted either way. */
