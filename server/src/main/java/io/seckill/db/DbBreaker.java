@@ -1,7 +1,5 @@
 package io.seckill.db;
 
-import java.util.function.Supplier;
-
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.dao.TransientDataAccessResourceException;
@@ -21,19 +19,16 @@ import io.seckill.retry.FailFast;
  * {@code postgres_breaker_refused_total}.
  */
 @Component
-public class DbBreaker {
-
-    private final FailFast calls;
+public class DbBreaker extends FailFast {
 
     public DbBreaker(MeterRegistry meters) {
-        this.calls = new FailFast("postgres", e -> e instanceof DataAccessResourceFailureException
-                || e instanceof QueryTimeoutException || e instanceof TransientDataAccessResourceException,
-                NotAnswering::new, meters);
+        super("postgres", DbBreaker::noAnswer, NotAnswering::new, meters);
     }
 
-    /** The read's result; {@link NotAnswering} at once while PostgreSQL is judged not to answer. */
-    public <T> T call(Supplier<T> read) {
-        return calls.call(read);
+    /** PostgreSQL did not answer: no connection, a statement timed out, a resource failing for now. */
+    public static boolean noAnswer(Throwable e) {
+        return e instanceof DataAccessResourceFailureException || e instanceof QueryTimeoutException
+                || e instanceof TransientDataAccessResourceException;
     }
 
     /** Refused without asking PostgreSQL: it has not been answering. */

@@ -1,7 +1,5 @@
 package io.seckill.redis;
 
-import java.util.function.Supplier;
-
 import org.springframework.stereotype.Component;
 
 import io.lettuce.core.RedisCommandExecutionException;
@@ -20,18 +18,11 @@ import io.seckill.retry.FailFast;
  * {@code redis_breaker_refused_total}.
  */
 @Component
-public class RedisBreaker {
-
-    private final FailFast calls;
+public class RedisBreaker extends FailFast {
 
     public RedisBreaker(MeterRegistry meters) {
-        this.calls = new FailFast("redis", e -> e instanceof RedisException && !(e instanceof RedisCommandExecutionException),
+        super("redis", e -> e instanceof RedisException && !(e instanceof RedisCommandExecutionException),
                 NotAnswering::new, meters);
-    }
-
-    /** The call's result; {@link NotAnswering} at once while Redis is judged not to answer. */
-    public <T> T call(Supplier<T> call) {
-        return calls.call(call);
     }
 
     /** Refused without asking Redis: it has not been answering. */

@@ -1,6 +1,5 @@
 package io.seckill.reservation;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,28 +9,20 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.QueryTimeoutException;
-import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.stereotype.Component;
 
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.db.DbBreaker;
-import io.seckill.metrics.LogThrottle;
 import io.seckill.redis.Redis;
 import io.seckill.redis.RedisBreaker;
-import io.seckill.ratelimit.PerSecondLimit;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.ReservationStatus;
@@ -59,33 +50,18 @@ class ReservationQuery {
     private final SaleRegistry registry;
     private final Redis redis;
     private final RedisBreaker redisCalls;
-    private final DbBreaker dbCalls;
-    private final LogThrottle dbFailures = new LogThrottle(Duration.ofSeconds(1));
     private final ReservationRepository reservations;
+    private final StatusReads postgres;
     private final long staleAfterMs;
-    private final PerSecondLimit dbReads;
-    private final Counter dbRead;
-    private final Counter dbSkipped;
 
-    ReservationQuery(SaleRegistry registry, Redis redis, RedisBreaker redisCalls, DbBreaker dbCalls,
-            ReservationRepository reservations, SeckillProperties props, MeterRegistry meters) {
+    ReservationQuery(SaleRegistry registry, Redis redis, RedisBreaker redisCalls, ReservationRepository reservations,
+            StatusReads postgres, SeckillProperties props) {
         this.registry = registry;
         this.redis = redis;
         this.redisCalls = redisCalls;
-        this.dbCalls = dbCalls;
         this.reservations = reservations;
+        this.postgres = postgres;
         this.staleAfterMs = props.reservation().projectionStaleAfter().toMillis();
-        this.dbReads = new PerSecondLimit("seckill.reservation.status-db-reads-per-second",
-                props.reservation().statusDbReadsPerSecond());
-        this.dbRead = dbReads(meters, "read");
-        this.dbSkipped = dbReads(meters, "skipped");
-    }
-
-    private static Counter dbReads(MeterRegistry meters, String result) {
-        return Counter.builder("reservation.status.db_reads")
-                .description("PostgreSQL lookups of a buyer's reservation status: read, or skipped past "
-                        + "seckill.reservation.status-db-reads-per-second (answered from Redis, or 503 BUSY)")
-                .tag("result", result).register(meters);
     }
 
     /** Where the buyer says the reservation is (the status URL of the 202 answer carries it); null when not said. */
@@ -97,8 +73,9 @@ class ReservationQuery {
         SkuSlot slot = hint == null ? null : slot(hint.activityId(), hint.skuId(), userId);
         // without the buyer's hint PostgreSQL knows the slot (one indexed lookup), once the order pipeline has the reservation
         boolean pgHasNone = false;
-        if (slot == null && dbBudget()) {
-            Pg<ReservationRepository.Target> target = fromPostgres(() -> reservations.target(reservationId), reservationId);
+        if (slot == null && postgres.permit()) {
+            StatusReads.Pg<ReservationRepository.Target> target = postgres.read(() -> reservations.target(reservationId),
+                    reservationId);
             pgHasNone = target.none();
             slot = target.value().map(t -> slot(t.activityId(), t.skuId(), t.userId())).orElse(null);
         }
@@ -110,15 +87,15 @@ class ReservationQuery {
             boolean settled = !"RESERVED".equals(projected.get("status"));
             long age = System.currentTimeMillis() - Long.parseLong(projected.getOrDefault("reserved_at_ms", "0"));
             // a stale projection is checked against PostgreSQL, unless PostgreSQL was just asked, or is over its budget
-            if (settled || age < staleAfterMs || pgHasNone || !dbBudget()) {
+            if (settled || age < staleAfterMs || pgHasNone || !postgres.permit()) {
                 return Optional.of(projection(reservationId, projected));
             }
         } else if (pgHasNone) {
             return Optional.empty();
-        } else if (!dbBudget()) {
+        } else if (!postgres.permit()) {
             throw busy("reservation lookups are over this instance's database budget; retry in a second");
         }
-        Pg<ReservationRepository.View> row = fromPostgres(() -> reservations.view(reservationId), reservationId);
+        StatusReads.Pg<ReservationRepository.View> row = postgres.read(() -> reservations.view(reservationId), reservationId);
         if (row.value().isPresent()) {
             ReservationRepository.View v = row.value().get();
             if (v.userId() != userId) {
@@ -140,41 +117,9 @@ class ReservationQuery {
         return new Refusal(Refusal.Kind.UNAVAILABLE, "BUSY", detail, null, Map.of("retry_after_seconds", 1));
     }
 
-    /** What PostgreSQL said of a read; {@code answered} is false when it did not answer (its value then empty). */
-    private record Pg<T>(boolean answered, Optional<T> value) {
-        /** PostgreSQL answered that there is none. */
-        boolean none() {
-            return answered && value.isEmpty();
-        }
-    }
-
-    /** The read, or that PostgreSQL did not answer it (refused by its breaker, no connection, timed out). */
-    private <T> Pg<T> fromPostgres(Supplier<Optional<T>> read, UUID reservationId) {
-        try {
-            return new Pg<>(true, dbCalls.call(read));
-        } catch (DataAccessResourceFailureException | QueryTimeoutException | TransientDataAccessResourceException e) {
-            long suppressed = dbFailures.tryAcquire();
-            if (suppressed >= 0) {
-                log.warn("reservation.query_db_failed reservation_id={} error_class={} suppressed_since_last={}",
-                        reservationId, e.getClass().getName(), suppressed);
-            }
-            return new Pg<>(false, Optional.empty());
-        }
-    }
-
     private static Map<String, Object> projection(UUID reservationId, Map<String, String> projected) {
         return view(reservationId, redisState(projected.get("status")), projected.get("order_id"),
                 orderStatus(projected.get("status")), null, "redis");
-    }
-
-    /** One permit of the PostgreSQL budget, counted either way. */
-    private boolean dbBudget() {
-        if (dbReads.tryAcquire()) {
-            dbRead.increment();
-            return true;
-        }
-        dbSkipped.increment();
-        return false;
     }
 
     /**

@@ -26,7 +26,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  * while calls are refused, {@code <name>_breaker_refused_total} counts them, and each change of state is
  * logged ({@code <name>.breaker}).
  */
-public final class FailFast {
+public class FailFast {
 
     private static final Logger log = LoggerFactory.getLogger(FailFast.class);
 
@@ -34,7 +34,7 @@ public final class FailFast {
     private final Supplier<? extends RuntimeException> refusal;
     private final Counter refused;
 
-    public FailFast(String name, Predicate<Throwable> noAnswer, Supplier<? extends RuntimeException> refusal,
+    protected FailFast(String name, Predicate<Throwable> noAnswer, Supplier<? extends RuntimeException> refusal,
             MeterRegistry meters) {
         this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
@@ -56,6 +56,11 @@ public final class FailFast {
         Gauge.builder(name + ".breaker.open", breaker, b -> b.getState() == CircuitBreaker.State.OPEN ? 1 : 0)
                 .description("1 while calls to " + name + " on buyers' requests are refused at once (not answering)")
                 .register(meters);
+    }
+
+    /** Whether calls go through as usual: not refused, nor only a few let through to probe the dependency. */
+    public boolean isClosed() {
+        return breaker.getState() == CircuitBreaker.State.CLOSED;
     }
 
     /** The call's result; the refusal at once while the dependency is judged not to answer. */
