@@ -52,8 +52,8 @@ public class Checkout {
      * once while PostgreSQL does not answer ({@link DbBreaker}), which the web layer answers 503.
      */
     public OrderRecord owned(long userId, UUID orderId) {
-        return dbCalls.call(() -> orders.find(orderId)).filter(o -> o.userId() == userId).orElseThrow(() -> Refusal.notFound("ORDER_NOT_FOUND",
-                "no order " + orderId + " for this user"));
+        return dbCalls.call(() -> orders.find(orderId)).filter(o -> o.userId() == userId)
+                .orElseThrow(() -> Refusal.notFound("ORDER_NOT_FOUND", "no order " + orderId + " for this user"));
     }
 
     public Opened open(OrderRecord o, String notifyUrl) {

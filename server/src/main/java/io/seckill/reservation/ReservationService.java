@@ -46,8 +46,10 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
             AdmissionBreaker breaker) {
         // reservation_admitted_total: the design's reservation_created_total cannot exist, the Prometheus
         // client reserves the "_created" suffix (OpenMetrics counter timestamps)
-        this(registry, ids, redis, redisCalls, sender, transfers, props.reservation(), breaker, meters, Counter.builder("reservation.admitted")
-                .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)").register(meters),
+        this(registry, ids, redis, redisCalls, sender, transfers, props.reservation(), breaker, meters,
+                Counter.builder("reservation.admitted")
+                        .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)")
+                        .register(meters),
                 new LogThrottle(Duration.ofSeconds(1)));
     }
 
