@@ -180,6 +180,24 @@ class AdmissionEntryIT extends IntegrationTest {
     }
 
     @Test
+    @DisplayName("a body over the limit is answered 413 while it is still arriving; the client can go on sending it for "
+            + "a moment without its connection being reset, and then the connection ends")
+    void oversizedBodyIsAnsweredNotReset() throws Exception {
+        try (java.net.Socket s = RawHttp.connect(entry.port(), 10_000)) {
+            RawHttp.send(s, "POST " + reservePath(1) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + userToken(44)
+                    + "\r\nContent-Type: application/json\r\nContent-Length: 300000\r\n\r\n{\"request_id\":\"");
+            assertThat(status(RawHttp.reader(s))).as("answered on the declared length").isEqualTo(413);
+            byte[] chunk = "x".repeat(16 * 1024).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            // 256 KB more after the answer: read and dropped by the entry; a socket closed at once would reset these writes
+            for (int i = 0; i < 16; i++) {
+                s.getOutputStream().write(chunk);
+            }
+            s.getOutputStream().flush();
+            assertThat(RawHttp.closedByServer(s)).as("the connection ends after the moment").isTrue();
+        }
+    }
+
+    @Test
     @DisplayName("a client that resets its connection mid-request is counted in admission_entry_channel_failures_total "
             + "and closed; the entry goes on answering")
     void resetConnectionIsCountedAndClosed() throws Exception {
