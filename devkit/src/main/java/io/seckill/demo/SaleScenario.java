@@ -207,7 +207,17 @@ public final class SaleScenario {
         long terminal;
         int redisWaits = 0;
         while (true) {
+            // PostgreSQL's states first, Redis's after: final states do not move again, so a projection read after
+            // them has seen every change they made (read the other way round, a cancel committed between the two
+            // reads would count as drained before Redis released its unit)
             terminal = checker.terminal(queued);
+            Map<String, Long> orders = app.getBean(OrderRepository.class).countByStatus(activityId);
+            boolean ordersFinal = orders.keySet().stream().allMatch(st -> st.equals("PAID") || st.equals("CANCELLED"));
+            // every payment taken after a cancel has come back through its callback and been refunded
+            Map<String, Long> payments = app.getBean(PaymentRepository.class).paymentCounts(activityId);
+            boolean refundsDone = !payments.containsKey("REFUNDING") && payments.getOrDefault("REFUNDED", 0L)
+                    >= behaviour.getOrDefault("paid after the cancel", new AtomicLong()).get();
+            boolean allRecorded = app.getBean(PaymentRepository.class).unrecorded(sim.paidPayments()).isEmpty();
             boolean projected;
             try {
                 projected = activities.inventoryView(activityId).stream()
@@ -219,13 +229,6 @@ public final class SaleScenario {
                 }
                 projected = false;
             }
-            Map<String, Long> orders = app.getBean(OrderRepository.class).countByStatus(activityId);
-            boolean ordersFinal = orders.keySet().stream().allMatch(st -> st.equals("PAID") || st.equals("CANCELLED"));
-            // every payment taken after a cancel has come back through its callback and been refunded
-            Map<String, Long> payments = app.getBean(PaymentRepository.class).paymentCounts(activityId);
-            boolean refundsDone = !payments.containsKey("REFUNDING") && payments.getOrDefault("REFUNDED", 0L)
-                    >= behaviour.getOrDefault("paid after the cancel", new AtomicLong()).get();
-            boolean allRecorded = app.getBean(PaymentRepository.class).unrecorded(sim.paidPayments()).isEmpty();
             if ((terminal == queued.size() && projected && ordersFinal && refundsDone && allRecorded)
                     || System.nanoTime() > deadline) {
                 break;
