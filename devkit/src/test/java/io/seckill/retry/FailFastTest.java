@@ -19,11 +19,7 @@ class FailFastTest {
     @Test
     @DisplayName("ten calls without an answer open the breaker: the next call is refused without being made, and counted")
     void opensOnCallsWithoutAnAnswer() {
-        for (int i = 0; i < 10; i++) {
-            assertThatThrownBy(() -> redis.call(() -> {
-                throw new RedisCommandTimeoutException("no answer");
-            })).isInstanceOf(RedisCommandTimeoutException.class);
-        }
+        failCalls(10, new RedisCommandTimeoutException("no answer"));
         assertThat(redis.isClosed()).isFalse();
         boolean[] made = {false};
         assertThatThrownBy(() -> redis.call(() -> made[0] = true)).isInstanceOf(RedisBreaker.NotAnswering.class)
@@ -36,13 +32,18 @@ class FailFastTest {
     @Test
     @DisplayName("an error reply is an answer: twenty of them leave the breaker closed, and answered calls go on")
     void errorRepliesAreAnswers() {
-        for (int i = 0; i < 20; i++) {
-            assertThatThrownBy(() -> redis.call(() -> {
-                throw new RedisCommandExecutionException("ERR a script failed");
-            })).isInstanceOf(RedisCommandExecutionException.class);
-        }
+        failCalls(20, new RedisCommandExecutionException("ERR a script failed"));
         assertThat(redis.isClosed()).isTrue();
         assertThat(redis.call(() -> "OK")).isEqualTo("OK");
         assertThat(meters.get("redis.breaker.open").gauge().value()).isZero();
+    }
+
+    /** {@code n} calls through the breaker, each failing with {@code failure}, which reaches the caller as it is. */
+    private void failCalls(int n, RuntimeException failure) {
+        for (int i = 0; i < n; i++) {
+            assertThatThrownBy(() -> redis.call(() -> {
+                throw failure;
+            })).isSameAs(failure);
+        }
     }
 }

@@ -7,9 +7,6 @@ import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.QueryTimeoutException;
-import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -25,6 +22,7 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
+import io.seckill.db.DbBreaker;
 import io.seckill.metrics.LogThrottle;
 import io.seckill.refusal.Refusal;
 
@@ -75,12 +73,15 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     /**
-     * PostgreSQL unreachable, timed out, or refused at once by its breaker: the caller may come back. A
-     * line a second says so, not a stack trace per request.
+     * PostgreSQL unreachable, timed out, or refused at once by its breaker ({@link DbBreaker#noAnswer}): the
+     * caller may come back. A line a second says so, not a stack trace per request. Any other database
+     * failure is unexpected.
      */
-    @ExceptionHandler({DataAccessResourceFailureException.class, QueryTimeoutException.class,
-        TransientDataAccessResourceException.class})
-    ResponseEntity<ProblemDetail> databaseAway(DataAccessException e) {
+    @ExceptionHandler(DataAccessException.class)
+    ResponseEntity<ProblemDetail> database(DataAccessException e) {
+        if (!DbBreaker.noAnswer(e)) {
+            return unexpected(e);
+        }
         long suppressed = databaseAway.tryAcquire();
         if (suppressed >= 0) {
             log.warn("request.database_unavailable error_class={} suppressed_since_last={}: {}", e.getClass().getName(),
