@@ -3,6 +3,11 @@ package io.seckill.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
@@ -34,9 +39,14 @@ class RedisHangIT extends IntegrationTest {
         double refusedBefore = counter("redis.breaker.refused");
         TimedCalls during;
         SaleClient.Response poll;
+        List<String> requestIds = new ArrayList<>();
+        for (int i = 0; i < BUYERS; i++) {
+            requestIds.add(UUID.randomUUID().toString());
+        }
         TestEngines.get().pauseRedis();
         try {
-            during = TimedCalls.run(BUYERS, AT_ONCE, i -> reserve(700 + i, activityId, 1).code());
+            during = TimedCalls.run(BUYERS, AT_ONCE, i -> client().reserve(userToken(700 + i), activityId, 1,
+                    requestIds.get(i)).code());
             poll = client().get("/api/v1/reservations/" + settled + "?activity_id=" + activityId + "&sku_id=1",
                     userToken(601));
         } finally {
@@ -58,7 +68,19 @@ class RedisHangIT extends IntegrationTest {
         Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
                 .until(() -> client().get("/api/v1/reservations/" + settled + "?activity_id=" + activityId + "&sku_id=1",
                         userToken(601)).status() == 200 && redisCalls.isClosed());
-        awaitSettled(activityId, 2);
+        // a call that timed out may still have run once Redis resumed: its reservation is the buyer's, and a retry
+        // with the same request_id answers it instead of making a second one
+        Map<String, Integer> retried = new TreeMap<>();
+        for (int i = 0; i < BUYERS; i++) {
+            SaleClient.Response r = client().reserve(userToken(700 + i), activityId, 1, requestIds.get(i));
+            retried.merge(r.code() + (Boolean.TRUE.equals(r.body().get("replayed")) ? " replayed" : ""), 1, Integer::sum);
+        }
+        assertThat(retried.keySet()).as("retries with the same request_id: " + retried)
+                .isSubsetOf("QUEUED", "QUEUED replayed");
+        long late = retried.getOrDefault("QUEUED replayed", 0);
+        assertThat(awaitAllSettled(activityId)).as("reservations: 2 + one per hung buyer").isEqualTo(2 + BUYERS);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(2 + BUYERS);
+        assertThat(late).as("calls that timed out and ran once Redis resumed").isLessThanOrEqualTo(2 * AT_ONCE);
         assertInvariants(activityId, true);
     }
 }

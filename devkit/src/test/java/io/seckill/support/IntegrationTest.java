@@ -246,6 +246,18 @@ public abstract class IntegrationTest {
         });
     }
 
+    /**
+     * Waits (bounded) until Redis holds no open reservation of the sale - every one it admitted, also those whose
+     * caller heard no answer, has its outcome - then as {@link #awaitSettled}; how many reservations the sale has.
+     */
+    protected long awaitAllSettled(long activityId) {
+        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> activities
+                .inventoryView(activityId).stream().allMatch(v -> v.redis().openReserved() == 0));
+        long reservations = count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ?", activityId);
+        awaitSettled(activityId, reservations);
+        return reservations;
+    }
+
     /** Asserts every guarantee (DESIGN.md, Guarantees) for the sale. */
     protected void assertInvariants(long activityId, boolean quiet) {
         List<InvariantChecker.Check> checks = invariants.check(activityId, quiet);

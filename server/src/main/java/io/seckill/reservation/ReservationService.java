@@ -106,7 +106,9 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
                         + "suppressed_since_last={}: {}", activityId, skuId, userId, requestId, e.getClass().getName(),
                         suppressed, e.getMessage());
             }
-            throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED", "admission is unavailable; retry later");
+            // a call that timed out may still run once Redis answers: a retry with the same request_id finds it
+            throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED", "admission is unavailable; retry later with "
+                    + "the same request_id, which answers the reservation this attempt may have made");
         }
         long code = LuaScript.code(reply);
         String rid = LuaScript.text(reply, 2);
