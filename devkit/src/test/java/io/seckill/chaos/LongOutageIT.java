@@ -35,7 +35,7 @@ import io.seckill.support.TestEngines;
 @Tag("outage")
 class LongOutageIT extends IntegrationTest {
 
-    private static final Duration OUTAGE = Duration.ofSeconds(Long.getLong("seckill.outage.seconds", 30));
+    private static final Duration OUTAGE = Duration.ofSeconds(Long.getLong("seckill.outage.seconds", 300));
 
     @Autowired
     AdmissionBreaker breaker;
@@ -162,7 +162,10 @@ class LongOutageIT extends IntegrationTest {
         Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(200)).until(() -> count(
                 "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_CREATED'", activityId)
                 == 5 + queued.size());
-        System.out.println("XXX drained_ms=" + (System.nanoTime() - back) / 1_000_000 + " queued=" + queued.size());
+        // a held batch probes PostgreSQL at least every 5 s and the pool gives up on a connection after 5 s: the
+        // orders follow within seconds of the restart, not after the broker's redelivery delays
+        assertThat((System.nanoTime() - back) / 1_000_000).as("ms from the restart until every order was created")
+                .isLessThan(20_000);
         assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
                 activityId)).as("none rejected for its deadline while its message waited").isZero();
         assertThat(meters.counter("order.consume", "result", "retry").count()).as("no redelivery used up")
