@@ -27,8 +27,8 @@ import io.seckill.support.TimedCalls;
 
 /**
  * PostgreSQL stopped against buyers' requests on the API port: reads fail fast, the reserve call goes on.
- * In the outage suite: after the restart the shared context's order consumer takes tens of seconds to
- * drain what it held, which the default suite's other tests would wait on.
+ * In the outage suite with the other tests that stop an engine: every worker of the shared context meets
+ * the outage, and the tests after it would start among their retries.
  */
 @Tag("outage")
 class DatabaseAwayIT extends IntegrationTest {
