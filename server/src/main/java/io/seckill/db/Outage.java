@@ -22,14 +22,19 @@ public enum Outage {
     /**
      * The server answers but writes nothing: a read-only transaction (a standby still behind the address
      * after a failover, or a primary its platform turned read-only as the disk filled), out of disk, out of
-     * memory. A query that only reads succeeds, so only a write tells when it is over.
+     * memory, or a write that does not finish within the statement timeout. A query that only reads
+     * succeeds, so only a write tells when it is over.
      */
     NOT_WRITING;
 
     /** PostgreSQL's codes for a server that is going away or not ready: admin/crash shutdown, cannot connect now. */
     private static final Set<String> SERVER_GOING = Set.of("57P01", "57P02", "57P03");
-    /** read_only_sql_transaction, disk_full, out_of_memory. */
-    private static final Set<String> WRITES_REFUSED = Set.of("25006", "53100", "53200");
+    /**
+     * read_only_sql_transaction, disk_full, out_of_memory; query_canceled: a statement past its
+     * statement_timeout (waiting on a lock a lost session holds until the server ends that session, or on a
+     * server too slow to finish it) or cancelled by an operator.
+     */
+    private static final Set<String> WRITES_REFUSED = Set.of("25006", "53100", "53200", "57014");
 
     /** The failure a lost connection raises (SQLSTATE 08006), for a drill that stages one. */
     public static SQLException lostConnection(String message) {
