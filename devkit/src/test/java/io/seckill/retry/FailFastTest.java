@@ -3,6 +3,8 @@ package io.seckill.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +16,8 @@ import io.seckill.redis.RedisBreaker;
 class FailFastTest {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private final RedisBreaker redis = new RedisBreaker(meters);
+    private final AtomicInteger reconnects = new AtomicInteger();
+    private final RedisBreaker redis = new RedisBreaker(meters, reconnects::incrementAndGet);
 
     @Test
     @DisplayName("ten calls without an answer open the breaker: the next call is refused without being made, and counted")
@@ -27,6 +30,7 @@ class FailFastTest {
         assertThat(made[0]).as("the refused call was not made").isFalse();
         assertThat(meters.get("redis.breaker.refused").counter().count()).isEqualTo(1);
         assertThat(meters.get("redis.breaker.open").gauge().value()).isEqualTo(1);
+        assertThat(reconnects).as("opened on unanswered calls: the connection is made anew").hasValue(1);
     }
 
     @Test
@@ -35,6 +39,7 @@ class FailFastTest {
         failCalls(20, new RedisCommandExecutionException("ERR a script failed"));
         assertThat(redis.isClosed()).isTrue();
         assertThat(redis.call(() -> "OK")).isEqualTo("OK");
+        assertThat(reconnects).hasValue(0);
         assertThat(meters.get("redis.breaker.open").gauge().value()).isZero();
     }
 

@@ -5,7 +5,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import java.util.concurrent.TimeUnit;
+
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisChannelWriter;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
@@ -16,6 +21,11 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.protocol.CommandExpiryWriter;
+import io.lettuce.core.protocol.DefaultEndpoint;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 
 /**
  * The engine's one Redis connection, standalone or Redis Cluster: only commands that name their keys,
@@ -23,10 +33,11 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
  *
  * @param cluster true on a Redis Cluster (a script is loaded on every master)
  * @param masters each master's INFO, for what no keyed command tells (memory, evictions)
+ * @param sockets closes the connection's sockets, which are then made anew ({@link #reconnect()})
  * @param resources what {@link #close()} releases: the connection, and the client when this owns it
  */
 public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsyncCommands<String, String> async,
-        boolean cluster, Masters masters, AutoCloseable resources) implements AutoCloseable {
+        boolean cluster, Masters masters, Runnable sockets, AutoCloseable resources) implements AutoCloseable {
 
     /** The masters of the deployment: the one server of a standalone Redis, every master of a cluster. */
     @FunctionalInterface
@@ -36,6 +47,14 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
     }
 
     static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+    /** A lost connection is made again after 50 ms, the pause growing (with jitter) to a second. */
+    private static final Delay RECONNECT = Delay.equalJitter(Duration.ofMillis(50), Duration.ofSeconds(1), 2,
+            TimeUnit.MILLISECONDS);
+    /** Connecting, handshake included, gives up as a command does. */
+    private static final SocketOptions SOCKET = SocketOptions.builder().connectTimeout(COMMAND_TIMEOUT)
+            .keepAlive(SocketOptions.KeepAliveOptions.builder().enable().idle(Duration.ofSeconds(10))
+                    .interval(Duration.ofSeconds(5)).count(3).build())
+            .build();
 
     /**
      * A standalone Redis ({@code redisUri}), or a Redis Cluster from its seed nodes with the topology
@@ -44,21 +63,25 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
      * rather than waits.
      */
     public static Redis connect(String redisUri, List<String> clusterSeeds) {
+        ClientResources resources = ClientResources.builder().reconnectDelay(RECONNECT).build();
         if (clusterSeeds.isEmpty()) {
             RedisURI uri = RedisURI.create(redisUri);
-            RedisClient client = RedisClient.create();
+            RedisClient client = RedisClient.create(resources);
             client.setOptions(ClientOptions.builder()
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(TimeoutOptions.enabled(COMMAND_TIMEOUT))
+                    .socketOptions(SOCKET)
                     .build());
-            return standalone(client, uri);
+            return standalone(client, uri, resources);
         }
-        RedisClusterClient client = RedisClusterClient.create(clusterSeeds.stream().map(RedisURI::create).toList());
+        RedisClusterClient client = RedisClusterClient.create(resources,
+                clusterSeeds.stream().map(RedisURI::create).toList());
         client.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled(COMMAND_TIMEOUT))
+                .socketOptions(SOCKET)
                 .maxRedirects(5)
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(Duration.ofSeconds(10))
@@ -66,25 +89,27 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
                         .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
                         .build())
                 .build());
-        return cluster(client);
+        return cluster(client, resources);
     }
 
     /** A connection to a standalone Redis; closing it leaves the client to its owner. */
     public static Redis of(StatefulRedisConnection<String, String> c) {
-        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, "redis"), c::close);
+        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, "redis"), () -> closeSocket(c), c::close);
     }
 
-    /** A connection to {@code uri} this owns, client included. */
-    public static Redis standalone(RedisClient client, RedisURI uri) {
+    /** A connection to {@code uri} this owns, client and its resources included. */
+    private static Redis standalone(RedisClient client, RedisURI uri, ClientResources resources) {
         StatefulRedisConnection<String, String> c = client.connect(uri);
-        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, uri.getHost() + ":" + uri.getPort()), () -> {
-            c.close();
-            client.shutdown();
-        });
+        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, uri.getHost() + ":" + uri.getPort()),
+                () -> closeSocket(c), () -> {
+                    c.close();
+                    client.shutdown();
+                    resources.shutdown();
+                });
     }
 
-    /** A cluster connection this owns, client included. */
-    public static Redis cluster(RedisClusterClient client) {
+    /** A cluster connection this owns, client and its resources included. */
+    private static Redis cluster(RedisClusterClient client, ClientResources resources) {
         StatefulRedisClusterConnection<String, String> c = client.connect();
         Masters masters = section -> {
             Map<String, String> out = new TreeMap<>();
@@ -92,10 +117,49 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
                     .forEach((node, text) -> out.put(node.getUri().getHost() + ":" + node.getUri().getPort(), text));
             return out;
         };
-        return new Redis(c.sync(), c.async(), true, masters, () -> {
+        Runnable sockets = () -> {
+            IllegalStateException failed = null;
+            for (RedisClusterNode node : c.getPartitions()) {
+                try {
+                    closeSocket(c.getConnection(node.getNodeId()));
+                } catch (RuntimeException e) {
+                    // the other nodes' sockets are closed all the same; the caller hears of every failure
+                    if (failed == null) {
+                        failed = new IllegalStateException("closing the sockets of the cluster's nodes");
+                    }
+                    failed.addSuppressed(e);
+                }
+            }
+            if (failed != null) {
+                throw failed;
+            }
+        };
+        return new Redis(c.sync(), c.async(), true, masters, sockets, () -> {
             c.close();
             client.shutdown();
+            resources.shutdown();
         });
+    }
+
+    /**
+     * Closes the connection's sockets; Lettuce connects again at once (commands meanwhile are refused, not
+     * queued). A connection whose server vanished without a word - a partition, a failover that left the
+     * old address silent - is otherwise kept: each command times out on it, and only the kernel gives up
+     * on the socket, after about 15 minutes of retransmissions.
+     */
+    public void reconnect() {
+        sockets.run();
+    }
+
+    private static void closeSocket(StatefulRedisConnection<?, ?> c) {
+        RedisChannelWriter writer = ((RedisChannelHandler<?, ?>) c).getChannelWriter();
+        while (writer instanceof CommandExpiryWriter expiring) {
+            writer = expiring.getDelegate();
+        }
+        if (!(writer instanceof DefaultEndpoint endpoint)) {
+            throw new IllegalStateException("no socket to close behind " + writer.getClass().getName());
+        }
+        endpoint.disconnect();
     }
 
     private static Masters standaloneInfo(StatefulRedisConnection<String, String> c, String address) {

@@ -1,5 +1,6 @@
 package io.seckill.redis;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 import io.lettuce.core.RedisCommandExecutionException;
@@ -20,9 +21,27 @@ import io.seckill.retry.FailFast;
 @Component
 public class RedisBreaker extends FailFast {
 
-    public RedisBreaker(MeterRegistry meters) {
+    private final Runnable reconnect;
+
+    @Autowired
+    public RedisBreaker(MeterRegistry meters, Redis redis) {
+        this(meters, redis::reconnect);
+    }
+
+    /** {@code reconnect}: what opening on unanswered calls does to the connection ({@link Redis#reconnect()}). */
+    public RedisBreaker(MeterRegistry meters, Runnable reconnect) {
         super("redis", e -> e instanceof RedisException && !(e instanceof RedisCommandExecutionException),
                 NotAnswering::new, meters);
+        this.reconnect = reconnect;
+    }
+
+    /**
+     * Calls went unanswered: the connection is made anew. A server that hangs answers on the new one once
+     * it resumes; one that vanished behind a partition or a failover would never answer on the old one.
+     */
+    @Override
+    protected void openedOnFailures() {
+        reconnect.run();
     }
 
     /** Refused without asking Redis: it has not been answering. */

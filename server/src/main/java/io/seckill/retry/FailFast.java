@@ -30,6 +30,9 @@ public class FailFast {
 
     private static final Logger log = LoggerFactory.getLogger(FailFast.class);
 
+    /** Percent of the window's calls failed for want of an answer that opens the breaker. */
+    private static final float FAILURE_RATE = 50;
+
     private final CircuitBreaker breaker;
     private final Supplier<? extends RuntimeException> refusal;
     private final Counter refused;
@@ -40,7 +43,7 @@ public class FailFast {
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
                 .minimumNumberOfCalls(10)
-                .failureRateThreshold(50)
+                .failureRateThreshold(FAILURE_RATE)
                 .slowCallDurationThreshold(Duration.ofSeconds(1))
                 .slowCallRateThreshold(80)
                 .waitDurationInOpenState(Duration.ofSeconds(1))
@@ -48,14 +51,31 @@ public class FailFast {
                 .recordException(noAnswer)
                 .build());
         this.refusal = refusal;
-        this.breaker.getEventPublisher().onStateTransition(e -> log.warn("{}.breaker {} -> {}", name,
-                e.getStateTransition().getFromState(), e.getStateTransition().getToState()));
+        this.breaker.getEventPublisher().onStateTransition(e -> {
+            log.warn("{}.breaker {} -> {}", name, e.getStateTransition().getFromState(), e.getStateTransition().getToState());
+            if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN
+                    && breaker.getMetrics().getFailureRate() >= FAILURE_RATE) {
+                try {
+                    openedOnFailures();
+                } catch (RuntimeException failed) {
+                    log.error("{}.breaker_open_action_failed error_class={}: {}", name, failed.getClass().getName(),
+                            failed.getMessage(), failed);
+                }
+            }
+        });
         this.refused = Counter.builder(name + ".breaker.refused")
                 .description("calls to " + name + " on buyers' requests refused at once because it was not answering")
                 .register(meters);
         Gauge.builder(name + ".breaker.open", breaker, b -> b.getState() == CircuitBreaker.State.OPEN ? 1 : 0)
                 .description("1 while calls to " + name + " on buyers' requests are refused at once (not answering)")
                 .register(meters);
+    }
+
+    /**
+     * The breaker has just opened because calls went unanswered (not because they were only slow): what the
+     * dependency's client can do about it. Nothing by default.
+     */
+    protected void openedOnFailures() {
     }
 
     /** Whether calls go through as usual: not refused, nor only a few let through to probe the dependency. */
