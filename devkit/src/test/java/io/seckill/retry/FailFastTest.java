@@ -34,6 +34,15 @@ class FailFastTest {
     }
 
     @Test
+    @DisplayName("calls that time out while others are answered open the breaker but keep the connection that answers")
+    void timeoutsBesideAnswersKeepTheConnection() {
+        assertThat(redis.call(() -> "OK")).isEqualTo("OK");
+        failCalls(9, new RedisCommandTimeoutException("no answer in time"));
+        assertThat(redis.isClosed()).isFalse();
+        assertThat(reconnects).as("answered a moment ago: busy, not gone").hasValue(0);
+    }
+
+    @Test
     @DisplayName("an error reply is an answer: twenty of them leave the breaker closed, and answered calls go on")
     void errorRepliesAreAnswers() {
         failCalls(20, new RedisCommandExecutionException("ERR a script failed"));

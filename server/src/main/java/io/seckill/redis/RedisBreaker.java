@@ -1,5 +1,7 @@
 package io.seckill.redis;
 
+import java.time.Duration;
+
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
@@ -21,6 +23,9 @@ import io.seckill.retry.FailFast;
 @Component
 public class RedisBreaker extends FailFast {
 
+    /** No call answered for this long, as calls time out: the connection is taken for silent. */
+    private static final Duration SILENT = Duration.ofSeconds(1);
+
     private final Runnable reconnect;
 
     @Autowired
@@ -36,12 +41,16 @@ public class RedisBreaker extends FailFast {
     }
 
     /**
-     * Calls went unanswered: the connection is made anew. A server that hangs answers on the new one once
-     * it resumes; one that vanished behind a partition or a failover would never answer on the old one.
+     * Calls went unanswered and none has been answered for a second: the connection is made anew. A server
+     * that hangs answers on the new one once it resumes; one that vanished behind a partition or a failover
+     * would never answer on the old one. A connection that still answers some calls (a Redis too busy to
+     * answer the others in time) is kept: closing it would fail every command in flight on it.
      */
     @Override
     protected void openedOnFailures() {
-        reconnect.run();
+        if (unansweredFor(SILENT)) {
+            reconnect.run();
+        }
     }
 
     /** Refused without asking Redis: it has not been answering. */

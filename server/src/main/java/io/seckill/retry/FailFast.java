@@ -34,6 +34,9 @@ public class FailFast {
     private static final float FAILURE_RATE = 50;
 
     private final CircuitBreaker breaker;
+    private final Predicate<Throwable> noAnswer;
+    /** When a call was last answered (System.nanoTime); a day before this breaker was made until one is. */
+    private volatile long lastAnswer = System.nanoTime() - Duration.ofDays(1).toNanos();
     private final Supplier<? extends RuntimeException> refusal;
     private final Counter refused;
 
@@ -51,6 +54,7 @@ public class FailFast {
                 .recordException(noAnswer)
                 .build());
         this.refusal = refusal;
+        this.noAnswer = noAnswer;
         this.breaker.getEventPublisher().onStateTransition(e -> {
             log.warn("{}.breaker {} -> {}", name, e.getStateTransition().getFromState(), e.getStateTransition().getToState());
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN
@@ -86,10 +90,22 @@ public class FailFast {
     /** The call's result; the refusal at once while the dependency is judged not to answer. */
     public <T> T call(Supplier<T> call) {
         try {
-            return breaker.executeSupplier(call);
+            T result = breaker.executeSupplier(call);
+            lastAnswer = System.nanoTime();
+            return result;
         } catch (CallNotPermittedException e) {
             refused.increment();
             throw refusal.get();
+        } catch (RuntimeException e) {
+            if (!noAnswer.test(e)) {
+                lastAnswer = System.nanoTime();
+            }
+            throw e;
         }
+    }
+
+    /** Whether no call through this breaker has been answered (a result or an error reply) for {@code quiet}. */
+    protected boolean unansweredFor(Duration quiet) {
+        return System.nanoTime() - lastAnswer > quiet.toNanos();
     }
 }
