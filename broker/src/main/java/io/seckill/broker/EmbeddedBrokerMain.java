@@ -77,7 +77,8 @@ public final class EmbeddedBrokerMain {
     private static void runBroker(File store, int brokerPort, String delayLevels, String namesrvAddr, BrokerConfig brokerConfig,
             NamesrvController namesrv) throws Exception {
         brokerConfig.setBrokerClusterName("seckill");
-        brokerConfig.setBrokerIP1("127.0.0.1");
+        // the address clients are told to connect to; a test may put a relay there (-Dseckill.broker.advertise)
+        brokerConfig.setBrokerIP1(System.getProperty("seckill.broker.advertise", "127.0.0.1"));
         brokerConfig.setNamesrvAddr(namesrvAddr);
         brokerConfig.setAutoCreateTopicEnable(true);
         brokerConfig.setRocketmqHome(store.getAbsolutePath());

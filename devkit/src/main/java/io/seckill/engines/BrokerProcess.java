@@ -35,6 +35,8 @@ public final class BrokerProcess implements AutoCloseable {
     /** For a broker that joins another process's NameServer: its name and that NameServer; else null. */
     private final String brokerName;
     private final String externalNamesrv;
+    /** The address clients are told to connect to, when not the loopback address the broker listens on. */
+    private String advertised;
     private Process process;
     private CompletableFuture<String> ready;
 
@@ -61,6 +63,21 @@ public final class BrokerProcess implements AutoCloseable {
         return new BrokerProcess(home, brokerHome, delayLevels, 0, brokerName, namesrv);
     }
 
+    /**
+     * Has the broker tell clients to connect to {@code ip} (another loopback address, such as 127.0.0.2)
+     * at its port, while it listens on 127.0.0.1: a relay listening there stands between the clients and
+     * the broker. Before {@link #start()}.
+     */
+    public synchronized BrokerProcess advertising(String ip) {
+        this.advertised = ip;
+        return this;
+    }
+
+    /** The port the broker listens on (and advertises). */
+    public int brokerPort() {
+        return brokerPort;
+    }
+
     public String namesrvAddress() {
         return externalNamesrv != null ? externalNamesrv : "127.0.0.1:" + namesrvPort;
     }
@@ -79,6 +96,7 @@ public final class BrokerProcess implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC",
                 "-Duser.home=" + home,
+                "-Dseckill.broker.advertise=" + (advertised == null ? "127.0.0.1" : advertised),
                 "-Drmq.logback.configurationFile=" + brokerHome.resolve("classes/rmq.logback.xml"),
                 "-cp", brokerHome.resolve("seckill-broker.jar") + File.pathSeparator + brokerHome.resolve("lib") + File.separator + "*",
                 "io.seckill.broker.EmbeddedBrokerMain",

@@ -24,9 +24,15 @@ public final class TcpProxy implements AutoCloseable {
     private volatile int epoch;
     private volatile boolean open = true;
 
+    /** A relay on a free loopback port to {@code host:port}. */
     public TcpProxy(String host, int port) throws IOException {
+        this(InetAddress.getLoopbackAddress(), 0, host, port);
+    }
+
+    /** A relay listening on {@code listenAddress:listenPort} to {@code host:port}. */
+    public TcpProxy(InetAddress listenAddress, int listenPort, String host, int port) throws IOException {
         this.target = new InetSocketAddress(host, port);
-        this.listener = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+        this.listener = new ServerSocket(listenPort, 200, listenAddress);
         Thread.ofPlatform().name("tcp-proxy-accept").daemon().start(this::acceptLoop);
     }
 
