@@ -17,7 +17,7 @@ class FailFastTest {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final AtomicInteger reconnects = new AtomicInteger();
-    private final RedisBreaker redis = new RedisBreaker(meters, reconnects::incrementAndGet);
+    private final RedisBreaker redis = new RedisBreaker(meters, reconnects::incrementAndGet, Runnable::run);
 
     @Test
     @DisplayName("ten calls without an answer open the breaker: the next call is refused without being made, and counted")
@@ -31,6 +31,7 @@ class FailFastTest {
         assertThat(meters.get("redis.breaker.refused").counter().count()).isEqualTo(1);
         assertThat(meters.get("redis.breaker.open").gauge().value()).isEqualTo(1);
         assertThat(reconnects).as("opened on unanswered calls: the connection is made anew").hasValue(1);
+        assertThat(meters.get("redis.reconnects").counter().count()).isEqualTo(1);
     }
 
     @Test
