@@ -1,5 +1,6 @@
 package io.seckill.db;
 
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.stereotype.Component;
@@ -20,7 +21,7 @@ class MigrationConnection implements FlywayConfigurationCustomizer {
     }
 
     @Override
-    public void customize(org.flywaydb.core.api.configuration.FluentConfiguration configuration) {
+    public void customize(FluentConfiguration configuration) {
         configuration.dataSource(datasource.determineUrl(), datasource.determineUsername(), datasource.determinePassword());
     }
 }
