@@ -138,15 +138,8 @@ public final class EmbeddedEngines implements AutoCloseable {
      * partition does: connections stay open and no command is answered until {@link #resumeRedis()}.
      */
     public void pauseRedis() throws IOException, InterruptedException {
-        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri());
-        try (var c = client.connect()) {
-            pausedRedisPid = c.sync().info("server").lines().filter(l -> l.startsWith("process_id:"))
-                    .map(l -> Long.parseLong(l.substring("process_id:".length()).strip())).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("Redis did not say its process id"));
-        } finally {
-            client.shutdown();
-        }
-        signal("STOP", pausedRedisPid);
+        pausedRedisPid = RedisSignals.pid(redisUri());
+        RedisSignals.stop(pausedRedisPid);
     }
 
     /** Lets the Redis process {@link #pauseRedis()} stopped run again (SIGCONT). */
@@ -154,16 +147,8 @@ public final class EmbeddedEngines implements AutoCloseable {
         if (pausedRedisPid <= 0) {
             throw new IllegalStateException("Redis is not paused");
         }
-        signal("CONT", pausedRedisPid);
+        RedisSignals.resume(pausedRedisPid);
         pausedRedisPid = 0;
-    }
-
-    private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
-        String said = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        if (kill.waitFor() != 0) {
-            throw new IOException("kill -" + signal + " " + pid + " failed: " + said);
-        }
     }
 
     /**

@@ -30,7 +30,7 @@ public final class RedisClusterNodes implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisClusterNodes.class);
     private static final int SLOTS = 16384;
 
-    /** One node: its port, and the master it replicates (-1 for a master). */
+    /** One node: its port, and the master it was started to replicate (-1 for a master; roles change on failover). */
     public record Node(int port, int masterPort, RedisServer server) {
         public String uri() {
             return "redis://127.0.0.1:" + port;
@@ -109,6 +109,9 @@ public final class RedisClusterNodes implements AutoCloseable {
         }
         awaitState("cluster_state:ok on every node", () -> nodes.stream().allMatch(n -> run(n.port(),
                 c -> c.clusterInfo().contains("cluster_state:ok"))));
+        // a replica that has not finished its first sync cannot take over yet
+        awaitState("every replica in sync", () -> nodes.stream().filter(n -> n.masterPort() > 0)
+                .allMatch(n -> run(n.port(), c -> c.info("replication")).contains("master_link_status:up")));
         log.info("redis cluster up: {} masters, {} nodes, ports {}", masters, nodes.size(),
                 nodes.stream().map(Node::port).toList());
     }
@@ -161,12 +164,61 @@ public final class RedisClusterNodes implements AutoCloseable {
      * Returns the promoted replica's port.
      */
     public int failover(int port) throws InterruptedException {
-        Node replica = nodes.stream().filter(n -> n.masterPort() == port && n.server().isActive()).findFirst()
-                .orElseThrow(() -> new IllegalStateException("master :" + port + " has no live replica"));
+        int replica = onlineReplicaOf(port)
+                .orElseThrow(() -> new IllegalStateException("master :" + port + " has no replica in sync"));
         nodes.stream().filter(n -> n.port() == port).findFirst().orElseThrow().server().stop();
-        run(replica.port(), c -> c.clusterFailover(true, true));
-        awaitState("replica :" + replica.port() + " promoted", () -> isMaster(replica.port()));
-        return replica.port();
+        run(replica, c -> c.clusterFailover(true, true));
+        awaitMaster(replica);
+        return replica;
+    }
+
+    /** The port of the master serving {@code key} now: the one asked, or the one its MOVED answer names. */
+    public int ownerOf(String key) {
+        int asked = masters().getFirst().port();
+        try {
+            run(asked, c -> c.exists(key));
+            return asked;
+        } catch (io.lettuce.core.RedisCommandExecutionException e) {
+            if (e.getMessage() == null || !e.getMessage().startsWith("MOVED")) {
+                throw e;
+            }
+            return Integer.parseInt(e.getMessage().substring(e.getMessage().lastIndexOf(':') + 1).trim());
+        }
+    }
+
+    /** The port of a replica of the master at {@code port} that is in sync with it now, if it has one. */
+    public java.util.OptionalInt onlineReplicaOf(int port) {
+        Matcher m = Pattern.compile("(?m)^slave\\d+:ip=[^,]+,port=(\\d+),state=online").matcher(
+                run(port, c -> c.info("replication")));
+        return m.find() ? java.util.OptionalInt.of(Integer.parseInt(m.group(1))) : java.util.OptionalInt.empty();
+    }
+
+    /**
+     * Stops the node at {@code port} without closing anything (SIGSTOP): its connections stay open and
+     * nothing is answered, as a hung master or one behind a partition. The other nodes fail it over after
+     * the node timeout. Returns its process id for {@link #resume(long)}.
+     */
+    public long hang(int port) throws IOException, InterruptedException {
+        long pid = RedisSignals.pid("redis://127.0.0.1:" + port);
+        RedisSignals.stop(pid);
+        return pid;
+    }
+
+    /** Lets a node {@link #hang(int)} stopped run again (SIGCONT). */
+    public void resume(long pid) throws IOException, InterruptedException {
+        RedisSignals.resume(pid);
+    }
+
+    /** Waits until the node at {@code port} is a master. */
+    public void awaitMaster(int port) throws InterruptedException {
+        awaitState("node :" + port + " a master", () -> isMaster(port));
+    }
+
+    /** Waits until the node at {@code port} is a replica and every node still running reports {@code cluster_state:ok}. */
+    public void awaitRejoined(int port) throws InterruptedException {
+        awaitState("node :" + port + " a replica, cluster_state:ok on every running node", () -> !isMaster(port)
+                && nodes.stream().filter(n -> n.server().isActive())
+                        .allMatch(n -> run(n.port(), c -> c.clusterInfo().contains("cluster_state:ok"))));
     }
 
     private static <T> T run(int port, java.util.function.Function<RedisCommands<String, String>, T> f) {

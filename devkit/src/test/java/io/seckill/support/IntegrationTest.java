@@ -258,6 +258,18 @@ public abstract class IntegrationTest {
         return reservations;
     }
 
+    /**
+     * Waits (bounded) until each of {@code reservationIds} has left RESERVED in PostgreSQL, then asserts the
+     * guarantees PostgreSQL alone can judge (Redis may still be reconciled after a failover lost writes).
+     */
+    protected void awaitEnded(long activityId, List<String> reservationIds) {
+        Awaitility.await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(count(
+                "SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) AND status <> 'RESERVED'",
+                (Object) reservationIds.toArray(String[]::new))).isEqualTo(reservationIds.size()));
+        assertThat(invariants.check(activityId, false))
+                .allSatisfy(c -> assertThat(c.pass()).as(c.name() + ": " + c.detail()).isTrue());
+    }
+
     /** Asserts every guarantee (DESIGN.md, Guarantees) for the sale. */
     protected void assertInvariants(long activityId, boolean quiet) {
         List<InvariantChecker.Check> checks = invariants.check(activityId, quiet);

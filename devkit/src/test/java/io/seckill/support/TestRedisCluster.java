@@ -3,8 +3,10 @@ package io.seckill.support;
 import java.nio.file.Files;
 
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 import io.seckill.engines.RedisClusterNodes;
+import io.seckill.redis.SkuSlot;
 
 /**
  * One Redis Cluster on loopback per test JVM (three masters, a replica each), and the properties that
@@ -21,6 +23,20 @@ public final class TestRedisCluster {
 
     public static RedisClusterNodes get() {
         return ONCE.get();
+    }
+
+    /**
+     * A sale from {@code open} whose SKU 1 lives on a master with a replica in sync: a failover an earlier
+     * test made may have left one master without a replica, and a sale's slot is where its id hashes.
+     */
+    public static long saleOnReplicatedMaster(Callable<Long> open) throws Exception {
+        for (int attempt = 0; attempt < 12; attempt++) {
+            long activityId = open.call();
+            if (get().onlineReplicaOf(get().ownerOf(SkuSlot.single(activityId, 1).stock())).isPresent()) {
+                return activityId;
+            }
+        }
+        throw new IllegalStateException("no sale of 12 landed on a master with a replica in sync");
     }
 
     /** What runs an application on the cluster: the seed nodes, and topics and groups no other context uses. */

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -12,17 +15,29 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 
 /**
- * One Lua file under {@code lua/}, loaded once and called with EVALSHA; reloaded if Redis lost
- * its script cache (a restart or failover). Every script returns a list whose first element is a
- * numeric code.
+ * One Lua file under {@code lua/}, called with EVALSHA of its SHA-1; where the node serving the keys
+ * does not have it (a restart or a failover emptied its script cache, or it never ran it), the same call
+ * is made once with EVAL, which runs the script and leaves it in that node's cache. SCRIPT LOAD is never
+ * used: on a cluster it goes to every node, and fails while any one of them is down - a dead master
+ * stays in the cluster's node table long after its replica took over. Every script returns a list
+ * whose first element is a numeric code.
  */
 public final class LuaScript {
 
     private final String source;
-    private volatile String sha;
+    private final String sha;
 
     private LuaScript(String source) {
         this.source = source;
+        this.sha = sha1(source);
+    }
+
+    private static String sha1(String source) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JVM has no SHA-1, which Redis names scripts by", e);
+        }
     }
 
     /**
@@ -60,33 +75,19 @@ public final class LuaScript {
 
     /** Runs the script; Redis errors propagate (callers fail closed). */
     public List<Object> run(Redis conn, String[] keys, String... args) {
-        String current = sha;
-        if (current == null) {
-            current = sha = conn.sync().scriptLoad(source);
-        }
         try {
-            return conn.sync().evalsha(current, ScriptOutputType.MULTI, keys, args);
-        } catch (RedisNoScriptException e) {
-            sha = conn.sync().scriptLoad(source);
             return conn.sync().evalsha(sha, ScriptOutputType.MULTI, keys, args);
+        } catch (RedisNoScriptException e) {
+            return conn.sync().eval(source, ScriptOutputType.MULTI, keys, args);
         }
     }
 
-    /**
-     * Runs the script without blocking the calling thread (a broker callback, say); a Redis that
-     * lost its script cache is answered by EVAL of the source.
-     */
-    public CompletionStage<List<Object>> runAsync(Redis conn, String[] keys,
-            String... args) {
-        String current = sha;
-        if (current == null) {
-            current = sha = conn.sync().scriptLoad(source);
-        }
-        CompletionStage<List<Object>> first = conn.async().evalsha(current, ScriptOutputType.MULTI, keys, args);
+    /** Runs the script without blocking the calling thread (a broker callback, say). */
+    public CompletionStage<List<Object>> runAsync(Redis conn, String[] keys, String... args) {
+        CompletionStage<List<Object>> first = conn.async().evalsha(sha, ScriptOutputType.MULTI, keys, args);
         return first.exceptionallyCompose(e -> {
             Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof RedisNoScriptException) {
-                sha = null;
                 return conn.async().<List<Object>>eval(source, ScriptOutputType.MULTI, keys, args);
             }
             return CompletableFuture.failedStage(cause);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 import java.util.concurrent.TimeUnit;
 
@@ -65,7 +66,7 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
     public static Redis connect(String redisUri, List<String> clusterSeeds) {
         ClientResources resources = ClientResources.builder().reconnectDelay(RECONNECT).build();
         if (clusterSeeds.isEmpty()) {
-            RedisURI uri = RedisURI.create(redisUri);
+            RedisURI uri = withTimeout(redisUri);
             RedisClient client = RedisClient.create(resources);
             client.setOptions(ClientOptions.builder()
                     .autoReconnect(true)
@@ -76,7 +77,7 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
             return standalone(client, uri, resources);
         }
         RedisClusterClient client = RedisClusterClient.create(resources,
-                clusterSeeds.stream().map(RedisURI::create).toList());
+                clusterSeeds.stream().map(Redis::withTimeout).toList());
         client.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -90,6 +91,18 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
                         .build())
                 .build());
         return cluster(client, resources);
+    }
+
+    /**
+     * The address with the command timeout as its own. The client waits that long for what it asks on its
+     * own account - the handshake of a new connection, and a topology refresh, which waits for every
+     * node's answer: with the address's default of 60 s, one hung node kept a cluster's refresh from
+     * finding a promoted replica for a minute.
+     */
+    private static RedisURI withTimeout(String address) {
+        RedisURI uri = RedisURI.create(address);
+        uri.setTimeout(COMMAND_TIMEOUT);
+        return uri;
     }
 
     /** A connection to a standalone Redis; closing it leaves the client to its owner. */
@@ -111,15 +124,22 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
     /** A cluster connection this owns, client and its resources included. */
     private static Redis cluster(RedisClusterClient client, ClientResources resources) {
         StatefulRedisClusterConnection<String, String> c = client.connect();
+        // the masters that serve slots: a master that died and was failed over stays in the node table
+        // (flagged fail, no slots) until an operator forgets it, and asking it would fail every call
+        Predicate<RedisClusterNode> serving = n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM)
+                && !n.getSlots().isEmpty();
         Masters masters = section -> {
             Map<String, String> out = new TreeMap<>();
-            c.sync().masters().commands().info(section).asMap()
+            c.sync().nodes(serving).commands().info(section).asMap()
                     .forEach((node, text) -> out.put(node.getUri().getHost() + ":" + node.getUri().getPort(), text));
             return out;
         };
         Runnable sockets = () -> {
             IllegalStateException failed = null;
             for (RedisClusterNode node : c.getPartitions()) {
+                if (!serving.test(node)) {
+                    continue;
+                }
                 try {
                     closeSocket(c.getConnection(node.getNodeId()));
                 } catch (RuntimeException e) {
