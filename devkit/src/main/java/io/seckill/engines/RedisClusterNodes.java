@@ -81,6 +81,8 @@ public final class RedisClusterNodes implements AutoCloseable {
                 .setting("cluster-enabled yes")
                 .setting("cluster-config-file nodes-" + port + ".conf")
                 .setting("cluster-node-timeout 2000")
+                // the masters that are up serve their slots while another's are failed over (docs/DEPLOYMENT.md)
+                .setting("cluster-require-full-coverage no")
                 .setting("save \"\"")
                 .setting("appendonly no")
                 .setting("maxmemory " + maxMemoryMb + "mb")

@@ -21,6 +21,10 @@ import io.seckill.engines.RedisClusterNodes;
  */
 class DeadClusterNodeIT {
 
+    private static final SkuSlot SLOT = SkuSlot.single(1, 1);
+    /** read_counters' keys: stock, counter hash, transfers hash. */
+    private static final String[] KEYS = {SLOT.stock(), SLOT.counter(), SLOT.transfers()};
+
     private static RedisClusterNodes cluster;
     private static Redis redis;
     private static int promoted;
@@ -29,11 +33,11 @@ class DeadClusterNodeIT {
     static void failOverOneMaster() throws Exception {
         cluster = RedisClusterNodes.start(Files.createTempDirectory("seckill-dead-node"), 3, 1, 64);
         redis = Redis.connect(null, List.of(cluster.seeds().split(",")));
-        int dead = cluster.ownerOf(SkuSlot.single(1, 1).stock());
+        int dead = cluster.ownerOf(SLOT.stock());
         promoted = cluster.failover(dead);
         // the client follows the promotion (topology refresh) before the tests ask anything of the slot
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).ignoreExceptions()
-                .until(() -> redis.sync().set(SkuSlot.single(1, 1).stock(), "0") != null);
+                .until(() -> redis.sync().set(SLOT.stock(), "0") != null);
     }
 
     @AfterAll
@@ -50,11 +54,9 @@ class DeadClusterNodeIT {
     @DisplayName("a script run for the first time after a node died runs, also on the promoted master (the dead node is "
             + "not asked to load it)")
     void scriptsRunWithANodeDead() {
-        SkuSlot slot = SkuSlot.single(1, 1);
-        String[] keys = {slot.stock(), slot.counter(), slot.transfers()};
-        redis.sync().set(slot.stock(), "7");
-        assertThat(LuaScript.text(LuaScript.load("read_counters").run(redis, keys), 0)).isEqualTo("7");
-        assertThat(LuaScript.text(LuaScript.load("read_counters").runAsync(redis, keys).toCompletableFuture().join(), 0))
+        redis.sync().set(SLOT.stock(), "7");
+        assertThat(LuaScript.text(LuaScript.load("read_counters").run(redis, KEYS), 0)).isEqualTo("7");
+        assertThat(LuaScript.text(LuaScript.load("read_counters").runAsync(redis, KEYS).toCompletableFuture().join(), 0))
                 .isEqualTo("7");
     }
 
@@ -62,15 +64,13 @@ class DeadClusterNodeIT {
     @DisplayName("a master that lost its script cache (restarted, or promoted without it) gets the script again on the "
             + "call that found it missing")
     void scriptsSurviveALostCache() {
-        SkuSlot slot = SkuSlot.single(1, 1);
-        String[] keys = {slot.stock(), slot.counter(), slot.transfers()};
         LuaScript script = LuaScript.load("read_counters");
-        redis.sync().set(slot.stock(), "5");
-        assertThat(LuaScript.text(script.run(redis, keys), 0)).isEqualTo("5");
+        redis.sync().set(SLOT.stock(), "5");
+        assertThat(LuaScript.text(script.run(redis, KEYS), 0)).isEqualTo("5");
         flushScripts(promoted);
-        assertThat(LuaScript.text(script.run(redis, keys), 0)).isEqualTo("5");
+        assertThat(LuaScript.text(script.run(redis, KEYS), 0)).isEqualTo("5");
         flushScripts(promoted);
-        assertThat(LuaScript.text(script.runAsync(redis, keys).toCompletableFuture().join(), 0)).isEqualTo("5");
+        assertThat(LuaScript.text(script.runAsync(redis, KEYS).toCompletableFuture().join(), 0)).isEqualTo("5");
     }
 
     @Test

@@ -32,13 +32,13 @@ class RedisPartitionIT {
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", TestEngines.get().redisPort());
                 Redis redis = Redis.connect("redis://127.0.0.1:" + proxy.port(), List.of())) {
             RedisBreaker breaker = new RedisBreaker(new SimpleMeterRegistry(), redis);
-            assertThat(breaker.call(() -> redis.sync().set("partition-probe", "1"))).isEqualTo("OK");
+            assertThat(breaker.call("partition-probe", () -> redis.sync().set("partition-probe", "1"))).isEqualTo("OK");
 
             proxy.partition();
             try (ExecutorService callers = Executors.newFixedThreadPool(10)) {
                 List<Future<?>> calls = new ArrayList<>();
                 for (int i = 0; i < 10; i++) {
-                    calls.add(callers.submit(() -> breaker.call(() -> redis.sync().get("partition-probe"))));
+                    calls.add(callers.submit(() -> breaker.call("partition-probe", () -> redis.sync().get("partition-probe"))));
                 }
                 for (Future<?> call : calls) {
                     assertThatThrownBy(call::get).as("a call while partitioned").hasCauseInstanceOf(RedisException.class);
@@ -49,12 +49,12 @@ class RedisPartitionIT {
             long healed = System.nanoTime();
 
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
-                    .until(() -> "1".equals(breaker.call(() -> redis.sync().get("partition-probe"))));
+                    .until(() -> "1".equals(breaker.call("partition-probe", () -> redis.sync().get("partition-probe"))));
             assertThat((System.nanoTime() - healed) / 1_000_000).as("ms from the heal until Redis answered again")
                     .isLessThan(10_000);
             Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                     .until(() -> {
-                        breaker.call(() -> redis.sync().get("partition-probe"));
+                        breaker.call("partition-probe", () -> redis.sync().get("partition-probe"));
                         return breaker.isClosed();
                     });
             redis.sync().del("partition-probe");

@@ -14,8 +14,9 @@ import org.awaitility.Awaitility;
 import io.seckill.cli.SaleClient;
 
 /**
- * Buyers of one SKU arriving one after another (users 1, 2, ...) every 20 ms while a fault comes and goes:
- * every answer counted by status, every admitted reservation kept.
+ * Buyers of one SKU arriving while a fault comes and goes: {@code loops} buyers at a time, each loop a
+ * buyer after another (user ids never repeat) with a pause between calls; every answer counted by
+ * status, every admitted reservation kept.
  */
 public final class SteadyBuyers implements AutoCloseable {
 
@@ -25,31 +26,44 @@ public final class SteadyBuyers implements AutoCloseable {
     }
 
     private final Map<Integer, Integer> statuses = new TreeMap<>();
+    private final Map<String, Integer> codes = new TreeMap<>();
     private final List<String> queued = new ArrayList<>();
     private final AtomicBoolean buying = new AtomicBoolean(true);
-    private final CompletableFuture<Void> loop;
+    private final CompletableFuture<Void> loops;
 
-    private SteadyBuyers(Reserve reserve) {
-        loop = CompletableFuture.runAsync(() -> {
-            for (long user = 1; buying.get(); user++) {
-                try {
-                    SaleClient.Response r = reserve.call(user);
-                    synchronized (this) {
-                        statuses.merge(r.status(), 1, Integer::sum);
-                        if (r.status() == 202) {
-                            queued.add((String) r.body().get("reservation_id"));
+    private SteadyBuyers(int loops, Duration pause, Reserve reserve) {
+        List<CompletableFuture<Void>> each = new ArrayList<>();
+        for (int k = 1; k <= loops; k++) {
+            long first = k;
+            each.add(CompletableFuture.runAsync(() -> {
+                for (long user = first; buying.get(); user += loops) {
+                    try {
+                        SaleClient.Response r = reserve.call(user);
+                        synchronized (this) {
+                            statuses.merge(r.status(), 1, Integer::sum);
+                            codes.merge(r.status() + " " + r.code(), 1, Integer::sum);
+                            if (r.status() == 202) {
+                                queued.add((String) r.body().get("reservation_id"));
+                            }
                         }
+                        TimeUnit.NANOSECONDS.sleep(pause.toNanos());
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
                     }
-                    TimeUnit.MILLISECONDS.sleep(20);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
                 }
-            }
-        });
+            }, task -> Thread.ofVirtual().name("buyer-", first).start(task)));
+        }
+        this.loops = CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
     }
 
+    /** One buyer after another, every 20 ms. */
     public static SteadyBuyers start(Reserve reserve) {
-        return new SteadyBuyers(reserve);
+        return new SteadyBuyers(1, Duration.ofMillis(20), reserve);
+    }
+
+    /** {@code loops} buyers at a time, each loop pausing {@code pause} between calls. */
+    public static SteadyBuyers start(int loops, Duration pause, Reserve reserve) {
+        return new SteadyBuyers(loops, pause, reserve);
     }
 
     /** Reservations admitted so far. */
@@ -67,12 +81,17 @@ public final class SteadyBuyers implements AutoCloseable {
     @Override
     public void close() {
         buying.set(false);
-        loop.join();
+        loops.join();
     }
 
     /** Answers so far, by HTTP status. */
     public synchronized Map<Integer, Integer> statuses() {
         return java.util.Collections.unmodifiableMap(new TreeMap<>(statuses));
+    }
+
+    /** Answers so far, by HTTP status and code ({@code 503 ADMISSION_PAUSED}), for a failure's message. */
+    public synchronized Map<String, Integer> codes() {
+        return java.util.Collections.unmodifiableMap(new TreeMap<>(codes));
     }
 
     /** The reservation ids admitted so far. */

@@ -13,11 +13,13 @@ import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisChannelWriter;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -32,13 +34,25 @@ import io.lettuce.core.resource.Delay;
  * The engine's one Redis connection, standalone or Redis Cluster: only commands that name their keys,
  * each script call within one hash-tagged slot, so both deployments run the same code.
  *
- * @param cluster true on a Redis Cluster (a script is loaded on every master)
+ * @param cluster true on a Redis Cluster
  * @param masters each master's INFO, for what no keyed command tells (memory, evictions)
- * @param sockets closes the connection's sockets, which are then made anew ({@link #reconnect()})
+ * @param nodes which node serves a key, and closing a node's socket, which is then made anew ({@link #reconnect()})
  * @param resources what {@link #close()} releases: the connection, and the client when this owns it
  */
 public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsyncCommands<String, String> async,
-        boolean cluster, Masters masters, Runnable sockets, AutoCloseable resources) implements AutoCloseable {
+        boolean cluster, Masters masters, Nodes nodes, AutoCloseable resources) implements AutoCloseable {
+
+    /** The servers behind the connection, one for a standalone Redis, the masters serving slots on a cluster. */
+    public interface Nodes {
+        /** The address ({@code host:port}) of the server that serves {@code key} now. */
+        String of(String key);
+
+        /** Closes the socket to the server at {@code address}, or every server's when null. */
+        void closeSocket(String address);
+
+        /** Asks the cluster which master serves which slots now, without waiting for the answer; nothing standalone. */
+        void refresh();
+    }
 
     /** The masters of the deployment: the one server of a standalone Redis, every master of a cluster. */
     @FunctionalInterface
@@ -107,14 +121,14 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
 
     /** A connection to a standalone Redis; closing it leaves the client to its owner. */
     public static Redis of(StatefulRedisConnection<String, String> c) {
-        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, "redis"), () -> closeSocket(c), c::close);
+        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, "redis"), standaloneNodes(c, "redis"), c::close);
     }
 
     /** A connection to {@code uri} this owns, client and its resources included. */
     private static Redis standalone(RedisClient client, RedisURI uri, ClientResources resources) {
         StatefulRedisConnection<String, String> c = client.connect(uri);
-        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, uri.getHost() + ":" + uri.getPort()),
-                () -> closeSocket(c), () -> {
+        String address = uri.getHost() + ":" + uri.getPort();
+        return new Redis(c.sync(), c.async(), false, standaloneInfo(c, address), standaloneNodes(c, address), () -> {
                     c.close();
                     client.shutdown();
                     resources.shutdown();
@@ -131,30 +145,47 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
         Masters masters = section -> {
             Map<String, String> out = new TreeMap<>();
             c.sync().nodes(serving).commands().info(section).asMap()
-                    .forEach((node, text) -> out.put(node.getUri().getHost() + ":" + node.getUri().getPort(), text));
+                    .forEach((node, text) -> out.put(address(node), text));
             return out;
         };
-        Runnable sockets = () -> {
-            IllegalStateException failed = null;
-            for (RedisClusterNode node : c.getPartitions()) {
-                if (!serving.test(node)) {
-                    continue;
-                }
-                try {
-                    closeSocket(c.getConnection(node.getNodeId()));
-                } catch (RuntimeException e) {
-                    // the other nodes' sockets are closed all the same; the caller hears of every failure
-                    if (failed == null) {
-                        failed = new IllegalStateException("closing the sockets of the cluster's nodes");
+        Nodes nodes = new Nodes() {
+            @Override
+            public String of(String key) {
+                RedisClusterNode node = c.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+                return node == null ? "unassigned" : address(node);
+            }
+
+            @Override
+            public void closeSocket(String address) {
+                IllegalStateException failed = null;
+                for (RedisClusterNode node : c.getPartitions()) {
+                    if (!serving.test(node) || address != null && !address.equals(address(node))) {
+                        continue;
                     }
-                    failed.addSuppressed(e);
+                    try {
+                        Redis.closeSocket(c.getConnection(node.getNodeId()));
+                    } catch (RedisConnectionException e) {
+                        // not connected: no socket to close; Lettuce is already connecting again
+                        continue;
+                    } catch (RuntimeException e) {
+                        // the other nodes' sockets are closed all the same; the caller hears of every failure
+                        if (failed == null) {
+                            failed = new IllegalStateException("closing the sockets of the cluster's nodes");
+                        }
+                        failed.addSuppressed(e);
+                    }
+                }
+                if (failed != null) {
+                    throw failed;
                 }
             }
-            if (failed != null) {
-                throw failed;
+
+            @Override
+            public void refresh() {
+                client.refreshPartitionsAsync();
             }
         };
-        return new Redis(c.sync(), c.async(), true, masters, sockets, () -> {
+        return new Redis(c.sync(), c.async(), true, masters, nodes, () -> {
             c.close();
             client.shutdown();
             resources.shutdown();
@@ -168,7 +199,49 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
      * on the socket, after about 15 minutes of retransmissions.
      */
     public void reconnect() {
-        sockets.run();
+        nodes.closeSocket(null);
+    }
+
+    /** As {@link #reconnect()}, for the connection to the server at {@code address} only. */
+    public void reconnect(String address) {
+        nodes.closeSocket(address);
+    }
+
+    /**
+     * On a cluster, asks which master serves which slots now (the answer is applied when it comes): a master
+     * that stopped answering may have been replaced by its replica. Lettuce also refreshes every 10 s and on
+     * redirects and reconnects, but a master that hangs causes neither.
+     */
+    public void refreshTopology() {
+        nodes.refresh();
+    }
+
+    /** The address ({@code host:port}) of the server that serves {@code key} now. */
+    public String nodeOf(String key) {
+        return nodes.of(key);
+    }
+
+    private static String address(RedisClusterNode node) {
+        return node.getUri().getHost() + ":" + node.getUri().getPort();
+    }
+
+    private static Nodes standaloneNodes(StatefulRedisConnection<String, String> c, String address) {
+        return new Nodes() {
+            @Override
+            public String of(String key) {
+                return address;
+            }
+
+            @Override
+            public void closeSocket(String node) {
+                Redis.closeSocket(c);
+            }
+
+            @Override
+            public void refresh() {
+                // one server: nothing moves
+            }
+        };
     }
 
     private static void closeSocket(StatefulRedisConnection<?, ?> c) {

@@ -128,8 +128,11 @@ class ReservationQuery {
      */
     private Map<String, String> fromRedis(long userId, UUID reservationId, SkuSlot known) {
         try {
-            return redisCalls.call(() -> known != null ? redis.sync().hgetall(known.reservation(reservationId.toString()))
-                    : everyLiveSlot(userId, reservationId));
+            if (known != null) {
+                String key = known.reservation(reservationId.toString());
+                return redisCalls.call(key, () -> redis.sync().hgetall(key));
+            }
+            return redisCalls.callAcross(() -> everyLiveSlot(userId, reservationId));
         } catch (RedisException e) {
             log.warn("reservation.query_redis_failed reservation_id={} error_class={}", reservationId, e.getClass().getName());
             return Map.of();

@@ -93,7 +93,7 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
                 Long.toString(config.requestMapTtl().toMillis()));
         List<Object> reply;
         try {
-            reply = redisCalls.call(() -> {
+            reply = redisCalls.call(keys.getFirst(), () -> {
                 List<Object> r = RESERVE.run(redis, keys.toArray(String[]::new), args.toArray(String[]::new));
                 return LuaScript.code(r) == -1 && slot.buckets() > 1 ? fallThrough(slot, keys, args, r) : r;
             });

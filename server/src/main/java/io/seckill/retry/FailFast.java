@@ -3,6 +3,7 @@ package io.seckill.retry;
 import java.time.Duration;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +14,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 
 /**
  * Calls to one dependency on a buyer's request, refused at once while the dependency does not answer.
@@ -42,6 +44,14 @@ public class FailFast {
 
     protected FailFast(String name, Predicate<Throwable> noAnswer, Supplier<? extends RuntimeException> refusal,
             MeterRegistry meters) {
+        this(name, Tags.empty(), noAnswer, refusal, meters);
+    }
+
+    /** One of several breakers of a dependency, told apart by {@code tags} (a server's address, say). */
+    protected FailFast(String name, Tags tags, Predicate<Throwable> noAnswer, Supplier<? extends RuntimeException> refusal,
+            MeterRegistry meters) {
+        String label = name + ".breaker" + tags.stream().map(t -> " " + t.getKey() + "=" + t.getValue())
+                .collect(Collectors.joining());
         this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
@@ -56,23 +66,23 @@ public class FailFast {
         this.refusal = refusal;
         this.noAnswer = noAnswer;
         this.breaker.getEventPublisher().onStateTransition(e -> {
-            log.warn("{}.breaker {} -> {}", name, e.getStateTransition().getFromState(), e.getStateTransition().getToState());
+            log.warn("{} {} -> {}", label, e.getStateTransition().getFromState(), e.getStateTransition().getToState());
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN
                     && breaker.getMetrics().getFailureRate() >= FAILURE_RATE) {
                 try {
                     openedOnFailures();
                 } catch (RuntimeException failed) {
-                    log.error("{}.breaker_open_action_failed error_class={}: {}", name, failed.getClass().getName(),
+                    log.error("{} open_action_failed error_class={}: {}", label, failed.getClass().getName(),
                             failed.getMessage(), failed);
                 }
             }
         });
         this.refused = Counter.builder(name + ".breaker.refused")
                 .description("calls to " + name + " on buyers' requests refused at once because it was not answering")
-                .register(meters);
+                .tags(tags).register(meters);
         Gauge.builder(name + ".breaker.open", breaker, b -> b.getState() == CircuitBreaker.State.OPEN ? 1 : 0)
                 .description("1 while calls to " + name + " on buyers' requests are refused at once (not answering)")
-                .register(meters);
+                .tags(tags).register(meters);
     }
 
     /**
