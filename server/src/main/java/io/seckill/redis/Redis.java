@@ -8,6 +8,9 @@ import java.util.function.Predicate;
 
 import java.util.concurrent.TimeUnit;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisChannelWriter;
@@ -60,6 +63,8 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
         /** A section of each master's INFO, by the master's address. */
         Map<String, String> info(String section);
     }
+
+    private static final Logger log = LoggerFactory.getLogger(Redis.class);
 
     static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
     /** A lost connection is made again after 50 ms, the pause growing (with jitter) to a second. */
@@ -182,7 +187,11 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
 
             @Override
             public void refresh() {
-                client.refreshPartitionsAsync();
+                client.refreshPartitionsAsync().whenComplete((done, e) -> {
+                    if (e != null) {
+                        log.warn("redis.topology_refresh_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
+                    }
+                });
             }
         };
         return new Redis(c.sync(), c.async(), true, masters, nodes, () -> {
