@@ -57,6 +57,32 @@ class FailFastTest {
     }
 
     @Test
+    @DisplayName("a breaker no call reaches any more (its server's slots moved to another) stops reporting itself open "
+            + "after its second's wait: it is half open, and the next call is let through as a probe")
+    void anUnusedBreakerDoesNotStayOpen() {
+        failCalls(10, new RedisCommandTimeoutException("no answer"));
+        assertThat(meters.get("redis.breaker.open").tag("node", "a:6379").gauge().value()).isEqualTo(1);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> meters.get("redis.breaker.open").tag("node", "a:6379").gauge().value() == 0);
+        assertThat(redis.call("{1:1}stock", () -> "OK")).isEqualTo("OK");
+    }
+
+    @Test
+    @DisplayName("reads across servers that go unanswered refuse further such reads and ask for the topology, but "
+            + "close no server's connection (they do not say which server is silent); single-server calls go on")
+    void readsAcrossServersReconnectNothing() {
+        for (int i = 0; i < 10; i++) {
+            assertThatThrownBy(() -> redis.callAcross(() -> {
+                throw new RedisCommandTimeoutException("no answer");
+            })).isInstanceOf(RedisCommandTimeoutException.class);
+        }
+        assertThatThrownBy(() -> redis.callAcross(() -> "OK")).isInstanceOf(RedisBreaker.NotAnswering.class);
+        assertThat(reconnects).isEmpty();
+        assertThat(refreshes).hasValue(1);
+        assertThat(redis.call("{1:1}stock", () -> "OK")).isEqualTo("OK");
+    }
+
+    @Test
     @DisplayName("calls that time out while others are answered open the breaker but keep the connection that answers")
     void timeoutsBesideAnswersKeepTheConnection() {
         assertThat(redis.call("{1:1}stock", () -> "OK")).isEqualTo("OK");

@@ -61,8 +61,8 @@ public class RedisBreaker {
 
     /**
      * {@code nodeOf}: the address of the server that serves a key ({@link Redis#nodeOf}); {@code reconnect}:
-     * what opening on unanswered calls does to a server's connection ({@link Redis#reconnect(String)}; null:
-     * every server's), run by {@code reconnecting}; {@code refresh}: what a breaker opening on failed calls
+     * what opening on unanswered calls does to a server's connection ({@link Redis#reconnect(String)}), run
+     * by {@code reconnecting}; {@code refresh}: what a breaker opening on failed calls
      * asks of the client ({@link Redis#refreshTopology()}).
      */
     public RedisBreaker(MeterRegistry meters, Function<String, String> nodeOf, Consumer<String> reconnect, Runnable refresh,
@@ -119,16 +119,17 @@ public class RedisBreaker {
         @Override
         protected void openedOnFailures() {
             refresh.run();
-            if (!unansweredFor(SILENT)) {
+            // reads across servers do not say which one is silent: closing every server's connection would fail
+            // the calls in flight on the ones that answer, and each server's own breaker sees to its connection
+            if (ACROSS.equals(address) || !unansweredFor(SILENT)) {
                 return;
             }
             reconnects.increment();
-            String target = ACROSS.equals(address) ? null : address;
             log.warn("redis.reconnect node={}: no call answered for over {} ms as calls time out; the connection is made "
                     + "anew", address, SILENT.toMillis());
             reconnecting.execute(() -> {
                 try {
-                    reconnect.accept(target);
+                    reconnect.accept(address);
                 } catch (RuntimeException e) {
                     log.error("redis.reconnect_failed node={} error_class={}: {}", address, e.getClass().getName(),
                             e.getMessage(), e);

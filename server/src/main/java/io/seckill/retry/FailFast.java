@@ -60,6 +60,9 @@ public class FailFast {
                 .slowCallDurationThreshold(Duration.ofSeconds(1))
                 .slowCallRateThreshold(80)
                 .waitDurationInOpenState(Duration.ofSeconds(1))
+                // half-open after the wait even if no call comes: a breaker of a server no call reaches any more (its
+                // slots failed over) does not report refusing for good
+                .automaticTransitionFromOpenToHalfOpenEnabled(true)
                 .permittedNumberOfCallsInHalfOpenState(3)
                 .recordException(noAnswer)
                 .build());
