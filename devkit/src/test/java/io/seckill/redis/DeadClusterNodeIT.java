@@ -42,11 +42,8 @@ class DeadClusterNodeIT {
 
     @AfterAll
     static void close() throws Exception {
-        if (redis != null) {
-            redis.close();
-        }
-        if (cluster != null) {
-            cluster.close();
+        try (RedisClusterNodes nodes = cluster; Redis connection = redis) {
+            // the connection is closed first, then the cluster (a resource that was never made is skipped)
         }
     }
 
