@@ -44,7 +44,7 @@ class RedisMasterHangIT extends IntegrationTest {
         long sale = TestRedisCluster.saleOnReplicatedMaster(() -> openSale(5_000));
         int owner = cluster.ownerOf(SkuSlot.single(sale, 1).stock());
         int replica = cluster.onlineReplicaOf(owner).orElseThrow();
-        long elsewhere = saleOnAnotherMaster(cluster, owner);
+        long elsewhere = TestRedisCluster.saleOnAnotherMaster(() -> openSale(5_000), owner);
 
         List<String> admitted;
         List<String> admittedElsewhere;
@@ -111,16 +111,5 @@ class RedisMasterHangIT extends IntegrationTest {
     private double refusedOn(int port) {
         return meters.find("redis.breaker.refused").tag("node", "127.0.0.1:" + port).counters().stream()
                 .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
-    }
-
-    /** A sale whose SKU 1 lives on a master other than the one at {@code port}. */
-    private long saleOnAnotherMaster(RedisClusterNodes cluster, int port) throws Exception {
-        for (int attempt = 0; attempt < 12; attempt++) {
-            long activityId = openSale(5_000);
-            if (cluster.ownerOf(SkuSlot.single(activityId, 1).stock()) != port) {
-                return activityId;
-            }
-        }
-        throw new IllegalStateException("no sale of 12 landed on a master other than :" + port);
     }
 }

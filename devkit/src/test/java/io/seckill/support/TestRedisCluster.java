@@ -30,13 +30,23 @@ public final class TestRedisCluster {
      * test made may have left one master without a replica, and a sale's slot is where its id hashes.
      */
     public static long saleOnReplicatedMaster(Callable<Long> open) throws Exception {
+        return saleWhere(open, port -> get().onlineReplicaOf(port).isPresent(), "a master with a replica in sync");
+    }
+
+    /** A sale from {@code open} whose SKU 1 lives on a master other than the one at {@code port}. */
+    public static long saleOnAnotherMaster(Callable<Long> open, int port) throws Exception {
+        return saleWhere(open, owner -> owner != port, "a master other than :" + port);
+    }
+
+    private static long saleWhere(Callable<Long> open, java.util.function.IntPredicate owner, String what)
+            throws Exception {
         for (int attempt = 0; attempt < 12; attempt++) {
             long activityId = open.call();
-            if (get().onlineReplicaOf(get().ownerOf(SkuSlot.single(activityId, 1).stock())).isPresent()) {
+            if (owner.test(get().ownerOf(SkuSlot.single(activityId, 1).stock()))) {
                 return activityId;
             }
         }
-        throw new IllegalStateException("no sale of 12 landed on a master with a replica in sync");
+        throw new IllegalStateException("no sale of 12 landed on " + what);
     }
 
     /** What runs an application on the cluster: the seed nodes, and topics and groups no other context uses. */
