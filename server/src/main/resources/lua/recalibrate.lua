@@ -1,16 +1,25 @@
--- Activity-level recalibration of one SKU slot from PostgreSQL after Redis lost data (see
--- docs/RECONCILIATION.md). Sets the counters to PostgreSQL's truth with nothing in flight:
--- stock = available share, open_reserved = 0, committed = committed share, initial = their sum;
--- restores the sale meta with the given status. Run only after admission was paused and the
--- pipeline drained.
+-- Sets one SKU slot's counters to PostgreSQL's count (docs/RECONCILIATION.md, "Recalibration"), only
+-- while nothing can move them under the caller: the slot admits nobody (its meta is not OPEN), no
+-- reservation is open in it, and its counters are still the ones the caller read before it read
+-- PostgreSQL - a release, compensation, transfer or stock change that ran in between makes the caller
+-- start again from fresh reads. The sale meta is left alone: resuming is the caller's next step.
 -- KEYS[1] stock  KEYS[2] counter hash  KEYS[3] sale meta hash
--- KEYS[4] transfers hash: units in transit out of this bucket are void, PostgreSQL's count holds them
--- ARGV[1] available  ARGV[2] committed  ARGV[3] start_ms  ARGV[4] end_ms  ARGV[5] status
--- Returns {1, 'RECALIBRATED'}
+-- ARGV[1] stock  ARGV[2] committed   (the new counts; initial = their sum, open_reserved = 0)
+-- ARGV[3] stock  ARGV[4] initial  ARGV[5] committed   as the caller read them ('' = missing)
+-- Returns {1, 'RECALIBRATED'} | {-1, 'ADMITTING'} | {-2, 'OPEN_RESERVED', n} | {-3, 'CHANGED'}
 local stockKey, counterKey, metaKey = KEYS[1], KEYS[2], KEYS[3]
-local available, committed = tonumber(ARGV[1]), tonumber(ARGV[2])
-redis.call('SET', stockKey, available)
-redis.call('DEL', KEYS[4])
-redis.call('HSET', counterKey, 'initial', available + committed, 'open_reserved', 0, 'committed', committed)
-redis.call('HSET', metaKey, 'status', ARGV[5], 'start_ms', ARGV[3], 'end_ms', ARGV[4])
+if redis.call('HGET', metaKey, 'status') == 'OPEN' then
+    return {-1, 'ADMITTING'}
+end
+local c = redis.call('HMGET', counterKey, 'initial', 'open_reserved', 'committed')
+local open = tonumber(c[2] or '0')
+if open ~= 0 then
+    return {-2, 'OPEN_RESERVED', open}
+end
+if (redis.call('GET', stockKey) or '') ~= ARGV[3] or (c[1] or '') ~= ARGV[4] or (c[3] or '') ~= ARGV[5] then
+    return {-3, 'CHANGED'}
+end
+local stock, committed = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('SET', stockKey, stock)
+redis.call('HSET', counterKey, 'initial', stock + committed, 'open_reserved', 0, 'committed', committed)
 return {1, 'RECALIBRATED'}

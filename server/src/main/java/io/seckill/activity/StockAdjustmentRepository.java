@@ -1,5 +1,6 @@
 package io.seckill.activity;
 
+import static io.seckill.db.Sql.count;
 import static io.seckill.db.Sql.interval;
 
 import java.time.Duration;
@@ -32,6 +33,9 @@ class StockAdjustmentRepository {
             WHERE redis_applied_at IS NULL AND created_at < clock_timestamp() - ?::interval
             ORDER BY created_at LIMIT 100
             """;
+    private static final String UNAPPLIED = """
+            SELECT count(*) FROM stock_adjustment WHERE activity_id = ? AND sku_id = ? AND redis_applied_at IS NULL
+            """;
 
     private final JdbcTemplate jdbc;
 
@@ -59,5 +63,9 @@ class StockAdjustmentRepository {
     /** Adjustments whose PostgreSQL half committed but whose Redis half was not applied. */
     List<UUID> pending(Duration olderThan) {
         return jdbc.query(PENDING, (rs, i) -> rs.getObject(1, UUID.class), interval(olderThan));
+    }
+
+    long unapplied(long activityId, long skuId) {
+        return count(jdbc.queryForObject(UNAPPLIED, Long.class, activityId, skuId));
     }
 }

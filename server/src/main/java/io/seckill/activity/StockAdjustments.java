@@ -81,4 +81,9 @@ public record StockAdjustments(StockAdjustmentRepository repo, InventoryReposito
     public List<UUID> pending(Duration olderThan) {
         return repo.pending(olderThan);
     }
+
+    /** Adjustments of the SKU whose Redis half has not been applied yet, however recent. */
+    public long unapplied(long activityId, long skuId) {
+        return repo.unapplied(activityId, skuId);
+    }
 }

@@ -41,6 +41,12 @@ public class AnomalyRepository {
                 evidence = evidence || jsonb_build_object('resolution', ?::text)
             WHERE anomaly_id = ? AND status = 'OPEN'
             """;
+    private static final String RESOLVE_OBJECT = """
+            UPDATE reconcile_anomaly
+            SET status = 'RESOLVED', resolved_at = clock_timestamp(),
+                evidence = evidence || jsonb_build_object('resolution', ?::text)
+            WHERE anomaly_type = ? AND object_id = ? AND status = 'OPEN'
+            """;
 
     private static final String OPEN_BY_TYPE = """
             SELECT anomaly_type, count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN' GROUP BY 1 ORDER BY 1
@@ -75,6 +81,11 @@ public class AnomalyRepository {
     /** Closes an open anomaly that automation has shown to be harmless, with the reason in its evidence. */
     public boolean resolve(long anomalyId, String resolution) {
         return jdbc.update(RESOLVE, resolution, anomalyId) == 1;
+    }
+
+    /** Closes the open anomaly of this type on this object, if any, once automation has repaired it. */
+    public boolean resolve(String type, String objectId, String resolution) {
+        return jdbc.update(RESOLVE_OBJECT, resolution, type, objectId) == 1;
     }
 
     /** How long the oldest open anomaly has waited for a person, in seconds (0 when none is open). */

@@ -282,12 +282,16 @@ public record SeckillProperties(
      * Reconciliation (DESIGN.md §10.6): only data last changed more than {@code watermark} ago is judged
      * (longer than a transaction, the outbox delay and the projection delay together, plus margin).
      * Periodic runs judge what changed since the last run; every {@code fullPassEvery} each SKU is
-     * judged whole once more (Redis-side drift leaves no trace in PostgreSQL's change times).
+     * judged whole once more (Redis-side drift leaves no trace in PostgreSQL's change times). A live SKU's
+     * recalibration pauses its admission for at most {@code recalibrationDrain} while its open
+     * reservations settle, then tries again on a later run.
      */
     public record Reconcile(@DefaultValue("2m") Duration watermark, @DefaultValue("30s") Duration interval,
-            @DefaultValue("5m") Duration lease, @DefaultValue("10m") Duration fullPassEvery) {
+            @DefaultValue("5m") Duration lease, @DefaultValue("10m") Duration fullPassEvery,
+            @DefaultValue("5s") Duration recalibrationDrain) {
         public Reconcile {
             atLeast(fullPassEvery, "1s", "seckill.reconcile.full-pass-every");
+            atLeast(recalibrationDrain, "100ms", "seckill.reconcile.recalibration-drain");
             atLeast(watermark, "1s", "seckill.reconcile.watermark");
             atLeast(interval, "1s", "seckill.reconcile.interval");
             require(lease.compareTo(interval) >= 0, "seckill.reconcile.lease", "must be at least the interval (" + interval + ")");

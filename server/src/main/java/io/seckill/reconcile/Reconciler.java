@@ -83,6 +83,8 @@ public class Reconciler {
     private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
     /** Per SKU: where the change windows stand and when the last full pass was. */
     private final Map<String, Window> windows = new ConcurrentHashMap<>();
+    /** SKUs ("activity:sku") whose lost reservation hashes were restored: a live recalibration is due. */
+    private final java.util.Set<String> recalibrationDue = ConcurrentHashMap.newKeySet();
     private final Duration fullPassEvery;
     private static final int PAGE = 1000;
 
@@ -204,6 +206,8 @@ public class Reconciler {
             }
             count(done, "REDIS_RECALIBRATION");
             view = view(activityId, sku.skuId());
+        } else if (warmedSale && recalibration.resumeStale(a, sku) > 0) {
+            count(done, "RESUME_PAUSED_SLOT");
         }
         long redisDelta = view.redis().invariantDelta();
         gauge("inventory.redis.invariant.delta", activityId, sku.skuId()).set(redisDelta);
@@ -242,13 +246,31 @@ public class Reconciler {
 
         view = view(activityId, sku.skuId());
         long cross = view.crossSystemDelta();
-        gauge("inventory.cross_system.delta", activityId, sku.skuId()).set(cross);
         int repairsNow = done.values().stream().mapToInt(Integer::intValue).sum();
-        if (cross != 0 && repairsNow == repairsBefore && outbox.skuBacklog(activityId, sku.skuId()) == 0
-                && view.redis().openReserved() == 0 && projectionCaughtUp()) {
-            anomaly(found, "CROSS_SYSTEM_DELTA", "SKU", activityId + ":" + sku.skuId(), activityId, sku.skuId(),
-                    Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross));
+        boolean drift = cross != 0 && repairsNow == repairsBefore && outbox.skuBacklog(activityId, sku.skuId()) == 0
+                && view.redis().openReserved() == 0 && projectionCaughtUp();
+        Map<String, Object> evidence = Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross);
+        if (drift) {
+            anomaly(found, "CROSS_SYSTEM_DELTA", "SKU", key, activityId, sku.skuId(), evidence);
         }
+        if (warmedSale && (drift || recalibrationDue.contains(key))) {
+            String live = recalibration.recalibrateLive(a, sku, drift ? "Redis committed differs from PostgreSQL by " + cross
+                    : "Redis had lost reservations PostgreSQL holds", evidence);
+            if (!live.startsWith("REFUSED") && !"DRAIN_TIMEOUT".equals(live)) {
+                recalibrationDue.remove(key);
+            }
+            if ("RECALIBRATED".equals(live)) {
+                count(done, "REDIS_RECALIBRATION");
+                view = view(activityId, sku.skuId());
+                cross = view.crossSystemDelta();
+            }
+            if (cross == 0 && anomalies.resolve("CROSS_SYSTEM_DELTA", key, "Redis recalibrated from PostgreSQL")) {
+                log.info("reconcile.cross_system_delta_resolved activity_id={} sku_id={} recalibration={}", activityId,
+                        sku.skuId(), live);
+            }
+            redisState = live;
+        }
+        gauge("inventory.cross_system.delta", activityId, sku.skuId()).set(cross);
         return new SkuReport(activityId, sku.skuId(), checked, pgDelta, view.redis().invariantDelta(), cross, redisState);
     }
 
@@ -336,7 +358,7 @@ public class Reconciler {
         }
     }
 
-    private static String status(RedisFuture<String> f) {
+    static String status(RedisFuture<String> f) {
         try {
             return f.get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -364,6 +386,8 @@ public class Reconciler {
         String rid = r.reservationId().toString();
         String order = r.orderId() == null ? null : r.orderId().toString();
         if (actual == null) {
+            // the hash went with writes Redis lost: whatever else went with it, the counters are settled at activity level
+            recalibrationDue.add(slot.activityId() + ":" + slot.skuId());
             List<Object> x = projection.restoreHash(slot, rid, order, expected, r.userId(), r.requestId().toString(),
                     r.messageId().toString());
             return "hash restored without counter moves: " + LuaScript.text(x, 1);

@@ -1,20 +1,26 @@
 package io.seckill.reconcile;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.lettuce.core.RedisFuture;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.common.MixAll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.SkuInventory;
+import io.seckill.activity.StockAdjustments;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
@@ -25,30 +31,76 @@ import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.BucketTransfers;
 import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
 import io.seckill.state.SaleStatus;
 
 /**
- * Recovery from Redis losing a SKU's keys mid-sale (a restart without persistence, a failover that
- * lost writes). Never a blind increment: admission for the SKU is paused, the pipeline drained,
- * then the counters are recalibrated from PostgreSQL at activity level and the known reservations
- * re-projected; the sale resumes. The algorithm is in docs/RECONCILIATION.md.
+ * Activity-level recalibration of a SKU's Redis counters from PostgreSQL (DESIGN.md §9.6, fault row 13):
+ * after Redis lost the SKU's keys (a restart without persistence), and on a live SKU whose counters no
+ * longer add up with PostgreSQL's (a failover that lost writes the old master had acknowledged). Never a
+ * blind increment: admission for the SKU is paused, the counters are set from one PostgreSQL snapshot
+ * by a script that refuses while anything could still move them, and the sale resumes. The algorithm
+ * is in docs/RECONCILIATION.md.
  */
 @Component
-public record RedisRecalibration(InventoryRepository inventory, RepairRepository repairLog,
-        ReservationRepository reservations, OutboxRepository outboxRepo, OrderProjection projection,
-        AnomalyRepository anomalies, HoldRepository holds, Repairs repairs,
-        Redis redis, SeckillProperties props, MeterRegistry meters,
-        SaleRegistry registry, BrokerBacklog backlog) {
+public class RedisRecalibration {
 
     private static final Logger log = LoggerFactory.getLogger(RedisRecalibration.class);
     private static final LuaScript RECALIBRATE = LuaScript.load("recalibrate");
+    private static final LuaScript PAUSE_SLOT = LuaScript.load("pause_slot");
+    private static final LuaScript READ_COUNTERS = LuaScript.load("read_counters");
+    static final String RULE = "REDIS_RECALIBRATION";
+
+    private final InventoryRepository inventory;
+    private final RepairRepository repairLog;
+    private final ReservationRepository reservations;
+    private final OutboxRepository outboxRepo;
+    private final OrderProjection projection;
+    private final AnomalyRepository anomalies;
+    private final HoldRepository holds;
+    private final Repairs repairs;
+    private final Redis redis;
+    private final SeckillProperties props;
+    private final MeterRegistry meters;
+    private final SaleRegistry registry;
+    private final BrokerBacklog backlog;
+    private final BucketTransfers transfers;
+    private final StockAdjustments adjustments;
+    private final TransactionTemplate snapshotTx;
+
+    RedisRecalibration(InventoryRepository inventory, RepairRepository repairLog, ReservationRepository reservations,
+            OutboxRepository outboxRepo, OrderProjection projection, AnomalyRepository anomalies, HoldRepository holds,
+            Repairs repairs, Redis redis, SeckillProperties props, MeterRegistry meters, SaleRegistry registry,
+            BrokerBacklog backlog, BucketTransfers transfers, StockAdjustments adjustments,
+            PlatformTransactionManager txManager) {
+        this.inventory = inventory;
+        this.repairLog = repairLog;
+        this.reservations = reservations;
+        this.outboxRepo = outboxRepo;
+        this.projection = projection;
+        this.anomalies = anomalies;
+        this.holds = holds;
+        this.repairs = repairs;
+        this.redis = redis;
+        this.props = props;
+        this.meters = meters;
+        this.registry = registry;
+        this.backlog = backlog;
+        this.transfers = transfers;
+        this.adjustments = adjustments;
+        this.snapshotTx = new TransactionTemplate(txManager);
+        snapshotTx.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+        snapshotTx.setReadOnly(true);
+        meters.counter("reconcile.redis_recalibration");
+    }
 
     /**
-     * One step of the recovery of {@code sku}; returns HELD, PAUSED_DRAINING (call again later) or
-     * RECALIBRATED. Safe to run from several reconcilers: the recalibration itself is one repair task.
+     * One step of the recovery of {@code sku} after Redis lost its keys; returns HELD, PAUSED_DRAINING
+     * (call again later) or RECALIBRATED. Safe to run from several reconcilers: the recalibration itself
+     * is one repair task.
      */
     String recover(Activity a, Activity.Sku sku, Map<String, Integer> found) {
         long activityId = a.activityId();
@@ -71,22 +123,303 @@ public record RedisRecalibration(InventoryRepository inventory, RepairRepository
             log.warn("reconcile.recalibration_waiting activity_id={} sku_id={} reason={}", activityId, sku.skuId(), drain);
             return "PAUSED_DRAINING";
         }
-        // the generation makes a later loss of the same SKU a new repair, while two reconcilers of this one share it
-        long generation = repairLog.done("REDIS_RECALIBRATION", object);
-        Repairs.Run r = repairs.run("REDIS_RECALIBRATION", "SKU", object, generation, "RECALIBRATED", Reconciler.OPERATOR,
-                "Redis lost the keys of a live SKU", evidence, () -> recalibrate(a, sku));
-        return r == Repairs.Run.FAILED ? "PAUSED_DRAINING" : "RECALIBRATED";
+        Attempt attempt = run(a, sku, "Redis lost the keys of a live SKU", evidence);
+        if (!attempt.done()) {
+            log.warn("reconcile.recalibration_waiting activity_id={} sku_id={} reason={}", activityId, sku.skuId(),
+                    attempt.detail());
+            return "PAUSED_DRAINING";
+        }
+        resume(a, sku, a.slots(sku));
+        return "RECALIBRATED";
     }
 
-    /** Step 1: every slot of the SKU refuses admission (its meta says PAUSED) until recalibrated. */
-    private void pause(Activity a, Activity.Sku sku) {
-        for (SkuSlot slot : a.slots(sku)) {
-            redis.sync().hset(slot.meta(), Map.of("status", "PAUSED", "start_ms", Long.toString(a.startsAt().toEpochMilli()),
-                    "end_ms", Long.toString(a.endsAt().toEpochMilli())));
+    /**
+     * Recalibrates a live SKU whose Redis counters disagree with PostgreSQL's (or whose reservations
+     * Redis had lost): admission for the SKU pauses - buyers are asked to retry in a moment - until no
+     * reservation is open in it, at most {@code seckill.reconcile.recalibration-drain}; then one attempt,
+     * then the SKU admits again whatever came of it. Returns HELD, DRAIN_TIMEOUT, REFUSED: why,
+     * UNCHANGED (Redis already agreed) or RECALIBRATED.
+     */
+    String recalibrateLive(Activity a, Activity.Sku sku, String reason, Map<String, ?> evidence) {
+        long activityId = a.activityId();
+        if (!holds.holds(List.of(activityId + ":" + sku.skuId())).isEmpty()) {
+            return "HELD";
+        }
+        List<SkuSlot> paused = pause(a, sku);
+        try {
+            long deadline = System.nanoTime() + props.reconcile().recalibrationDrain().toNanos();
+            long open;
+            while ((open = openReserved(a, sku)) != 0) {
+                if (System.nanoTime() > deadline) {
+                    meters.counter("reconcile.recalibration.deferred", "reason", "drain_timeout").increment();
+                    log.warn("reconcile.recalibration_deferred activity_id={} sku_id={} reason=drain_timeout open_reserved={}",
+                            activityId, sku.skuId(), open);
+                    return "DRAIN_TIMEOUT";
+                }
+                sleep();
+            }
+            Attempt attempt = run(a, sku, reason, evidence);
+            if (!attempt.done()) {
+                meters.counter("reconcile.recalibration.deferred", "reason", "refused").increment();
+                log.warn("reconcile.recalibration_deferred activity_id={} sku_id={} reason={}", activityId, sku.skuId(),
+                        attempt.detail());
+                return "REFUSED: " + attempt.detail();
+            }
+            return attempt.changed() ? "RECALIBRATED" : "UNCHANGED";
+        } finally {
+            resume(a, sku, paused);
         }
     }
 
-    /** Step 2: null when nothing is in flight for the SKU any more, else why not. */
+    /**
+     * A slot left PAUSED with its counters in place - a recalibration whose instance died between its
+     * pause and its resume - admits again. Returns how many slots were resumed.
+     */
+    int resumeStale(Activity a, Activity.Sku sku) {
+        List<SkuSlot> paused = new ArrayList<>();
+        for (SkuSlot slot : a.slots(sku)) {
+            if ("PAUSED".equals(redis.sync().hget(slot.meta(), "status"))) {
+                paused.add(slot);
+            }
+        }
+        if (paused.isEmpty()) {
+            return 0;
+        }
+        int resumed = resume(a, sku, paused);
+        if (resumed > 0) {
+            meters.counter("reconcile.recalibration.stale_pause").increment(resumed);
+            log.warn("reconcile.stale_pause_resumed activity_id={} sku_id={} slots={}", a.activityId(), sku.skuId(), resumed);
+        }
+        return resumed;
+    }
+
+    /** What one attempt came to: done (changed or not), or refused with the reason. */
+    record Attempt(boolean done, boolean changed, String detail) {
+    }
+
+    /** The apply step as one repair task (several reconcilers share it), with its audit row. */
+    private Attempt run(Activity a, Activity.Sku sku, String reason, Map<String, ?> evidence) {
+        String object = a.activityId() + ":" + sku.skuId();
+        // the generation makes a later recalibration of the same SKU a new repair, while two reconcilers share one
+        long generation = repairLog.done(RULE, object);
+        Attempt[] out = {new Attempt(false, false, "recalibrated by another reconciler")};
+        Repairs.Run r = repairs.run(RULE, "SKU", object, generation, "RECALIBRATED", Reconciler.OPERATOR, reason, evidence,
+                () -> {
+                    try {
+                        out[0] = apply(a, sku, reason);
+                    } catch (RuntimeException e) {
+                        out[0] = refused(e.getClass().getSimpleName() + ": " + e.getMessage());
+                        throw e;
+                    }
+                    if (!out[0].done()) {
+                        throw new IllegalStateException(out[0].detail());
+                    }
+                    return out[0].changed() ? out[0].detail() : Repairs.ALREADY + ": " + out[0].detail();
+                });
+        return r == Repairs.Run.DONE ? out[0] : new Attempt(false, false, out[0].detail());
+    }
+
+    /**
+     * Steps 3-4: Redis counters read first, then PostgreSQL in one snapshot, then the hashes of what
+     * PostgreSQL decided, then each slot set under the script's guard (not admitting, nothing open,
+     * counters as read). Any counter that moved after the first read refuses the write: the caller
+     * tries again later from fresh reads, and since every target is absolute a partial attempt is
+     * simply completed by the next one.
+     */
+    private Attempt apply(Activity a, Activity.Sku sku, String reason) {
+        long activityId = a.activityId();
+        List<SkuSlot> slots = a.slots(sku);
+        List<List<Object>> before = new ArrayList<>(slots.size());
+        for (SkuSlot slot : slots) {
+            List<Object> c = READ_COUNTERS.run(redis, new String[] {slot.stock(), slot.counter(), slot.transfers()});
+            long open = number(c, 2);
+            if (open != 0) {
+                return refused("bucket " + slot.bucket() + " has " + open + " open reservations");
+            }
+            before.add(c);
+        }
+        Snapshot s = snapshot(activityId, sku.skuId());
+        if (s.unappliedAdjustments() > 0) {
+            return refused(s.unappliedAdjustments() + " stock adjustments not yet applied in Redis");
+        }
+        int[] committed = new int[sku.buckets()];
+        long holding = 0;
+        for (Judged k : s.reservations()) {
+            if (k.status() == ReservationStatus.ORDER_CREATED) {
+                committed[SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId()).bucket()]++;
+                holding++;
+            }
+        }
+        if (holding != (long) s.pg().occupied() + s.pg().sold()) {
+            return refused("PostgreSQL: " + holding + " reservations hold an order's unit, occupied + sold = "
+                    + (s.pg().occupied() + s.pg().sold()));
+        }
+        Hashes h = hashes(activityId, sku, s.reservations());
+        if (h.refusal() != null) {
+            return refused(h.refusal());
+        }
+        long inTransit = transfers.inTransit(a, sku);
+        long stock = s.pg().available() - inTransit;
+        if (stock < 0) {
+            return refused("PostgreSQL available " + s.pg().available() + " < " + inTransit + " units in transit");
+        }
+        List<String> changed = new ArrayList<>();
+        for (SkuSlot slot : slots) {
+            List<Object> c = before.get(slot.bucket());
+            int stockB = ActivityService.share((int) stock, slot.bucket(), sku.buckets());
+            int committedB = committed[slot.bucket()];
+            if (Long.toString(stockB).equals(text(c, 0)) && Long.toString(stockB + committedB).equals(text(c, 1))
+                    && Long.toString(committedB).equals(text(c, 3))) {
+                continue;
+            }
+            List<Object> r = RECALIBRATE.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
+                    Integer.toString(stockB), Integer.toString(committedB), text(c, 0), text(c, 1), text(c, 3));
+            if (LuaScript.code(r) != 1) {
+                return refused("bucket " + slot.bucket() + ": " + LuaScript.text(r, 1)
+                        + (changed.isEmpty() ? "" : " (buckets " + changed + " recalibrated)"));
+            }
+            changed.add(slot.bucket() + ": stock " + text(c, 0) + " -> " + stockB + ", committed " + text(c, 3) + " -> "
+                    + committedB);
+        }
+        Map<String, Object> after = new LinkedHashMap<>();
+        after.put("stock", stock);
+        after.put("committed", holding);
+        after.put("in_transit", inTransit);
+        after.put("buckets_changed", changed);
+        after.put("hashes_restored", h.restored());
+        after.put("compensations_absorbed", h.absorbed());
+        if (changed.isEmpty()) {
+            return new Attempt(true, false, "Redis already agrees with PostgreSQL " + after);
+        }
+        holds.audit(Reconciler.OPERATOR, RULE, "SKU", activityId + ":" + sku.skuId(), Map.of("redis", countersText(before)),
+                after, Map.of("pg", s.pg().toString()), reason);
+        meters.counter("reconcile.redis_recalibration").increment();
+        log.warn("reconcile.redis_recalibrated activity_id={} sku_id={} reason=\"{}\" after={}", activityId, sku.skuId(),
+                reason, after);
+        return new Attempt(true, true, after.toString());
+    }
+
+    private record Snapshot(SkuInventory pg, List<Judged> reservations, long unappliedAdjustments) {
+    }
+
+    /** PostgreSQL's counts and every reservation of the SKU, as of one moment. */
+    private Snapshot snapshot(long activityId, long skuId) {
+        return snapshotTx.execute(tx -> new Snapshot(pg(activityId, skuId), reservations.ofSku(activityId, skuId),
+                adjustments.unapplied(activityId, skuId)));
+    }
+
+    private record Hashes(String refusal, int restored, int absorbed) {
+    }
+
+    /**
+     * Redis's hash of every reservation PostgreSQL decided. A cancellation whose release has not reached
+     * Redis refuses the attempt (the snapshot counts its unit as available; the release would add it a
+     * second time). A lost hash comes back without moving a counter: an order's with its status, a
+     * rejected one's as COMPENSATED with its compensation marker - PostgreSQL never took that unit, so the
+     * pending compensation must find the work done instead of adding it again.
+     */
+    private Hashes hashes(long activityId, Activity.Sku sku, List<Judged> rows) {
+        List<Judged> decided = rows.stream().filter(k -> k.status() != ReservationStatus.RESERVED
+                && k.status() != ReservationStatus.COMPENSATED && k.status() != ReservationStatus.MANUAL_REVIEW).toList();
+        List<RedisFuture<String>> states = new ArrayList<>(decided.size());
+        for (Judged k : decided) {
+            SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
+            states.add(redis.async().hget(slot.reservation(k.reservationId().toString()), "status"));
+        }
+        List<Judged> lost = new ArrayList<>();
+        for (int i = 0; i < decided.size(); i++) {
+            Judged k = decided.get(i);
+            String status = Reconciler.status(states.get(i));
+            if (status == null) {
+                lost.add(k);
+            } else if (k.status() == ReservationStatus.CANCELLED && !"CANCELLED".equals(status)) {
+                return new Hashes("the release of cancelled reservation " + k.reservationId() + " is not in Redis yet ("
+                        + status + ")", 0, 0);
+            }
+        }
+        List<String> held = lost.isEmpty() ? List.of() : holds.holds(lost.stream().map(k -> k.reservationId().toString())
+                .toList()).stream().map(m -> String.valueOf(m.get("object_id"))).toList();
+        int restored = 0;
+        int absorbed = 0;
+        for (Judged k : lost) {
+            String rid = k.reservationId().toString();
+            if (held.contains(rid)) {
+                continue;
+            }
+            SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
+            switch (k.status()) {
+                case ORDER_CREATED, CANCELLED -> {
+                    String target = k.status() == ReservationStatus.CANCELLED ? "CANCELLED"
+                            : OrderProjection.redisStatus(k.orderStatus());
+                    restored += LuaScript.code(projection.restoreHash(slot, rid, String.valueOf(k.orderId()), target,
+                            k.userId(), k.requestId().toString(), k.messageId().toString())) == 1 ? 1 : 0;
+                }
+                case ORDER_REJECTED, COMPENSATING -> {
+                    projection.restoreHash(slot, rid, null, "COMPENSATED", k.userId(), k.requestId().toString(),
+                            k.messageId().toString());
+                    redis.sync().set(slot.compensationMarker(rid),
+                            CompensationTaskRepository.taskId(k.reservationId()).toString());
+                    absorbed++;
+                }
+                default -> {
+                }
+            }
+        }
+        return new Hashes(null, restored, absorbed);
+    }
+
+    private static Attempt refused(String why) {
+        return new Attempt(false, false, why);
+    }
+
+    /**
+     * Step 1: every slot of the SKU that admits buyers refuses them (its meta says PAUSED) until resumed;
+     * returns the slots this call paused.
+     */
+    private List<SkuSlot> pause(Activity a, Activity.Sku sku) {
+        List<SkuSlot> paused = new ArrayList<>();
+        for (SkuSlot slot : a.slots(sku)) {
+            if (LuaScript.code(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "PAUSE", "",
+                    Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()))) == 1) {
+                paused.add(slot);
+            }
+        }
+        return paused;
+    }
+
+    /** Step 5: the paused slots take the sale's status as PostgreSQL has it now (a cached one could reopen a closed sale). */
+    private int resume(Activity a, Activity.Sku sku, List<SkuSlot> slots) {
+        if (slots.isEmpty()) {
+            return 0;
+        }
+        Activity now = registry.load(a.activityId()).orElse(a);
+        String status = now.status().warmed() ? now.status().name() : SaleStatus.CLOSED.name();
+        int resumed = 0;
+        for (SkuSlot slot : slots) {
+            try {
+                resumed += (int) LuaScript.code(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "RESUME", status,
+                        Long.toString(now.startsAt().toEpochMilli()), Long.toString(now.endsAt().toEpochMilli())));
+            } catch (RuntimeException e) {
+                // the slot stays paused; the next reconcile run resumes it (resumeStale)
+                meters.counter("reconcile.recalibration.resume_failed").increment();
+                log.error("reconcile.resume_failed activity_id={} sku_id={} bucket={} error_class={}: {}", a.activityId(),
+                        sku.skuId(), slot.bucket(), e.getClass().getName(), e.getMessage());
+            }
+        }
+        return resumed;
+    }
+
+    /** Open reservations over the SKU's slots (a missing counter counts none). */
+    private long openReserved(Activity a, Activity.Sku sku) {
+        long open = 0;
+        for (SkuSlot slot : a.slots(sku)) {
+            String v = redis.sync().hget(slot.counter(), "open_reserved");
+            open += v == null ? 0 : Math.abs(Long.parseLong(v));
+        }
+        return open;
+    }
+
+    /** Step 2 after a loss: null when nothing is in flight for the SKU any more, else why not. */
     private String drained(long activityId, long skuId) {
         long outbox = outboxRepo.skuBacklog(activityId, skuId);
         if (outbox > 0) {
@@ -102,53 +435,34 @@ public record RedisRecalibration(InventoryRepository inventory, RepairRepository
         }
     }
 
-    /** Steps 3-5, as one repair task. */
-    private String recalibrate(Activity a, Activity.Sku sku) {
-        long activityId = a.activityId();
-        SkuInventory pg = pg(activityId, sku.skuId());
-        int committed = pg.occupied() + pg.sold();
-        // the sale's status now, from PostgreSQL: a cached one could reopen a closed sale in Redis
-        String status = registry.load(activityId).map(Activity::status).filter(SaleStatus::warmed).map(Enum::name)
-                .orElse("PAUSED");
-        int restored = 0;
-        int absorbed = 0;
-        for (Judged k : reservations.known(activityId, sku.skuId())) {
-            SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
-            String rid = k.reservationId().toString();
-            switch (k.status()) {
-                case ORDER_CREATED, CANCELLED -> {
-                    String target = k.status() == ReservationStatus.CANCELLED ? "CANCELLED"
-                            : OrderProjection.redisStatus(k.orderStatus());
-                    restored += LuaScript.code(projection.restoreHash(slot, rid, String.valueOf(k.orderId()), target, k.userId(),
-                            k.requestId().toString(), k.messageId().toString())) == 1 ? 1 : 0;
-                }
-                case ORDER_REJECTED, COMPENSATING -> {
-                    // PostgreSQL never took this unit, so it is in PostgreSQL's available count and comes back with the
-                    // recalibration: the pending compensation must find it already done, not add it a second time
-                    projection.restoreHash(slot, rid, null, "COMPENSATED", k.userId(), k.requestId().toString(),
-                            k.messageId().toString());
-                    redis.sync().set(slot.compensationMarker(rid),
-                            CompensationTaskRepository.taskId(k.reservationId()).toString());
-                    absorbed++;
-                }
-                case RESERVED, COMPENSATED, MANUAL_REVIEW -> {
-                    // a durable RESERVED row is a frozen one given back; COMPENSATED and MANUAL_REVIEW need nothing
-                }
-            }
+    private static void sleep() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the SKU's reservations to settle", e);
         }
-        for (SkuSlot slot : a.slots(sku)) {
-            RECALIBRATE.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
-                    Integer.toString(ActivityService.share(pg.available(), slot.bucket(), sku.buckets())),
-                    Integer.toString(ActivityService.share(committed, slot.bucket(), sku.buckets())),
-                    Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()), status);
+    }
+
+    private static String text(List<Object> reply, int i) {
+        Object v = i < reply.size() ? reply.get(i) : null;
+        return v == null || Boolean.FALSE.equals(v) ? "" : v.toString();
+    }
+
+    private static long number(List<Object> reply, int i) {
+        String v = text(reply, i);
+        return v.isEmpty() ? 0 : Long.parseLong(v);
+    }
+
+    private static String countersText(List<List<Object>> counters) {
+        StringBuilder out = new StringBuilder();
+        for (int b = 0; b < counters.size(); b++) {
+            List<Object> c = counters.get(b);
+            out.append(b == 0 ? "" : "; ").append("bucket ").append(b).append(": stock=").append(text(c, 0))
+                    .append(" initial=").append(text(c, 1)).append(" open_reserved=").append(text(c, 2))
+                    .append(" committed=").append(text(c, 3));
         }
-        Map<String, Object> after = Map.of("stock", pg.available(), "committed", committed, "open_reserved", 0,
-                "initial", pg.initial(), "status", status, "hashes_restored", restored, "compensations_absorbed", absorbed);
-        holds.audit(Reconciler.OPERATOR, "REDIS_RECALIBRATION", "SKU", activityId + ":" + sku.skuId(),
-                Map.of("redis", "keys lost"), after, Map.of("pg", pg.toString()), "Redis lost the keys of a live SKU");
-        meters.counter("reconcile.redis_recalibration").increment();
-        log.warn("reconcile.redis_recalibrated activity_id={} sku_id={} after={}", activityId, sku.skuId(), after);
-        return after.toString();
+        return out.toString();
     }
 
     private int warmedSlots(long activityId, Activity.Sku sku) {

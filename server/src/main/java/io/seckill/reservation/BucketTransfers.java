@@ -85,18 +85,17 @@ public class BucketTransfers {
         for (SkuSlot source : a.slots(sku)) {
             for (Map.Entry<String, String> e : redis.sync().hgetall(source.transfers()).entrySet()) {
                 String id = e.getKey();
-                String[] value = e.getValue().split(":");
-                if (value.length != 2 || !value[0].matches("\\d{1,9}") || !value[1].matches("\\d{1,18}")
-                        || Integer.parseInt(value[0]) >= sku.buckets()) {
+                long[] value = parse(e.getValue(), sku.buckets());
+                if (value == null) {
                     meters.counter("reservation.bucket.transfer.malformed").increment();
                     log.error("reservation.transfer_malformed activity_id={} sku_id={} bucket={} transfer_id={} value={}",
                             a.activityId(), sku.skuId(), source.bucket(), id, e.getValue());
                     continue;
                 }
-                if (nowMs - Long.parseLong(value[1]) < olderThan.toMillis()) {
+                if (nowMs - value[1] < olderThan.toMillis()) {
                     continue;
                 }
-                SkuSlot target = source.sibling(Integer.parseInt(value[0]));
+                SkuSlot target = source.sibling((int) value[0]);
                 List<Object> r = LAND.run(redis, new String[] {target.stock(), target.counter(), target.meta(),
                         target.transferMarker(id)}, id, Long.toString(markerTtl.toMillis()));
                 long code = LuaScript.code(r);
@@ -117,5 +116,36 @@ public class BucketTransfers {
             }
         }
         return landedNow;
+    }
+
+    /**
+     * Units the SKU's buckets gave up and no other bucket has taken in yet (the target holds no landing
+     * marker): PostgreSQL counts them as available, no bucket's stock does.
+     */
+    public long inTransit(Activity a, Activity.Sku sku) {
+        long n = 0;
+        for (SkuSlot source : a.slots(sku)) {
+            for (Map.Entry<String, String> e : redis.sync().hgetall(source.transfers()).entrySet()) {
+                long[] value = parse(e.getValue(), sku.buckets());
+                if (value == null) {
+                    throw new IllegalStateException("transfer " + e.getKey() + " out of bucket " + source.bucket()
+                            + " is unreadable: " + e.getValue());
+                }
+                if (redis.sync().exists(source.sibling((int) value[0]).transferMarker(e.getKey())) == 0) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** A transfer record's {target bucket, taken at ms}, or null when it is not one. */
+    private static long[] parse(String raw, int buckets) {
+        String[] value = raw.split(":");
+        if (value.length != 2 || !value[0].matches("\\d{1,9}") || !value[1].matches("\\d{1,18}")
+                || Integer.parseInt(value[0]) >= buckets) {
+            return null;
+        }
+        return new long[] {Long.parseLong(value[0]), Long.parseLong(value[1])};
     }
 }

@@ -161,11 +161,13 @@ public class ReservationRepository {
             LIMIT ?
             """;
     /** Every reservation PostgreSQL decided for a SKU, with what Redis must know of it (held ones excepted). */
-    private static final String KNOWN = "SELECT " + JUDGED + "\n" + """
+    private static final String OF_SKU = "SELECT " + JUDGED + "\n" + """
             FROM inventory_reservation r
             LEFT JOIN orders o ON o.order_id = r.order_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
             WHERE r.activity_id = ? AND r.sku_id = ?
+            """;
+    private static final String KNOWN = OF_SKU + """
               AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
             """;
     private static final String DECIDED = """
@@ -338,6 +340,11 @@ public class ReservationRepository {
 
     public List<Judged> known(long activityId, long skuId) {
         return jdbc.query(KNOWN, (rs, i) -> judged(rs), activityId, skuId);
+    }
+
+    /** Every reservation of the SKU with its order and task, held ones too: what a recalibration counts. */
+    public List<Judged> ofSku(long activityId, long skuId) {
+        return jdbc.query(OF_SKU, (rs, i) -> judged(rs), activityId, skuId);
     }
 
     /** Reservations of the sale PostgreSQL has decided (any state but RESERVED). */

@@ -128,7 +128,12 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
             case 2 -> new ReserveResult.Replayed(UUID.fromString(rid), status);
             case -1 -> new ReserveResult.SoldOut();
             case -2 -> new ReserveResult.AlreadyReserved(UUID.fromString(rid), status);
-            case -3, -4 -> new ReserveResult.NotOpen(status == null || status.isEmpty() ? "NOT_WARMED" : status);
+            case -3, -4 -> {
+                if ("PAUSED".equals(status)) {
+                    meters.counter("reservation.refused", "reason", "sku_paused").increment();
+                }
+                yield new ReserveResult.NotOpen(status == null || status.isEmpty() ? "NOT_WARMED" : status);
+            }
             default -> throw new IllegalStateException("reserve.lua returned unknown code " + code + " " + reply);
         };
     }

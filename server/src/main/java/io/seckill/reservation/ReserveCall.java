@@ -44,6 +44,9 @@ public record ReserveCall(ReservationService service, AdmissionLimiter limiter) 
             case ReserveResult.AlreadyReserved a -> throw new Refusal(Refusal.Kind.CONFLICT, "ALREADY_RESERVED",
                     "this user already holds reservation " + a.reservationId(), null,
                     Map.of("reservation_id", a.reservationId().toString(), "state", ReservationQuery.redisState(a.status())));
+            // a recalibration of this SKU's counts (docs/RECONCILIATION.md): seconds, not a closed sale
+            case ReserveResult.NotOpen n when "PAUSED".equals(n.saleStatus()) -> throw new Refusal(Refusal.Kind.UNAVAILABLE,
+                    "ADMISSION_PAUSED", "this item's stock is being recounted; retry in a moment with the same request_id");
             case ReserveResult.NotOpen n -> throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_OPEN",
                     "the sale is not open (" + n.saleStatus() + ")");
         };

@@ -1,0 +1,312 @@
+package io.seckill.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import io.seckill.activity.Activity;
+import io.seckill.activity.ActivityService;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.cli.SaleClient;
+import io.seckill.projection.OrderProjection;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.BucketTransfers;
+import io.seckill.support.IntegrationTest;
+
+/**
+ * A failover can take writes the old master acknowledged and never replicated (fault row 13): a
+ * reservation's hash, its buyer's mark and the units it moved are gone from Redis while its order exists
+ * in PostgreSQL. Redis then counts units that are not there. The live SKU is recalibrated from
+ * PostgreSQL - admission paused until nothing is open, the counters set by a script that refuses while
+ * anything could still move them, the sale resumed - and sells exactly its stock afterwards.
+ */
+class LiveRecalibrationIT extends IntegrationTest {
+
+    private static final LuaScript RECALIBRATE = LuaScript.load("recalibrate");
+    private static final LuaScript PAUSE_SLOT = LuaScript.load("pause_slot");
+    private static final LuaScript TRANSFER_OUT = LuaScript.load("transfer_out");
+
+    @Autowired
+    Reconciler reconciler;
+    @Autowired
+    RedisRecalibration recalibration;
+    @Autowired
+    SaleRegistry registry;
+    @Autowired
+    OrderProjection projection;
+    @Autowired
+    BucketTransfers transfers;
+
+    @Test
+    @DisplayName("fault #13: a failover lost acknowledged reservations -> the live SKU is recalibrated from PostgreSQL and "
+            + "sells exactly its stock, nobody admitted on a unit that is not there")
+    void lostReservationsRecalibrated() throws Exception {
+        long activityId = openSale(10);
+        for (long u = 1; u <= 6; u++) {
+            placeOrder(activityId, 1, u);
+        }
+        awaitSettled(activityId, 6);
+        loseReservation(activityId, 1, 1);
+        loseReservation(activityId, 1, 2);
+        ActivityService.InventoryView lost = view(activityId);
+        assertThat(lost.redis().stock()).as("Redis counts the two lost units as unsold").isEqualTo(6);
+        assertThat(lost.crossSystemDelta()).isEqualTo(-2);
+
+        Reconciler.Report report = reconciler.run(activityId, Duration.ofMillis(1));
+
+        assertThat(report.repairs()).as(report.toString()).containsEntry("REBUILD_ORDER_PROJECTION", 2)
+                .containsEntry("REDIS_RECALIBRATION", 1);
+        assertThat(report.skus().getFirst().redisState()).isEqualTo("RECALIBRATED");
+        ActivityService.InventoryView after = view(activityId);
+        assertThat(after.redis().stock()).isEqualTo(4);
+        assertThat(after.redis().committed()).isEqualTo(6);
+        assertThat(after.redis().initial()).isEqualTo(10);
+        assertThat(redis.sync().hget(SkuSlot.single(activityId, 1).meta(), "status")).as("the sale admits again")
+                .isEqualTo("OPEN");
+        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
+                activityId + ":1")).isOne();
+        assertThat(reserve(1, activityId, 1).code()).as("the lost buyer's one attempt is back").isEqualTo("ALREADY_RESERVED");
+        assertInvariants(activityId, true);
+
+        Map<String, Integer> answers = new HashMap<>();
+        for (long u = 100; u < 120; u++) {
+            answers.merge(reserve(u, activityId, 1).code(), 1, Integer::sum);
+        }
+        assertThat(answers).as("exactly the four units PostgreSQL has left").containsEntry("QUEUED", 4)
+                .containsEntry("SOLD_OUT", 16).hasSize(2);
+        awaitSettled(activityId, 10);
+        assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
+                activityId)).as("no buyer queued on a unit that was not there and then rejected").isZero();
+        Reconciler.Report quiet = reconciler.run(activityId, Duration.ofMillis(1));
+        assertThat(quiet.repairs()).as("nothing left to repair: " + quiet).isEmpty();
+        assertThat(quiet.anomalies()).isEmpty();
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("counters off with every hash in place -> CROSS_SYSTEM_DELTA recorded, the SKU recalibrated, the anomaly resolved")
+    void driftRecalibratedAndResolved() throws Exception {
+        long activityId = openSale(5, 5);
+        placeOrder(activityId, 1, 1);
+        placeOrder(activityId, 1, 2);
+        placeOrder(activityId, 2, 3);
+        awaitSettled(activityId, 3);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "committed", -1);
+
+        // judged once the projection's consumer has acknowledged every event (it may not have, a moment after the orders)
+        Reconciler.Report report = Awaitility.await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500)).until(() -> reconciler.run(activityId, Duration.ofMillis(1)),
+                        r -> r.anomalies().containsKey("CROSS_SYSTEM_DELTA"));
+
+        assertThat(report.repairs()).as(report.toString()).containsEntry("REDIS_RECALIBRATION", 1);
+        assertThat(report.skus()).extracting(Reconciler.SkuReport::redisState).containsExactly("RECALIBRATED", "OK");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'CROSS_SYSTEM_DELTA' AND object_id = ? "
+                + "AND status = 'RESOLVED' AND evidence->>'resolution' LIKE 'Redis recalibrated%'", activityId + ":1")).isOne();
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'", activityId))
+                .isZero();
+        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
+                activityId + ":2")).as("the SKU that agreed is left alone").isZero();
+        assertThat(view(activityId).redis().stock()).isEqualTo(3);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a cancellation whose release has not reached Redis holds the recalibration back; once it lands, every unit "
+            + "is counted once")
+    void pendingReleaseHoldsItBack() throws Exception {
+        long activityId = openSale(5);
+        UUID cancelled = placeOrder(activityId, 1, 1);
+        placeOrder(activityId, 1, 2);
+        placeOrder(activityId, 1, 3);
+        awaitSettled(activityId, 3);
+        SaleClient.Response c = client().post("/api/v1/orders/" + cancelled + "/cancel", userToken(1), null);
+        assertThat(c.status()).as(c.body().toString()).isEqualTo(200);
+        String rid = reservation(activityId, 1);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(
+                () -> "CANCELLED".equals(redis.sync().hget(slot.reservation(rid), "status")));
+        // Redis as it was before the release event arrived, and a unit lost with buyer 2's reservation
+        redis.sync().hset(slot.reservation(rid), "status", "ORDER_CREATED");
+        redis.sync().del(slot.releaseMarker(rid));
+        redis.sync().hincrby(slot.counter(), "committed", 1);
+        redis.sync().decr(slot.stock());
+        loseReservation(activityId, 1, 2);
+        Activity a = registry.load(activityId).orElseThrow();
+        Map<String, String> before = counters(slot);
+
+        String refused = recalibration.recalibrateLive(a, a.sku(1), "test", Map.of());
+
+        assertThat(refused).startsWith("REFUSED").contains("release of cancelled reservation " + rid);
+        assertThat(counters(slot)).as("nothing written").isEqualTo(before);
+        assertThat(redis.sync().hget(slot.meta(), "status")).as("the sale admits again").isEqualTo("OPEN");
+
+        assertThat(LuaScript.code(projection.project(slot, rid, cancelled.toString(), "CANCELLED"))).isOne();
+        assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).isEqualTo("RECALIBRATED");
+        ActivityService.InventoryView after = view(activityId);
+        assertThat(after.redis().stock()).as("PostgreSQL's available, the released unit once").isEqualTo(after.pg().available())
+                .isEqualTo(3);
+        assertThat(after.redis().initial()).isEqualTo(after.pg().initial());
+        assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).as("a second run finds nothing to do")
+                .isEqualTo("UNCHANGED");
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a live recalibration that cannot drain in time resumes the sale; buyers meanwhile are asked to retry (503); "
+            + "a slot a dead reconciler left paused admits again on the next run")
+    void pausesAreBoundedAndHealed() throws Exception {
+        long activityId = openSale(5);
+        placeOrder(activityId, 1, 1);
+        awaitSettled(activityId, 1);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        Activity a = registry.load(activityId).orElseThrow();
+        // a reservation that stays open (its stock and open count, as reserve.lua moves them)
+        redis.sync().decr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "open_reserved", 1);
+        Map<String, String> before = counters(slot);
+        long t0 = System.nanoTime();
+
+        assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).isEqualTo("DRAIN_TIMEOUT");
+
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(props.reconcile().recalibrationDrain());
+        assertThat(counters(slot)).isEqualTo(before);
+        assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("OPEN");
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "open_reserved", -1);
+
+        redis.sync().hset(slot.meta(), "status", "PAUSED");
+        SaleClient.Response paused = reserve(2, activityId, 1);
+        assertThat(paused.status()).as(paused.body().toString()).isEqualTo(503);
+        assertThat(paused.code()).isEqualTo("ADMISSION_PAUSED");
+        Reconciler.Report report = reconciler.run(activityId, Duration.ofMillis(1));
+        assertThat(report.repairs()).as(report.toString()).containsEntry("RESUME_PAUSED_SLOT", 1);
+        assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("OPEN");
+        assertThat(reserve(2, activityId, 1).code()).isEqualTo("QUEUED");
+        awaitSettled(activityId, 2);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("recalibrate.lua writes only when the slot admits nobody, nothing is open and the counters are as read; "
+            + "pause_slot.lua pauses an open slot and resumes only a paused one")
+    void scriptGuards() {
+        SkuSlot slot = SkuSlot.single(newActivityId(), 1);
+        String[] keys = {slot.stock(), slot.counter(), slot.meta()};
+        redis.sync().set(slot.stock(), "7");
+        redis.sync().hset(slot.counter(), Map.of("initial", "10", "open_reserved", "0", "committed", "3"));
+        redis.sync().hset(slot.meta(), Map.of("status", "OPEN", "start_ms", "1", "end_ms", "2"));
+
+        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3")).containsExactly(-1L, "ADMITTING");
+        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "PAUSE", "", "1", "2")).containsExactly(1L, "PAUSED");
+        redis.sync().hset(slot.counter(), "open_reserved", "1");
+        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3")).containsExactly(-2L, "OPEN_RESERVED", 1L);
+        redis.sync().hset(slot.counter(), "open_reserved", "0");
+        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "6", "10", "3")).as("stock moved since it was read")
+                .containsExactly(-3L, "CHANGED");
+        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "2")).as("committed moved since it was read")
+                .containsExactly(-3L, "CHANGED");
+        assertThat(redis.sync().get(slot.stock())).isEqualTo("7");
+
+        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3")).containsExactly(1L, "RECALIBRATED");
+        assertThat(redis.sync().get(slot.stock())).isEqualTo("5");
+        assertThat(redis.sync().hgetall(slot.counter())).containsEntry("initial", "10").containsEntry("committed", "5")
+                .containsEntry("open_reserved", "0");
+        assertThat(redis.sync().hget(slot.meta(), "status")).as("resuming is the caller's step").isEqualTo("PAUSED");
+
+        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "RESUME", "OPEN", "1", "2")).containsExactly(1L, "RESUMED");
+        assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("OPEN");
+        redis.sync().hset(slot.meta(), "status", "CLOSED");
+        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "PAUSE", "", "1", "2")).as("admits nobody already")
+                .containsExactly(0L, "CLOSED");
+        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "RESUME", "OPEN", "1", "2"))
+                .as("an operator's close is not undone").containsExactly(0L, "CLOSED");
+        assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("CLOSED");
+        deleteKeys(slot);
+    }
+
+    @Test
+    @DisplayName("a bucketed SKU: reservations lost in two buckets and a unit in transit -> each bucket counts its own buyers' "
+            + "orders, the stock PostgreSQL has left is shared out, the unit in transit still lands once")
+    void bucketsRecalibrated() throws Exception {
+        long activityId = openBucketedSale(40, 4);
+        List<Long> users = new ArrayList<>();
+        for (long u = 1; users.size() < 8; u++) {
+            placeOrder(activityId, 1, u);
+            users.add(u);
+        }
+        awaitSettled(activityId, 8);
+        long lostA = users.get(0);
+        long lostB = users.stream().filter(u -> bucket(activityId, u) != bucket(activityId, lostA)).findFirst().orElseThrow();
+        loseReservation(activityId, 4, lostA);
+        loseReservation(activityId, 4, lostB);
+        Activity a = registry.load(activityId).orElseThrow();
+        SkuSlot source = new SkuSlot(activityId, 1, 0, 4);
+        assertThat(LuaScript.code(TRANSFER_OUT.run(redis, new String[] {source.stock(), source.counter(), source.meta(),
+                source.transfers()}, UUID.randomUUID().toString(), "1"))).isOne();
+
+        assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).isEqualTo("RECALIBRATED");
+
+        int[] own = new int[4];
+        for (long u : users) {
+            own[bucket(activityId, u)]++;
+        }
+        ActivityService.InventoryView v = view(activityId);
+        for (ActivityService.BucketCounters b : activities.bucketCounters(v.pg())) {
+            assertThat(b.committed()).as("bucket " + b.bucket()).isEqualTo(own[b.bucket()]);
+            assertThat(b.initial()).isEqualTo(b.stock() + b.committed());
+        }
+        assertThat(v.redis().inTransit()).as("the unit in transit is not in any bucket's stock yet").isOne();
+        assertThat(v.redis().stock() + v.redis().inTransit()).isEqualTo(v.pg().available()).isEqualTo(32);
+        for (long u : List.of(lostA, lostB)) {
+            assertThat(redis.sync().hget(SkuSlot.forUser(activityId, 1, 4, u).reservation(reservation(activityId, u)),
+                    "status")).as("lost hash of buyer " + u + " restored").isEqualTo("ORDER_CREATED");
+        }
+        assertThat(v.crossSystemDelta()).isZero();
+        assertThat(transfers.finishStale(a, a.sku(1), Duration.ZERO)).isOne();
+        assertThat(view(activityId).redis().stock()).isEqualTo(32);
+        assertInvariants(activityId, true);
+    }
+
+    /** Redis as a replica that never saw this buyer's reservation: its hash, mark and request map and the units it moved. */
+    private void loseReservation(long activityId, int buckets, long userId) {
+        Map<String, Object> row = jdbc.queryForMap("SELECT reservation_id::text AS rid, request_id::text AS req "
+                + "FROM inventory_reservation WHERE activity_id = ? AND user_id = ?", activityId, userId);
+        SkuSlot slot = SkuSlot.forUser(activityId, 1, buckets, userId);
+        assertThat(redis.sync().del(slot.reservation((String) row.get("rid")), slot.user(userId),
+                slot.request(userId, (String) row.get("req")))).isEqualTo(3);
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "committed", -1);
+    }
+
+    private String reservation(long activityId, long userId) {
+        return jdbc.queryForObject("SELECT reservation_id::text FROM inventory_reservation WHERE activity_id = ? AND user_id = ?",
+                String.class, activityId, userId);
+    }
+
+    private static int bucket(long activityId, long userId) {
+        return SkuSlot.forUser(activityId, 1, 4, userId).bucket();
+    }
+
+    private Map<String, String> counters(SkuSlot slot) {
+        Map<String, String> c = new HashMap<>(redis.sync().hgetall(slot.counter()));
+        c.put("stock", redis.sync().get(slot.stock()));
+        return c;
+    }
+
+    private ActivityService.InventoryView view(long activityId) {
+        return activities.inventoryView(activityId).getFirst();
+    }
+}
