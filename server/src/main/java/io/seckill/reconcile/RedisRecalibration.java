@@ -129,6 +129,7 @@ public class RedisRecalibration {
                     attempt.detail());
             return "PAUSED_DRAINING";
         }
+        restoreLost(a, sku, attempt.counted());
         resume(a, sku, a.slots(sku));
         return "RECALIBRATED";
     }
@@ -146,6 +147,7 @@ public class RedisRecalibration {
             return "HELD";
         }
         List<SkuSlot> paused = pause(a, sku);
+        Attempt attempt;
         try {
             long deadline = System.nanoTime() + props.reconcile().recalibrationDrain().toNanos();
             long open;
@@ -158,17 +160,19 @@ public class RedisRecalibration {
                 }
                 sleep();
             }
-            Attempt attempt = run(a, sku, reason, evidence);
-            if (!attempt.done()) {
-                meters.counter("reconcile.recalibration.deferred", "reason", "refused").increment();
-                log.warn("reconcile.recalibration_deferred activity_id={} sku_id={} reason={}", activityId, sku.skuId(),
-                        attempt.detail());
-                return "REFUSED: " + attempt.detail();
-            }
-            return attempt.changed() ? "RECALIBRATED" : "UNCHANGED";
+            attempt = run(a, sku, reason, evidence);
         } finally {
             resume(a, sku, paused);
         }
+        if (!attempt.done()) {
+            meters.counter("reconcile.recalibration.deferred", "reason", "refused").increment();
+            log.warn("reconcile.recalibration_deferred activity_id={} sku_id={} reason={}", activityId, sku.skuId(),
+                    attempt.detail());
+            return "REFUSED: " + attempt.detail();
+        }
+        // lost hashes come back once buyers are admitted again: no counter moves with them
+        restoreLost(a, sku, attempt.counted());
+        return attempt.changed() ? "RECALIBRATED" : "UNCHANGED";
     }
 
     /**
@@ -193,8 +197,8 @@ public class RedisRecalibration {
         return resumed;
     }
 
-    /** What one attempt came to: done (changed or not), or refused with the reason. */
-    record Attempt(boolean done, boolean changed, String detail) {
+    /** What one attempt came to: done (changed or not), or refused with the reason; the reservations it counted. */
+    record Attempt(boolean done, boolean changed, String detail, List<Judged> counted) {
     }
 
     /** The apply step as one repair task (several reconcilers share it), with its audit row. */
@@ -202,7 +206,7 @@ public class RedisRecalibration {
         String object = a.activityId() + ":" + sku.skuId();
         // the generation makes a later recalibration of the same SKU a new repair, while two reconcilers share one
         long generation = repairLog.done(RULE, object);
-        Attempt[] out = {new Attempt(false, false, "recalibrated by another reconciler")};
+        Attempt[] out = {refused("recalibrated by another reconciler")};
         Repairs.Run r = repairs.run(RULE, "SKU", object, generation, "RECALIBRATED", Reconciler.OPERATOR, reason, evidence,
                 () -> {
                     try {
@@ -216,12 +220,12 @@ public class RedisRecalibration {
                     }
                     return out[0].changed() ? out[0].detail() : Repairs.ALREADY + ": " + out[0].detail();
                 });
-        return r == Repairs.Run.DONE ? out[0] : new Attempt(false, false, out[0].detail());
+        return r == Repairs.Run.DONE ? out[0] : refused(out[0].detail());
     }
 
     /**
-     * Steps 3-4: Redis counters read first, then PostgreSQL in one snapshot, then the hashes of what
-     * PostgreSQL decided, then each slot set under the script's guard (not admitting, nothing open,
+     * Step 3: Redis counters read first, then PostgreSQL in one snapshot, then the hashes of the orders
+     * PostgreSQL cancelled, then each slot set under the script's guard (not admitting, nothing open,
      * counters as read). Any counter that moved after the first read refuses the write: the caller
      * tries again later from fresh reads, and since every target is absolute a partial attempt is
      * simply completed by the next one.
@@ -254,9 +258,9 @@ public class RedisRecalibration {
             return refused("PostgreSQL: " + holding + " reservations hold an order's unit, occupied + sold = "
                     + (s.pg().occupied() + s.pg().sold()));
         }
-        Hashes h = hashes(activityId, sku, s.reservations());
-        if (h.refusal() != null) {
-            return refused(h.refusal());
+        String release = pendingRelease(activityId, sku, s.reservations());
+        if (release != null) {
+            return refused(release);
         }
         long inTransit = transfers.inTransit(a, sku);
         long stock = s.pg().available() - inTransit;
@@ -286,17 +290,15 @@ public class RedisRecalibration {
         after.put("committed", holding);
         after.put("in_transit", inTransit);
         after.put("buckets_changed", changed);
-        after.put("hashes_restored", h.restored());
-        after.put("compensations_absorbed", h.absorbed());
         if (changed.isEmpty()) {
-            return new Attempt(true, false, "Redis already agrees with PostgreSQL " + after);
+            return new Attempt(true, false, "Redis already agrees with PostgreSQL " + after, s.reservations());
         }
         holds.audit(Reconciler.OPERATOR, RULE, "SKU", activityId + ":" + sku.skuId(), Map.of("redis", countersText(before)),
                 after, Map.of("pg", s.pg().toString()), reason);
         meters.counter("reconcile.redis_recalibration").increment();
         log.warn("reconcile.redis_recalibrated activity_id={} sku_id={} reason=\"{}\" after={}", activityId, sku.skuId(),
                 reason, after);
-        return new Attempt(true, true, after.toString());
+        return new Attempt(true, true, after.toString(), s.reservations());
     }
 
     private record Snapshot(SkuInventory pg, List<Judged> reservations, long unappliedAdjustments) {
@@ -308,37 +310,46 @@ public class RedisRecalibration {
                 adjustments.unapplied(activityId, skuId)));
     }
 
-    private record Hashes(String refusal, int restored, int absorbed) {
+    /**
+     * Null when Redis has the release of every order PostgreSQL cancelled, else which one it lacks: the
+     * snapshot counts that unit as available, and its release would add it a second time.
+     */
+    private String pendingRelease(long activityId, Activity.Sku sku, List<Judged> rows) {
+        List<Judged> cancelled = rows.stream().filter(k -> k.status() == ReservationStatus.CANCELLED).toList();
+        List<String> states = statuses(activityId, sku, cancelled);
+        for (int i = 0; i < cancelled.size(); i++) {
+            String status = states.get(i);
+            if (status != null && !"CANCELLED".equals(status)) {
+                return "the release of cancelled reservation " + cancelled.get(i).reservationId() + " is not in Redis yet ("
+                        + status + ")";
+            }
+        }
+        return null;
     }
 
     /**
-     * Redis's hash of every reservation PostgreSQL decided. A cancellation whose release has not reached
-     * Redis refuses the attempt (the snapshot counts its unit as available; the release would add it a
-     * second time). A lost hash comes back without moving a counter: an order's with its status, a
-     * rejected one's as COMPENSATED with its compensation marker - PostgreSQL never took that unit, so the
-     * pending compensation must find the work done instead of adding it again.
+     * Every reservation PostgreSQL decided whose hash Redis lost gets it back, without a counter move (the
+     * recalibrated counters count it already): an order's with its status and buyer mark, a rejected one's
+     * as COMPENSATED with its compensation marker - PostgreSQL never took that unit, so the pending
+     * compensation finds the work done instead of adding it again. Reservations under a hold are left alone.
      */
-    private Hashes hashes(long activityId, Activity.Sku sku, List<Judged> rows) {
-        List<Judged> decided = rows.stream().filter(k -> k.status() != ReservationStatus.RESERVED
-                && k.status() != ReservationStatus.COMPENSATED && k.status() != ReservationStatus.MANUAL_REVIEW).toList();
-        List<RedisFuture<String>> states = new ArrayList<>(decided.size());
-        for (Judged k : decided) {
-            SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
-            states.add(redis.async().hget(slot.reservation(k.reservationId().toString()), "status"));
-        }
+    private void restoreLost(Activity a, Activity.Sku sku, List<Judged> rows) {
+        long activityId = a.activityId();
+        List<Judged> decided = rows.stream().filter(k -> k.status() == ReservationStatus.ORDER_CREATED
+                || k.status() == ReservationStatus.CANCELLED || k.status() == ReservationStatus.ORDER_REJECTED
+                || k.status() == ReservationStatus.COMPENSATING).toList();
+        List<String> states = statuses(activityId, sku, decided);
         List<Judged> lost = new ArrayList<>();
         for (int i = 0; i < decided.size(); i++) {
-            Judged k = decided.get(i);
-            String status = Reconciler.status(states.get(i));
-            if (status == null) {
-                lost.add(k);
-            } else if (k.status() == ReservationStatus.CANCELLED && !"CANCELLED".equals(status)) {
-                return new Hashes("the release of cancelled reservation " + k.reservationId() + " is not in Redis yet ("
-                        + status + ")", 0, 0);
+            if (states.get(i) == null) {
+                lost.add(decided.get(i));
             }
         }
-        List<String> held = lost.isEmpty() ? List.of() : holds.holds(lost.stream().map(k -> k.reservationId().toString())
-                .toList()).stream().map(m -> String.valueOf(m.get("object_id"))).toList();
+        if (lost.isEmpty()) {
+            return;
+        }
+        List<String> held = holds.holds(lost.stream().map(k -> k.reservationId().toString()).toList()).stream()
+                .map(m -> String.valueOf(m.get("object_id"))).toList();
         int restored = 0;
         int absorbed = 0;
         for (Judged k : lost) {
@@ -347,29 +358,37 @@ public class RedisRecalibration {
                 continue;
             }
             SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
-            switch (k.status()) {
-                case ORDER_CREATED, CANCELLED -> {
-                    String target = k.status() == ReservationStatus.CANCELLED ? "CANCELLED"
-                            : OrderProjection.redisStatus(k.orderStatus());
-                    restored += LuaScript.code(projection.restoreHash(slot, rid, String.valueOf(k.orderId()), target,
-                            k.userId(), k.requestId().toString(), k.messageId().toString())) == 1 ? 1 : 0;
-                }
-                case ORDER_REJECTED, COMPENSATING -> {
-                    projection.restoreHash(slot, rid, null, "COMPENSATED", k.userId(), k.requestId().toString(),
-                            k.messageId().toString());
-                    redis.sync().set(slot.compensationMarker(rid),
-                            CompensationTaskRepository.taskId(k.reservationId()).toString());
-                    absorbed++;
-                }
-                default -> {
-                }
+            if (k.status() == ReservationStatus.ORDER_CREATED || k.status() == ReservationStatus.CANCELLED) {
+                String target = k.status() == ReservationStatus.CANCELLED ? "CANCELLED"
+                        : OrderProjection.redisStatus(k.orderStatus());
+                restored += LuaScript.code(projection.restoreHash(slot, rid, String.valueOf(k.orderId()), target, k.userId(),
+                        k.requestId().toString(), k.messageId().toString())) == 1 ? 1 : 0;
+            } else {
+                projection.restoreHash(slot, rid, null, "COMPENSATED", k.userId(), k.requestId().toString(),
+                        k.messageId().toString());
+                redis.sync().set(slot.compensationMarker(rid), CompensationTaskRepository.taskId(k.reservationId()).toString());
+                absorbed++;
             }
         }
-        return new Hashes(null, restored, absorbed);
+        meters.counter("reconcile.recalibration.hashes_restored").increment(restored + absorbed);
+        log.warn("reconcile.lost_hashes_restored activity_id={} sku_id={} orders={} compensations_absorbed={} held={}",
+                activityId, sku.skuId(), restored, absorbed, held.size());
+    }
+
+    /** The Redis status of each reservation's hash (null where it is gone), read in one pipeline. */
+    private List<String> statuses(long activityId, Activity.Sku sku, List<Judged> rows) {
+        List<RedisFuture<String>> futures = new ArrayList<>(rows.size());
+        for (Judged k : rows) {
+            SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
+            futures.add(redis.async().hget(slot.reservation(k.reservationId().toString()), "status"));
+        }
+        List<String> out = new ArrayList<>(rows.size());
+        futures.forEach(f -> out.add(Reconciler.status(f)));
+        return out;
     }
 
     private static Attempt refused(String why) {
-        return new Attempt(false, false, why);
+        return new Attempt(false, false, why, List.of());
     }
 
     /**
