@@ -23,6 +23,7 @@ import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.BucketTransfers;
 import io.seckill.support.IntegrationTest;
+import io.seckill.support.SteadyBuyers;
 
 /**
  * A failover can take writes the old master acknowledged and never replicated (fault row 13): a
@@ -76,6 +77,8 @@ class LiveRecalibrationIT extends IntegrationTest {
                 .isEqualTo("OPEN");
         assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
                 activityId + ":1")).isOne();
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REDIS_RESERVATIONS_LOST' "
+                + "AND object_id = ? AND status = 'RESOLVED'", activityId + ":1")).as("recorded, and resolved by the run").isOne();
         assertThat(reserve(1, activityId, 1).code()).as("the lost buyer's one attempt is back").isEqualTo("ALREADY_RESERVED");
         assertInvariants(activityId, true);
 
@@ -91,6 +94,43 @@ class LiveRecalibrationIT extends IntegrationTest {
         Reconciler.Report quiet = reconciler.run(activityId, Duration.ofMillis(1));
         assertThat(quiet.repairs()).as("nothing left to repair: " + quiet).isEmpty();
         assertThat(quiet.anomalies()).isEmpty();
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("fault #13: reservations lost while buyers keep coming -> recalibrated between their calls; the sale sells "
+            + "exactly its stock, answers 202, 409 or 503 only, nobody queued and then rejected")
+    void recalibratedUnderBuyers() throws Exception {
+        long activityId = openSale(600);
+        List<Long> lostUsers = new ArrayList<>();
+        try (SteadyBuyers buyers = SteadyBuyers.start(2, Duration.ofMillis(25), user -> reserve(user, activityId, 1))) {
+            buyers.awaitMoreAdmitted(100, Duration.ofSeconds(30));
+            // three buyers whose orders Redis has counted lose everything a failover can take
+            lostUsers.addAll(jdbc.queryForList("SELECT user_id FROM orders WHERE activity_id = ? ORDER BY created_at LIMIT 3",
+                    Long.class, activityId));
+            for (long u : lostUsers) {
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "ORDER_CREATED".equals(redis.sync().hget(
+                        SkuSlot.single(activityId, 1).reservation(reservation(activityId, u)), "status")));
+                loseReservation(activityId, 1, u);
+            }
+            Reconciler.Report report = Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> reconciler.run(activityId, Duration.ofMillis(1)),
+                            r -> r.repairs().containsKey("REDIS_RECALIBRATION"));
+            assertThat(buyers.codes()).as("the sale was still selling when it was recalibrated: " + report)
+                    .doesNotContainKey("409 SOLD_OUT");
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> buyers.codes().containsKey("409 SOLD_OUT"));
+            buyers.close();
+            assertThat(buyers.statuses().keySet()).as(buyers.codes().toString()).isSubsetOf(202, 409, 503);
+            assertThat(buyers.statuses().get(202)).as("admitted after the recalibration: exactly what was left")
+                    .isEqualTo(600);
+        }
+        awaitAllSettled(activityId);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(600);
+        assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
+                activityId)).as("no buyer queued on a unit that was not there").isZero();
+        for (long u : lostUsers) {
+            assertThat(reserve(u, activityId, 1).code()).as("buyer " + u + "'s one attempt is back").isEqualTo("ALREADY_RESERVED");
+        }
         assertInvariants(activityId, true);
     }
 
@@ -114,7 +154,7 @@ class LiveRecalibrationIT extends IntegrationTest {
         assertThat(report.repairs()).as(report.toString()).containsEntry("REDIS_RECALIBRATION", 1);
         assertThat(report.skus()).extracting(Reconciler.SkuReport::redisState).containsExactly("RECALIBRATED", "OK");
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'CROSS_SYSTEM_DELTA' AND object_id = ? "
-                + "AND status = 'RESOLVED' AND evidence->>'resolution' LIKE 'Redis recalibrated%'", activityId + ":1")).isOne();
+                + "AND status = 'RESOLVED' AND evidence->>'resolution' LIKE 'Redis counters recalibrated%'", activityId + ":1")).isOne();
         assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'", activityId))
                 .isZero();
         assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
@@ -128,10 +168,12 @@ class LiveRecalibrationIT extends IntegrationTest {
             + "is counted once")
     void pendingReleaseHoldsItBack() throws Exception {
         long activityId = openSale(5);
-        UUID cancelled = placeOrder(activityId, 1, 1);
-        placeOrder(activityId, 1, 2);
-        placeOrder(activityId, 1, 3);
+        List<UUID> orders = new ArrayList<>();
+        for (long u = 1; u <= 3; u++) {
+            orders.add(placeOrder(activityId, 1, u));
+        }
         awaitSettled(activityId, 3);
+        UUID cancelled = orders.getFirst();
         SaleClient.Response c = client().post("/api/v1/orders/" + cancelled + "/cancel", userToken(1), null);
         assertThat(c.status()).as(c.body().toString()).isEqualTo(200);
         String rid = reservation(activityId, 1);
@@ -161,6 +203,39 @@ class LiveRecalibrationIT extends IntegrationTest {
         assertThat(after.redis().initial()).isEqualTo(after.pg().initial());
         assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).as("a second run finds nothing to do")
                 .isEqualTo("UNCHANGED");
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a recalibration that could not run stays due: REDIS_RESERVATIONS_LOST is open until a later run recalibrates")
+    void deferredRecalibrationStaysDue() throws Exception {
+        long activityId = openSale(6);
+        for (long u = 1; u <= 3; u++) {
+            placeOrder(activityId, 1, u);
+        }
+        awaitSettled(activityId, 3);
+        loseReservation(activityId, 1, 2);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        // a reservation that does not settle within the drain
+        redis.sync().decr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "open_reserved", 1);
+
+        Reconciler.Report first = reconciler.run(activityId, Duration.ofMillis(1));
+
+        assertThat(first.skus().getFirst().redisState()).as(first.toString()).isEqualTo("DRAIN_TIMEOUT");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REDIS_RESERVATIONS_LOST' "
+                + "AND object_id = ? AND status = 'OPEN'", activityId + ":1")).isOne();
+        assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("OPEN");
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "open_reserved", -1);
+
+        Reconciler.Report second = reconciler.run(activityId, Duration.ofMillis(1));
+
+        assertThat(second.repairs()).as(second.toString()).containsEntry("REDIS_RECALIBRATION", 1)
+                .doesNotContainKey("REBUILD_ORDER_PROJECTION");
+        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'", activityId))
+                .isZero();
+        assertThat(view(activityId).redis().stock()).isEqualTo(3);
         assertInvariants(activityId, true);
     }
 

@@ -41,6 +41,9 @@ public class AnomalyRepository {
                 evidence = evidence || jsonb_build_object('resolution', ?::text)
             WHERE anomaly_id = ? AND status = 'OPEN'
             """;
+    private static final String IS_OPEN = """
+            SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = ? AND object_id = ? AND status = 'OPEN'
+            """;
     private static final String RESOLVE_OBJECT = """
             UPDATE reconcile_anomaly
             SET status = 'RESOLVED', resolved_at = clock_timestamp(),
@@ -81,6 +84,11 @@ public class AnomalyRepository {
     /** Closes an open anomaly that automation has shown to be harmless, with the reason in its evidence. */
     public boolean resolve(long anomalyId, String resolution) {
         return jdbc.update(RESOLVE, resolution, anomalyId) == 1;
+    }
+
+    /** An anomaly of this type is open on this object. */
+    public boolean isOpen(String type, String objectId) {
+        return Sql.count(jdbc.queryForObject(IS_OPEN, Long.class, type, objectId)) > 0;
     }
 
     /** Closes the open anomaly of this type on this object, if any, once automation has repaired it. */

@@ -56,6 +56,8 @@ public class Reconciler {
 
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
     static final String OPERATOR = "reconciler";
+    /** A SKU one of whose reservation hashes Redis had lost while PostgreSQL holds its order: recalibration is due. */
+    static final String RESERVATIONS_LOST = "REDIS_RESERVATIONS_LOST";
 
     private final SaleRegistry registry;
     private final ActivityService activities;
@@ -83,8 +85,6 @@ public class Reconciler {
     private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
     /** Per SKU: where the change windows stand and when the last full pass was. */
     private final Map<String, Window> windows = new ConcurrentHashMap<>();
-    /** SKUs ("activity:sku") whose lost reservation hashes were restored: a live recalibration is due. */
-    private final java.util.Set<String> recalibrationDue = ConcurrentHashMap.newKeySet();
     private final Duration fullPassEvery;
     private static final int PAGE = 1000;
 
@@ -253,20 +253,24 @@ public class Reconciler {
         if (drift) {
             anomaly(found, "CROSS_SYSTEM_DELTA", "SKU", key, activityId, sku.skuId(), evidence);
         }
-        if (warmedSale && (drift || recalibrationDue.contains(key))) {
+        // an open REDIS_RESERVATIONS_LOST (written when a lost hash was restored, here or in an earlier run) keeps the
+        // recalibration due until one succeeds
+        if (warmedSale && (drift || anomalies.isOpen(RESERVATIONS_LOST, key))) {
             String live = recalibration.recalibrateLive(a, sku, drift ? "Redis committed differs from PostgreSQL by " + cross
                     : "Redis had lost reservations PostgreSQL holds", evidence);
-            if (!live.startsWith("REFUSED") && !"DRAIN_TIMEOUT".equals(live)) {
-                recalibrationDue.remove(key);
-            }
             if ("RECALIBRATED".equals(live)) {
                 count(done, "REDIS_RECALIBRATION");
+            }
+            if ("RECALIBRATED".equals(live) || "UNCHANGED".equals(live)) {
                 view = view(activityId, sku.skuId());
                 cross = view.crossSystemDelta();
-            }
-            if (cross == 0 && anomalies.resolve("CROSS_SYSTEM_DELTA", key, "Redis recalibrated from PostgreSQL")) {
-                log.info("reconcile.cross_system_delta_resolved activity_id={} sku_id={} recalibration={}", activityId,
-                        sku.skuId(), live);
+                String resolution = "Redis counters " + ("UNCHANGED".equals(live) ? "agreed with" : "recalibrated from")
+                        + " PostgreSQL";
+                anomalies.resolve(RESERVATIONS_LOST, key, resolution);
+                if (cross == 0 && anomalies.resolve("CROSS_SYSTEM_DELTA", key, resolution)) {
+                    log.info("reconcile.cross_system_delta_resolved activity_id={} sku_id={} recalibration={}", activityId,
+                            sku.skuId(), live);
+                }
             }
             redisState = live;
         }
@@ -387,7 +391,12 @@ public class Reconciler {
         String order = r.orderId() == null ? null : r.orderId().toString();
         if (actual == null) {
             // the hash went with writes Redis lost: whatever else went with it, the counters are settled at activity level
-            recalibrationDue.add(slot.activityId() + ":" + slot.skuId());
+            if (anomalies.record(RESERVATIONS_LOST, "SKU", slot.activityId() + ":" + slot.skuId(), slot.activityId(),
+                    slot.skuId(), Map.of("first_reservation_id", rid, "pg_status", r.status().name()))) {
+                meters.counter("reconcile.anomaly", "type", RESERVATIONS_LOST).increment();
+                log.error("reconcile.redis_reservations_lost activity_id={} sku_id={} reservation_id={}: a recalibration "
+                        + "of the SKU is due", slot.activityId(), slot.skuId(), rid);
+            }
             List<Object> x = projection.restoreHash(slot, rid, order, expected, r.userId(), r.requestId().toString(),
                     r.messageId().toString());
             return "hash restored without counter moves: " + LuaScript.text(x, 1);

@@ -146,6 +146,11 @@ public class RedisRecalibration {
         if (!holds.holds(List.of(activityId + ":" + sku.skuId())).isEmpty()) {
             return "HELD";
         }
+        // what would refuse the attempt anyway is found before buyers are paused for it
+        String blocker = blocker(activityId, sku, snapshot(activityId, sku.skuId()), new int[sku.buckets()]);
+        if (blocker != null) {
+            return deferred("refused", activityId, sku, blocker);
+        }
         List<SkuSlot> paused = pause(a, sku);
         Attempt attempt;
         try {
@@ -153,9 +158,7 @@ public class RedisRecalibration {
             long open;
             while ((open = openReserved(a, sku)) != 0) {
                 if (System.nanoTime() > deadline) {
-                    meters.counter("reconcile.recalibration.deferred", "reason", "drain_timeout").increment();
-                    log.warn("reconcile.recalibration_deferred activity_id={} sku_id={} reason=drain_timeout open_reserved={}",
-                            activityId, sku.skuId(), open);
+                    deferred("drain_timeout", activityId, sku, open + " reservations still open");
                     return "DRAIN_TIMEOUT";
                 }
                 sleep();
@@ -165,10 +168,7 @@ public class RedisRecalibration {
             resume(a, sku, paused);
         }
         if (!attempt.done()) {
-            meters.counter("reconcile.recalibration.deferred", "reason", "refused").increment();
-            log.warn("reconcile.recalibration_deferred activity_id={} sku_id={} reason={}", activityId, sku.skuId(),
-                    attempt.detail());
-            return "REFUSED: " + attempt.detail();
+            return deferred("refused", activityId, sku, attempt.detail());
         }
         // lost hashes come back once buyers are admitted again: no counter moves with them
         restoreLost(a, sku, attempt.counted());
@@ -243,25 +243,12 @@ public class RedisRecalibration {
             before.add(c);
         }
         Snapshot s = snapshot(activityId, sku.skuId());
-        if (s.unappliedAdjustments() > 0) {
-            return refused(s.unappliedAdjustments() + " stock adjustments not yet applied in Redis");
-        }
         int[] committed = new int[sku.buckets()];
-        long holding = 0;
-        for (Judged k : s.reservations()) {
-            if (k.status() == ReservationStatus.ORDER_CREATED) {
-                committed[SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId()).bucket()]++;
-                holding++;
-            }
+        String blocker = blocker(activityId, sku, s, committed);
+        if (blocker != null) {
+            return refused(blocker);
         }
-        if (holding != (long) s.pg().occupied() + s.pg().sold()) {
-            return refused("PostgreSQL: " + holding + " reservations hold an order's unit, occupied + sold = "
-                    + (s.pg().occupied() + s.pg().sold()));
-        }
-        String release = pendingRelease(activityId, sku, s.reservations());
-        if (release != null) {
-            return refused(release);
-        }
+        long holding = s.pg().occupied() + s.pg().sold();
         long inTransit = transfers.inTransit(a, sku);
         long stock = s.pg().available() - inTransit;
         if (stock < 0) {
@@ -302,6 +289,29 @@ public class RedisRecalibration {
     }
 
     private record Snapshot(SkuInventory pg, List<Judged> reservations, long unappliedAdjustments) {
+    }
+
+    /**
+     * Why the snapshot cannot be written to Redis now (null when it can): a stock adjustment whose Redis half
+     * is not applied, PostgreSQL's own counts not adding up, a release not yet in Redis. Fills in the units
+     * each bucket's buyers hold.
+     */
+    private String blocker(long activityId, Activity.Sku sku, Snapshot s, int[] committed) {
+        if (s.unappliedAdjustments() > 0) {
+            return s.unappliedAdjustments() + " stock adjustments not yet applied in Redis";
+        }
+        long holding = 0;
+        for (Judged k : s.reservations()) {
+            if (k.status() == ReservationStatus.ORDER_CREATED) {
+                committed[SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId()).bucket()]++;
+                holding++;
+            }
+        }
+        if (holding != (long) s.pg().occupied() + s.pg().sold()) {
+            return "PostgreSQL: " + holding + " reservations hold an order's unit, occupied + sold = "
+                    + (s.pg().occupied() + s.pg().sold());
+        }
+        return pendingRelease(activityId, sku, s.reservations());
     }
 
     /** PostgreSQL's counts and every reservation of the SKU, as of one moment. */
@@ -385,6 +395,14 @@ public class RedisRecalibration {
         List<String> out = new ArrayList<>(rows.size());
         futures.forEach(f -> out.add(Reconciler.status(f)));
         return out;
+    }
+
+    /** A live recalibration that did not happen this run, counted and logged with why; its REFUSED answer. */
+    private String deferred(String reason, long activityId, Activity.Sku sku, String detail) {
+        meters.counter("reconcile.recalibration.deferred", "reason", reason).increment();
+        log.warn("reconcile.recalibration_deferred activity_id={} sku_id={} reason={}: {}", activityId, sku.skuId(), reason,
+                detail);
+        return "REFUSED: " + detail;
     }
 
     private static Attempt refused(String why) {
