@@ -265,9 +265,31 @@ public abstract class IntegrationTest {
     protected void awaitEnded(long activityId, List<String> reservationIds) {
         Awaitility.await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(count(
                 "SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) AND status <> 'RESERVED'",
-                (Object) reservationIds.toArray(String[]::new))).isEqualTo(reservationIds.size()));
+                (Object) reservationIds.toArray(String[]::new))).as(() -> "not ended: " + notEnded(reservationIds))
+                .isEqualTo(reservationIds.size()));
         assertThat(invariants.check(activityId, false))
                 .allSatisfy(c -> assertThat(c.pass()).as(c.name() + ": " + c.detail()).isTrue());
+    }
+
+    /** Each of these reservations PostgreSQL has not decided, with what PostgreSQL and Redis hold of it. */
+    private String notEnded(List<String> reservationIds) {
+        List<String> decided = jdbc.queryForList("SELECT reservation_id::text FROM inventory_reservation "
+                + "WHERE reservation_id = ANY (?::uuid[]) AND status <> 'RESERVED'", String.class,
+                (Object) reservationIds.toArray(String[]::new));
+        List<String> out = new ArrayList<>();
+        for (String rid : reservationIds) {
+            if (decided.contains(rid)) {
+                continue;
+            }
+            List<String> pg = jdbc.queryForList("SELECT status FROM inventory_reservation WHERE reservation_id = ?::uuid",
+                    String.class, rid);
+            List<String> inbox = jdbc.queryForList("SELECT result_code FROM consumer_inbox WHERE reservation_id = ?::uuid",
+                    String.class, rid);
+            List<String> quarantined = jdbc.queryForList("SELECT reason FROM message_quarantine "
+                    + "WHERE convert_from(payload, 'UTF8') LIKE ?", String.class, "%" + rid + "%");
+            out.add(rid + " pg=" + pg + " inbox=" + inbox + " quarantined=" + quarantined);
+        }
+        return out.toString();
     }
 
     /** Asserts every guarantee (DESIGN.md, Guarantees) for the sale. */

@@ -108,8 +108,9 @@ class HeaderDeadline implements WebServerFactoryCustomizer<TomcatServletWebServe
         for (ApiPortProtocol protocol : protocols) {
             for (SocketWrapperBase<NioChannel> connection : protocol.connections()) {
                 if (overdue(connection, now)) {
-                    connection.close();
+                    // counted before the close, so whoever sees the connection closed finds it counted
                     timedOut.increment();
+                    connection.close();
                     closed++;
                 }
             }
