@@ -53,11 +53,7 @@ class LiveRecalibrationIT extends IntegrationTest {
     @DisplayName("fault #13: a failover lost acknowledged reservations -> the live SKU is recalibrated from PostgreSQL and "
             + "sells exactly its stock, nobody admitted on a unit that is not there")
     void lostReservationsRecalibrated() throws Exception {
-        long activityId = openSale(10);
-        for (long u = 1; u <= 6; u++) {
-            placeOrder(activityId, 1, u);
-        }
-        awaitSettled(activityId, 6);
+        long activityId = saleWithOrders(10, 6);
         loseReservation(activityId, 1, 1);
         loseReservation(activityId, 1, 2);
         ActivityService.InventoryView lost = view(activityId);
@@ -167,13 +163,9 @@ class LiveRecalibrationIT extends IntegrationTest {
     @DisplayName("a cancellation whose release has not reached Redis holds the recalibration back; once it lands, every unit "
             + "is counted once")
     void pendingReleaseHoldsItBack() throws Exception {
-        long activityId = openSale(5);
-        List<UUID> orders = new ArrayList<>();
-        for (long u = 1; u <= 3; u++) {
-            orders.add(placeOrder(activityId, 1, u));
-        }
-        awaitSettled(activityId, 3);
-        UUID cancelled = orders.getFirst();
+        long activityId = saleWithOrders(5, 3);
+        UUID cancelled = jdbc.queryForObject("SELECT order_id FROM orders WHERE activity_id = ? AND user_id = 1", UUID.class,
+                activityId);
         SaleClient.Response c = client().post("/api/v1/orders/" + cancelled + "/cancel", userToken(1), null);
         assertThat(c.status()).as(c.body().toString()).isEqualTo(200);
         String rid = reservation(activityId, 1);
@@ -209,11 +201,7 @@ class LiveRecalibrationIT extends IntegrationTest {
     @Test
     @DisplayName("a recalibration that could not run stays due: REDIS_RESERVATIONS_LOST is open until a later run recalibrates")
     void deferredRecalibrationStaysDue() throws Exception {
-        long activityId = openSale(6);
-        for (long u = 1; u <= 3; u++) {
-            placeOrder(activityId, 1, u);
-        }
-        awaitSettled(activityId, 3);
+        long activityId = saleWithOrders(6, 3);
         loseReservation(activityId, 1, 2);
         SkuSlot slot = SkuSlot.single(activityId, 1);
         // a reservation that does not settle within the drain
@@ -243,9 +231,7 @@ class LiveRecalibrationIT extends IntegrationTest {
     @DisplayName("a live recalibration that cannot drain in time resumes the sale; buyers meanwhile are asked to retry (503); "
             + "a slot a dead reconciler left paused admits again on the next run")
     void pausesAreBoundedAndHealed() throws Exception {
-        long activityId = openSale(5);
-        placeOrder(activityId, 1, 1);
-        awaitSettled(activityId, 1);
+        long activityId = saleWithOrders(5, 1);
         SkuSlot slot = SkuSlot.single(activityId, 1);
         Activity a = registry.load(activityId).orElseThrow();
         // a reservation that stays open (its stock and open count, as reserve.lua moves them)
@@ -353,6 +339,16 @@ class LiveRecalibrationIT extends IntegrationTest {
         assertThat(transfers.finishStale(a, a.sku(1), Duration.ZERO)).isOne();
         assertThat(view(activityId).redis().stock()).isEqualTo(32);
         assertInvariants(activityId, true);
+    }
+
+    /** A sale of one SKU with {@code stock} units and the orders of buyers 1..{@code orders}, settled. */
+    private long saleWithOrders(int stock, int orders) throws Exception {
+        long activityId = openSale(stock);
+        for (long u = 1; u <= orders; u++) {
+            placeOrder(activityId, 1, u);
+        }
+        awaitSettled(activityId, orders);
+        return activityId;
     }
 
     /** Redis as a replica that never saw this buyer's reservation: its hash, mark and request map and the units it moved. */
