@@ -71,6 +71,11 @@ public class MqClients {
         c.setInstanceName(instanceName(role));
         c.setHeartbeatBrokerInterval(HEARTBEAT_MS);
         c.setMaxReconsumeTimes(props.mq().maxReconsumeTimes());
+        // a group with no stored offset on a queue reads it from the start: with the client's default (last
+        // offset) a new group skips what was sent before its first pull whenever the broker cannot say
+        // the queue's first message is in memory - admitted reservations whose orders would never be made.
+        // What was consumed before is answered by the inbox as a duplicate.
+        c.setConsumeFromWhere(org.apache.rocketmq.common.consumer.ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         return c;
     }
 }
