@@ -481,9 +481,10 @@ public class RedisRecalibration {
         }
     }
 
+    /** A counter as read_counters.lua returned it, "" when the key is missing (the script's expected form). */
     private static String text(List<Object> reply, int i) {
-        Object v = i < reply.size() ? reply.get(i) : null;
-        return v == null || Boolean.FALSE.equals(v) ? "" : v.toString();
+        String v = LuaScript.text(reply, i);
+        return v == null ? "" : v;
     }
 
     private static long number(List<Object> reply, int i) {
