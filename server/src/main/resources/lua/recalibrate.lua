@@ -6,6 +6,8 @@
 -- KEYS[1] stock  KEYS[2] counter hash  KEYS[3] sale meta hash
 -- ARGV[1] stock  ARGV[2] committed   (the new counts; initial = their sum, open_reserved = 0)
 -- ARGV[3] stock  ARGV[4] initial  ARGV[5] committed   as the caller read them ('' = missing)
+-- ARGV[6] 'LOST' after a loss of this slot's keys: while the slot has no stock key or no initial, its
+--         open_reserved counts nothing (moves of hashes that outlived the loss) and is not waited for
 -- Returns {1, 'RECALIBRATED'} | {-1, 'ADMITTING'} | {-2, 'OPEN_RESERVED', n} | {-3, 'CHANGED'}
 local stockKey, counterKey, metaKey = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('HGET', metaKey, 'status') == 'OPEN' then
@@ -13,7 +15,8 @@ if redis.call('HGET', metaKey, 'status') == 'OPEN' then
 end
 local c = redis.call('HMGET', counterKey, 'initial', 'open_reserved', 'committed')
 local open = tonumber(c[2] or '0')
-if open ~= 0 then
+local lost = ARGV[6] == 'LOST' and (redis.call('EXISTS', stockKey) == 0 or not c[1])
+if open ~= 0 and not lost then
     return {-2, 'OPEN_RESERVED', open}
 end
 if (redis.call('GET', stockKey) or '') ~= ARGV[3] or (c[1] or '') ~= ARGV[4] or (c[3] or '') ~= ARGV[5] then

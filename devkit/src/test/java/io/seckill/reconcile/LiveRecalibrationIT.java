@@ -37,6 +37,7 @@ class LiveRecalibrationIT extends IntegrationTest {
     private static final LuaScript RECALIBRATE = LuaScript.load("recalibrate");
     private static final LuaScript PAUSE_SLOT = LuaScript.load("pause_slot");
     private static final LuaScript TRANSFER_OUT = LuaScript.load("transfer_out");
+    private static final LuaScript PROJECT_ORDER_CREATED = LuaScript.load("project_order_created");
 
     @Autowired
     Reconciler reconciler;
@@ -274,6 +275,8 @@ class LiveRecalibrationIT extends IntegrationTest {
         assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "PAUSE", "", "1", "2")).containsExactly(1L, "PAUSED");
         redis.sync().hset(slot.counter(), "open_reserved", "1");
         assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3")).containsExactly(-2L, "OPEN_RESERVED", 1L);
+        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3", "LOST")).as("LOST, but the slot has its counters")
+                .containsExactly(-2L, "OPEN_RESERVED", 1L);
         redis.sync().hset(slot.counter(), "open_reserved", "0");
         assertThat(RECALIBRATE.run(redis, keys, "5", "5", "6", "10", "3")).as("stock moved since it was read")
                 .containsExactly(-3L, "CHANGED");
@@ -338,6 +341,48 @@ class LiveRecalibrationIT extends IntegrationTest {
         assertThat(v.crossSystemDelta()).isZero();
         assertThat(transfers.finishStale(a, a.sku(1), Duration.ZERO)).isOne();
         assertThat(view(activityId).redis().stock()).isEqualTo(32);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("fault #13: keys lost while two reservation hashes outlived them - one projected since onto a counter "
+            + "re-created at open_reserved -1, one still RESERVED for its order -> recalibrated in one run, each order "
+            + "counted once, a late projection moves nothing")
+    void keysLostWithStragglers() throws Exception {
+        long activityId = saleWithOrders(10, 4);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        Map<String, String> projected = redis.sync().hgetall(slot.reservation(reservation(activityId, 1)));
+        Map<String, String> behind = redis.sync().hgetall(slot.reservation(reservation(activityId, 2)));
+        assertThat(deleteKeys(slot)).isPositive();
+        // both hashes as they were before their ORDER_CREATED projections, which had not run when the keys went
+        for (Map<String, String> h : List.of(projected, behind)) {
+            Map<String, String> reserved = new HashMap<>(h);
+            reserved.put("status", "RESERVED");
+            reserved.remove("order_id");
+            redis.sync().hset(slot.reservation(h.get("reservation_id")), reserved);
+        }
+        assertThat(PROJECT_ORDER_CREATED.run(redis, new String[] {slot.reservation(projected.get("reservation_id")),
+                slot.counter()}, projected.get("reservation_id"), projected.get("order_id"))).containsExactly(1L, "PROJECTED");
+        assertThat(redis.sync().hgetall(slot.counter())).as("moves against nothing")
+                .containsEntry("open_reserved", "-1").doesNotContainKey("initial");
+
+        // the runs wait until the broker says every order message was consumed (its offsets are committed every few s)
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() ->
+                "RECALIBRATED".equals(reconciler.run(activityId, Duration.ofMillis(1)).skus().getFirst().redisState()));
+        assertThat(counters(slot)).containsEntry("stock", "6").containsEntry("initial", "10")
+                .containsEntry("open_reserved", "0").containsEntry("committed", "4");
+        for (long u = 1; u <= 4; u++) {
+            assertThat(redis.sync().hget(slot.reservation(reservation(activityId, u)), "status")).as("buyer " + u)
+                    .isEqualTo("ORDER_CREATED");
+        }
+        assertThat(PROJECT_ORDER_CREATED.run(redis, new String[] {slot.reservation(behind.get("reservation_id")),
+                slot.counter()}, behind.get("reservation_id"), behind.get("order_id"))).as("the late projection")
+                .containsExactly(2L, "ALREADY_PROJECTED");
+        reconciler.run(activityId, Duration.ofMillis(1));
+        assertThat(counters(slot)).containsEntry("stock", "6").containsEntry("open_reserved", "0").containsEntry("committed", "4");
+        assertThat(view(activityId).crossSystemDelta()).isZero();
+        assertThat(reserve(5, activityId, 1).status()).as("the sale admits again").isEqualTo(202);
+        awaitSettled(activityId, 5);
         assertInvariants(activityId, true);
     }
 

@@ -118,12 +118,12 @@ public class RedisRecalibration {
             return "HELD";
         }
         pause(a, sku);
-        String drain = drained(activityId, sku.skuId());
+        String drain = drained(a, sku);
         if (drain != null) {
             log.warn("reconcile.recalibration_waiting activity_id={} sku_id={} reason={}", activityId, sku.skuId(), drain);
             return "PAUSED_DRAINING";
         }
-        Attempt attempt = run(a, sku, "Redis lost the keys of a live SKU", evidence);
+        Attempt attempt = run(a, sku, true, "Redis lost the keys of a live SKU", evidence);
         if (!attempt.done()) {
             log.warn("reconcile.recalibration_waiting activity_id={} sku_id={} reason={}", activityId, sku.skuId(),
                     attempt.detail());
@@ -163,7 +163,7 @@ public class RedisRecalibration {
                 }
                 sleep();
             }
-            attempt = run(a, sku, reason, evidence);
+            attempt = run(a, sku, false, reason, evidence);
         } finally {
             resume(a, sku, paused);
         }
@@ -201,8 +201,11 @@ public class RedisRecalibration {
     record Attempt(boolean done, boolean changed, String detail, List<Judged> counted) {
     }
 
-    /** The apply step as one repair task (several reconcilers share it), with its audit row. */
-    private Attempt run(Activity a, Activity.Sku sku, String reason, Map<String, ?> evidence) {
+    /**
+     * The apply step as one repair task (several reconcilers share it), with its audit row; {@code afterLoss}
+     * when Redis lost the keys of some slot of the SKU (see {@link #apply}).
+     */
+    private Attempt run(Activity a, Activity.Sku sku, boolean afterLoss, String reason, Map<String, ?> evidence) {
         String object = a.activityId() + ":" + sku.skuId();
         // the generation makes a later recalibration of the same SKU a new repair, while two reconcilers share one
         long generation = repairLog.done(RULE, object);
@@ -210,7 +213,7 @@ public class RedisRecalibration {
         Repairs.Run r = repairs.run(RULE, "SKU", object, generation, "RECALIBRATED", Reconciler.OPERATOR, reason, evidence,
                 () -> {
                     try {
-                        out[0] = apply(a, sku, reason);
+                        out[0] = apply(a, sku, afterLoss, reason);
                     } catch (RuntimeException e) {
                         out[0] = refused(e.getClass().getSimpleName() + ": " + e.getMessage());
                         throw e;
@@ -229,15 +232,26 @@ public class RedisRecalibration {
      * counters as read). Any counter that moved after the first read refuses the write: the caller
      * tries again later from fresh reads, and since every target is absolute a partial attempt is
      * simply completed by the next one.
+     *
+     * <p>After a loss ({@code afterLoss}) a slot whose counters are gone (no stock key or no
+     * {@code initial}) has no open count to wait for: a script that ran on it since (a reservation hash
+     * that outlived the loss, moved by its order's projection) re-created its counter hash with moves
+     * against nothing, such as {@code open_reserved = -1}. The recovery waited for the pipeline
+     * instead ({@link #drained}), so its open count is set to 0 like the rest. A hash of such a slot still
+     * {@code RESERVED} while PostgreSQL has decided the reservation is removed before the write and comes
+     * back with PostgreSQL's state afterwards ({@link #restoreLost}): the new counters count it already,
+     * and a late projection or compensation must not move them for it a second time.
      */
-    private Attempt apply(Activity a, Activity.Sku sku, String reason) {
+    private Attempt apply(Activity a, Activity.Sku sku, boolean afterLoss, String reason) {
         long activityId = a.activityId();
         List<SkuSlot> slots = a.slots(sku);
         List<List<Object>> before = new ArrayList<>(slots.size());
+        boolean[] lost = new boolean[sku.buckets()];
         for (SkuSlot slot : slots) {
             List<Object> c = READ_COUNTERS.run(redis, new String[] {slot.stock(), slot.counter(), slot.transfers()});
+            lost[slot.bucket()] = afterLoss && (text(c, 0).isEmpty() || text(c, 1).isEmpty());
             long open = number(c, 2);
-            if (open != 0) {
+            if (open != 0 && !lost[slot.bucket()]) {
                 return refused("bucket " + slot.bucket() + " has " + open + " open reservations");
             }
             before.add(c);
@@ -248,6 +262,7 @@ public class RedisRecalibration {
         if (blocker != null) {
             return refused(blocker);
         }
+        int behind = afterLoss ? removeBehind(activityId, sku, s.reservations(), lost) : 0;
         long holding = s.pg().occupied() + s.pg().sold();
         long inTransit = transfers.inTransit(a, sku);
         long stock = s.pg().available() - inTransit;
@@ -264,7 +279,8 @@ public class RedisRecalibration {
                 continue;
             }
             List<Object> r = RECALIBRATE.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
-                    Integer.toString(stockB), Integer.toString(committedB), text(c, 0), text(c, 1), text(c, 3));
+                    Integer.toString(stockB), Integer.toString(committedB), text(c, 0), text(c, 1), text(c, 3),
+                    lost[slot.bucket()] ? "LOST" : "");
             if (LuaScript.code(r) != 1) {
                 return refused("bucket " + slot.bucket() + ": " + LuaScript.text(r, 1)
                         + (changed.isEmpty() ? "" : " (buckets " + changed + " recalibrated)"));
@@ -277,6 +293,9 @@ public class RedisRecalibration {
         after.put("committed", holding);
         after.put("in_transit", inTransit);
         after.put("buckets_changed", changed);
+        if (behind > 0) {
+            after.put("hashes_behind_postgresql", behind);
+        }
         if (changed.isEmpty()) {
             return new Attempt(true, false, "Redis already agrees with PostgreSQL " + after, s.reservations());
         }
@@ -318,6 +337,37 @@ public class RedisRecalibration {
     private Snapshot snapshot(long activityId, long skuId) {
         return snapshotTx.execute(tx -> new Snapshot(pg(activityId, skuId), reservations.ofSku(activityId, skuId),
                 adjustments.unapplied(activityId, skuId)));
+    }
+
+    /**
+     * After a loss: the hashes of lost slots that still say {@code RESERVED} for a reservation PostgreSQL
+     * decided (an order made or refused) are deleted; returns how many. Their counter moves are in the
+     * snapshot's counts; {@link #restoreLost} writes them back with PostgreSQL's state once the counters
+     * are set. A projection that moves one of them before the delete changes the counters read first,
+     * and the script then refuses the write ({@code CHANGED}).
+     */
+    private int removeBehind(long activityId, Activity.Sku sku, List<Judged> rows, boolean[] lost) {
+        List<Judged> decided = rows.stream().filter(k -> lost[bucket(activityId, sku, k)]
+                && (k.status() == ReservationStatus.ORDER_CREATED || k.status() == ReservationStatus.ORDER_REJECTED
+                        || k.status() == ReservationStatus.COMPENSATING)).toList();
+        List<String> states = statuses(activityId, sku, decided);
+        int removed = 0;
+        for (int i = 0; i < decided.size(); i++) {
+            if ("RESERVED".equals(states.get(i))) {
+                Judged k = decided.get(i);
+                removed += redis.sync().del(SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId())
+                        .reservation(k.reservationId().toString())).intValue();
+            }
+        }
+        if (removed > 0) {
+            log.warn("reconcile.hashes_behind_removed activity_id={} sku_id={} hashes={} (restored with PostgreSQL's state "
+                    + "after the recalibration)", activityId, sku.skuId(), removed);
+        }
+        return removed;
+    }
+
+    private static int bucket(long activityId, Activity.Sku sku, Judged k) {
+        return SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId()).bucket();
     }
 
     /**
@@ -457,10 +507,18 @@ public class RedisRecalibration {
     }
 
     /** Step 2 after a loss: null when nothing is in flight for the SKU any more, else why not. */
-    private String drained(long activityId, long skuId) {
-        long outbox = outboxRepo.skuBacklog(activityId, skuId);
+    private String drained(Activity a, Activity.Sku sku) {
+        long outbox = outboxRepo.skuBacklog(a.activityId(), sku.skuId());
         if (outbox > 0) {
             return outbox + " outbox events unsent";
+        }
+        // a reservation whose message has not left yet is open: the snapshot could not count it
+        long unsent = 0;
+        for (SkuSlot slot : a.slots(sku)) {
+            unsent += redis.sync().zcard(slot.sendDue());
+        }
+        if (unsent > 0) {
+            return unsent + " order messages not yet sent";
         }
         try {
             // a message waiting for redelivery sits in the group's retry topic: it is still in flight
