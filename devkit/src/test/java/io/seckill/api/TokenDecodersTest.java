@@ -10,7 +10,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Date;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.UnaryOperator;
 
 import com.nimbusds.jose.JWSAlgorithm;
@@ -79,6 +84,69 @@ class TokenDecodersTest {
         assertThat(TokenDecoders.scopes(admin)).contains(TokenDecoders.ADMIN_SCOPE);
         assertThatThrownBy(() -> decoders.buyers().decode(sign(ADMIN, c -> c))).as("admin key on the buyer API")
                 .isInstanceOf(JwtException.class);
+    }
+
+    @Test
+    @DisplayName("the HS256 check: a changed payload, header or signature, another HS algorithm with the same secret and a "
+            + "header naming critical parameters are refused")
+    void signatureCheck() throws Exception {
+        String good = sign(USER, c -> c.subject("42"));
+        assertThat(decoders.buyers().decode(good).getSubject()).isEqualTo("42");
+        String[] parts = good.split("\\.");
+        String otherPayload = sign(USER, c -> c.subject("43")).split("\\.")[1];
+        assertThatThrownBy(() -> decoders.buyers().decode(parts[0] + "." + otherPayload + "." + parts[2])).as("payload")
+                .isInstanceOf(JwtException.class);
+        char last = parts[2].charAt(parts[2].length() - 2);
+        String flipped = parts[2].substring(0, parts[2].length() - 2) + (last == 'A' ? 'B' : 'A') + parts[2].charAt(parts[2].length() - 1);
+        assertThatThrownBy(() -> decoders.buyers().decode(parts[0] + "." + parts[1] + "." + flipped)).as("signature")
+                .isInstanceOf(JwtException.class);
+        assertThatThrownBy(() -> decoders.buyers().decode(parts[0] + "." + parts[1] + ".")).as("no signature")
+                .isInstanceOf(JwtException.class);
+        SignedJWT hs512 = new SignedJWT(new JWSHeader(JWSAlgorithm.HS512), new JWTClaimsSet.Builder().subject("7")
+                .expirationTime(at(600)).build());
+        hs512.sign(new MACSigner(USER + USER));
+        assertThatThrownBy(() -> decoders.buyers().decode(hs512.serialize())).as("HS512").isInstanceOf(JwtException.class);
+        SignedJWT critical = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.HS256).criticalParams(Set.of("x-policy"))
+                .customParam("x-policy", 1).build(), new JWTClaimsSet.Builder().subject("7").expirationTime(at(600)).build());
+        critical.sign(new MACSigner(USER));
+        assertThatThrownBy(() -> decoders.buyers().decode(critical.serialize())).as("crit").isInstanceOf(JwtException.class);
+    }
+
+    @Test
+    @DisplayName("buyers' tokens checked from 8 threads at once, each a different buyer: every one accepted with its own "
+            + "subject, every forged one refused")
+    void concurrentChecks() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Boolean>> results = new ArrayList<>();
+            for (int i = 1; i <= 2_000; i++) {
+                long user = i;
+                String token = sign(i % 10 == 0 ? USER + "x" : USER, c -> c.subject(Long.toString(user)));
+                results.add(pool.submit(() -> {
+                    try {
+                        return decoders.buyers().decode(token).getSubject().equals(Long.toString(user)) && user % 10 != 0;
+                    } catch (JwtException e) {
+                        return user % 10 == 0;
+                    }
+                }));
+            }
+            for (Future<Boolean> r : results) {
+                assertThat(r.get()).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @DisplayName("a buyer's subject: digits only, no sign, no leading zero, at most 18 digits")
+    void userIds() {
+        for (String ok : new String[] {"1", "42", "999999999999999999", "100000000000000000"}) {
+            assertThat(TokenDecoders.isUserId(ok)).as(ok).isTrue();
+        }
+        for (String bad : new String[] {null, "", "0", "01", "-1", "+1", "1 ", "1a", "1e3", "1000000000000000000", "١٢"}) {
+            assertThat(TokenDecoders.isUserId(bad)).as(String.valueOf(bad)).isFalse();
+        }
     }
 
     @Test

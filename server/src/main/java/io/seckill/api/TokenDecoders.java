@@ -6,11 +6,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import javax.crypto.spec.SecretKeySpec;
 
 import org.springframework.http.client.SimpleClientHttpRequestFactory;
@@ -25,7 +22,6 @@ import org.springframework.security.oauth2.jwt.JwtClaimValidator;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
 import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
-import org.springframework.security.oauth2.jwt.MappedJwtClaimSetConverter;
 import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 import org.springframework.web.client.RestTemplate;
 
@@ -41,7 +37,6 @@ import io.seckill.config.SeckillProperties;
 public final class TokenDecoders {
 
     public static final String ADMIN_SCOPE = "seckill:admin";
-    private static final Pattern USER_ID = Pattern.compile("[1-9][0-9]{0,17}");
 
     private final JwtDecoder buyers;
     private final JwtDecoder admins;
@@ -79,9 +74,10 @@ public final class TokenDecoders {
     }
 
     private static NimbusJwtDecoder secret(String secret, OAuth2TokenValidator<Jwt> rules) {
-        return withRules(NimbusJwtDecoder
-                .withSecretKey(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"))
-                .macAlgorithm(MacAlgorithm.HS256).validateType(false).build(), rules);
+        SecretKeySpec key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+        HmacVerifiers verifiers = new HmacVerifiers(key);
+        return withRules(NimbusJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).validateType(false)
+                .jwtProcessorCustomizer(p -> p.setJWSVerifierFactory(verifiers)).build(), rules);
     }
 
     /** The provider's key set, fetched with bounded waits: a slow identity provider must not hold request threads. */
@@ -93,27 +89,16 @@ public final class TokenDecoders {
                 .validateType(false).build(), rules);
     }
 
-    /**
-     * The rules, over the claims as the token carries them: the default claim mapping makes up an
-     * {@code iat} one second before {@code exp} when the token has none, which is dropped again so
-     * only a real {@code iat} is judged.
-     */
+    /** The rules, over the claims as the token carries them, typed by {@link ClaimTypes}. */
     private static NimbusJwtDecoder withRules(NimbusJwtDecoder d, OAuth2TokenValidator<Jwt> rules) {
-        MappedJwtClaimSetConverter defaults = MappedJwtClaimSetConverter.withDefaults(Map.of());
-        d.setClaimSetConverter(claims -> {
-            Map<String, Object> out = new HashMap<>(defaults.convert(claims));
-            if (!claims.containsKey(JwtClaimNames.IAT)) {
-                out.remove(JwtClaimNames.IAT);
-            }
-            return out;
-        });
+        d.setClaimSetConverter(new ClaimTypes()::convert);
         d.setJwtValidator(rules);
         return d;
     }
 
     private static OAuth2TokenValidator<Jwt> buyerRules(SeckillProperties.Jwt cfg, Clock clock) {
         List<OAuth2TokenValidator<Jwt>> rules = common(cfg, clock);
-        rules.add(new JwtClaimValidator<String>(JwtClaimNames.SUB, sub -> sub != null && USER_ID.matcher(sub).matches()));
+        rules.add(new JwtClaimValidator<String>(JwtClaimNames.SUB, TokenDecoders::isUserId));
         return new DelegatingOAuth2TokenValidator<>(rules);
     }
 
@@ -121,6 +106,20 @@ public final class TokenDecoders {
         List<OAuth2TokenValidator<Jwt>> rules = common(cfg, clock);
         rules.add(new JwtClaimValidator<String>(JwtClaimNames.SUB, sub -> sub != null && !sub.isBlank()));
         return new DelegatingOAuth2TokenValidator<>(rules);
+    }
+
+    /** A positive user id without sign or leading zero, at most 18 digits (a long); checked on every buyer's call. */
+    static boolean isUserId(String sub) {
+        if (sub == null || sub.isEmpty() || sub.length() > 18 || sub.charAt(0) == '0') {
+            return false;
+        }
+        for (int i = 0; i < sub.length(); i++) {
+            char c = sub.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static List<OAuth2TokenValidator<Jwt>> common(SeckillProperties.Jwt cfg, Clock clock) {

@@ -1,0 +1,93 @@
+package io.seckill.api;
+
+import java.security.GeneralSecurityException;
+import java.security.Key;
+import java.security.MessageDigest;
+import java.util.Set;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.JWSVerifier;
+import com.nimbusds.jose.crypto.MACVerifier;
+import com.nimbusds.jose.crypto.factories.DefaultJWSVerifierFactory;
+import com.nimbusds.jose.jca.JCAContext;
+import com.nimbusds.jose.proc.JWSVerifierFactory;
+import com.nimbusds.jose.util.Base64URL;
+
+/**
+ * Nimbus's verifier factory for one HS256 secret, with the HMAC set up once per thread. Nimbus's own
+ * {@link MACVerifier} looks the algorithm up in the JCA providers and derives the key's pads again
+ * for every token: two thirds of the signature check's CPU on the admission path, where every
+ * request carries a token. Here each thread keeps a {@link Mac} initialised with the secret (a
+ * finished MAC is ready for the next input with the same key). The check is MACVerifier's: the
+ * signature must equal the HMAC of the signing input (compared in constant time), and a header
+ * naming critical parameters is refused, none being understood. Any other algorithm or key goes to
+ * Nimbus's default factory.
+ */
+final class HmacVerifiers implements JWSVerifierFactory {
+
+    private final SecretKeySpec secret;
+    private final JWSVerifier verifier = new Verifier();
+    private final JWSVerifierFactory others = new DefaultJWSVerifierFactory();
+    private final JCAContext jca = new JCAContext();
+    private final ThreadLocal<Mac> macs;
+
+    HmacVerifiers(SecretKeySpec secret) {
+        try {
+            new MACVerifier(secret); // Nimbus's own checks of the secret (at least 256 bits for HS256), once
+        } catch (JOSEException e) {
+            throw new IllegalArgumentException("HS256 secret refused: " + e.getMessage(), e);
+        }
+        this.secret = secret;
+        this.macs = ThreadLocal.withInitial(() -> {
+            try {
+                Mac mac = Mac.getInstance("HmacSHA256");
+                mac.init(secret);
+                return mac;
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA256 unavailable", e);
+            }
+        });
+    }
+
+    @Override
+    public JWSVerifier createJWSVerifier(JWSHeader header, Key key) throws JOSEException {
+        return secret.equals(key) && JWSAlgorithm.HS256.equals(header.getAlgorithm()) ? verifier
+                : others.createJWSVerifier(header, key);
+    }
+
+    @Override
+    public Set<JWSAlgorithm> supportedJWSAlgorithms() {
+        return others.supportedJWSAlgorithms();
+    }
+
+    @Override
+    public JCAContext getJCAContext() {
+        return jca;
+    }
+
+    private final class Verifier implements JWSVerifier {
+
+        @Override
+        public boolean verify(JWSHeader header, byte[] signingInput, Base64URL signature) {
+            Set<String> critical = header.getCriticalParams();
+            if (critical != null && !critical.isEmpty()) {
+                return false;
+            }
+            return MessageDigest.isEqual(macs.get().doFinal(signingInput), signature.decode());
+        }
+
+        @Override
+        public Set<JWSAlgorithm> supportedJWSAlgorithms() {
+            return Set.of(JWSAlgorithm.HS256);
+        }
+
+        @Override
+        public JCAContext getJCAContext() {
+            return jca;
+        }
+    }
+}
