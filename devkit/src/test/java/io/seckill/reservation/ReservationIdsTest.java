@@ -3,8 +3,17 @@ package io.seckill.reservation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -41,6 +50,43 @@ class ReservationIdsTest {
         assertThat(ids.currentVersion()).isEqualTo(2);
         assertThat(ids.versions()).containsExactly(2, 1);
         assertThatThrownBy(() -> ids.reservationId(3, 1, 1, 1, request)).hasMessageContaining("version 3");
+    }
+
+    @Test
+    @DisplayName("ids made from 4 threads at once, key versions interleaved, are each HMAC(key_v, input) as a fresh HMAC "
+            + "computes it: a thread's reused HMAC carries nothing from one id to the next")
+    void reusedHmacPerThread() throws Exception {
+        ReservationIds ids = new ReservationIds(Map.of(1, K1, 2, K2));
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Boolean>> checks = new ArrayList<>();
+            for (int i = 0; i < 2_000; i++) {
+                int version = 1 + i % 2;
+                long user = i;
+                checks.add(pool.submit(() -> {
+                    UUID request = UUID.randomUUID();
+                    UUID rid = ids.reservationId(version, 10, 20, user, request);
+                    return rid.equals(reference(version == 1 ? K1 : K2, "10|20|" + user + "|" + request))
+                            && ids.messageId(version, rid).equals(reference(version == 1 ? K1 : K2,
+                                    "ORDER_CREATE_REQUESTED|" + rid + "|" + ReservationIds.SCHEMA_VERSION));
+                }));
+            }
+            for (Future<Boolean> c : checks) {
+                assertThat(c.get()).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static UUID reference(String key, String input) throws Exception {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        byte[] d = mac.doFinal(input.getBytes(StandardCharsets.UTF_8));
+        d[6] = (byte) ((d[6] & 0x0f) | 0x80);
+        d[8] = (byte) ((d[8] & 0x3f) | 0x80);
+        ByteBuffer b = ByteBuffer.wrap(d, 0, 16);
+        return new UUID(b.getLong(), b.getLong());
     }
 
     @Test

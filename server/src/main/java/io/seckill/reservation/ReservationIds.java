@@ -24,22 +24,35 @@ public final class ReservationIds {
 
     public static final int SCHEMA_VERSION = 1;
 
-    private final NavigableMap<Integer, SecretKeySpec> keys;
-    private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(() -> {
-        try {
-            return Mac.getInstance("HmacSHA256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
-    });
+    /**
+     * Per key version, each thread's HMAC initialised with that key once: a finished MAC is ready for the next
+     * input with the same key, so the key's pads are not derived again for every id (two ids per admission).
+     */
+    private final NavigableMap<Integer, ThreadLocal<Mac>> keys;
 
     public ReservationIds(Map<Integer, String> secrets) {
         if (secrets.isEmpty()) {
             throw new IllegalArgumentException("at least one id key is required");
         }
-        TreeMap<Integer, SecretKeySpec> k = new TreeMap<>();
-        secrets.forEach((v, s) -> k.put(v, new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA256")));
+        TreeMap<Integer, ThreadLocal<Mac>> k = new TreeMap<>();
+        secrets.forEach((v, s) -> {
+            SecretKeySpec key = new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+            initialised(v, key); // an unusable key fails here, not at the first buyer
+            k.put(v, ThreadLocal.withInitial(() -> initialised(v, key)));
+        });
         this.keys = k;
+    }
+
+    private static Mac initialised(int version, SecretKeySpec key) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(key);
+            return mac;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("HmacSHA256 unavailable", e);
+        } catch (InvalidKeyException e) {
+            throw new IllegalStateException("invalid id key version " + version, e);
+        }
     }
 
     public int currentVersion() {
@@ -60,21 +73,15 @@ public final class ReservationIds {
     }
 
     private UUID hmac(int version, String input) {
-        SecretKeySpec key = keys.get(version);
-        if (key == null) {
+        ThreadLocal<Mac> mac = keys.get(version);
+        if (mac == null) {
             throw new IllegalArgumentException("unknown id key version " + version);
         }
-        try {
-            Mac mac = macs.get();
-            mac.init(key);
-            byte[] d = mac.doFinal(input.getBytes(StandardCharsets.UTF_8));
-            d[6] = (byte) ((d[6] & 0x0f) | 0x80); // version 8
-            d[8] = (byte) ((d[8] & 0x3f) | 0x80); // RFC 9562 variant
-            ByteBuffer b = ByteBuffer.wrap(d, 0, 16);
-            return new UUID(b.getLong(), b.getLong());
-        } catch (InvalidKeyException e) {
-            throw new IllegalStateException("invalid id key version " + version, e);
-        }
+        byte[] d = mac.get().doFinal(input.getBytes(StandardCharsets.UTF_8));
+        d[6] = (byte) ((d[6] & 0x0f) | 0x80); // version 8
+        d[8] = (byte) ((d[8] & 0x3f) | 0x80); // RFC 9562 variant
+        ByteBuffer b = ByteBuffer.wrap(d, 0, 16);
+        return new UUID(b.getLong(), b.getLong());
     }
 
     /**
