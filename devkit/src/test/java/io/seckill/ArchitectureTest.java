@@ -60,10 +60,10 @@ class ArchitectureTest {
     }
 
     @Test
-    @DisplayName("the leaf packages (states, refusals, retry, rate windows, SQL helpers) depend on no feature")
+    @DisplayName("the leaf packages (states, refusals, retry, rate windows, SQL helpers, HMAC) depend on no feature")
     void leavesStayLeaves() {
         String[] leaves = {"io.seckill.state..", "io.seckill.refusal..", "io.seckill.retry..", "io.seckill.ratelimit..",
-            "io.seckill.db.."};
+            "io.seckill.db..", "io.seckill.crypto.."};
         noClasses().that().resideInAnyPackage(leaves).should().dependOnClassesThat(
                 JavaClass.Predicates.resideInAPackage("io.seckill..").and(JavaClass.Predicates.resideOutsideOfPackages(leaves)))
                 .check(CLASSES);

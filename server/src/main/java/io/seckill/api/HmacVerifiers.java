@@ -1,10 +1,8 @@
 package io.seckill.api;
 
-import java.security.GeneralSecurityException;
 import java.security.Key;
 import java.security.MessageDigest;
 import java.util.Set;
-import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 import com.nimbusds.jose.JOSEException;
@@ -17,15 +15,16 @@ import com.nimbusds.jose.jca.JCAContext;
 import com.nimbusds.jose.proc.JWSVerifierFactory;
 import com.nimbusds.jose.util.Base64URL;
 
+import io.seckill.crypto.HmacSha256;
+
 /**
  * Nimbus's verifier factory for one HS256 secret, with the HMAC set up once per thread. Nimbus's own
  * {@link MACVerifier} looks the algorithm up in the JCA providers and derives the key's pads again
  * for every token: two thirds of the signature check's CPU on the admission path, where every
- * request carries a token. Here each thread keeps a {@link Mac} initialised with the secret (a
- * finished MAC is ready for the next input with the same key). The check is MACVerifier's: the
- * signature must equal the HMAC of the signing input (compared in constant time), and a header
- * naming critical parameters is refused, none being understood. Any other algorithm or key goes to
- * Nimbus's default factory.
+ * request carries a token. Here the HMAC is set up once per thread ({@link HmacSha256}). The check
+ * is MACVerifier's: the signature must equal the HMAC of the signing input (compared in constant
+ * time), and a header naming critical parameters is refused, none being understood. Any other
+ * algorithm or key goes to Nimbus's default factory.
  */
 final class HmacVerifiers implements JWSVerifierFactory {
 
@@ -33,7 +32,7 @@ final class HmacVerifiers implements JWSVerifierFactory {
     private final JWSVerifier verifier = new Verifier();
     private final JWSVerifierFactory others = new DefaultJWSVerifierFactory();
     private final JCAContext jca = new JCAContext();
-    private final ThreadLocal<Mac> macs;
+    private final HmacSha256 hmac;
 
     HmacVerifiers(SecretKeySpec secret) {
         try {
@@ -42,15 +41,7 @@ final class HmacVerifiers implements JWSVerifierFactory {
             throw new IllegalArgumentException("HS256 secret refused: " + e.getMessage(), e);
         }
         this.secret = secret;
-        this.macs = ThreadLocal.withInitial(() -> {
-            try {
-                Mac mac = Mac.getInstance("HmacSHA256");
-                mac.init(secret);
-                return mac;
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("HmacSHA256 unavailable", e);
-            }
-        });
+        this.hmac = new HmacSha256(secret, "HS256 secret");
     }
 
     @Override
@@ -77,7 +68,7 @@ final class HmacVerifiers implements JWSVerifierFactory {
             if (critical != null && !critical.isEmpty()) {
                 return false;
             }
-            return MessageDigest.isEqual(macs.get().doFinal(signingInput), signature.decode());
+            return MessageDigest.isEqual(hmac.of(signingInput), signature.decode());
         }
 
         @Override

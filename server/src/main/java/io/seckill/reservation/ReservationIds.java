@@ -2,8 +2,6 @@ package io.seckill.reservation;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.InvalidKeyException;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +9,9 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.UUID;
 
-import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+
+import io.seckill.crypto.HmacSha256;
 
 /**
  * Stable business ids (DESIGN.md §9.1): reservation_id = HMAC(key_v, activity|sku|user|request) and
@@ -24,35 +23,17 @@ public final class ReservationIds {
 
     public static final int SCHEMA_VERSION = 1;
 
-    /**
-     * Per key version, each thread's HMAC initialised with that key once: a finished MAC is ready for the next
-     * input with the same key, so the key's pads are not derived again for every id (two ids per admission).
-     */
-    private final NavigableMap<Integer, ThreadLocal<Mac>> keys;
+    /** Per key version, set up once per thread (two ids per admission). */
+    private final NavigableMap<Integer, HmacSha256> keys;
 
     public ReservationIds(Map<Integer, String> secrets) {
         if (secrets.isEmpty()) {
             throw new IllegalArgumentException("at least one id key is required");
         }
-        TreeMap<Integer, ThreadLocal<Mac>> k = new TreeMap<>();
-        secrets.forEach((v, s) -> {
-            SecretKeySpec key = new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
-            initialised(v, key); // an unusable key fails here, not at the first buyer
-            k.put(v, ThreadLocal.withInitial(() -> initialised(v, key)));
-        });
+        TreeMap<Integer, HmacSha256> k = new TreeMap<>();
+        secrets.forEach((v, s) -> k.put(v, new HmacSha256(new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA256"),
+                "id key version " + v)));
         this.keys = k;
-    }
-
-    private static Mac initialised(int version, SecretKeySpec key) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(key);
-            return mac;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        } catch (InvalidKeyException e) {
-            throw new IllegalStateException("invalid id key version " + version, e);
-        }
     }
 
     public int currentVersion() {
@@ -73,11 +54,11 @@ public final class ReservationIds {
     }
 
     private UUID hmac(int version, String input) {
-        ThreadLocal<Mac> mac = keys.get(version);
+        HmacSha256 mac = keys.get(version);
         if (mac == null) {
             throw new IllegalArgumentException("unknown id key version " + version);
         }
-        byte[] d = mac.get().doFinal(input.getBytes(StandardCharsets.UTF_8));
+        byte[] d = mac.of(input.getBytes(StandardCharsets.UTF_8));
         d[6] = (byte) ((d[6] & 0x0f) | 0x80); // version 8
         d[8] = (byte) ((d[8] & 0x3f) | 0x80); // RFC 9562 variant
         ByteBuffer b = ByteBuffer.wrap(d, 0, 16);
