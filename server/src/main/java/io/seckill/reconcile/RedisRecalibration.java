@@ -240,7 +240,8 @@ public class RedisRecalibration {
      * instead ({@link #drained}), so its open count is set to 0 like the rest. A hash of such a slot still
      * {@code RESERVED} while PostgreSQL has decided the reservation is removed before the write and comes
      * back with PostgreSQL's state afterwards ({@link #restoreLost}): the new counters count it already,
-     * and a late projection or compensation must not move them for it a second time.
+     * and a late projection or compensation must not move them for it a second time. While such a
+     * reservation is under a hold, the attempt is refused.
      */
     private Attempt apply(Activity a, Activity.Sku sku, boolean afterLoss, String reason) {
         long activityId = a.activityId();
@@ -262,7 +263,13 @@ public class RedisRecalibration {
         if (blocker != null) {
             return refused(blocker);
         }
-        int behind = afterLoss ? removeBehind(activityId, sku, s.reservations(), lost) : 0;
+        List<Judged> stale = afterLoss ? behind(activityId, sku, s.reservations(), lost) : List.of();
+        List<String> held = stale.isEmpty() ? List.of() : held(stale);
+        if (!held.isEmpty()) {
+            // a hold means nobody writes the reservation; its hash cannot be set aside while its counts are rewritten
+            return refused("reservations under a hold still RESERVED in Redis: " + held);
+        }
+        int behind = removeBehind(activityId, sku, stale);
         long holding = s.pg().occupied() + s.pg().sold();
         long inTransit = transfers.inTransit(a, sku);
         long stock = s.pg().available() - inTransit;
@@ -340,30 +347,45 @@ public class RedisRecalibration {
     }
 
     /**
-     * After a loss: the hashes of lost slots that still say {@code RESERVED} for a reservation PostgreSQL
-     * decided (an order made or refused) are deleted; returns how many. Their counter moves are in the
-     * snapshot's counts; {@link #restoreLost} writes them back with PostgreSQL's state once the counters
-     * are set. A projection that moves one of them before the delete changes the counters read first,
-     * and the script then refuses the write ({@code CHANGED}).
+     * After a loss: the reservations of lost slots whose hash still says {@code RESERVED} while PostgreSQL
+     * decided them (an order made or refused). Their counter moves are in the snapshot's counts.
      */
-    private int removeBehind(long activityId, Activity.Sku sku, List<Judged> rows, boolean[] lost) {
+    private List<Judged> behind(long activityId, Activity.Sku sku, List<Judged> rows, boolean[] lost) {
         List<Judged> decided = rows.stream().filter(k -> lost[bucket(activityId, sku, k)]
                 && (k.status() == ReservationStatus.ORDER_CREATED || k.status() == ReservationStatus.ORDER_REJECTED
                         || k.status() == ReservationStatus.COMPENSATING)).toList();
         List<String> states = statuses(activityId, sku, decided);
-        int removed = 0;
+        List<Judged> out = new ArrayList<>();
         for (int i = 0; i < decided.size(); i++) {
             if ("RESERVED".equals(states.get(i))) {
-                Judged k = decided.get(i);
-                removed += redis.sync().del(SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId())
-                        .reservation(k.reservationId().toString())).intValue();
+                out.add(decided.get(i));
             }
+        }
+        return out;
+    }
+
+    /**
+     * Deletes the hashes {@link #behind} found; {@link #restoreLost} writes them back with PostgreSQL's
+     * state once the counters are set. A projection that moves one of them before the delete changes the
+     * counters read first, and the script then refuses the write ({@code CHANGED}).
+     */
+    private int removeBehind(long activityId, Activity.Sku sku, List<Judged> behind) {
+        int removed = 0;
+        for (Judged k : behind) {
+            removed += redis.sync().del(SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId())
+                    .reservation(k.reservationId().toString())).intValue();
         }
         if (removed > 0) {
             log.warn("reconcile.hashes_behind_removed activity_id={} sku_id={} hashes={} (restored with PostgreSQL's state "
                     + "after the recalibration)", activityId, sku.skuId(), removed);
         }
         return removed;
+    }
+
+    /** The ids of those reservations that are under a manual hold. */
+    private List<String> held(List<Judged> rows) {
+        return holds.holds(rows.stream().map(k -> k.reservationId().toString()).toList()).stream()
+                .map(m -> String.valueOf(m.get("object_id"))).toList();
     }
 
     private static int bucket(long activityId, Activity.Sku sku, Judged k) {
@@ -408,8 +430,7 @@ public class RedisRecalibration {
         if (lost.isEmpty()) {
             return;
         }
-        List<String> held = holds.holds(lost.stream().map(k -> k.reservationId().toString()).toList()).stream()
-                .map(m -> String.valueOf(m.get("object_id"))).toList();
+        List<String> held = held(lost);
         int restored = 0;
         int absorbed = 0;
         for (Judged k : lost) {
