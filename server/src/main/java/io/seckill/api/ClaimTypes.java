@@ -23,6 +23,7 @@ import org.springframework.security.oauth2.jwt.MappedJwtClaimSetConverter;
 final class ClaimTypes {
 
     private static final List<String> TIMES = List.of(JwtClaimNames.EXP, JwtClaimNames.NBF, JwtClaimNames.IAT);
+    private static final List<String> TEXTS = List.of(JwtClaimNames.SUB, JwtClaimNames.JTI);
     /** Issuers seen, as the default maps them (it parses each as a URL); a deployment has one or a few. */
     private static final int MAX_ISSUERS = 16;
 
@@ -39,7 +40,7 @@ final class ClaimTypes {
                 return byDefault(claims);
             }
         }
-        for (String text : List.of(JwtClaimNames.SUB, JwtClaimNames.JTI)) {
+        for (String text : TEXTS) {
             Object v = out.get(text);
             if (v != null && !(v instanceof String)) {
                 return byDefault(claims);

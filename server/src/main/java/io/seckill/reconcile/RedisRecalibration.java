@@ -329,7 +329,7 @@ public class RedisRecalibration {
         long holding = 0;
         for (Judged k : s.reservations()) {
             if (k.status() == ReservationStatus.ORDER_CREATED) {
-                committed[SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId()).bucket()]++;
+                committed[slotOf(activityId, sku, k).bucket()]++;
                 holding++;
             }
         }
@@ -351,7 +351,7 @@ public class RedisRecalibration {
      * decided them (an order made or refused). Their counter moves are in the snapshot's counts.
      */
     private List<Judged> behind(long activityId, Activity.Sku sku, List<Judged> rows, boolean[] lost) {
-        List<Judged> decided = rows.stream().filter(k -> lost[bucket(activityId, sku, k)]
+        List<Judged> decided = rows.stream().filter(k -> lost[slotOf(activityId, sku, k).bucket()]
                 && (k.status() == ReservationStatus.ORDER_CREATED || k.status() == ReservationStatus.ORDER_REJECTED
                         || k.status() == ReservationStatus.COMPENSATING)).toList();
         List<String> states = statuses(activityId, sku, decided);
@@ -372,8 +372,7 @@ public class RedisRecalibration {
     private int removeBehind(long activityId, Activity.Sku sku, List<Judged> behind) {
         int removed = 0;
         for (Judged k : behind) {
-            removed += redis.sync().del(SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId())
-                    .reservation(k.reservationId().toString())).intValue();
+            removed += redis.sync().del(slotOf(activityId, sku, k).reservation(k.reservationId().toString())).intValue();
         }
         if (removed > 0) {
             log.warn("reconcile.hashes_behind_removed activity_id={} sku_id={} hashes={} (restored with PostgreSQL's state "
@@ -388,8 +387,9 @@ public class RedisRecalibration {
                 .map(m -> String.valueOf(m.get("object_id"))).toList();
     }
 
-    private static int bucket(long activityId, Activity.Sku sku, Judged k) {
-        return SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId()).bucket();
+    /** The slot of the reservation's buyer (their home bucket). */
+    private static SkuSlot slotOf(long activityId, Activity.Sku sku, Judged k) {
+        return SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
     }
 
     /**
@@ -438,7 +438,7 @@ public class RedisRecalibration {
             if (held.contains(rid)) {
                 continue;
             }
-            SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
+            SkuSlot slot = slotOf(activityId, sku, k);
             if (k.status() == ReservationStatus.ORDER_CREATED || k.status() == ReservationStatus.CANCELLED) {
                 String target = k.status() == ReservationStatus.CANCELLED ? "CANCELLED"
                         : OrderProjection.redisStatus(k.orderStatus());
@@ -460,7 +460,7 @@ public class RedisRecalibration {
     private List<String> statuses(long activityId, Activity.Sku sku, List<Judged> rows) {
         List<RedisFuture<String>> futures = new ArrayList<>(rows.size());
         for (Judged k : rows) {
-            SkuSlot slot = SkuSlot.forUser(activityId, sku.skuId(), sku.buckets(), k.userId());
+            SkuSlot slot = slotOf(activityId, sku, k);
             futures.add(redis.async().hget(slot.reservation(k.reservationId().toString()), "status"));
         }
         List<String> out = new ArrayList<>(rows.size());
