@@ -131,7 +131,7 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
 
     /** A connection to {@code uri} this owns, client and its resources included. */
     private static Redis standalone(RedisClient client, RedisURI uri, ClientResources resources) {
-        StatefulRedisConnection<String, String> c = client.connect(uri);
+        StatefulRedisConnection<String, String> c = client.connect(RedisText.UTF8, uri);
         String address = uri.getHost() + ":" + uri.getPort();
         return new Redis(c.sync(), c.async(), false, standaloneInfo(c, address), standaloneNodes(c, address), () -> {
                     c.close();
@@ -142,7 +142,7 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
 
     /** A cluster connection this owns, client and its resources included. */
     private static Redis cluster(RedisClusterClient client, ClientResources resources) {
-        StatefulRedisClusterConnection<String, String> c = client.connect();
+        StatefulRedisClusterConnection<String, String> c = client.connect(RedisText.UTF8);
         // the masters that serve slots: a master that died and was failed over stays in the node table
         // (flagged fail, no slots) until an operator forgets it, and asking it would fail every call
         Predicate<RedisClusterNode> serving = n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM)
