@@ -93,6 +93,15 @@ class AdmissionEntryIT extends IntegrationTest {
         out.add(new Call("a request id that is an object", "POST", reserve, other.apply(15), json, "{\"request_id\":{}}"));
         out.add(new Call("a JSON string", "POST", reserve, other.apply(16), json, "\"x\""));
         out.add(new Call("a request id that is no UUID", "POST", reserve, other.apply(6), json, "{\"request_id\":\"12345\"}"));
+        out.add(new Call("content after the object", "POST", reserve, other.apply(17), json, "{\"request_id\":\"12345\"} {}"));
+        out.add(new Call("a repeated request id, the last an object", "POST", reserve, other.apply(18), json,
+                "{\"request_id\":\"12345\",\"request_id\":{}}"));
+        out.add(new Call("a repeated request id, the last no UUID", "POST", reserve, other.apply(19), json,
+                "{\"request_id\":{\"a\":[1]},\"request_id\":\"12345\"}"));
+        out.add(new Call("other fields beside the request id", "POST", reserve, other.apply(20), json,
+                "{\"x\":[1,{\"y\":null}],\"request_id\":\"12345\",\"z\":true}"));
+        out.add(new Call("a body of blanks", "POST", reserve, other.apply(21), json, "  \n "));
+        out.add(new Call("a request id that is true", "POST", reserve, other.apply(22), json, "{\"request_id\":true}"));
         out.add(new Call("an activity id that is no number", "POST", "/api/v1/activities/abc/skus/1/reservations", other.apply(7), json,
                 fresh()));
         out.add(new Call("an unknown activity", "POST", "/api/v1/activities/9" + open + "/skus/1/reservations", other.apply(8), json,

@@ -30,7 +30,7 @@ class ReservationController {
 
     @PostMapping("/api/v1/activities/{activityId}/skus/{skuId}/reservations")
     @Caller.OwnRateLimit
-    ResponseEntity<Map<String, Object>> reserve(Buyer buyer, @PathVariable long activityId, @PathVariable long skuId,
+    ResponseEntity<ReserveCall.Accepted> reserve(Buyer buyer, @PathVariable long activityId, @PathVariable long skuId,
             @RequestBody(required = false) ReserveCall.Body body) {
         return ResponseEntity.status(HttpStatus.ACCEPTED).body(reserve.answer(buyer.userId(), activityId, skuId, body));
     }

@@ -1,9 +1,9 @@
 package io.seckill.reservation;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.springframework.stereotype.Component;
 
 import io.seckill.refusal.Refusal;
@@ -20,8 +20,23 @@ public record ReserveCall(ReservationService service, AdmissionLimiter limiter) 
     public record Body(String requestId) {
     }
 
-    /** The accepted answer's body; {@code body} is null when the request had none. */
-    public Map<String, Object> answer(long userId, long activityId, long skuId, Body body) {
+    /**
+     * The accepted answer's body: QUEUED, the reservation, where to ask for it (the slot it lives in is
+     * named, so the query reads one hash); {@code replayed} and the reservation's {@code state} only when
+     * the request id had been answered before. A record rather than a map: both entries write it as JSON
+     * on every admission, and a map's entries are written value by value, each looked up by its type.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Accepted(String code, String reservationId, String statusUrl, Boolean replayed, String state) {
+
+        static Accepted queued(UUID reservationId, long activityId, long skuId, Boolean replayed, String state) {
+            return new Accepted("QUEUED", reservationId.toString(), "/api/v1/reservations/" + reservationId + "?activity_id="
+                    + activityId + "&sku_id=" + skuId, replayed, state);
+        }
+    }
+
+    /** The accepted answer; {@code body} is null when the request had none. */
+    public Accepted answer(long userId, long activityId, long skuId, Body body) {
         if (!limiter.tryAcquire(userId)) {
             throw new Refusal(Refusal.Kind.TOO_MANY, "RATE_LIMITED", "too many requests; retry in a second", null,
                     Map.of("retry_after_seconds", 1));
@@ -31,15 +46,10 @@ public record ReserveCall(ReservationService service, AdmissionLimiter limiter) 
         }
         UUID requestId = parseRequestId(body.requestId());
         ReserveResult result = service.reserve(userId, activityId, skuId, requestId);
-        Map<String, Object> out = new LinkedHashMap<>();
         return switch (result) {
-            case ReserveResult.Queued q -> queued(out, q.reservationId(), activityId, skuId);
-            case ReserveResult.Replayed r -> {
-                queued(out, r.reservationId(), activityId, skuId);
-                out.put("replayed", true);
-                out.put("state", ReservationQuery.redisState(r.status()));
-                yield out;
-            }
+            case ReserveResult.Queued q -> Accepted.queued(q.reservationId(), activityId, skuId, null, null);
+            case ReserveResult.Replayed r -> Accepted.queued(r.reservationId(), activityId, skuId, true,
+                    ReservationQuery.redisState(r.status()));
             case ReserveResult.SoldOut s -> throw new Refusal(Refusal.Kind.CONFLICT, "SOLD_OUT", "sold out");
             case ReserveResult.AlreadyReserved a -> throw new Refusal(Refusal.Kind.CONFLICT, "ALREADY_RESERVED",
                     "this user already holds reservation " + a.reservationId(), null,
@@ -50,14 +60,6 @@ public record ReserveCall(ReservationService service, AdmissionLimiter limiter) 
             case ReserveResult.NotOpen n -> throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_OPEN",
                     "the sale is not open (" + n.saleStatus() + ")");
         };
-    }
-
-    private static Map<String, Object> queued(Map<String, Object> out, UUID reservationId, long activityId, long skuId) {
-        out.put("code", "QUEUED");
-        out.put("reservation_id", reservationId.toString());
-        // the slot the reservation lives in is named, so the query reads one hash
-        out.put("status_url", "/api/v1/reservations/" + reservationId + "?activity_id=" + activityId + "&sku_id=" + skuId);
-        return out;
     }
 
     static UUID parseRequestId(String raw) {
