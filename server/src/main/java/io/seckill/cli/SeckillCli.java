@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine;
 
 import io.seckill.SeckillApplication;
+import io.seckill.mq.MqClients;
 
 /**
  * The server's executable: {@code serve} and the operator's commands. The dev kit's executable adds
@@ -30,6 +31,7 @@ public final class SeckillCli implements Callable<Integer> {
      * succeeded: a server keeps running on its own threads.
      */
     public static void run(CommandLine cli, String[] args, List<String> longRunning) {
+        MqClients.useBinaryHeaders();
         int code = cli.execute(args);
         if (code != 0 || !longRunning.contains(args.length > 0 ? args[0] : "")) {
             System.exit(code);
