@@ -284,6 +284,22 @@ public final class BenchCommand implements Callable<Integer> {
      * while wrk runs (250,000 are some 60 MB) would be copied by the application's young collections
      * and stretch the very pauses the latency measures.
      */
+    /**
+     * Buyers a wrk run of the admission entry or the API port can use up, each a buyer once: more than any
+     * entry here answers in that time, so no run runs out and comes round to buyers who already reserved.
+     */
+    private static final int BUYERS_PER_SECOND = 15_000;
+    /** The first buyer of the next wrk run's range (buyers of the other parts stay below it). */
+    private long nextBuyer = 20_000_000L;
+
+    /** Tokens of buyers never used before in this run, enough for {@code runSeconds} of wrk. */
+    private Path freshBuyers(int runSeconds, Path dir) throws IOException {
+        int n = Math.max(100_000, BUYERS_PER_SECOND * runSeconds);
+        Path file = tokens(userSecret, nextBuyer, n, dir);
+        nextBuyer += n;
+        return file;
+    }
+
     private static Path tokens(String secret, long firstUser, int n, Path dir) throws IOException {
         Path file = dir.resolve("tokens-" + firstUser + "-" + n + ".txt");
         Files.write(file, java.util.stream.IntStream.rangeClosed(1, n).parallel()
@@ -492,13 +508,13 @@ public final class BenchCommand implements Callable<Integer> {
             int port = app.getBean(AdmissionEntry.class).port();
             int apiPort = ((WebServerApplicationContext) app).getWebServer().getPort();
             String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-            Path tokens = tokens(userSecret, 6_000_000L, 250_000, engines.home());
+            Path tokens = freshBuyers(pipelineSeconds, engines.home());
             System.out.printf("[pipeline] %d s of admission with the send path and the order consumer behind it%n",
                     pipelineSeconds);
             // the consumer of a fresh topic starts cold (queue assignment, the first pulls): a warm-up first, and only
             // what is reserved in the measured window counts
             int pipelineWarmup = Math.max(5, Math.min(warmup, 20));
-            Path warmTokens = tokens(userSecret, 6_500_000L, 100_000, engines.home());
+            Path warmTokens = freshBuyers(pipelineWarmup, engines.home());
             ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk.get(), url, warmTokens, concurrency, pipelineWarmup, engines.home());
             System.out.printf("[pipeline] warm-up %d s: %,.0f admitted/s%n", pipelineWarmup, warm.admittedPerSecond());
             Instant measuredFrom = Instant.now();
@@ -662,14 +678,14 @@ public final class BenchCommand implements Callable<Integer> {
             double http;
             double entry = Double.NaN;
             if (wrk.isPresent()) {
-                http = wrkAdmission("http", app, wrk.get(), engines, port, httpActivity, 3_000_000L);
+                http = wrkAdmission("http", app, wrk.get(), engines, port, httpActivity);
                 naive = naiveRun(app, wrk.get(), port, engines);
                 int entryPort = app.getBean(AdmissionEntry.class).port();
                 activities.open(entryActivity);
-                entry = wrkAdmission("entry", app, wrk.get(), engines, entryPort, entryActivity, 7_000_000L);
-                paced = pacedEntry(app, wrk.get(), engines, entryPort, entryActivity, evalsha / 4, 9_000_000L);
+                entry = wrkAdmission("entry", app, wrk.get(), engines, entryPort, entryActivity);
+                paced = pacedEntry(app, wrk.get(), engines, entryPort, entryActivity, evalsha / 4);
                 // and at half of what the entry itself sustained: its latency with headroom, whatever the goal's rate
-                pacedHalf = pacedEntry(app, wrk.get(), engines, entryPort, entryActivity, entry / 2, 9_500_000L);
+                pacedHalf = pacedEntry(app, wrk.get(), engines, entryPort, entryActivity, entry / 2);
             } else {
                 System.out.println("[http] wrk not installed (apt-get install wrk): JVM client, which costs CPU itself");
                 http = httpRun("http://127.0.0.1:" + port, httpActivity);
@@ -683,14 +699,14 @@ public final class BenchCommand implements Callable<Integer> {
      * the admission entry - after a warm-up, with the application's CPU per answer and the send path's state.
      */
     private double wrkAdmission(String label, ConfigurableApplicationContext app, Path wrk,
-            EmbeddedEngines engines, int port, long activity, long firstUser) throws Exception {
+            EmbeddedEngines engines, int port, long activity) throws Exception {
         String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-        Path warmupTokens = tokens(userSecret, firstUser + 1_000_000L, 150_000, engines.home());
+        Path warmupTokens = freshBuyers(warmup, engines.home());
         try (SendPathWatch watch = new SendPathWatch(app)) {
             ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk, url, warmupTokens, concurrency, warmup, engines.home());
             System.out.printf("[%s] warm-up %d s: %,.0f admitted/s of %,.0f answers/s, statuses %s; %s%n", label, warmup,
                     warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
-            Path tokens = tokens(userSecret, firstUser, 250_000, engines.home());
+            Path tokens = freshBuyers(seconds, engines.home());
             long cpu0 = CpuMeter.selfNanos();
             ExternalLoad.WrkResult measured = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
             long cpu1 = CpuMeter.selfNanos();
@@ -723,9 +739,9 @@ public final class BenchCommand implements Callable<Integer> {
      * goal asks for p99 <= 10 ms - paced by wrk rather than as fast as answers come.
      */
     private Paced pacedEntry(ConfigurableApplicationContext app, Path wrk, EmbeddedEngines engines, int port,
-            long activity, double rate, long firstUser) throws Exception {
+            long activity, double rate) throws Exception {
         String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-        Path tokens = tokens(userSecret, firstUser, 250_000, engines.home());
+        Path tokens = freshBuyers(seconds, engines.home());
         try (SendPathWatch watch = new SendPathWatch(app)) {
             ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate);
             System.out.printf("[entry-paced] wrk paced to %,.0f/s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency"
