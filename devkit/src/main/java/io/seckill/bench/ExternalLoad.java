@@ -103,9 +103,11 @@ final class ExternalLoad {
                 end
                 """.formatted(WRK_THREADS * 1000.0 / perSecond);
         Files.writeString(script, pacing + """
-                local tokens = {}
-                for line in io.lines("%s") do tokens[#tokens + 1] = line end
-                local counter = 0
+                -- each thread reads its buyers' tokens from the file as it goes (lines id + 1, id + 1 + threads, ...):
+                -- a table of every token in every Lua state made the collector walk hundreds of thousands of
+                -- strings again and again, CPU taken from the server on the same cores
+                local token_file = "%s"
+                local tokens = nil
                 local thread_id = 0
                 local threads = {}
                 statuses = {}
@@ -114,9 +116,23 @@ final class ExternalLoad {
                     thread_id = thread_id + 1
                     table.insert(threads, thread)
                 end
+                local function skip(n)
+                    for _ = 1, n do tokens:read("*l") end
+                end
                 function init(args)
-                    counter = id
                     math.randomseed(os.time() + id)
+                    tokens = assert(io.open(token_file, "r"))
+                    skip(id)
+                end
+                local function next_token()
+                    local token = tokens:read("*l")
+                    if token == nil then
+                        tokens:seek("set", 0)
+                        skip(id)
+                        token = tokens:read("*l")
+                    end
+                    skip(%d - 1)
+                    return token
                 end
                 local function uuid()
                     return string.format("%%08x-%%04x-4%%03x-%%04x-%%012x", math.random(0, 0xffffffff),
@@ -124,10 +140,8 @@ final class ExternalLoad {
                         math.random(0, 0xffffffffffff))
                 end
                 function request()
-                    counter = counter + 2
-                    local token = tokens[(counter %% #tokens) + 1]
                     return wrk.format("POST", nil, {["Content-Type"] = "application/json",
-                        ["Authorization"] = "Bearer " .. token}, '{"request_id":"' .. uuid() .. '"}')
+                        ["Authorization"] = "Bearer " .. next_token()}, '{"request_id":"' .. uuid() .. '"}')
                 end
                 function response(status, headers, body)
                     statuses[status] = (statuses[status] or 0) + 1
@@ -150,7 +164,7 @@ final class ExternalLoad {
                     end
                     io.write(string.format("pct 100 %%d\\n", latency.max))
                 end
-                """.formatted(tokenFile));
+                """.formatted(tokenFile, WRK_THREADS));
         String out = run(List.of(tool.toString(), "-t" + WRK_THREADS, "-c" + connections, "-d" + seconds + "s", "-s", script.toString(), url));
         Matcher m = Pattern.compile("Requests/sec:\\s+([0-9.]+)").matcher(out);
         if (!m.find()) {
