@@ -279,12 +279,6 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * A file of {@code n} buyers' tokens for users {@code firstUser + 1 .. firstUser + n}, minted in
-     * parallel, one a line, for wrk. The bench runs in the application's JVM: tokens held in memory
-     * while wrk runs (250,000 are some 60 MB) would be copied by the application's young collections
-     * and stretch the very pauses the latency measures.
-     */
-    /**
      * Buyers a wrk run of the admission entry or the API port can use up, each a buyer once: more than any
      * entry here answers in that time, so no run runs out and comes round to buyers who already reserved.
      */
@@ -300,6 +294,12 @@ public final class BenchCommand implements Callable<Integer> {
         return file;
     }
 
+    /**
+     * A file of {@code n} buyers' tokens for users {@code firstUser + 1 .. firstUser + n}, minted in
+     * parallel, one a line, for wrk. The bench runs in the application's JVM: tokens held in memory
+     * while wrk runs (250,000 are some 60 MB) would be copied by the application's young collections
+     * and stretch the very pauses the latency measures.
+     */
     private static Path tokens(String secret, long firstUser, int n, Path dir) throws IOException {
         Path file = dir.resolve("tokens-" + firstUser + "-" + n + ".txt");
         Files.write(file, java.util.stream.IntStream.rangeClosed(1, n).parallel()

@@ -78,13 +78,13 @@ public abstract class PaymentTestBase extends IntegrationTest {
         assertInvariants(p.activityId(), true);
     }
 
-    /** The channel's callback for a payment, signed now, delivered to the app: HTTP status and body. */
     /** The channel takes the money and sends nothing yet: the callback it would send, signed now. */
     protected PaySim.SignedCallback paidCallback(Paying p) throws Exception {
         assertThat(sim.pay(p.payment(), false)).as("the channel takes the money").isTrue();
         return sim.signedCallback(p.payment(), Instant.now().getEpochSecond());
     }
 
+    /** The channel's callback for a payment, signed now, delivered to the app: HTTP status and body. */
     protected HttpResponse<String> deliverCallback(UUID paymentId) throws Exception {
         return deliver(sim.signedCallback(paymentId, Instant.now().getEpochSecond()));
     }

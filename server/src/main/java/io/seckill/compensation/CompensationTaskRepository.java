@@ -101,8 +101,11 @@ public class CompensationTaskRepository {
         return ReservationIds.derived(RELEASE_REDIS_RESERVATION, reservationId);
     }
 
-    /** Inside the rejecting transaction: one release task per reservation. */
-    /** @return how many tasks were new (a reservation that has its task already keeps it) */
+    /**
+     * Inside the rejecting transaction: one release task per reservation.
+     *
+     * @return how many tasks were new (a reservation that has its task already keeps it)
+     */
     public int insertRelease(List<UUID> reservationIds) {
         if (reservationIds.isEmpty()) {
             return 0;

@@ -149,9 +149,9 @@ public record SeckillProperties(
         }
     }
 
-    /** Batch size 1 is the per-message mode (one transaction per order). */
     /**
-     * The order consumer: {@code batchSize} orders per transaction, {@code threads} committers (concurrent
+     * The order consumer: {@code batchSize} orders per transaction (1 is the per-message mode, one
+     * transaction per order), {@code threads} committers (concurrent
      * transactions). {@code consumeTimeout}: how long a delivery may stay unacknowledged - an order group
      * held through a PostgreSQL outage is - before the broker client hands it back for a redelivery (the
      * inbox makes that copy harmless; whole minutes, RocketMQ's unit).

@@ -42,6 +42,9 @@ public record OrderCreateRequested(
         return instant(businessDeadline);
     }
 
+    /** Nanoseconds per unit of a fraction of 1..9 digits (index = digits - 1). */
+    private static final long[] NANOS_PER_DIGIT = {100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1};
+
     /**
      * {@link Instant#parse}, with the form this body is written in ({@link Instant#toString}: UTC,
      * {@code 2026-12-02T18:47:57.123Z}, no fraction or 1-9 digits of it) read directly: the consumer
@@ -49,9 +52,6 @@ public record OrderCreateRequested(
      * threads' CPU. Anything else, or a value out of its range, is left to {@link Instant#parse}, which
      * accepts or refuses it as it always did.
      */
-    /** Nanoseconds per unit of a fraction of 1..9 digits (index = digits - 1). */
-    private static final long[] NANOS_PER_DIGIT = {100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1};
-
     static Instant instant(String text) {
         int n = text.length();
         if (n < 20 || n > 30 || text.charAt(4) != '-' || text.charAt(7) != '-' || text.charAt(10) != 'T'

@@ -24,11 +24,6 @@ import io.seckill.state.TaskStatus;
 public class ReservationRepository {
 
     /**
-     * A reservation PostgreSQL had not seen, written directly in the state this transaction decided
-     * (one write instead of insert-then-update). A concurrent writer of the same id (a deadline
-     * tombstone) makes this fail on the primary key, never overwrites it.
-     */
-    /**
      * What reconciliation judges a reservation by (aliases r = reservation, o = its order, t = its
      * compensation task): the columns {@link #judgedPage} reads, in order.
      */
@@ -47,6 +42,11 @@ public class ReservationRepository {
               AND NOT EXISTS (SELECT 1 FROM event_outbox e
                               WHERE e.aggregate_id = o.order_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
             """;
+    /**
+     * A reservation PostgreSQL had not seen, written directly in the state this transaction decided
+     * (one write instead of insert-then-update). A concurrent writer of the same id (a deadline
+     * tombstone) makes this fail on the primary key, never overwrites it.
+     */
     private static final String INSERT_SETTLED = """
             INSERT INTO inventory_reservation (reservation_id, request_id, activity_id, sku_id, user_id, message_id,
                                                order_id, status, reason_code, version, reserved_at, business_deadline)
