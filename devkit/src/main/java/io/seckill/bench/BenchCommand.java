@@ -295,15 +295,27 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * A file of {@code n} buyers' tokens for users {@code firstUser + 1 .. firstUser + n}, minted in
-     * parallel, one a line, for wrk. The bench runs in the application's JVM: tokens held in memory
-     * while wrk runs (250,000 are some 60 MB) would be copied by the application's young collections
-     * and stretch the very pauses the latency measures.
+     * A file of {@code n} buyers' tokens for users {@code firstUser + 1 .. firstUser + n}, one a line, for
+     * wrk, minted in parallel a few thousand at a time. The bench runs in the application's JVM: tokens
+     * held in memory while wrk runs (250,000 are some 60 MB) would be copied by the application's young
+     * collections and stretch the very pauses the latency measures. Nor may they all be minted into one
+     * list: a collection during the minting moves the list's array, megabytes in one piece, to the old
+     * generation, where it stays until a full collection, and as long as it is there every young
+     * collection takes the tokens it points to for live and copies them again (scavenges of 170-240 ms in
+     * the measured run that followed, where 5-70 ms was usual).
      */
     private static Path tokens(String secret, long firstUser, int n, Path dir) throws IOException {
         Path file = dir.resolve("tokens-" + firstUser + "-" + n + ".txt");
-        Files.write(file, java.util.stream.IntStream.rangeClosed(1, n).parallel()
-                .mapToObj(u -> Tokens.user(secret, firstUser + u, Duration.ofHours(1))).toList(), StandardCharsets.UTF_8);
+        int chunk = 4_096;
+        try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            for (int from = 1; from <= n; from += chunk) {
+                int to = Math.min(n, from + chunk - 1);
+                String lines = java.util.stream.IntStream.rangeClosed(from, to).parallel()
+                        .mapToObj(u -> Tokens.user(secret, firstUser + u, Duration.ofHours(1)))
+                        .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+                out.write(lines);
+            }
+        }
         return file;
     }
 
@@ -707,6 +719,7 @@ public final class BenchCommand implements Callable<Integer> {
             System.out.printf("[%s] warm-up %d s: %,.0f admitted/s of %,.0f answers/s, statuses %s; %s%n", label, warmup,
                     warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
             Path tokens = freshBuyers(seconds, engines.home());
+            EntryAnswerTimes inEntry = label.equals("entry") ? new EntryAnswerTimes(app) : null;
             long cpu0 = CpuMeter.selfNanos();
             ExternalLoad.WrkResult measured = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
             long cpu1 = CpuMeter.selfNanos();
@@ -718,6 +731,9 @@ public final class BenchCommand implements Callable<Integer> {
             System.out.printf("[%s] wrk: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms;"
                     + " %s%n", label, measured.admittedPerSecond(), measured.requestsPerSecond(), measured.statuses(),
                     measured.p50Millis(), measured.p99Millis(), watch.sinceLast());
+            if (inEntry != null) {
+                System.out.printf("[%s] %s%n", label, inEntry.sinceStart());
+            }
             return measured.admittedPerSecond();
         }
     }
@@ -743,10 +759,11 @@ public final class BenchCommand implements Callable<Integer> {
         String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
         Path tokens = freshBuyers(seconds, engines.home());
         try (SendPathWatch watch = new SendPathWatch(app)) {
+            EntryAnswerTimes inEntry = new EntryAnswerTimes(app);
             ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate);
             System.out.printf("[entry-paced] wrk paced to %,.0f/s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency"
-                    + " p50 %.1f ms p99 %.1f ms; %s%n", rate, r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(),
-                    r.p50Millis(), r.p99Millis(), watch.sinceLast());
+                    + " p50 %.1f ms p99 %.1f ms; %s; %s%n", rate, r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(),
+                    r.p50Millis(), r.p99Millis(), inEntry.sinceStart(), watch.sinceLast());
             latencies.add(String.format("admission entry paced to %,.0f/s, %d s", rate, seconds), r.latency());
             return new Paced(rate, r.admittedPerSecond(), r.p50Millis(), r.p99Millis());
         }
