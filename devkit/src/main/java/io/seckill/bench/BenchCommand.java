@@ -302,7 +302,7 @@ public final class BenchCommand implements Callable<Integer> {
      * list: a collection during the minting moves the list's array, megabytes in one piece, to the old
      * generation, where it stays until a full collection, and as long as it is there every young
      * collection takes the tokens it points to for live and copies them again (scavenges of 170-240 ms in
-     * the measured run that followed, where 5-70 ms was usual).
+     * the measured runs that followed; 2-6 ms without that list).
      */
     private static Path tokens(String secret, long firstUser, int n, Path dir) throws IOException {
         Path file = dir.resolve("tokens-" + firstUser + "-" + n + ".txt");
