@@ -720,9 +720,16 @@ public final class BenchCommand implements Callable<Integer> {
                     warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
             Path tokens = freshBuyers(seconds, engines.home());
             EntryAnswerTimes inEntry = label.equals("entry") ? new EntryAnswerTimes(app) : null;
-            long cpu0 = CpuMeter.selfNanos();
-            ExternalLoad.WrkResult measured = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
-            long cpu1 = CpuMeter.selfNanos();
+            RedisSlowCalls.Slow slow;
+            long cpu0;
+            long cpu1;
+            ExternalLoad.WrkResult measured;
+            try (RedisSlowCalls slowLog = new RedisSlowCalls(app.getBean(Redis.class).sync(), SLOW_REDIS_CALL)) {
+                cpu0 = CpuMeter.selfNanos();
+                measured = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
+                cpu1 = CpuMeter.selfNanos();
+                slow = slowLog.read();
+            }
             latencies.add((label.equals("entry") ? "admission entry" : "API port") + ", admission only (api + send path), "
                     + seconds + " s", measured.latency());
             System.out.printf("[%s] application CPU per answer: %.0f us (%d answers, %.1f CPU-seconds in %d s)%n", label,
@@ -734,9 +741,13 @@ public final class BenchCommand implements Callable<Integer> {
             if (inEntry != null) {
                 System.out.printf("[%s] %s%n", label, inEntry.sinceStart());
             }
+            System.out.printf("[%s] %s%n", label, slow.describe(measured.answers(), SLOW_REDIS_CALL));
             return measured.admittedPerSecond();
         }
     }
+
+    /** A Redis call whose execution inside redis-server took this long or longer is counted as slow (its slow log). */
+    private static final Duration SLOW_REDIS_CALL = Duration.ofMillis(1);
 
     /** The entry at a load fixed in advance: the rate asked for, what was admitted, and the latency. */
     private record Paced(double rate, double admitted, double p50Millis, double p99Millis) {
@@ -760,10 +771,16 @@ public final class BenchCommand implements Callable<Integer> {
         Path tokens = freshBuyers(seconds, engines.home());
         try (SendPathWatch watch = new SendPathWatch(app)) {
             EntryAnswerTimes inEntry = new EntryAnswerTimes(app);
-            ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate);
+            ExternalLoad.WrkResult r;
+            RedisSlowCalls.Slow slow;
+            try (RedisSlowCalls slowLog = new RedisSlowCalls(app.getBean(Redis.class).sync(), SLOW_REDIS_CALL)) {
+                r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate);
+                slow = slowLog.read();
+            }
             System.out.printf("[entry-paced] wrk paced to %,.0f/s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency"
-                    + " p50 %.1f ms p99 %.1f ms; %s; %s%n", rate, r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(),
-                    r.p50Millis(), r.p99Millis(), inEntry.sinceStart(), watch.sinceLast());
+                    + " p50 %.1f ms p99 %.1f ms; %s; %s; %s%n", rate, r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(),
+                    r.p50Millis(), r.p99Millis(), inEntry.sinceStart(), slow.describe(r.answers(), SLOW_REDIS_CALL),
+                    watch.sinceLast());
             latencies.add(String.format("admission entry paced to %,.0f/s, %d s", rate, seconds), r.latency());
             return new Paced(rate, r.admittedPerSecond(), r.p50Millis(), r.p99Millis());
         }
