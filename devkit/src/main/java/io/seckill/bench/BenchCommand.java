@@ -21,6 +21,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import io.lettuce.core.RedisClient;
 import org.HdrHistogram.Histogram;
@@ -310,9 +312,9 @@ public final class BenchCommand implements Callable<Integer> {
         try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             for (int from = 1; from <= n; from += chunk) {
                 int to = Math.min(n, from + chunk - 1);
-                String lines = java.util.stream.IntStream.rangeClosed(from, to).parallel()
+                String lines = IntStream.rangeClosed(from, to).parallel()
                         .mapToObj(u -> Tokens.user(secret, firstUser + u, Duration.ofHours(1)))
-                        .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+                        .collect(Collectors.joining("\n", "", "\n"));
                 out.write(lines);
             }
         }
@@ -719,35 +721,46 @@ public final class BenchCommand implements Callable<Integer> {
             System.out.printf("[%s] warm-up %d s: %,.0f admitted/s of %,.0f answers/s, statuses %s; %s%n", label, warmup,
                     warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
             Path tokens = freshBuyers(seconds, engines.home());
-            EntryAnswerTimes inEntry = label.equals("entry") ? new EntryAnswerTimes(app) : null;
-            RedisSlowCalls.Slow slow;
-            long cpu0;
-            long cpu1;
-            ExternalLoad.WrkResult measured;
-            try (RedisSlowCalls slowLog = new RedisSlowCalls(app.getBean(Redis.class).sync(), SLOW_REDIS_CALL)) {
-                cpu0 = CpuMeter.selfNanos();
-                measured = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
-                cpu1 = CpuMeter.selfNanos();
-                slow = slowLog.read();
-            }
+            Observed run = observe(app, label.equals("entry"),
+                    () -> ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home()));
+            ExternalLoad.WrkResult measured = run.wrk();
             latencies.add((label.equals("entry") ? "admission entry" : "API port") + ", admission only (api + send path), "
                     + seconds + " s", measured.latency());
             System.out.printf("[%s] application CPU per answer: %.0f us (%d answers, %.1f CPU-seconds in %d s)%n", label,
-                    (cpu1 - cpu0) / 1000.0 / Math.max(1, measured.answers()), measured.answers(), (cpu1 - cpu0) / 1e9,
+                    run.cpuNanos() / 1000.0 / Math.max(1, measured.answers()), measured.answers(), run.cpuNanos() / 1e9,
                     seconds);
             System.out.printf("[%s] wrk: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms;"
                     + " %s%n", label, measured.admittedPerSecond(), measured.requestsPerSecond(), measured.statuses(),
                     measured.p50Millis(), measured.p99Millis(), watch.sinceLast());
-            if (inEntry != null) {
-                System.out.printf("[%s] %s%n", label, inEntry.sinceStart());
+            if (run.inEntry() != null) {
+                System.out.printf("[%s] %s%n", label, run.inEntry());
             }
-            System.out.printf("[%s] %s%n", label, slow.describe(measured.answers(), SLOW_REDIS_CALL));
+            System.out.printf("[%s] %s%n", label, run.redis());
             return measured.admittedPerSecond();
         }
     }
 
     /** A Redis call whose execution inside redis-server took this long or longer is counted as slow (its slow log). */
     private static final Duration SLOW_REDIS_CALL = Duration.ofMillis(1);
+
+    /**
+     * One wrk run and what the application saw during it: its CPU, the entry's own answer times (null when
+     * the run was not against the entry), Redis's slow calls.
+     */
+    private record Observed(ExternalLoad.WrkResult wrk, long cpuNanos, String inEntry, String redis) {
+    }
+
+    private static Observed observe(ConfigurableApplicationContext app, boolean entry,
+            Callable<ExternalLoad.WrkResult> wrkRun) throws Exception {
+        EntryAnswerTimes inEntry = entry ? new EntryAnswerTimes(app) : null;
+        try (RedisSlowCalls slowLog = new RedisSlowCalls(app.getBean(Redis.class).sync(), SLOW_REDIS_CALL)) {
+            long cpu0 = CpuMeter.selfNanos();
+            ExternalLoad.WrkResult r = wrkRun.call();
+            long cpu = CpuMeter.selfNanos() - cpu0;
+            return new Observed(r, cpu, inEntry == null ? null : inEntry.sinceStart(),
+                    slowLog.read().describe(r.answers(), SLOW_REDIS_CALL));
+        }
+    }
 
     /** The entry at a load fixed in advance: the rate asked for, what was admitted, and the latency. */
     private record Paced(double rate, double admitted, double p50Millis, double p99Millis) {
@@ -770,17 +783,12 @@ public final class BenchCommand implements Callable<Integer> {
         String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
         Path tokens = freshBuyers(seconds, engines.home());
         try (SendPathWatch watch = new SendPathWatch(app)) {
-            EntryAnswerTimes inEntry = new EntryAnswerTimes(app);
-            ExternalLoad.WrkResult r;
-            RedisSlowCalls.Slow slow;
-            try (RedisSlowCalls slowLog = new RedisSlowCalls(app.getBean(Redis.class).sync(), SLOW_REDIS_CALL)) {
-                r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate);
-                slow = slowLog.read();
-            }
+            Observed run = observe(app, true,
+                    () -> ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate));
+            ExternalLoad.WrkResult r = run.wrk();
             System.out.printf("[entry-paced] wrk paced to %,.0f/s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency"
                     + " p50 %.1f ms p99 %.1f ms; %s; %s; %s%n", rate, r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(),
-                    r.p50Millis(), r.p99Millis(), inEntry.sinceStart(), slow.describe(r.answers(), SLOW_REDIS_CALL),
-                    watch.sinceLast());
+                    r.p50Millis(), r.p99Millis(), run.inEntry(), run.redis(), watch.sinceLast());
             latencies.add(String.format("admission entry paced to %,.0f/s, %d s", rate, seconds), r.latency());
             return new Paced(rate, r.admittedPerSecond(), r.p50Millis(), r.p99Millis());
         }

@@ -90,13 +90,14 @@ final class EntryAnswerTimes {
         if (total <= 0 || bounds.length == 0) {
             return null;
         }
-        long[] delta = new long[bounds.length];
-        boolean sameBuckets = before.boundsNanos().length == 0 || Arrays.equals(before.boundsNanos(), bounds);
-        if (!sameBuckets) {
+        // no buckets before: nothing had been recorded yet
+        long[] base = before.boundsNanos().length == 0 ? new long[bounds.length] : before.cumulative();
+        if (before.boundsNanos().length != 0 && !Arrays.equals(before.boundsNanos(), bounds)) {
             return null;
         }
+        long[] delta = new long[bounds.length];
         for (int i = 0; i < bounds.length; i++) {
-            delta[i] = after.cumulative()[i] - (before.boundsNanos().length == 0 ? 0 : before.cumulative()[i]);
+            delta[i] = after.cumulative()[i] - base[i];
         }
         if (delta[bounds.length - 1] != total) {
             return null;
