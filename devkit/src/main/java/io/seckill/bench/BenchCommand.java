@@ -40,6 +40,7 @@ import io.seckill.SeckillApplication;
 import io.seckill.activity.ActivityService;
 import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
+import io.seckill.config.SeckillProperties;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.entry.AdmissionEntry;
 import io.seckill.mq.Json;
@@ -49,6 +50,7 @@ import io.seckill.order.OrderBatchService;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.OrderRequestSender;
 import io.seckill.reservation.ReservationIds;
@@ -483,7 +485,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** A sustained run through the whole pipeline: admission, send path, order consumer. */
     record PipelineResult(int seconds, double admittedPerSecond, Map<Integer, Long> statuses, long orders, long undecided,
-            Histogram queuedToOrder, String sendPath, long breakerPauses, double oldestUnsentSeconds) {
+            Histogram queuedToOrder, String sendPath, long breakerPauses, double oldestUnsentSeconds, long backlogPauses,
+            Duration maxOrderBacklogAge) {
 
         void print(PrintStream out) {
             double p99 = queuedToOrder.getValueAtPercentile(99) / 1e6;
@@ -494,6 +497,9 @@ public final class BenchCommand implements Callable<Integer> {
                     queuedToOrder.getValueAtPercentile(50) / 1e6, p99, queuedToOrder.getMaxValue() / 1e6, met(p99 <= 1.0));
             out.printf("  send path: breaker paused %d times, oldest unsent max %.1f s   (goal no pause, <= 1 s: %s)%n",
                     breakerPauses, oldestUnsentSeconds, met(breakerPauses == 0 && oldestUnsentSeconds <= 1.0));
+            out.printf("  order backlog: the entry paused %d times for consumers more than %s behind%s%n", backlogPauses,
+                    maxOrderBacklogAge.isZero() ? "(off)" : maxOrderBacklogAge.toSeconds() + " s",
+                    backlogPauses == 0 ? "" : " (its 503s are the non-202 statuses above)");
         }
     }
 
@@ -533,9 +539,12 @@ public final class BenchCommand implements Callable<Integer> {
             System.out.printf("[pipeline] warm-up %d s: %,.0f admitted/s%n", pipelineWarmup, warm.admittedPerSecond());
             Instant measuredFrom = Instant.now();
             SendPathWatch watch = new SendPathWatch(app);
-            long trips0 = app.getBean(io.seckill.reservation.AdmissionBreaker.class).trips();
+            AdmissionBreaker breaker = app.getBean(AdmissionBreaker.class);
+            long trips0 = breaker.trips(AdmissionBreaker.Cause.SEND);
+            long backlogTrips0 = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG);
             ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk.get(), url, tokens, concurrency, pipelineSeconds, engines.home());
-            long trips = app.getBean(io.seckill.reservation.AdmissionBreaker.class).trips() - trips0;
+            long trips = breaker.trips(AdmissionBreaker.Cause.SEND) - trips0;
+            long backlogTrips = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG) - backlogTrips0;
             double oldest = watch.maxOldestSeconds();
             String sendPath = watch.sinceLast();
             watch.close();
@@ -576,7 +585,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
             drills(app, engines, port, apiPort);
             return new PipelineResult(pipelineSeconds, r.admittedPerSecond(), r.statuses(), orders, undecided, h, sendPath,
-                    trips, oldest);
+                    trips, oldest, backlogTrips, app.getBean(SeckillProperties.class).admission().maxOrderBacklogAge());
         }
     }
 

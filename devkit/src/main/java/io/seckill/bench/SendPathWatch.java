@@ -27,7 +27,7 @@ final class SendPathWatch implements AutoCloseable {
     SendPathWatch(ApplicationContext app) {
         this.breaker = app.getBean(AdmissionBreaker.class);
         this.meters = app.getBean(MeterRegistry.class);
-        this.trips = breaker.trips();
+        this.trips = breaker.trips(AdmissionBreaker.Cause.SEND);
         this.sent = batchSum();
         this.batches = batchCount();
         sampler.scheduleAtFixedRate(() -> {
@@ -45,7 +45,7 @@ final class SendPathWatch implements AutoCloseable {
 
     /** What happened since the last call. */
     String sinceLast() {
-        long t = breaker.trips();
+        long t = breaker.trips(AdmissionBreaker.Cause.SEND);
         double s = batchSum();
         double b = batchCount();
         String out = String.format("send path: breaker paused %d times, oldest unsent max %.1f s, %.1f messages per broker send",

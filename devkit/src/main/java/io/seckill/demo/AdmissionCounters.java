@@ -21,7 +21,7 @@ record AdmissionCounters(long breakerRefusals, long redisRefusals, long trips) {
     static AdmissionCounters of(MeterRegistry meters) {
         return new AdmissionCounters(count(meters.find("reservation.refused").tag("reason", "admission_paused").counter()),
                 count(meters.find("reservation.refused").tag("reason", "redis_unavailable").counter()),
-                count(meters.find("admission.trips").counter()));
+                (long) meters.find("admission.trips").counters().stream().mapToDouble(Counter::count).sum());
     }
 
     /** One instance's Prometheus page. */

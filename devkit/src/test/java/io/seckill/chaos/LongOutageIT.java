@@ -136,9 +136,10 @@ class LongOutageIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("a 5-minute PostgreSQL stop mid-sale: admission goes on, the order consumer holds its batches instead of "
-            + "using up redeliveries, the deadline sweeper waits for them, every reservation becomes an order after the "
-            + "restart, every invariant PASS")
+    @DisplayName("a 5-minute PostgreSQL stop mid-sale: admission goes on until the order backlog passes its limit, then "
+            + "pauses (503 ADMISSION_PAUSED); the order consumer holds its batches instead of using up redeliveries, the "
+            + "deadline sweeper waits for them, every reservation becomes an order after the restart, admission opens "
+            + "again, every invariant PASS")
     void postgresStop() throws Exception {
         // the business deadline is shorter than the outage: only the sweeper's backlog pause keeps these orders
         long activityId = openSale(60, new int[] {1_000});
@@ -149,11 +150,18 @@ class LongOutageIT extends IntegrationTest {
         double heldBefore = meters.counter("order.commit.held").count();
         double retriesBefore = meters.counter("order.consume", "result", "retry").count();
         List<String> queued = new ArrayList<>();
+        long backlogPauses = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG);
 
         TestEngines.get().stopPostgres();
         try {
             Map<String, Integer> during = buyersDuringOutage(activityId, queued);
             assertThat(during).as("admission needs no PostgreSQL").containsKey("QUEUED");
+            if (OUTAGE.compareTo(props.admission().maxOrderBacklogAge().multipliedBy(2)) > 0) {
+                // DESIGN.md §11.3 point 1: buyers are not queued for orders further away than the backlog limit
+                assertThat(during.keySet()).as("answers during the outage").containsOnly("QUEUED", "ADMISSION_PAUSED");
+                assertThat(breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG)).as("paused for the order backlog")
+                        .isGreaterThan(backlogPauses);
+            }
             assertThat(meters.counter("order.commit.held").count()).as("the consumer held its batches").isGreaterThan(heldBefore);
         } finally {
             TestEngines.get().startPostgres();
@@ -172,6 +180,10 @@ class LongOutageIT extends IntegrationTest {
                 .isEqualTo(retriesBefore);
         awaitSettled(activityId, 5 + queued.size());
         assertAllTerminalNoManual(activityId, queued);
+        Awaitility.await("admission open again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> !breaker.isOpen());
+        assertThat(reserve(100, activityId, 1).status()).as("a buyer after the restart").isEqualTo(202);
+        awaitSettled(activityId, 6 + queued.size());
         assertInvariants(activityId, true);
     }
 

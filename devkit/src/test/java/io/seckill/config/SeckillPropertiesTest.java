@@ -49,10 +49,14 @@ class SeckillPropertiesTest {
                 .hasMessageStartingWith("seckill.payment.statement.interval");
         assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ZERO, Duration.ofHours(1),
                 Duration.ofSeconds(10))).hasMessageStartingWith("seckill.payment.statement.reread-every");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10, -1, 32, null))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10, -1, 32, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.admission.max-per-second");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10, -1, 32, null))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10, -1, 32, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.admission.max-unsent-age");
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(2)))
+                .hasMessage("seckill.admission.max-order-backlog-age: must be 0s (off) or at least 5s, got PT2S");
+        assertThat(new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO).maxOrderBacklogAge())
+                .as("0 turns the backlog pause off").isZero();
         assertThatThrownBy(() -> new SeckillProperties.EntryLimits(0, Duration.ofSeconds(10), 16))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-connections");
         assertThatThrownBy(() -> new SeckillProperties.EntryLimits(10, Duration.ofMillis(10), 16))
@@ -68,6 +72,8 @@ class SeckillPropertiesTest {
         assertThat(bind(Map.of("seckill.payment.base-backoff", "2s", "seckill.payment.max-backoff", "2s")).payment().backoff())
                 .isEqualTo(new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(2)));
         assertThat(bind(Map.of()).reservation().sendLinger()).isEqualTo(Duration.ofMillis(5));
+        assertThat(bind(Map.of()).admission().maxOrderBacklogAge()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(bind(Map.of("seckill.admission.max-order-backlog-age", "0s")).admission().maxOrderBacklogAge()).isZero();
         // property, value given, what the refusal says after the property's name
         String[][] refused = {
             {"seckill.outbox.batch-size", "0", "must be 1..5000, got 0"},

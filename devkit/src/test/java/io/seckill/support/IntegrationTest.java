@@ -201,6 +201,11 @@ public abstract class IntegrationTest {
         return c == null ? 0 : c.count();
     }
 
+    /** Every counter named {@code name} added up, whatever its tags. */
+    protected double counterTotal(String name) {
+        return meters.find(name).counters().stream().mapToDouble(Counter::count).sum();
+    }
+
     /** Every Redis key of {@code slot} gone, as after a Redis loss; how many there were. */
     protected int deleteKeys(SkuSlot slot) {
         int n = 0;

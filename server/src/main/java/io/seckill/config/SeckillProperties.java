@@ -202,19 +202,25 @@ public record SeckillProperties(
 
     /**
      * The entry breaker ({@code maxUnsentAge}: pause admission when reservations stop reaching the
-     * broker); {@code maxPerSecond}: reservation requests one instance admits per second (0 = no
+     * broker; {@code maxOrderBacklogAge}: pause it when the oldest order message the consumers have not
+     * consumed is older than this, 0 = never - at least 5s, above the few seconds a consumer's acknowledged
+     * offset may take to reach the broker); {@code maxPerSecond}: reservation requests one instance admits per second (0 = no
      * limit); {@code maxPerUserPerSecond}: the same for one buyer. Above either, 429.
      * {@code entryPort}: the port of the lean admission entry, which serves only the reserve call
      * (-1: off; 0: any free port); {@code entryThreads}: the threads that answer it.
      */
     public record Admission(@DefaultValue("15s") Duration maxUnsentAge, @DefaultValue("0") int maxPerSecond,
             @DefaultValue("10") int maxPerUserPerSecond, @DefaultValue("-1") int entryPort,
-            @DefaultValue("32") int entryThreads, @DefaultValue EntryLimits entryLimits) {
+            @DefaultValue("32") int entryThreads, @DefaultValue EntryLimits entryLimits,
+            @DefaultValue("20s") Duration maxOrderBacklogAge) {
         public Admission {
             require(entryPort >= -1 && entryPort <= 65535, "seckill.admission.entry-port", "must be -1 (off), 0 (any) or a port");
             between(entryThreads, 1, 1024, "seckill.admission.entry-threads");
             require(maxPerUserPerSecond >= 0, "seckill.admission.max-per-user-per-second", "must be 0 (no limit) or positive");
             atLeast(maxUnsentAge, "1s", "seckill.admission.max-unsent-age");
+            require(maxOrderBacklogAge != null && (maxOrderBacklogAge.isZero()
+                    || maxOrderBacklogAge.compareTo(Duration.ofSeconds(5)) >= 0), "seckill.admission.max-order-backlog-age",
+                    "must be 0s (off) or at least 5s, got " + maxOrderBacklogAge);
             require(maxPerSecond >= 0, "seckill.admission.max-per-second", "must be 0 (no limit) or positive");
         }
     }

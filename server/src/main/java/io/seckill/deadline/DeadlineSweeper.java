@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.rocketmq.common.MixAll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -18,7 +17,8 @@ import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.compensation.Rejections;
 import io.seckill.config.SeckillProperties;
-import io.seckill.mq.BrokerBacklog;
+import io.seckill.mq.BacklogLimit;
+import io.seckill.mq.OrderBacklog;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
@@ -55,14 +55,10 @@ class DeadlineSweeper extends PollingWorker {
 
     DeadlineSweeper(SaleRegistry registry, Redis redis, ReservationRepository reservations,
             Rejections rejections, AnomalyRepository anomalies, StalledWork stalled,
-            TransactionTemplate tx, BrokerBacklog backlog, SeckillProperties props, MeterRegistry meters) {
+            TransactionTemplate tx, OrderBacklog backlog, SeckillProperties props, MeterRegistry meters) {
         super("deadline-sweeper", "deadline.sweep", java.time.Duration.ofMillis(500), props, meters);
-        this.mq = props.mq();
-        this.pauseThreshold = props.deadline().pauseWhenBacklogOlderThan();
-        io.micrometer.core.instrument.Gauge.builder("mq.order.backlog.age.seconds", backlogAgeMs, v -> v.get() / 1000.0)
-                .description("age of the oldest order message the consumer group has not consumed, on the order topic "
-                        + "or the group's retry topic").register(meters);
-        io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.paused ? 1 : 0).register(meters);
+        this.limit = new BacklogLimit(props.deadline().pauseWhenBacklogOlderThan(), 1.0);
+        io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.limit.paused() ? 1 : 0).register(meters);
         this.registry = registry;
         this.redis = redis;
         this.reservations = reservations;
@@ -73,13 +69,8 @@ class DeadlineSweeper extends PollingWorker {
         this.backlog = backlog;
     }
 
-    private final SeckillProperties.Mq mq;
-    private final java.util.concurrent.atomic.AtomicLong backlogAgeMs = new java.util.concurrent.atomic.AtomicLong();
-    private volatile Duration pauseThreshold;
-    private volatile boolean paused;
-    private final BrokerBacklog backlog;
-    private long backlogCheckedAt;
-    private int overLimitReadings;
+    private final BacklogLimit limit;
+    private final OrderBacklog backlog;
 
     @Override
     protected int runPass() {
@@ -91,37 +82,24 @@ class DeadlineSweeper extends PollingWorker {
 
     /**
      * DESIGN.md §11.3 point 6: while the broker is backed up, reservations only look expired - their
-     * messages are still queued - so time-driven rejection waits. Re-measured at most once a second.
+     * messages are still queued - so time-driven rejection waits. An unknown backlog keeps the sweeper
+     * as it was: paused stays paused rather than rejecting on a guess.
      */
-    synchronized boolean backedUp() {
-        long now = System.nanoTime();
-        if (now - backlogCheckedAt >= 1_000_000_000L) {
-            backlogCheckedAt = now;
-            try {
-                // the group's retry topic too: a message handed back once waits there for its redelivery
-                backlogAgeMs.set(backlog.oldestUnconsumedAgeMs(mq.orderConsumerGroup(), mq.orderRequestTopic(),
-                        MixAll.getRetryTopic(mq.orderConsumerGroup())));
-            } catch (Exception e) {
-                // unknown backlog: stay paused if we were, rather than reject on a guess
-                log.warn("deadline.backlog_unknown error_class={}: {}", e.getClass().getName(), e.getMessage());
-                return paused;
-            }
-            // two readings in a row over the limit: one stale consumer-offset reading does not pause the sweeper
-            overLimitReadings = backlogAgeMs.get() > pauseThreshold.toMillis() ? overLimitReadings + 1 : 0;
-            boolean backed = overLimitReadings >= 2;
-            if (backed != paused) {
-                log.warn("deadline.{} order_backlog_age_ms={} threshold_ms={}", backed ? "paused" : "resumed",
-                        backlogAgeMs.get(), pauseThreshold.toMillis());
-            }
-            paused = backed;
+    boolean backedUp() {
+        boolean was = limit.paused();
+        OrderBacklog.Reading r = backlog.read();
+        boolean backed = limit.update(r);
+        if (backed != was) {
+            log.warn("deadline.{} order_backlog_age_ms={} threshold_ms={}", backed ? "paused" : "resumed", r.ageMs(),
+                    limit.limitMs());
         }
-        return paused;
+        return backed;
     }
 
-    /** For tests: a lower threshold than configured. */
-    synchronized void pauseThreshold(Duration threshold) {
-        this.pauseThreshold = threshold;
-        this.backlogCheckedAt = 0;
+    /** For tests: a lower threshold than configured, from a fresh reading on. */
+    void pauseThreshold(Duration threshold) {
+        limit.set(threshold, 1.0);
+        backlog.expire();
     }
 
     /** One pass over every slot of every live sale; returns how many due entries were handled. */

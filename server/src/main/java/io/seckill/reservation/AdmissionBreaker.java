@@ -1,5 +1,8 @@
 package io.seckill.reservation;
 
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.core.instrument.Counter;
@@ -12,18 +15,50 @@ import org.springframework.stereotype.Component;
 
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.mq.BacklogLimit;
+import io.seckill.mq.OrderBacklog;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 
 /**
- * The entry breaker (DESIGN.md §11.1 row 2, 11.3 point 1): when reservations stop reaching the broker -
- * the oldest unsent reservation is older than {@code seckill.admission.max-unsent-age}, or most
- * recent sends fail - admission answers 503 ADMISSION_PAUSED instead of taking more units it cannot
- * pass on. It re-checks every half second and closes by itself once sends flow again. It also
- * publishes {@code reservation_send_pending} and {@code reservation_send_oldest_age_seconds}.
+ * The entry breaker (DESIGN.md §11.1 row 2, §11.3 point 1): admission answers 503 ADMISSION_PAUSED
+ * instead of taking more units while
+ * <ul>
+ * <li>reservations stop reaching the broker - the oldest unsent reservation is older than
+ * {@code seckill.admission.max-unsent-age}, or most recent sends fail ({@link Cause#SEND}); or
+ * <li>the order consumers are far behind - the oldest order message they have not consumed is older
+ * than {@code seckill.admission.max-order-backlog-age} in two readings in a row ({@link Cause#ORDER_BACKLOG}):
+ * the first step of §11.3 for a long backlog is to stop new reservations at the entry, not to let
+ * buyers queue for orders minutes away.
+ * </ul>
+ * It re-checks every half second and closes by itself once sends flow again and the backlog is down
+ * to half its limit. It publishes {@code reservation_send_pending},
+ * {@code reservation_send_oldest_age_seconds}, {@code admission_paused} and
+ * {@code admission_trips_total} by cause.
  */
 @Component
 public class AdmissionBreaker {
+
+    /** Why admission paused. */
+    public enum Cause {
+        SEND("admission is paused while orders cannot reach the queue; retry later"),
+        ORDER_BACKLOG("admission is paused while the order consumers catch up with the queue; retry later");
+
+        private final String detail;
+
+        Cause(String detail) {
+            this.detail = detail;
+        }
+
+        /** What a refused buyer is told. */
+        public String detail() {
+            return detail;
+        }
+
+        String tag() {
+            return name().toLowerCase();
+        }
+    }
 
     private static final Logger log = LoggerFactory.getLogger(AdmissionBreaker.class);
     private static final int MIN_SAMPLES = 20;
@@ -32,35 +67,59 @@ public class AdmissionBreaker {
     private final SaleRegistry registry;
     private final Redis redis;
     private final SeckillProperties props;
+    private final OrderBacklog backlog;
+    /** Null when {@code seckill.admission.max-order-backlog-age} is 0: the backlog never pauses admission. */
+    private final BacklogLimit backlogLimit;
     private final Counter sendOk;
     private final Counter sendFailed;
-    private final Counter trips;
+    private final Map<Cause, Counter> trips = new EnumMap<>(Cause.class);
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestAgeMs = new AtomicLong();
-    private volatile boolean open;
+    private volatile Cause cause;
     private double lastOk;
     private double lastFailed;
 
-    AdmissionBreaker(SaleRegistry registry, Redis redis, SeckillProperties props,
+    AdmissionBreaker(SaleRegistry registry, Redis redis, OrderBacklog backlog, SeckillProperties props,
             MeterRegistry meters) {
         this.registry = registry;
         this.redis = redis;
+        this.backlog = backlog;
         this.props = props;
+        Duration maxBacklog = props.admission().maxOrderBacklogAge();
+        this.backlogLimit = maxBacklog.isZero() ? null : new BacklogLimit(maxBacklog, 0.5);
         this.sendOk = meters.counter("reservation.send", "result", "ok");
         this.sendFailed = meters.counter("reservation.send", "result", "failed");
         Gauge.builder("reservation.send.pending", pending, AtomicLong::get).register(meters);
         Gauge.builder("reservation.send.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
-        Gauge.builder("admission.paused", this, b -> b.open ? 1 : 0).register(meters);
-        this.trips = meters.counter("admission.trips");
+        Gauge.builder("admission.paused", this, b -> b.cause != null ? 1 : 0).register(meters);
+        for (Cause c : Cause.values()) {
+            trips.put(c, meters.counter("admission.trips", "cause", c.tag()));
+        }
     }
 
     public boolean isOpen() {
-        return open;
+        return cause != null;
     }
 
-    /** How many times admission has been paused since start. */
+    /** Why admission is paused now; null when it is not. */
+    public Cause cause() {
+        return cause;
+    }
+
+    /** How many times admission has been paused since start, for any cause. */
     public long trips() {
-        return (long) trips.count();
+        return trips.values().stream().mapToLong(c -> (long) c.count()).sum();
+    }
+
+    /** How many times admission has been paused for {@code c} since start. */
+    public long trips(Cause c) {
+        return (long) trips.get(c).count();
+    }
+
+    /** For tests: another backlog limit, from a fresh reading on (the configured one must be on). */
+    void maxOrderBacklogAge(Duration limit) {
+        backlogLimit.set(limit, 0.5);
+        backlog.expire();
     }
 
     @Scheduled(fixedDelay = 500)
@@ -68,7 +127,8 @@ public class AdmissionBreaker {
         if (!props.hasRole("api")) {
             return;
         }
-        boolean wasOpen = open;
+        Cause was = cause;
+        boolean sending = was == Cause.SEND;
         try {
             measureBacklog();
             double ok = sendOk.count();
@@ -80,18 +140,24 @@ public class AdmissionBreaker {
             boolean failing = okDelta + failedDelta >= MIN_SAMPLES && failedDelta > okDelta;
             long maxAge = props.admission().maxUnsentAge().toMillis();
             // hysteresis: pause above the limit, resume only well below it, so the breaker does not flap
-            boolean stale = open ? oldestAgeMs.get() > maxAge / 2 : oldestAgeMs.get() > maxAge;
-            open = failing || stale;
+            boolean stale = sending ? oldestAgeMs.get() > maxAge / 2 : oldestAgeMs.get() > maxAge;
+            sending = failing || stale;
         } catch (RuntimeException e) {
             // the backlog cannot be measured (Redis down): admission fails closed on its own Redis call anyway
             log.warn("admission.breaker_check_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
         }
-        if (open && !wasOpen) {
-            trips.increment();
+        // the broker's reading is shared and taken at most once a second; an unknown one keeps the state
+        OrderBacklog.Reading reading = backlogLimit == null ? null : backlog.read();
+        boolean behind = reading != null && backlogLimit.update(reading);
+        Cause now = sending ? Cause.SEND : behind ? Cause.ORDER_BACKLOG : null;
+        cause = now;
+        if (now != null && now != was) {
+            trips.get(now).increment();
         }
-        if (open != wasOpen) {
-            log.warn("admission.{} oldest_unsent_age_ms={} send_pending={}", open ? "paused" : "resumed", oldestAgeMs.get(),
-                    pending.get());
+        if (now != was) {
+            log.warn("admission.{} cause={} oldest_unsent_age_ms={} send_pending={} order_backlog_age_ms={}",
+                    now != null ? "paused" : "resumed", now != null ? now.tag() : was.tag(), oldestAgeMs.get(),
+                    pending.get(), reading == null ? -1 : reading.ageMs());
         }
     }
 

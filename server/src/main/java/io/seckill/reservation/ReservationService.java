@@ -61,10 +61,10 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
             throw new Refusal(Refusal.Kind.NOT_FOUND, "ACTIVITY_NOT_FOUND",
                     "activity " + activityId + " has no sku " + skuId, "sku_id", Map.of());
         }
-        if (breaker.isOpen()) {
+        AdmissionBreaker.Cause paused = breaker.cause();
+        if (paused != null) {
             meters.counter("reservation.refused", "reason", "admission_paused").increment();
-            throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED",
-                    "admission is paused while orders cannot reach the queue; retry later");
+            throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED", paused.detail());
         }
         SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
         int version = ids.currentVersion();
