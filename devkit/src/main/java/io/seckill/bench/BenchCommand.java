@@ -347,29 +347,43 @@ public final class BenchCommand implements Callable<Integer> {
         p.put("seckill.order-consumer.threads", Integer.toString(threads));
         createActivity(engines, p, activityId, n);
         preload(engines, topic, activityId, n);
+        new BenchRepository(engines.jdbcUrl()).settle();
+        StatementTimes.reset(engines.jdbcUrl());
         System.out.printf("[%s] %d messages pre-loaded on %s; starting the consumer%n", label, n, topic);
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
                 .web(WebApplicationType.NONE).properties(p).run()) {
             ReservationRepository reservations = app.getBean(ReservationRepository.class);
+            var meters = app.getBean(io.micrometer.core.instrument.MeterRegistry.class);
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-            // timed from the first settled order to the last: consumer start-up and rebalance are not throughput
+            // timed from the first settled order to the last: consumer start-up and rebalance are not throughput.
+            // Progress is the consumer's own count, read in this JVM: a count(*) in PostgreSQL every 10 ms would add
+            // its own cost to the database's per order
             long first = 0;
             long t0 = 0;
+            CpuSplit cpu0 = null;
             long done;
-            while ((done = reservations.decided(activityId)) < n) {
+            while ((done = settled(meters)) < n) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(label + ": consumer did not drain " + n + " messages in 10 minutes");
                 }
                 if (t0 == 0 && done > 0) {
                     t0 = System.nanoTime();
+                    cpu0 = cpuNow(engines);
                     first = done;
                 }
                 TimeUnit.MILLISECONDS.sleep(10);
             }
             double rate = (n - first) / ((System.nanoTime() - t0) / 1e9);
-            var sizes = app.getBean(io.micrometer.core.instrument.MeterRegistry.class).summary("order.consume.batch.size");
-            System.out.printf("[%s] %,.0f orders/s (%d deliveries, mean %.1f messages each)%n", label, rate, sizes.count(),
-                    sizes.mean());
+            String cpu = cpuNow(engines).since(cpu0, n - first);
+            long decided = reservations.decided(activityId);
+            if (decided != n) {
+                throw new IllegalStateException(label + ": the consumer counted " + done + " messages settled, PostgreSQL has "
+                        + decided + " reservations decided of " + n);
+            }
+            var sizes = meters.summary("order.consume.batch.size");
+            System.out.printf("[%s] %,.0f orders/s (%d deliveries, mean %.1f messages each); %s%n", label, rate, sizes.count(),
+                    sizes.mean(), cpu);
+            StatementTimes.print(engines.jdbcUrl(), n);
             return rate;
         }
     }
@@ -429,6 +443,20 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /** Messages the order consumer of this JVM has settled (an outcome written to its inbox). */
+    private static long settled(io.micrometer.core.instrument.MeterRegistry meters) {
+        long n = 0;
+        for (io.seckill.order.MessageOutcome o : io.seckill.order.MessageOutcome.values()) {
+            var c = o.inboxResult() == null ? null : meters.find("order.consume").tag("result", o.name().toLowerCase()).counter();
+            n += c == null ? 0 : (long) c.count();
+        }
+        return n;
+    }
+
+    private static CpuSplit cpuNow(EmbeddedEngines engines) {
+        return CpuSplit.now(engines.home().resolve("pgdata"), engines.broker().pid());
+    }
+
     /** What the last measured {@link #sqlCeiling} run wrote to the WAL per order. */
     private WalMeter.Cost ceilingWal;
 
@@ -457,10 +485,11 @@ public final class BenchCommand implements Callable<Integer> {
                 batches.add(all.subList(i, Math.min(all.size(), i + batchSize)).stream()
                         .map(m -> InboundOrder.of(m, Json.bytes(m), "ceiling")).toList());
             }
+            new BenchRepository(engines.jdbcUrl()).settle();
             WalMeter wal = new WalMeter(engines.jdbcUrl(), engines.home().resolve("pgdata"));
             StatementTimes.reset(engines.jdbcUrl());
             WalMeter.Reading before = wal.read();
-            long cpu0 = CpuMeter.selfNanos();
+            CpuSplit cpu0 = cpuNow(engines);
             long t0 = System.nanoTime();
             try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
                 List<Future<?>> fs = new ArrayList<>();
@@ -474,8 +503,7 @@ public final class BenchCommand implements Callable<Integer> {
             double rate = n / ((System.nanoTime() - t0) / 1e9);
             ceilingWal = wal.read().since(before, n);
             StatementTimes.print(engines.jdbcUrl(), n);
-            System.out.printf("[%s] %,.0f orders/s; application CPU %.0f us per order; %s%n", label, rate,
-                    (CpuMeter.selfNanos() - cpu0) / 1000.0 / n, ceilingWal);
+            System.out.printf("[%s] %,.0f orders/s; %s; %s%n", label, rate, cpuNow(engines).since(cpu0, n), ceilingWal);
             return rate;
         }
     }
@@ -522,6 +550,7 @@ public final class BenchCommand implements Callable<Integer> {
         if (wrk.isEmpty()) {
             throw new IllegalStateException("the pipeline run drives admission with wrk: apt-get install wrk");
         }
+        new BenchRepository(engines.jdbcUrl()).settle();
         try (ConfigurableApplicationContext app = run(p)) {
             ActivityService activities = app.getBean(ActivityService.class);
             openSale(activities, activity, "bench pipeline", BigDecimal.ONE, 50_000_000);

@@ -77,6 +77,24 @@ final class BenchRepository {
     }
 
     /**
+     * Before a measured run: what the runs before it left to do is done now, not inside it - dead rows
+     * vacuumed and statistics taken (or autovacuum would do it during the run), dirty buffers written
+     * out (or the next checkpoint would).
+     */
+    void settle() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("VACUUM (ANALYZE)");
+            s.execute("CHECKPOINT");
+        }
+    }
+
+    void dropDatabase(String name) throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name);
+        }
+    }
+
+    /**
      * The consumer runs' order events have no reader (their reservations were never in Redis): marked
      * sent, so a later run with the outbox relay and the projection starts from an empty outbox.
      * Returns how many.

@@ -78,6 +78,26 @@ final class CpuMeter {
         }
     }
 
+    /**
+     * The whole machine's CPU so far, in nanoseconds summed over its cores: {@code [busy, total]} from
+     * the first line of {@code /proc/stat} (idle and iowait are not busy); null when it cannot be read.
+     */
+    static long[] machineNanos() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long total = 0;
+            // user nice system idle iowait irq softirq steal (guest time is already in user)
+            for (int i = 1; i <= Math.min(8, f.length - 1); i++) {
+                total += Long.parseLong(f[i]);
+            }
+            long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]);
+            long ns = 1_000_000_000L / TICKS_PER_SECOND;
+            return new long[] {(total - idle) * ns, total * ns};
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     /** The fields of /proc/PID/stat after the command name (in parentheses, may contain spaces); null if gone. */
     private static String[] stat(long pid) {
         try {

@@ -165,6 +165,11 @@ public final class BrokerProcess implements AutoCloseable {
         }
     }
 
+    /** The broker JVM's process id, or -1 when it does not run. */
+    public synchronized long pid() {
+        return process != null && process.isAlive() ? process.pid() : -1;
+    }
+
     public synchronized boolean isAlive() {
         return process != null && process.isAlive();
     }

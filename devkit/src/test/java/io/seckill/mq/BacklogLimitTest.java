@@ -16,6 +16,14 @@ class BacklogLimitTest {
         return new OrderBacklog.Reading(++sequence, ageMs);
     }
 
+    /** A 10 s limit resuming at {@code resumeFraction} of it, paused by two readings of {@code ageMs}. */
+    private BacklogLimit pausedAt(double resumeFraction, long ageMs) {
+        BacklogLimit limit = new BacklogLimit(Duration.ofSeconds(10), resumeFraction);
+        limit.update(reading(ageMs));
+        assertThat(limit.update(reading(ageMs))).as("paused by two readings of %d ms", ageMs).isTrue();
+        return limit;
+    }
+
     @Test
     @DisplayName("two readings in a row over the limit pause; one over between readings under it does not")
     void twoInARowPause() {
@@ -32,9 +40,7 @@ class BacklogLimitTest {
     @Test
     @DisplayName("a pause holds between half the limit and the limit, and ends at half of it or under")
     void resumesUnderTheFraction() {
-        BacklogLimit limit = new BacklogLimit(Duration.ofSeconds(10), 0.5);
-        limit.update(reading(20_000));
-        assertThat(limit.update(reading(20_000))).isTrue();
+        BacklogLimit limit = pausedAt(0.5, 20_000);
         assertThat(limit.update(reading(9_000))).as("under the limit, over half of it").isTrue();
         assertThat(limit.update(reading(5_001))).isTrue();
         assertThat(limit.update(reading(5_000))).as("half the limit").isFalse();
@@ -44,10 +50,7 @@ class BacklogLimitTest {
     @Test
     @DisplayName("with a resume fraction of 1 the first reading at or under the limit ends the pause")
     void resumeAtTheLimit() {
-        BacklogLimit limit = new BacklogLimit(Duration.ofSeconds(10), 1.0);
-        limit.update(reading(15_000));
-        assertThat(limit.update(reading(15_000))).isTrue();
-        assertThat(limit.update(reading(10_000))).isFalse();
+        assertThat(pausedAt(1.0, 15_000).update(reading(10_000))).isFalse();
     }
 
     @Test

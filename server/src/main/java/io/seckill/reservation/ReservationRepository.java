@@ -72,11 +72,12 @@ public class ReservationRepository {
             ORDER BY reservation_id
             FOR UPDATE
             """;
+    /** The ids as {@code = ANY} too: the batch's keys are looked up whatever the statistics say (see InboxRepository). */
     private static final String MARK_ORDER_CREATED = """
             UPDATE inventory_reservation r
             SET status = 'ORDER_CREATED', order_id = t.o, version = r.version + 1, updated_at = clock_timestamp()
             FROM unnest(?::uuid[], ?::uuid[]) AS t(r, o)
-            WHERE r.reservation_id = t.r AND r.status = 'RESERVED'
+            WHERE r.reservation_id = ANY (?::uuid[]) AND r.reservation_id = t.r AND r.status = 'RESERVED'
             """;
     private static final String MARK_REJECTED = """
             UPDATE inventory_reservation r
@@ -258,7 +259,7 @@ public class ReservationRepository {
             r[i] = e.getKey().toString();
             o[i++] = e.getValue().toString();
         }
-        return jdbc.update(MARK_ORDER_CREATED, r, o);
+        return jdbc.update(MARK_ORDER_CREATED, r, o, r);
     }
 
     /** RESERVED -> ORDER_REJECTED with a reason; returns how many moved. */
