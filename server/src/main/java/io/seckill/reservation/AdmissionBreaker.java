@@ -3,13 +3,18 @@ package io.seckill.reservation;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -37,7 +42,7 @@ import io.seckill.redis.SkuSlot;
  * {@code admission_trips_total} by cause.
  */
 @Component
-public class AdmissionBreaker {
+public class AdmissionBreaker implements DisposableBean {
 
     /** Why admission paused. */
     public enum Cause {
@@ -75,6 +80,12 @@ public class AdmissionBreaker {
     private final Map<Cause, Counter> trips = new EnumMap<>(Cause.class);
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestAgeMs = new AtomicLong();
+    /**
+     * The broker's latest backlog reading, taken on a thread of its own (started by the first check of
+     * an instance with the api role): a broker that answers slowly never holds up the send check.
+     */
+    private final AtomicReference<OrderBacklog.Reading> latest = new AtomicReference<>();
+    private ScheduledExecutorService reader;
     private volatile Cause cause;
     private double lastOk;
     private double lastFailed;
@@ -147,7 +158,8 @@ public class AdmissionBreaker {
             log.warn("admission.breaker_check_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
         }
         // the broker's reading is shared and taken at most once a second; an unknown one keeps the state
-        OrderBacklog.Reading reading = backlogLimit == null ? null : backlog.read();
+        startReader();
+        OrderBacklog.Reading reading = backlogLimit == null ? null : latest.get();
         boolean behind = reading != null && backlogLimit.update(reading);
         Cause now = sending ? Cause.SEND : behind ? Cause.ORDER_BACKLOG : null;
         cause = now;
@@ -158,6 +170,33 @@ public class AdmissionBreaker {
             log.warn("admission.{} cause={} oldest_unsent_age_ms={} send_pending={} order_backlog_age_ms={}",
                     now != null ? "paused" : "resumed", now != null ? now.tag() : was.tag(), oldestAgeMs.get(),
                     pending.get(), reading == null ? -1 : reading.ageMs());
+        }
+    }
+
+    private synchronized void startReader() {
+        if (reader != null || backlogLimit == null) {
+            return;
+        }
+        reader = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "admission-backlog-reader");
+            t.setDaemon(true);
+            return t;
+        });
+        reader.scheduleWithFixedDelay(() -> {
+            try {
+                latest.set(backlog.read());
+            } catch (RuntimeException e) {
+                // an unknown reading keeps the breaker as it is; the task must live on for the next one
+                log.warn("admission.backlog_read_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
+            }
+        }, 0, 500, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public synchronized void destroy() {
+        if (reader != null) {
+            reader.shutdownNow();
+            reader = null;
         }
     }
 
