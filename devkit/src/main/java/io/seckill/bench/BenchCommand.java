@@ -52,6 +52,7 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.reservation.OrderPace;
 import io.seckill.reservation.OrderRequestSender;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.reservation.ReservationRepository;
@@ -512,29 +513,51 @@ public final class BenchCommand implements Callable<Integer> {
     private final LatencyCharts latencies = new LatencyCharts();
 
     /** A sustained run through the whole pipeline: admission, send path, order consumer. */
-    record PipelineResult(int seconds, double admittedPerSecond, Map<Integer, Long> statuses, long orders, long undecided,
-            Histogram queuedToOrder, String sendPath, long breakerPauses, double oldestUnsentSeconds, long backlogPauses,
-            Duration maxOrderBacklogAge) {
+    record PipelineResult(Sustained unpaced, Sustained paced, Duration waitTarget, Duration maxOrderBacklogAge) {
+
+        long orders() {
+            return unpaced.orders() + paced.orders();
+        }
+
+        void print(PrintStream out) {
+            out.printf("pipeline, %d s sustained (admission entry, send path, order consumer in one process):%n",
+                    unpaced.seconds());
+            unpaced.print(out);
+            out.printf("  send path: breaker paused %d times, oldest unsent max %.1f s   (goal no pause, <= 1 s: %s)%n",
+                    unpaced.sendTrips(), unpaced.oldestUnsentSeconds(),
+                    met(unpaced.sendTrips() == 0 && unpaced.oldestUnsentSeconds() <= 1.0));
+            out.printf("  order backlog: the entry paused %d times for consumers more than %s behind%s%n", unpaced.backlogTrips(),
+                    maxOrderBacklogAge.isZero() ? "(off)" : maxOrderBacklogAge.toSeconds() + " s",
+                    unpaced.backlogTrips() == 0 ? "" : " (its 503s are the non-202 statuses above)");
+            out.printf("pipeline, %d s paced to the order consumers (seckill.admission.order-wait-target=%s):%n",
+                    paced.seconds(), waitTarget);
+            paced.print(out);
+            out.printf("  the pace turned %,d buyers away (429); the entry paused %d times%n", paced.turnedAway(),
+                    paced.sendTrips() + paced.backlogTrips());
+        }
+    }
+
+    /** One sustained wrk run through the pipeline: its answers and the QUEUED -> ORDER_CREATED times of what it admitted. */
+    record Sustained(int seconds, double admittedPerSecond, Map<Integer, Long> statuses, long orders, long undecided,
+            Histogram queuedToOrder, long sendTrips, double oldestUnsentSeconds, long backlogTrips, long turnedAway) {
 
         void print(PrintStream out) {
             double p99 = queuedToOrder.getValueAtPercentile(99) / 1e6;
-            out.printf("pipeline, %d s sustained (admission entry, send path, order consumer in one process):%n", seconds);
             out.printf("  admitted %,.0f reservations/s, statuses %s; %,d orders created, %,d reservations undecided%n",
                     admittedPerSecond, statuses, orders, undecided);
             out.printf("  QUEUED -> ORDER_CREATED p50 %.3f s, p99 %.3f s, max %.3f s   (goal p99 <= 1 s: %s)%n",
                     queuedToOrder.getValueAtPercentile(50) / 1e6, p99, queuedToOrder.getMaxValue() / 1e6, met(p99 <= 1.0));
-            out.printf("  send path: breaker paused %d times, oldest unsent max %.1f s   (goal no pause, <= 1 s: %s)%n",
-                    breakerPauses, oldestUnsentSeconds, met(breakerPauses == 0 && oldestUnsentSeconds <= 1.0));
-            out.printf("  order backlog: the entry paused %d times for consumers more than %s behind%s%n", backlogPauses,
-                    maxOrderBacklogAge.isZero() ? "(off)" : maxOrderBacklogAge.toSeconds() + " s",
-                    backlogPauses == 0 ? "" : " (its 503s are the non-202 statuses above)");
         }
     }
 
+    /** The pipeline's paced run: orders at most about this long after their answer. */
+    private static final Duration PACED_WAIT_TARGET = Duration.ofSeconds(1);
+
     /**
      * Admission with the whole pipeline behind it in the same process (api, send path, order consumer)
-     * for {@link #pipelineSeconds}: every reservation admitted in that window is timed from QUEUED (its
-     * reserved_at, Redis's clock) to ORDER_CREATED (the order row's created_at) in PostgreSQL.
+     * for {@link #pipelineSeconds}, then half as long again with the entry paced to the order consumers
+     * ({@link #PACED_WAIT_TARGET}): every reservation admitted in a measured window is timed from QUEUED
+     * (its reserved_at, Redis's clock) to ORDER_CREATED (the order row's created_at) in PostgreSQL.
      */
     private PipelineResult pipeline(EmbeddedEngines engines) throws Exception {
         Map<String, Object> p = webProperties(engines);
@@ -546,6 +569,7 @@ public final class BenchCommand implements Callable<Integer> {
         // buyers reserve through the admission entry, as the demo's do
         p.put("seckill.admission.entry-port", "0");
         long activity = 700_008;
+        long pacedActivity = 700_011;
         Optional<Path> wrk = ExternalLoad.tool("wrk");
         if (wrk.isEmpty()) {
             throw new IllegalStateException("the pipeline run drives admission with wrk: apt-get install wrk");
@@ -554,10 +578,10 @@ public final class BenchCommand implements Callable<Integer> {
         try (ConfigurableApplicationContext app = run(p)) {
             ActivityService activities = app.getBean(ActivityService.class);
             openSale(activities, activity, "bench pipeline", BigDecimal.ONE, 50_000_000);
+            openSale(activities, pacedActivity, "bench pipeline, paced", BigDecimal.ONE, 50_000_000);
             int port = app.getBean(AdmissionEntry.class).port();
             int apiPort = ((WebServerApplicationContext) app).getWebServer().getPort();
             String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-            Path tokens = freshBuyers(pipelineSeconds, engines.home());
             System.out.printf("[pipeline] %d s of admission with the send path and the order consumer behind it%n",
                     pipelineSeconds);
             // the consumer of a fresh topic starts cold (queue assignment, the first pulls): a warm-up first, and only
@@ -566,56 +590,87 @@ public final class BenchCommand implements Callable<Integer> {
             Path warmTokens = freshBuyers(pipelineWarmup, engines.home());
             ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk.get(), url, warmTokens, concurrency, pipelineWarmup, engines.home());
             System.out.printf("[pipeline] warm-up %d s: %,.0f admitted/s%n", pipelineWarmup, warm.admittedPerSecond());
-            Instant measuredFrom = Instant.now();
-            SendPathWatch watch = new SendPathWatch(app);
-            AdmissionBreaker breaker = app.getBean(AdmissionBreaker.class);
-            long trips0 = breaker.trips(AdmissionBreaker.Cause.SEND);
-            long backlogTrips0 = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG);
-            ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk.get(), url, tokens, concurrency, pipelineSeconds, engines.home());
-            long trips = breaker.trips(AdmissionBreaker.Cause.SEND) - trips0;
-            long backlogTrips = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG) - backlogTrips0;
-            double oldest = watch.maxOldestSeconds();
-            String sendPath = watch.sinceLast();
-            watch.close();
-            latencies.add("with the order consumer, " + pipelineSeconds + " s", r.latency());
-            long admitted = r.statuses().getOrDefault(202, 0L) + warm.statuses().getOrDefault(202, 0L);
-            ReservationRepository reservations = app.getBean(ReservationRepository.class);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (reservations.decided(activity) < admitted && System.nanoTime() < deadline) {
-                TimeUnit.MILLISECONDS.sleep(200);
-            }
-            Histogram h = new Histogram(3);
-            new BenchRepository(engines.jdbcUrl()).queuedToOrderMicros(activity, measuredFrom, us -> h.recordValue(Math.max(1, us)));
-            long orders = h.getTotalCount();
-            System.out.printf("[pipeline] wrk: %,.0f admitted/s, statuses %s, latency p50 %.1f ms p99 %.1f ms; %s; %,d orders%n",
-                    r.admittedPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis(), sendPath, orders);
-            LatencyCharts chart = new LatencyCharts();
-            chart.add("QUEUED -> ORDER_CREATED", h);
-            for (Path f : chart.write(charts, "order-latency", "QUEUED (Redis) to ORDER_CREATED (PostgreSQL), "
-                    + pipelineSeconds + " s sustained")) {
-                System.out.println("[charts] " + f.toAbsolutePath());
-            }
-            long undecided = Math.max(0, admitted - reservations.decided(activity));
-            for (String w : new BenchRepository(engines.jdbcUrl()).queuedToOrderByWindow(activity, measuredFrom)) {
-                System.out.println("[pipeline] QUEUED -> ORDER_CREATED, reserved at " + w);
-            }
-            var meters = app.getBean(io.micrometer.core.instrument.MeterRegistry.class);
-            var brokerWait = meters.find("order.request.broker.wait").timer();
-            if (brokerWait != null) {
-                System.out.printf("[pipeline] order requests' time in the broker (stored -> order consumer): mean %.3f s, "
-                        + "max %.3f s over %,d messages%n", brokerWait.mean(TimeUnit.SECONDS), brokerWait.max(TimeUnit.SECONDS),
-                        brokerWait.count());
-            }
-            var deliveries = meters.find("order.consume.batch.size").summary();
-            var groups = meters.find("order.commit.batch.size").summary();
-            if (deliveries != null && groups != null) {
-                System.out.printf("[pipeline] order consumer: %,d deliveries of %.1f messages on average, settled in %,d "
-                        + "transactions of %.1f orders%n", deliveries.count(), deliveries.mean(), groups.count(), groups.mean());
+            Sustained unpaced = sustained(app, engines, wrk.get(), url, activity, pipelineSeconds, warm.statuses().getOrDefault(202, 0L),
+                    "");
+            OrderPace pace = app.getBean(OrderPace.class);
+            pace.setTarget(PACED_WAIT_TARGET);
+            System.out.printf("[pipeline] %d s paced to the order consumers (order wait target %s)%n", pipelineSeconds / 2,
+                    PACED_WAIT_TARGET);
+            Sustained paced;
+            try {
+                paced = sustained(app, engines, wrk.get(), url.replace("/" + activity + "/", "/" + pacedActivity + "/"),
+                        pacedActivity, pipelineSeconds / 2, 0, ", paced");
+            } finally {
+                // the drill measures the engine as it comes
+                pace.setTarget(app.getBean(SeckillProperties.class).admission().orderWaitTarget());
             }
             drills(app, engines, port, apiPort);
-            return new PipelineResult(pipelineSeconds, r.admittedPerSecond(), r.statuses(), orders, undecided, h, sendPath,
-                    trips, oldest, backlogTrips, app.getBean(SeckillProperties.class).admission().maxOrderBacklogAge());
+            return new PipelineResult(unpaced, paced, PACED_WAIT_TARGET,
+                    app.getBean(SeckillProperties.class).admission().maxOrderBacklogAge());
         }
+    }
+
+    /**
+     * {@code seconds} of wrk against {@code url} (sale {@code activity}), waited for until the pipeline has
+     * decided every reservation it admitted ({@code admittedBefore} of them before this run), then
+     * QUEUED -> ORDER_CREATED of the ones reserved in the run.
+     */
+    private Sustained sustained(ConfigurableApplicationContext app, EmbeddedEngines engines, Path wrk, String url,
+            long activity, int seconds, long admittedBefore, String label) throws Exception {
+        Path tokens = freshBuyers(seconds, engines.home());
+        Instant measuredFrom = Instant.now();
+        SendPathWatch watch = new SendPathWatch(app);
+        AdmissionBreaker breaker = app.getBean(AdmissionBreaker.class);
+        var meters = app.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+        long trips0 = breaker.trips(AdmissionBreaker.Cause.SEND);
+        long backlogTrips0 = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG);
+        double away0 = meters.counter("reservation.rate_limited", "scope", "order_pace").count();
+        ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
+        long trips = breaker.trips(AdmissionBreaker.Cause.SEND) - trips0;
+        long backlogTrips = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG) - backlogTrips0;
+        long turnedAway = (long) (meters.counter("reservation.rate_limited", "scope", "order_pace").count() - away0);
+        double oldest = watch.maxOldestSeconds();
+        String sendPath = watch.sinceLast();
+        watch.close();
+        latencies.add("with the order consumer" + label + ", " + seconds + " s", r.latency());
+        long admitted = r.statuses().getOrDefault(202, 0L) + admittedBefore;
+        ReservationRepository reservations = app.getBean(ReservationRepository.class);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (reservations.decided(activity) < admitted && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        Histogram h = new Histogram(3);
+        BenchRepository db = new BenchRepository(engines.jdbcUrl());
+        db.queuedToOrderMicros(activity, measuredFrom, us -> h.recordValue(Math.max(1, us)));
+        long orders = h.getTotalCount();
+        System.out.printf("[pipeline%s] wrk: %,.0f admitted/s, statuses %s, latency p50 %.1f ms p99 %.1f ms; %s; %,d orders%n",
+                label, r.admittedPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis(), sendPath, orders);
+        String file = "order-latency" + label.replaceAll("[^a-z]+", "-");
+        LatencyCharts chart = new LatencyCharts();
+        chart.add("QUEUED -> ORDER_CREATED", h);
+        for (Path f : chart.write(charts, file, "QUEUED (Redis) to ORDER_CREATED (PostgreSQL), " + seconds + " s sustained"
+                + label)) {
+            System.out.println("[charts] " + f.toAbsolutePath());
+        }
+        long undecided = Math.max(0, admitted - reservations.decided(activity));
+        for (String w : db.queuedToOrderByWindow(activity, measuredFrom)) {
+            System.out.println("[pipeline" + label + "] QUEUED -> ORDER_CREATED, reserved at " + w);
+        }
+        var brokerWait = meters.find("order.request.broker.wait").timer();
+        if (brokerWait != null) {
+            System.out.printf("[pipeline%s] order requests' time in the broker (stored -> order consumer) since start: mean "
+                    + "%.3f s, max %.3f s over %,d messages%n", label, brokerWait.mean(TimeUnit.SECONDS),
+                    brokerWait.max(TimeUnit.SECONDS), brokerWait.count());
+        }
+        var deliveries = meters.find("order.consume.batch.size").summary();
+        var groups = meters.find("order.commit.batch.size").summary();
+        if (deliveries != null && groups != null) {
+            System.out.printf("[pipeline%s] order consumer since start: %,d deliveries of %.1f messages on average, settled "
+                    + "in %,d transactions of %.1f orders%n", label, deliveries.count(), deliveries.mean(), groups.count(),
+                    groups.mean());
+        }
+        return new Sustained(seconds, r.admittedPerSecond(), r.statuses(), orders, undecided, h, trips, oldest, backlogTrips,
+                turnedAway);
     }
 
     /** The drill's facts for both designs, printed side by side at the end. */

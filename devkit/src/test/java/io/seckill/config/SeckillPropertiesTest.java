@@ -49,14 +49,23 @@ class SeckillPropertiesTest {
                 .hasMessageStartingWith("seckill.payment.statement.interval");
         assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ZERO, Duration.ofHours(1),
                 Duration.ofSeconds(10))).hasMessageStartingWith("seckill.payment.statement.reread-every");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10, -1, 32, null, Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10, -1, 32, null, Duration.ZERO, Duration.ZERO))
                 .hasMessageStartingWith("seckill.admission.max-per-second");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10, -1, 32, null, Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10, -1, 32, null, Duration.ZERO, Duration.ZERO))
                 .hasMessageStartingWith("seckill.admission.max-unsent-age");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(2)))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(2), Duration.ZERO))
                 .hasMessage("seckill.admission.max-order-backlog-age: must be 0s (off) or at least 5s, got PT2S");
-        assertThat(new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO).maxOrderBacklogAge())
+        assertThat(new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO, Duration.ZERO).maxOrderBacklogAge())
                 .as("0 turns the backlog pause off").isZero();
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null,
+                Duration.ofSeconds(20), Duration.ofMillis(100)))
+                .hasMessage("seckill.admission.order-wait-target: must be 0s (off) or at least 500ms, got PT0.1S");
+        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null,
+                Duration.ofSeconds(20), Duration.ofSeconds(20)))
+                .hasMessage("seckill.admission.order-wait-target: must be under seckill.admission.max-order-backlog-age "
+                        + "(PT20S), got PT20S");
+        assertThat(new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO,
+                Duration.ofSeconds(30)).orderWaitTarget()).as("any target once the backlog pause is off").hasSeconds(30);
         assertThatThrownBy(() -> new SeckillProperties.EntryLimits(0, Duration.ofSeconds(10), 16))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-connections");
         assertThatThrownBy(() -> new SeckillProperties.EntryLimits(10, Duration.ofMillis(10), 16))

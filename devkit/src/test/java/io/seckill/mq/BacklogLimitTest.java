@@ -13,7 +13,7 @@ class BacklogLimitTest {
     private long sequence;
 
     private OrderBacklog.Reading reading(long ageMs) {
-        return new OrderBacklog.Reading(++sequence, ageMs);
+        return new OrderBacklog.Reading(++sequence, sequence * 500_000_000L, ageMs, -1, -1);
     }
 
     /** A 10 s limit resuming at {@code resumeFraction} of it, paused by two readings of {@code ageMs}. */
@@ -63,7 +63,7 @@ class BacklogLimitTest {
         assertThat(limit.update(reading(-1))).as("unknown while running").isFalse();
         assertThat(limit.update(reading(30_000))).as("an unknown between two over does not reset the count").isTrue();
         assertThat(limit.update(reading(-1))).as("unknown while paused").isTrue();
-        OrderBacklog.Reading old = new OrderBacklog.Reading(1, 0);
+        OrderBacklog.Reading old = new OrderBacklog.Reading(1, 0, 0, 0, 0);
         assertThat(limit.update(old)).as("an older reading changes nothing").isTrue();
     }
 

@@ -204,15 +204,18 @@ public record SeckillProperties(
      * The entry breaker ({@code maxUnsentAge}: pause admission when reservations stop reaching the
      * broker; {@code maxOrderBacklogAge}: pause it when the oldest order message the consumers have not
      * consumed is older than this, 0 = never - at least 5s, above the few seconds a consumer's acknowledged
-     * offset may take to reach the broker); {@code maxPerSecond}: reservation requests one instance admits per second (0 = no
-     * limit); {@code maxPerUserPerSecond}: the same for one buyer. Above either, 429.
+     * offset may take to reach the broker); {@code orderWaitTarget}: pace new reservations to what the order
+     * consumers settle once the oldest order message waits longer than this, 0 = never (at least 500ms,
+     * under {@code maxOrderBacklogAge}; the reservation package's OrderPace);
+     * {@code maxPerSecond}: reservation requests one instance admits per second (0 = no
+     * limit); {@code maxPerUserPerSecond}: the same for one buyer. Above any of them, 429.
      * {@code entryPort}: the port of the lean admission entry, which serves only the reserve call
      * (-1: off; 0: any free port); {@code entryThreads}: the threads that answer it.
      */
     public record Admission(@DefaultValue("15s") Duration maxUnsentAge, @DefaultValue("0") int maxPerSecond,
             @DefaultValue("10") int maxPerUserPerSecond, @DefaultValue("-1") int entryPort,
             @DefaultValue("32") int entryThreads, @DefaultValue EntryLimits entryLimits,
-            @DefaultValue("20s") Duration maxOrderBacklogAge) {
+            @DefaultValue("20s") Duration maxOrderBacklogAge, @DefaultValue("0s") Duration orderWaitTarget) {
         public Admission {
             require(entryPort >= -1 && entryPort <= 65535, "seckill.admission.entry-port", "must be -1 (off), 0 (any) or a port");
             between(entryThreads, 1, 1024, "seckill.admission.entry-threads");
@@ -222,6 +225,12 @@ public record SeckillProperties(
                     || maxOrderBacklogAge.compareTo(Duration.ofSeconds(5)) >= 0), "seckill.admission.max-order-backlog-age",
                     "must be 0s (off) or at least 5s, got " + maxOrderBacklogAge);
             require(maxPerSecond >= 0, "seckill.admission.max-per-second", "must be 0 (no limit) or positive");
+            require(orderWaitTarget != null && (orderWaitTarget.isZero()
+                    || orderWaitTarget.compareTo(Duration.ofMillis(500)) >= 0), "seckill.admission.order-wait-target",
+                    "must be 0s (off) or at least 500ms, got " + orderWaitTarget);
+            require(orderWaitTarget.isZero() || maxOrderBacklogAge.isZero() || orderWaitTarget.compareTo(maxOrderBacklogAge) < 0,
+                    "seckill.admission.order-wait-target", "must be under seckill.admission.max-order-backlog-age ("
+                            + maxOrderBacklogAge + "), got " + orderWaitTarget);
         }
     }
 

@@ -65,40 +65,59 @@ public final class BrokerBacklog implements AutoCloseable {
      * Throws when the age cannot be known (a broker that does not answer, an unconsumed message that
      * cannot be read): an unknown backlog is never reported as an empty one.
      */
-    public synchronized long oldestUnconsumedAgeMs(String group, String... topics) throws Exception {
-        MQClientAPIImpl api = api();
-        long oldest = Long.MAX_VALUE;
-        for (String topic : topics) {
-            oldest = Math.min(oldest, oldestStoreTime(api, group, topic));
-        }
-        return oldest == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
+    public long oldestUnconsumedAgeMs(String group, String... topics) throws Exception {
+        return read(group, topics).ageMs();
     }
 
-    private static long oldestStoreTime(MQClientAPIImpl api, String group, String topic) throws Exception {
-        TopicRouteData route;
-        try {
-            route = api.getTopicRouteInfoFromNameServer(topic, TIMEOUT_MS);
-        } catch (MQClientException e) {
-            if (e.getResponseCode() == ResponseCode.TOPIC_NOT_EXIST) {
-                return Long.MAX_VALUE;
-            }
-            throw e;
-        }
+    /**
+     * A consumer group's backlog over some topics at one moment: {@code ageMs} of the oldest message it
+     * has not consumed (0 when none), and the offsets summed over every queue of the topics -
+     * {@code produced} the broker's (messages stored), {@code consumed} the group's (messages it has
+     * acknowledged). Two readings give the rates at which messages arrive and are settled.
+     */
+    public record Backlog(long ageMs, long produced, long consumed) {
+    }
+
+    /**
+     * The backlog of {@code group} over {@code topics}; a topic the broker does not have (a retry topic
+     * before the first redelivery) holds none. Throws when it cannot be known (a broker that does not
+     * answer, an unconsumed message that cannot be read): an unknown backlog is never reported as an
+     * empty one.
+     */
+    public synchronized Backlog read(String group, String... topics) throws Exception {
+        MQClientAPIImpl api = api();
         long oldest = Long.MAX_VALUE;
-        for (BrokerData broker : route.getBrokerDatas()) {
-            String addr = broker.getBrokerAddrs().get(MixAll.MASTER_ID);
-            if (addr == null) {
-                continue;
+        long produced = 0;
+        long consumed = 0;
+        for (String topic : topics) {
+            TopicRouteData route;
+            try {
+                route = api.getTopicRouteInfoFromNameServer(topic, TIMEOUT_MS);
+            } catch (MQClientException e) {
+                if (e.getResponseCode() == ResponseCode.TOPIC_NOT_EXIST) {
+                    continue;
+                }
+                throw e;
             }
-            ConsumeStats stats = api.getConsumeStats(addr, group, topic, TIMEOUT_MS);
-            for (Map.Entry<MessageQueue, OffsetWrapper> e : stats.getOffsetTable().entrySet()) {
-                OffsetWrapper w = e.getValue();
-                if (w.getBrokerOffset() > w.getConsumerOffset()) {
-                    oldest = Math.min(oldest, storeTime(api, addr, e.getKey(), Math.max(0, w.getConsumerOffset()), group));
+            for (BrokerData broker : route.getBrokerDatas()) {
+                String addr = broker.getBrokerAddrs().get(MixAll.MASTER_ID);
+                if (addr == null) {
+                    continue;
+                }
+                ConsumeStats stats = api.getConsumeStats(addr, group, topic, TIMEOUT_MS);
+                for (Map.Entry<MessageQueue, OffsetWrapper> e : stats.getOffsetTable().entrySet()) {
+                    OffsetWrapper w = e.getValue();
+                    long at = Math.max(0, w.getConsumerOffset());
+                    produced += w.getBrokerOffset();
+                    consumed += Math.min(at, w.getBrokerOffset());
+                    if (w.getBrokerOffset() > at) {
+                        oldest = Math.min(oldest, storeTime(api, addr, e.getKey(), at, group));
+                    }
                 }
             }
         }
-        return oldest;
+        long age = oldest == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
+        return new Backlog(age, produced, consumed);
     }
 
     /**

@@ -15,7 +15,7 @@ import io.seckill.config.SeckillProperties;
 /**
  * How far the order consumer group is behind, by age (DESIGN.md §11.3 point 7): the oldest order
  * message it has not consumed, on the order topic or on the group's retry topic (a message handed
- * back once waits there for its redelivery). Read from the broker at most once a second and shared by
+ * back once waits there for its redelivery). Read from the broker at most twice a second and shared by
  * whoever asks on this instance - the deadline sweeper (§11.3 point 6) and the entry breaker (point 1)
  * - so the broker answers one reading, not one per asker. Publishes
  * {@code mq_order_backlog_age_seconds}.
@@ -24,13 +24,16 @@ import io.seckill.config.SeckillProperties;
 public class OrderBacklog {
 
     private static final Logger log = LoggerFactory.getLogger(OrderBacklog.class);
-    private static final long FRESH_NANOS = Duration.ofSeconds(1).toNanos();
+    private static final long FRESH_NANOS = Duration.ofMillis(500).toNanos();
 
     /**
-     * One reading: {@code sequence} counts readings (an asker that polls faster than the readings
-     * tells a new one from the same one again), {@code ageMs} is -1 when the age could not be known.
+     * One reading, taken at {@code atNanos} ({@link System#nanoTime()}): {@code sequence} counts
+     * readings (an asker that polls faster than the readings tells a new one from the same one again);
+     * {@code ageMs} of the oldest order message not consumed, and the messages {@code produced} to the
+     * topics and {@code consumed} by the group so far ({@link BrokerBacklog.Backlog}); all three -1 when
+     * the backlog could not be known.
      */
-    public record Reading(long sequence, long ageMs) {
+    public record Reading(long sequence, long atNanos, long ageMs, long produced, long consumed) {
 
         public boolean known() {
             return ageMs >= 0;
@@ -53,7 +56,7 @@ public class OrderBacklog {
                         + "or the group's retry topic").register(meters);
     }
 
-    /** The latest reading, taken now when the last one is a second old or older. */
+    /** The latest reading, taken now when the last one is half a second old or older. */
     public synchronized Reading read() {
         long now = System.nanoTime();
         if (last != null && now - readAt < FRESH_NANOS) {
@@ -62,14 +65,14 @@ public class OrderBacklog {
         readAt = now;
         long sequence = last == null ? 1 : last.sequence() + 1;
         try {
-            long age = broker.oldestUnconsumedAgeMs(group, topics);
-            ageMs.set(age);
-            last = new Reading(sequence, age);
+            BrokerBacklog.Backlog b = broker.read(group, topics);
+            ageMs.set(b.ageMs());
+            last = new Reading(sequence, now, b.ageMs(), b.produced(), b.consumed());
         } catch (Exception e) {
             // an unknown backlog is never an empty one: each asker keeps its state until a reading says more
             log.warn("mq.order_backlog_unknown consumer_group={} error_class={}: {}", group, e.getClass().getName(),
                     e.getMessage());
-            last = new Reading(sequence, -1);
+            last = new Reading(sequence, now, -1, -1, -1);
         }
         return last;
     }

@@ -42,6 +42,8 @@ import io.seckill.trace.PipelineTrace;
 class OrderConsumer extends PushConsumerRole {
 
     private static final Logger log = LoggerFactory.getLogger(OrderConsumer.class);
+    /** How often the group's acknowledged offsets are written to the broker. */
+    static final int OFFSET_PERSIST_MS = 500;
 
     private final OrderBatchService service;
     private final QuarantineRepository quarantine;
@@ -82,6 +84,10 @@ class OrderConsumer extends PushConsumerRole {
         c.setConsumeThreadMax(listeners);
         // a group held while PostgreSQL is out stays unacknowledged this long before the client hands it back
         c.setConsumeTimeout(Math.max(1, cfg.consumeTimeout().toMinutes()));
+        // the entry reads the group's acknowledged offsets from the broker (the order backlog's age and the
+        // rate orders are settled at); with the client's 5 s default a group that has caught up can look
+        // seconds behind whenever a pause in traffic leaves no pull to carry its offset
+        c.setPersistConsumerOffsetInterval(OFFSET_PERSIST_MS);
         c.subscribe(props.mq().orderRequestTopic(), "*");
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
         log.info("order consumer: group={} topic={} batch={} threads={} consume_timeout={}", props.mq().orderConsumerGroup(),

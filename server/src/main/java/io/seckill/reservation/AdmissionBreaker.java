@@ -37,7 +37,7 @@ import io.seckill.redis.SkuSlot;
  * buyers queue for orders minutes away.
  * </ul>
  * It re-checks every half second and closes by itself once sends flow again and the backlog is down
- * to half its limit. It publishes {@code reservation_send_pending},
+ * to half its limit. Short of a pause, each backlog reading also sets the entry's {@link OrderPace}. It publishes {@code reservation_send_pending},
  * {@code reservation_send_oldest_age_seconds}, {@code admission_paused} and
  * {@code admission_trips_total} by cause.
  */
@@ -73,6 +73,7 @@ public class AdmissionBreaker implements DisposableBean {
     private final Redis redis;
     private final SeckillProperties props;
     private final OrderBacklog backlog;
+    private final OrderPace pace;
     /** Null when {@code seckill.admission.max-order-backlog-age} is 0: the backlog never pauses admission. */
     private final BacklogLimit backlogLimit;
     private final Counter sendOk;
@@ -90,11 +91,12 @@ public class AdmissionBreaker implements DisposableBean {
     private double lastOk;
     private double lastFailed;
 
-    AdmissionBreaker(SaleRegistry registry, Redis redis, OrderBacklog backlog, SeckillProperties props,
+    AdmissionBreaker(SaleRegistry registry, Redis redis, OrderBacklog backlog, OrderPace pace, SeckillProperties props,
             MeterRegistry meters) {
         this.registry = registry;
         this.redis = redis;
         this.backlog = backlog;
+        this.pace = pace;
         this.props = props;
         Duration maxBacklog = props.admission().maxOrderBacklogAge();
         this.backlogLimit = maxBacklog.isZero() ? null : new BacklogLimit(maxBacklog, 0.5);
@@ -157,10 +159,11 @@ public class AdmissionBreaker implements DisposableBean {
             // the backlog cannot be measured (Redis down): admission fails closed on its own Redis call anyway
             log.warn("admission.breaker_check_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
         }
-        // the broker's reading is shared and taken at most once a second; an unknown one keeps the state
+        // the broker's reading is shared and taken at most twice a second; an unknown one keeps the state
         startReader();
-        OrderBacklog.Reading reading = backlogLimit == null ? null : latest.get();
-        boolean behind = reading != null && backlogLimit.update(reading);
+        OrderBacklog.Reading reading = latest.get();
+        pace.update(reading);
+        boolean behind = reading != null && backlogLimit != null && backlogLimit.update(reading);
         Cause now = sending ? Cause.SEND : behind ? Cause.ORDER_BACKLOG : null;
         cause = now;
         if (now != null && now != was) {
@@ -174,7 +177,7 @@ public class AdmissionBreaker implements DisposableBean {
     }
 
     private synchronized void startReader() {
-        if (reader != null || backlogLimit == null) {
+        if (reader != null || backlogLimit == null && !pace.enabled()) {
             return;
         }
         reader = Executors.newSingleThreadScheduledExecutor(r -> {

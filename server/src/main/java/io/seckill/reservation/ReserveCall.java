@@ -14,7 +14,7 @@ import io.seckill.refusal.Refusal;
  * 202 QUEUED, never "order created"); every other outcome is a {@link Refusal}.
  */
 @Component
-public record ReserveCall(ReservationService service, AdmissionLimiter limiter) {
+public record ReserveCall(ReservationService service, AdmissionLimiter limiter, OrderPace pace) {
 
     /** The JSON body of a reserve call. */
     public record Body(String requestId) {
@@ -45,7 +45,17 @@ public record ReserveCall(ReservationService service, AdmissionLimiter limiter) 
             throw Refusal.invalid("body", "is required");
         }
         UUID requestId = parseRequestId(body.requestId());
-        ReserveResult result = service.reserve(userId, activityId, skuId, requestId);
+        if (!pace.tryTake()) {
+            throw new Refusal(Refusal.Kind.TOO_MANY, "RATE_LIMITED",
+                    "new reservations wait for the order consumers to catch up; retry in a second", null,
+                    Map.of("retry_after_seconds", 1));
+        }
+        ReserveResult result = null;
+        try {
+            result = service.reserve(userId, activityId, skuId, requestId);
+        } finally {
+            pace.settle(result instanceof ReserveResult.Queued);
+        }
         return switch (result) {
             case ReserveResult.Queued q -> Accepted.queued(q.reservationId(), activityId, skuId, null, null);
             case ReserveResult.Replayed r -> Accepted.queued(r.reservationId(), activityId, skuId, true,

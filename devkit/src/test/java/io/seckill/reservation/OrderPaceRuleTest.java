@@ -1,0 +1,121 @@
+package io.seckill.reservation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import io.seckill.mq.OrderBacklog;
+
+class OrderPaceRuleTest {
+
+    private static final double NONE = Double.POSITIVE_INFINITY;
+
+    /** Readings one second apart of one instance's broker, with this instance's own counts. */
+    private final class Feed {
+        final OrderPaceRule rule = new OrderPaceRule(Duration.ofSeconds(1));
+        long sequence;
+        long produced;
+        long consumed;
+        long admitted;
+        long turnedAway;
+
+        /** One second: {@code admittedNow} taken here, {@code producedNow} reach the broker, {@code consumedNow} settled. */
+        double second(long ageMs, long admittedNow, long turnedAwayNow, long producedNow, long consumedNow) {
+            admitted += admittedNow;
+            turnedAway += turnedAwayNow;
+            produced += producedNow;
+            consumed += consumedNow;
+            return rule.update(reading(ageMs), admitted, turnedAway);
+        }
+
+        OrderBacklog.Reading reading(long ageMs) {
+            sequence++;
+            return ageMs < 0 ? new OrderBacklog.Reading(sequence, sequence * 1_000_000_000L, -1, -1, -1)
+                    : new OrderBacklog.Reading(sequence, sequence * 1_000_000_000L, ageMs, produced, consumed);
+        }
+    }
+
+    /**
+     * Two seconds of consumers settling 1,000/s while 2,000/s are produced, {@code mine} of them on this
+     * instance: the pace starts with the second reading over the target, 2,000 messages waiting.
+     */
+    private double paced(Feed f, long mine) {
+        f.second(0, 0, 0, 0, 0);
+        f.second(1_200, mine, 0, 2_000, 1_000);
+        return f.second(1_900, mine, 0, 2_000, 1_000);
+    }
+
+    @Test
+    @DisplayName("no pace while the oldest order message is within the target; one reading over it starts nothing, two in "
+            + "a row do")
+    void twoReadingsOverStartThePace() {
+        Feed f = new Feed();
+        assertThat(f.second(0, 0, 0, 0, 0)).as("the first reading only opens a window").isEqualTo(NONE);
+        assertThat(f.second(300, 1_000, 0, 1_000, 1_000)).isEqualTo(NONE);
+        assertThat(f.second(2_500, 1_000, 0, 1_000, 1_000)).as("one stale reading").isEqualTo(NONE);
+        assertThat(f.second(800, 1_000, 0, 1_000, 1_000)).isEqualTo(NONE);
+        assertThat(f.second(1_500, 2_000, 0, 2_000, 1_000)).isEqualTo(NONE);
+        assertThat(f.second(2_500, 2_000, 0, 2_000, 1_000)).as("the second in a row").isLessThan(NONE);
+    }
+
+    @Test
+    @DisplayName("the fleet admits what the consumers settle, less the backlog's excess over target x settle rate spread "
+            + "over two seconds; one instance alone takes all of it")
+    void paceIsSettleRateLessTheExcess() {
+        Feed f = new Feed();
+        // steady backlog 1,000/s x 1 s = 1,000; 2,000 waiting, excess 1,000 over 2 s: 1,000 - 500 = 500
+        assertThat(paced(f, 2_000)).isCloseTo(500, within(0.01));
+        // the next second it admits 500, consumers still settle 1,000: backlog 1,500, excess 500 -> 750
+        assertThat(f.second(1_600, 500, 1_500, 500, 1_000)).isCloseTo(750, within(0.01));
+        // backlog 1,000 = steady: the pace is the settle rate
+        assertThat(f.second(1_100, 750, 1_250, 500, 1_000)).isCloseTo(1_000, within(0.01));
+        // under the target's backlog, the room left is taken as well: backlog 500 -> 1,000 + 250
+        assertThat(f.second(900, 1_000, 1_000, 500, 1_000)).as("within the target but turning buyers away")
+                .isCloseTo(1_250, within(0.01));
+        assertThat(f.second(900, 1_000, 0, 1_000, 1_000)).as("within the target, nobody turned away").isEqualTo(NONE);
+    }
+
+    @Test
+    @DisplayName("consumers that settle nothing leave no room while the backlog is over the target; as they resume the "
+            + "pace follows their rate once the excess is gone")
+    void stalledConsumersAdmitNobody() {
+        Feed f = new Feed();
+        f.second(0, 0, 0, 0, 0);
+        f.second(1_500, 1_000, 0, 1_000, 0);
+        assertThat(f.second(2_500, 1_000, 0, 1_000, 0)).isZero();
+        assertThat(f.second(3_500, 0, 800, 0, 0)).isZero();
+        // 1,000 settled this second (smoothed 500/s), 1,000 waiting: steady 500, excess 500 -> 500 - 250
+        assertThat(f.second(1_500, 0, 800, 0, 1_000)).isCloseTo(250, within(0.01));
+        // 1,000 settled (smoothed 750/s), 250 waiting: steady 750, room 500 -> 750 + 250
+        assertThat(f.second(600, 250, 700, 250, 1_000)).as("within the target, still turning buyers away")
+                .isCloseTo(1_000, within(0.01));
+    }
+
+    @Test
+    @DisplayName("an instance takes its share: its own demand (admitted + turned away) over the fleet's produced + its "
+            + "turned away")
+    void shareOfTheFleet() {
+        // fleet pace 500 as in paceIsSettleRateLessTheExcess; this instance made 500 of the 2,000 produced
+        assertThat(paced(new Feed(), 500)).isCloseTo(125, within(0.01));
+    }
+
+    @Test
+    @DisplayName("an unknown reading keeps the pace and the next known one only opens a new window; a reading seen "
+            + "before changes nothing")
+    void unknownAndRepeatedReadings() {
+        Feed f = new Feed();
+        double pace = paced(f, 2_000);
+        assertThat(pace).isCloseTo(500, within(0.01));
+        assertThat(f.second(-1, 500, 9_000, 500, 0)).as("unknown").isEqualTo(pace);
+        assertThat(f.second(500, 500, 0, 500, 3_000)).as("a window across the gap is not judged").isEqualTo(pace);
+        OrderBacklog.Reading again = f.reading(100);
+        f.rule.update(again, f.admitted, f.turnedAway);
+        assertThat(f.rule.update(again, f.admitted, f.turnedAway + 10_000)).isEqualTo(f.rule.limit());
+        assertThatThrownBy(() -> new OrderPaceRule(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

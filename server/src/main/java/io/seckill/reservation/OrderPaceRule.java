@@ -1,0 +1,96 @@
+package io.seckill.reservation;
+
+import java.time.Duration;
+
+import io.seckill.mq.OrderBacklog;
+
+/**
+ * How many new reservations a second this instance may admit so that an admitted buyer's order
+ * message waits about {@code target} for the order consumers (DESIGN.md §11.3 point 1, "slow new
+ * reservations at the entry"). Judged once per backlog reading:
+ * <ul>
+ * <li>There is no pace until two readings in a row find the oldest unconsumed order message older
+ * than the target (one stale offset starts nothing), and none again once a reading finds it within
+ * the target while the pace turned nobody away.
+ * <li>Otherwise the whole fleet may admit what the consumers settle a second (smoothed over two
+ * readings), plus the room left under the target's backlog or minus the excess over it, each spread
+ * over {@link #CLOSE_SECONDS}: a backlog of {@code settled/s x target} messages is the steady state.
+ * Consumers that settle nothing leave no room at all while the backlog is over the target.
+ * <li>This instance takes its share of that: its own demand (admitted plus turned away) over the
+ * fleet's (messages produced plus this instance's turned away). An instance cannot see the others'
+ * refusals, so shares may sum past one; the backlog they overfill is over the target at the next
+ * reading and the fleet's pace shrinks to take it back.
+ * </ul>
+ * A reading whose backlog is unknown keeps the pace as it is; a reading seen before changes nothing.
+ */
+final class OrderPaceRule {
+
+    /** A backlog away from the target is brought back over this many seconds. */
+    static final double CLOSE_SECONDS = 2.0;
+
+    private final long targetMs;
+    private long seen;
+    private OrderBacklog.Reading previous;
+    private long previousAdmitted;
+    private long previousTurnedAway;
+    private double settledPerSecond = -1;
+    private double limit = Double.POSITIVE_INFINITY;
+    private int overInARow;
+
+    OrderPaceRule(Duration target) {
+        if (target.isNegative() || target.isZero()) {
+            throw new IllegalArgumentException("an order wait target must be positive: " + target);
+        }
+        this.targetMs = target.toMillis();
+    }
+
+    /**
+     * Takes reading {@code r} into account (once), with this instance's counts so far of reservations
+     * {@code admitted} and of buyers {@code turnedAway} by the pace; returns the pace, reservations a
+     * second on this instance ({@link Double#POSITIVE_INFINITY} for none).
+     */
+    synchronized double update(OrderBacklog.Reading r, long admitted, long turnedAway) {
+        if (r == null || r.sequence() <= seen) {
+            return limit;
+        }
+        seen = r.sequence();
+        if (!r.known()) {
+            // the next known reading starts a new window: rates over a gap would mix two states
+            previous = null;
+            return limit;
+        }
+        OrderBacklog.Reading p = previous;
+        long admittedBefore = previousAdmitted;
+        long turnedAwayBefore = previousTurnedAway;
+        previous = r;
+        previousAdmitted = admitted;
+        previousTurnedAway = turnedAway;
+        if (p == null || r.atNanos() <= p.atNanos()) {
+            return limit;
+        }
+        double seconds = (r.atNanos() - p.atNanos()) / 1e9;
+        double settled = Math.max(0, r.consumed() - p.consumed()) / seconds;
+        settledPerSecond = settledPerSecond < 0 ? settled : (settledPerSecond + settled) / 2;
+        double away = Math.max(0, turnedAway - turnedAwayBefore) / seconds;
+        boolean over = r.ageMs() > targetMs;
+        overInARow = over ? overInARow + 1 : 0;
+        if (Double.isInfinite(limit) ? overInARow < 2 : !over && away == 0) {
+            limit = Double.POSITIVE_INFINITY;
+            return limit;
+        }
+        double produced = Math.max(0, r.produced() - p.produced()) / seconds;
+        double mine = Math.max(0, admitted - admittedBefore) / seconds;
+        double backlog = Math.max(0, r.produced() - r.consumed());
+        double steady = settledPerSecond * targetMs / 1000.0;
+        double fleet = Math.max(0, settledPerSecond + (steady - backlog) / CLOSE_SECONDS);
+        double demand = mine + away;
+        double share = produced + away > 0 ? Math.min(1, demand / (produced + away)) : 1;
+        limit = fleet * share;
+        return limit;
+    }
+
+    /** The pace now, reservations a second ({@link Double#POSITIVE_INFINITY} for none). */
+    synchronized double limit() {
+        return limit;
+    }
+}
