@@ -625,7 +625,12 @@ public final class BenchCommand implements Callable<Integer> {
         long trips0 = breaker.trips(AdmissionBreaker.Cause.SEND);
         long backlogTrips0 = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG);
         double away0 = meters.counter("reservation.rate_limited", "scope", "order_pace").count();
+        CpuSplit cpu0 = cpuNow(engines);
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
+        // the whole pipeline shares the cores with wrk: what each admitted reservation cost while wrk ran (the machine's
+        // figure holds Redis, wrk and what the other three leave out)
+        String cpu = cpuNow(engines).since(cpu0, r.statuses().getOrDefault(202, 0L)).replace("CPU per order",
+                "CPU per admitted reservation while wrk ran");
         long trips = breaker.trips(AdmissionBreaker.Cause.SEND) - trips0;
         long backlogTrips = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG) - backlogTrips0;
         long turnedAway = (long) (meters.counter("reservation.rate_limited", "scope", "order_pace").count() - away0);
@@ -645,6 +650,7 @@ public final class BenchCommand implements Callable<Integer> {
         long orders = h.getTotalCount();
         System.out.printf("[pipeline%s] wrk: %,.0f admitted/s, statuses %s, latency p50 %.1f ms p99 %.1f ms; %s; %,d orders%n",
                 label, r.admittedPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis(), sendPath, orders);
+        System.out.printf("[pipeline%s] %s%n", label, cpu);
         String file = "order-latency" + label.replaceAll("[^a-z]+", "-");
         LatencyCharts chart = new LatencyCharts();
         chart.add("QUEUED -> ORDER_CREATED", h);
