@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -117,5 +118,65 @@ class OrderPaceRuleTest {
         f.rule.update(again, f.admitted, f.turnedAway);
         assertThat(f.rule.update(again, f.admitted, f.turnedAway + 10_000)).isEqualTo(f.rule.limit());
         assertThatThrownBy(() -> new OrderPaceRule(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    @DisplayName("two instances asking 1,500 and 500 a second of consumers that settle 1,000: the fleet settles into about "
+            + "1,000 admitted a second, split by demand, and the oldest order waits about the target, not more and more")
+    void twoInstancesConverge() {
+        OrderPaceRule[] rules = {new OrderPaceRule(Duration.ofSeconds(1)), new OrderPaceRule(Duration.ofSeconds(1))};
+        double[] demand = {1_500, 500};
+        double[] pace = {NONE, NONE};
+        double[] admitted = new double[2];
+        double[] turnedAway = new double[2];
+        double[] admittedLate = new double[2];
+        double settles = 1_000;
+        double step = 0.5;
+        // the broker: messages produced per step, oldest first; what the consumers settle comes off the front
+        ArrayDeque<double[]> waiting = new ArrayDeque<>();
+        double produced = 0;
+        double consumed = 0;
+        double maxAgeLate = 0;
+        for (int i = 1; i <= 240; i++) {
+            double now = i * step;
+            double sent = 0;
+            for (int k = 0; k < 2; k++) {
+                double in = Math.min(demand[k], pace[k]) * step;
+                admitted[k] += in;
+                turnedAway[k] += demand[k] * step - in;
+                sent += in;
+                if (now > 60) {
+                    admittedLate[k] += in;
+                }
+            }
+            produced += sent;
+            waiting.addLast(new double[] {now, sent});
+            double settle = settles * step;
+            while (settle > 0 && !waiting.isEmpty()) {
+                double[] oldest = waiting.peekFirst();
+                double take = Math.min(settle, oldest[1]);
+                oldest[1] -= take;
+                settle -= take;
+                consumed += take;
+                if (oldest[1] <= 1e-9) {
+                    waiting.pollFirst();
+                }
+            }
+            double ageMs = waiting.isEmpty() ? 0 : (now - waiting.peekFirst()[0]) * 1000;
+            if (now > 60) {
+                maxAgeLate = Math.max(maxAgeLate, ageMs);
+            }
+            OrderBacklog.Reading r = new OrderBacklog.Reading(i, (long) (now * 1e9), (long) ageMs, (long) produced,
+                    (long) consumed);
+            for (int k = 0; k < 2; k++) {
+                pace[k] = rules[k].update(r, (long) admitted[k], (long) turnedAway[k]);
+            }
+        }
+        double lateSeconds = 60;
+        double fleet = (admittedLate[0] + admittedLate[1]) / lateSeconds;
+        assertThat(fleet).as("admitted a second over the last minute").isBetween(850.0, 1_100.0);
+        assertThat(maxAgeLate).as("the oldest order's wait over the last minute, ms").isLessThanOrEqualTo(1_500);
+        assertThat(admittedLate[1] / lateSeconds).as("the smaller instance is not starved").isGreaterThan(150);
+        assertThat(admittedLate[0]).as("the busier instance admits more").isGreaterThan(1.5 * admittedLate[1]);
     }
 }
