@@ -569,7 +569,7 @@ public final class BenchCommand implements Callable<Integer> {
         // buyers reserve through the admission entry, as the demo's do
         p.put("seckill.admission.entry-port", "0");
         long activity = 700_008;
-        long pacedActivity = 700_011;
+        long pacedActivity = 700_012;
         Optional<Path> wrk = ExternalLoad.tool("wrk");
         if (wrk.isEmpty()) {
             throw new IllegalStateException("the pipeline run drives admission with wrk: apt-get install wrk");
