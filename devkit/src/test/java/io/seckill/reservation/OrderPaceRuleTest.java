@@ -41,6 +41,9 @@ class OrderPaceRuleTest {
         }
     }
 
+    /** One instance's feed; JUnit makes a new one for every test. */
+    private final Feed f = new Feed();
+
     /**
      * Two seconds of consumers settling 1,000/s while 2,000/s are produced, {@code mine} of them on this
      * instance: the pace starts with the second reading over the target, 2,000 messages waiting.
@@ -55,7 +58,6 @@ class OrderPaceRuleTest {
     @DisplayName("no pace while the oldest order message is within the target; one reading over it starts nothing, two in "
             + "a row do")
     void twoReadingsOverStartThePace() {
-        Feed f = new Feed();
         assertThat(f.second(0, 0, 0, 0, 0)).as("the first reading only opens a window").isEqualTo(NONE);
         assertThat(f.second(300, 1_000, 0, 1_000, 1_000)).isEqualTo(NONE);
         assertThat(f.second(2_500, 1_000, 0, 1_000, 1_000)).as("one stale reading").isEqualTo(NONE);
@@ -68,7 +70,6 @@ class OrderPaceRuleTest {
     @DisplayName("the fleet admits what the consumers settle, less the backlog's excess over target x settle rate spread "
             + "over two seconds; one instance alone takes all of it")
     void paceIsSettleRateLessTheExcess() {
-        Feed f = new Feed();
         // steady backlog 1,000/s x 1 s = 1,000; 2,000 waiting, excess 1,000 over 2 s: 1,000 - 500 = 500
         assertThat(paced(f, 2_000)).isCloseTo(500, within(0.01));
         // the next second it admits 500, consumers still settle 1,000: backlog 1,500, excess 500 -> 750
@@ -85,7 +86,6 @@ class OrderPaceRuleTest {
     @DisplayName("consumers that settle nothing leave no room while the backlog is over the target; as they resume the "
             + "pace follows their rate once the excess is gone")
     void stalledConsumersAdmitNobody() {
-        Feed f = new Feed();
         f.second(0, 0, 0, 0, 0);
         f.second(1_500, 1_000, 0, 1_000, 0);
         assertThat(f.second(2_500, 1_000, 0, 1_000, 0)).isZero();
@@ -102,14 +102,13 @@ class OrderPaceRuleTest {
             + "turned away")
     void shareOfTheFleet() {
         // fleet pace 500 as in paceIsSettleRateLessTheExcess; this instance made 500 of the 2,000 produced
-        assertThat(paced(new Feed(), 500)).isCloseTo(125, within(0.01));
+        assertThat(paced(f, 500)).isCloseTo(125, within(0.01));
     }
 
     @Test
     @DisplayName("an unknown reading keeps the pace and the next known one only opens a new window; a reading seen "
             + "before changes nothing")
     void unknownAndRepeatedReadings() {
-        Feed f = new Feed();
         double pace = paced(f, 2_000);
         assertThat(pace).isCloseTo(500, within(0.01));
         assertThat(f.second(-1, 500, 9_000, 500, 0)).as("unknown").isEqualTo(pace);
