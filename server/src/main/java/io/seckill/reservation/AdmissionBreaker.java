@@ -37,8 +37,9 @@ import io.seckill.redis.SkuSlot;
  * buyers queue for orders minutes away.
  * </ul>
  * It re-checks every half second and closes by itself once sends flow again and the backlog is down
- * to half its limit. Short of a pause, each backlog reading also sets the entry's {@link OrderPace}. It publishes {@code reservation_send_pending},
- * {@code reservation_send_oldest_age_seconds}, {@code admission_paused} and
+ * to half its limit. Short of a pause, each backlog reading also sets the entry's {@link OrderPace}.
+ * It publishes {@code reservation_send_pending}, {@code reservation_send_oldest_age_seconds},
+ * {@code admission_paused} and
  * {@code admission_trips_total} by cause.
  */
 @Component
