@@ -114,8 +114,8 @@ class OrderPaceRuleTest {
         assertThat(f.second(-1, 500, 9_000, 500, 0)).as("unknown").isEqualTo(pace);
         assertThat(f.second(500, 500, 0, 500, 3_000)).as("a window across the gap is not judged").isEqualTo(pace);
         OrderBacklog.Reading again = f.reading(100);
-        f.rule.update(again, f.admitted, f.turnedAway);
-        assertThat(f.rule.update(again, f.admitted, f.turnedAway + 10_000)).isEqualTo(f.rule.limit());
+        double first = f.rule.update(again, f.admitted, f.turnedAway);
+        assertThat(f.rule.update(again, f.admitted, f.turnedAway + 10_000)).isEqualTo(first);
         assertThatThrownBy(() -> new OrderPaceRule(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
     }
 

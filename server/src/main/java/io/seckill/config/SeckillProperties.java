@@ -216,7 +216,11 @@ public record SeckillProperties(
             @DefaultValue("10") int maxPerUserPerSecond, @DefaultValue("-1") int entryPort,
             @DefaultValue("32") int entryThreads, @DefaultValue EntryLimits entryLimits,
             @DefaultValue("20s") Duration maxOrderBacklogAge, @DefaultValue("0s") Duration orderWaitTarget) {
+        /** The shortest order wait target; anything shorter is within the noise of the broker readings. */
+        public static final Duration MIN_ORDER_WAIT_TARGET = Duration.ofMillis(500);
+
         public Admission {
+            requireOrderWaitTarget(orderWaitTarget);
             require(entryPort >= -1 && entryPort <= 65535, "seckill.admission.entry-port", "must be -1 (off), 0 (any) or a port");
             between(entryThreads, 1, 1024, "seckill.admission.entry-threads");
             require(maxPerUserPerSecond >= 0, "seckill.admission.max-per-user-per-second", "must be 0 (no limit) or positive");
@@ -225,12 +229,15 @@ public record SeckillProperties(
                     || maxOrderBacklogAge.compareTo(Duration.ofSeconds(5)) >= 0), "seckill.admission.max-order-backlog-age",
                     "must be 0s (off) or at least 5s, got " + maxOrderBacklogAge);
             require(maxPerSecond >= 0, "seckill.admission.max-per-second", "must be 0 (no limit) or positive");
-            require(orderWaitTarget != null && (orderWaitTarget.isZero()
-                    || orderWaitTarget.compareTo(Duration.ofMillis(500)) >= 0), "seckill.admission.order-wait-target",
-                    "must be 0s (off) or at least 500ms, got " + orderWaitTarget);
             require(orderWaitTarget.isZero() || maxOrderBacklogAge.isZero() || orderWaitTarget.compareTo(maxOrderBacklogAge) < 0,
                     "seckill.admission.order-wait-target", "must be under seckill.admission.max-order-backlog-age ("
                             + maxOrderBacklogAge + "), got " + orderWaitTarget);
+        }
+
+        /** Refuses an order wait target that is neither 0 (off) nor at least {@link #MIN_ORDER_WAIT_TARGET}. */
+        public static void requireOrderWaitTarget(Duration target) {
+            require(target != null && (target.isZero() || target.compareTo(MIN_ORDER_WAIT_TARGET) >= 0),
+                    "seckill.admission.order-wait-target", "must be 0s (off) or at least 500ms, got " + target);
         }
     }
 

@@ -52,10 +52,7 @@ public class OrderPace {
      * The same bounds as the property's.
      */
     public synchronized void setTarget(Duration target) {
-        if (!target.isZero() && target.compareTo(Duration.ofMillis(500)) < 0) {
-            throw new IllegalArgumentException("seckill.admission.order-wait-target: must be 0s (off) or at least 500ms, got "
-                    + target);
-        }
+        SeckillProperties.Admission.requireOrderWaitTarget(target);
         rule = target.isZero() ? null : new OrderPaceRule(target);
         perSecond = Double.POSITIVE_INFINITY;
     }

@@ -88,9 +88,4 @@ final class OrderPaceRule {
         limit = fleet * share;
         return limit;
     }
-
-    /** The pace now, reservations a second ({@link Double#POSITIVE_INFINITY} for none). */
-    synchronized double limit() {
-        return limit;
-    }
 }
