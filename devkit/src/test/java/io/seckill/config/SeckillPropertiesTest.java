@@ -58,8 +58,8 @@ class SeckillPropertiesTest {
         assertThat(new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO, Duration.ZERO).maxOrderBacklogAge())
                 .as("0 turns the backlog pause off").isZero();
         assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null,
-                Duration.ofSeconds(20), Duration.ofMillis(100)))
-                .hasMessage("seckill.admission.order-wait-target: must be 0s (off) or at least 500ms, got PT0.1S");
+                Duration.ofSeconds(20), Duration.ofMillis(500)))
+                .hasMessage("seckill.admission.order-wait-target: must be 0s (off) or at least 1s, got PT0.5S");
         assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null,
                 Duration.ofSeconds(20), Duration.ofSeconds(20)))
                 .hasMessage("seckill.admission.order-wait-target: must be under seckill.admission.max-order-backlog-age "

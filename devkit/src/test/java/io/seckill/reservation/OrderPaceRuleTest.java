@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.DoubleUnaryOperator;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -123,59 +127,179 @@ class OrderPaceRuleTest {
     @DisplayName("two instances asking 1,500 and 500 a second of consumers that settle 1,000: the fleet settles into about "
             + "1,000 admitted a second, split by demand, and the oldest order waits about the target, not more and more")
     void twoInstancesConverge() {
-        OrderPaceRule[] rules = {new OrderPaceRule(Duration.ofSeconds(1)), new OrderPaceRule(Duration.ofSeconds(1))};
-        double[] demand = {1_500, 500};
-        double[] pace = {NONE, NONE};
-        double[] admitted = new double[2];
-        double[] turnedAway = new double[2];
-        double[] admittedLate = new double[2];
-        double settles = 1_000;
-        double step = 0.5;
-        // the broker: messages produced per step, oldest first; what the consumers settle comes off the front
-        ArrayDeque<double[]> waiting = new ArrayDeque<>();
-        double produced = 0;
-        double consumed = 0;
-        double maxAgeLate = 0;
-        for (int i = 1; i <= 240; i++) {
-            double now = i * step;
-            double sent = 0;
-            for (int k = 0; k < 2; k++) {
-                double in = Math.min(demand[k], pace[k]) * step;
-                admitted[k] += in;
-                turnedAway[k] += demand[k] * step - in;
-                sent += in;
-                if (now > 60) {
-                    admittedLate[k] += in;
+        Sale sale = new Sale(1_000, 0.1, 0.2, t -> 1_500, t -> 500);
+        sale.run(120);
+        double fleet = (sale.admittedBetween(0, 60, 120) + sale.admittedBetween(1, 60, 120)) / 60;
+        assertThat(fleet).as("admitted a second over the last minute").isBetween(850.0, 1_100.0);
+        assertThat(sale.maxWait(60, 120)).as("the longest wait of an order admitted in the last minute, s")
+                .isLessThanOrEqualTo(1.5);
+        assertThat(sale.admittedBetween(1, 60, 120) / 60).as("the smaller instance is not starved").isGreaterThan(150);
+        assertThat(sale.admittedBetween(0, 60, 120)).as("the busier instance admits more")
+                .isGreaterThan(1.5 * sale.admittedBetween(1, 60, 120));
+    }
+
+    @Test
+    @DisplayName("a burst from idle, 2,000 a second asked of consumers that settle 1,000: the backlog's growth starts the "
+            + "pace before the oldest message is over the target, and no order of the burst's first seconds waits twice it")
+    void burstStartsThePaceEarly() {
+        for (double phase : new double[] {0, 0.15, 0.3, 0.45}) {
+            Sale sale = new Sale(1_000, 0.3, phase, t -> t < 5 ? 0 : 2_000);
+            sale.run(35);
+            assertThat(sale.pacedFrom).as("pace started, s (offsets written at %.2f s of each 500 ms)", phase)
+                    .isBetween(5.0, 6.6);
+            assertThat(sale.maxWait(5, 10)).as("longest wait of the burst's first 5 s, s").isLessThanOrEqualTo(2.0);
+            assertThat(sale.maxWait(15, 35)).as("longest wait once settled, s").isLessThanOrEqualTo(1.6);
+            assertThat(sale.admittedBetween(0, 15, 35) / 20).as("admitted a second once settled").isBetween(900.0, 1_100.0);
+        }
+    }
+
+    @Test
+    @DisplayName("consumers that keep up but take 600 ms of their own for a message (read by the broker up to 500 ms late): "
+            + "nobody is turned away")
+    void slowButSufficientConsumersAreNotPaced() {
+        for (double phase : new double[] {0, 0.15, 0.3, 0.45}) {
+            Sale sale = new Sale(1_000, 0.6, phase, t -> 900);
+            sale.run(60);
+            assertThat(sale.turnedAway[0]).as("turned away (offsets written at %.2f s of each 500 ms)", phase).isZero();
+            assertThat(sale.pacedFrom).isNaN();
+        }
+    }
+
+    /**
+     * A sale stepped 10 ms at a time: API instances, each asked {@code demand} buyers a second and admitting
+     * them through its own rule's pace (a bucket of a tenth of a second, as {@link OrderPace}), the broker,
+     * and consumers that settle up to {@code settles} messages a second, oldest first, each at least
+     * {@code ownTime} seconds after it was admitted (send, pull, commit). The consumers write their offsets
+     * every 500 ms at {@code offsetPhase} into each half second; the broker is read every 500 ms on the half
+     * second, its age from the oldest message past the written offset.
+     */
+    private static final class Sale {
+        static final double STEP = 0.01;
+        final double settles;
+        final double ownTime;
+        final double offsetPhase;
+        final DoubleUnaryOperator[] demand;
+        final OrderPaceRule[] rules;
+        final double[] pace;
+        final double[] tokens;
+        final double[] admitted;
+        final double[] turnedAway;
+        /** Per instance, what it admitted in each whole second. */
+        final double[][] admittedBySecond;
+        /** The longest wait of the orders admitted in each whole second. */
+        final double[] maxWaitBySecond = new double[600];
+        /** Messages the consumers have not settled, oldest first: admitted at, how many. */
+        final ArrayDeque<double[]> unsettled = new ArrayDeque<>();
+        /** Every step's messages as the broker keeps them: stored at, produced so far. */
+        final List<double[]> stored = new ArrayList<>();
+        int oldestStored;
+        double produced;
+        double settled;
+        double written;
+        double pacedFrom = Double.NaN;
+
+        Sale(double settles, double ownTime, double offsetPhase, DoubleUnaryOperator... demand) {
+            this.settles = settles;
+            this.ownTime = ownTime;
+            this.offsetPhase = offsetPhase;
+            this.demand = demand;
+            int n = demand.length;
+            rules = new OrderPaceRule[n];
+            for (int k = 0; k < n; k++) {
+                rules[k] = new OrderPaceRule(Duration.ofSeconds(1));
+            }
+            pace = new double[n];
+            Arrays.fill(pace, NONE);
+            tokens = new double[n];
+            admitted = new double[n];
+            turnedAway = new double[n];
+            admittedBySecond = new double[n][600];
+        }
+
+        void run(double seconds) {
+            long steps = Math.round(seconds / STEP);
+            long perHalf = Math.round(0.5 / STEP);
+            long writeAt = Math.round(offsetPhase / STEP) % perHalf;
+            for (long i = 1; i <= steps; i++) {
+                double now = i * STEP;
+                admit(now);
+                settle(now);
+                if (i % perHalf == writeAt) {
+                    written = settled;
                 }
-            }
-            produced += sent;
-            waiting.addLast(new double[] {now, sent});
-            double settle = settles * step;
-            while (settle > 0 && !waiting.isEmpty()) {
-                double[] oldest = waiting.peekFirst();
-                double take = Math.min(settle, oldest[1]);
-                oldest[1] -= take;
-                settle -= take;
-                consumed += take;
-                if (oldest[1] <= 1e-9) {
-                    waiting.pollFirst();
+                if (i % perHalf == 0) {
+                    read(i / perHalf, now);
                 }
-            }
-            double ageMs = waiting.isEmpty() ? 0 : (now - waiting.peekFirst()[0]) * 1000;
-            if (now > 60) {
-                maxAgeLate = Math.max(maxAgeLate, ageMs);
-            }
-            OrderBacklog.Reading r = new OrderBacklog.Reading(i, (long) (now * 1e9), (long) ageMs, (long) produced,
-                    (long) consumed);
-            for (int k = 0; k < 2; k++) {
-                pace[k] = rules[k].update(r, (long) admitted[k], (long) turnedAway[k]);
             }
         }
-        double lateSeconds = 60;
-        double fleet = (admittedLate[0] + admittedLate[1]) / lateSeconds;
-        assertThat(fleet).as("admitted a second over the last minute").isBetween(850.0, 1_100.0);
-        assertThat(maxAgeLate).as("the oldest order's wait over the last minute, ms").isLessThanOrEqualTo(1_500);
-        assertThat(admittedLate[1] / lateSeconds).as("the smaller instance is not starved").isGreaterThan(150);
-        assertThat(admittedLate[0]).as("the busier instance admits more").isGreaterThan(1.5 * admittedLate[1]);
+
+        private void admit(double now) {
+            double in = 0;
+            for (int k = 0; k < demand.length; k++) {
+                double asked = demand[k].applyAsDouble(now) * STEP;
+                double taken = asked;
+                if (!Double.isInfinite(pace[k])) {
+                    tokens[k] = Math.min(pace[k] * 0.1, tokens[k] + pace[k] * STEP);
+                    taken = Math.min(asked, tokens[k]);
+                    tokens[k] -= taken;
+                }
+                admitted[k] += taken;
+                turnedAway[k] += asked - taken;
+                admittedBySecond[k][(int) now] += taken;
+                in += taken;
+            }
+            if (in > 0) {
+                produced += in;
+                unsettled.addLast(new double[] {now, in});
+                stored.add(new double[] {now, produced});
+            }
+        }
+
+        private void settle(double now) {
+            double room = settles * STEP;
+            while (room > 1e-9 && !unsettled.isEmpty() && now - unsettled.peekFirst()[0] >= ownTime - 1e-9) {
+                double[] oldest = unsettled.peekFirst();
+                double take = Math.min(room, oldest[1]);
+                oldest[1] -= take;
+                room -= take;
+                settled += take;
+                int second = (int) oldest[0];
+                maxWaitBySecond[second] = Math.max(maxWaitBySecond[second], now - oldest[0]);
+                if (oldest[1] <= 1e-9) {
+                    unsettled.pollFirst();
+                }
+            }
+        }
+
+        private void read(long sequence, double now) {
+            while (oldestStored < stored.size() && stored.get(oldestStored)[1] <= written + 1e-6) {
+                oldestStored++;
+            }
+            double ageSeconds = oldestStored < stored.size() ? now - stored.get(oldestStored)[0] : 0;
+            OrderBacklog.Reading r = new OrderBacklog.Reading(sequence, Math.round(now * 1e9), Math.round(ageSeconds * 1000),
+                    Math.round(produced), Math.round(written));
+            for (int k = 0; k < rules.length; k++) {
+                pace[k] = rules[k].update(r, Math.round(admitted[k]), Math.round(turnedAway[k]));
+                if (!Double.isInfinite(pace[k]) && Double.isNaN(pacedFrom)) {
+                    pacedFrom = now;
+                }
+            }
+        }
+
+        double admittedBetween(int instance, int from, int to) {
+            double sum = 0;
+            for (int s = from; s < to; s++) {
+                sum += admittedBySecond[instance][s];
+            }
+            return sum;
+        }
+
+        double maxWait(int from, int to) {
+            double max = 0;
+            for (int s = from; s < to; s++) {
+                max = Math.max(max, maxWaitBySecond[s]);
+            }
+            return max;
+        }
     }
 }

@@ -205,7 +205,7 @@ public record SeckillProperties(
      * broker; {@code maxOrderBacklogAge}: pause it when the oldest order message the consumers have not
      * consumed is older than this, 0 = never - at least 5s, above the few seconds a consumer's acknowledged
      * offset may take to reach the broker); {@code orderWaitTarget}: pace new reservations to what the order
-     * consumers settle once the oldest order message waits longer than this, 0 = never (at least 500ms,
+     * consumers settle once the oldest order message waits longer than this, 0 = never (at least 1s,
      * under {@code maxOrderBacklogAge}; the reservation package's OrderPace);
      * {@code maxPerSecond}: reservation requests one instance admits per second (0 = no
      * limit); {@code maxPerUserPerSecond}: the same for one buyer. Above any of them, 429.
@@ -216,8 +216,12 @@ public record SeckillProperties(
             @DefaultValue("10") int maxPerUserPerSecond, @DefaultValue("-1") int entryPort,
             @DefaultValue("32") int entryThreads, @DefaultValue EntryLimits entryLimits,
             @DefaultValue("20s") Duration maxOrderBacklogAge, @DefaultValue("0s") Duration orderWaitTarget) {
-        /** The shortest order wait target; anything shorter is within the noise of the broker readings. */
-        public static final Duration MIN_ORDER_WAIT_TARGET = Duration.ofMillis(500);
+        /**
+         * The shortest order wait target. The broker's view of the oldest order message holds, besides its
+         * wait, up to 500 ms of offsets not yet written and the consumers' own time for a message (pull,
+         * batch, commit); a target near that floor cannot be reached and paces the entry toward nothing.
+         */
+        public static final Duration MIN_ORDER_WAIT_TARGET = Duration.ofSeconds(1);
 
         public Admission {
             requireOrderWaitTarget(orderWaitTarget);
@@ -237,7 +241,7 @@ public record SeckillProperties(
         /** Refuses an order wait target that is neither 0 (off) nor at least {@link #MIN_ORDER_WAIT_TARGET}. */
         public static void requireOrderWaitTarget(Duration target) {
             require(target != null && (target.isZero() || target.compareTo(MIN_ORDER_WAIT_TARGET) >= 0),
-                    "seckill.admission.order-wait-target", "must be 0s (off) or at least 500ms, got " + target);
+                    "seckill.admission.order-wait-target", "must be 0s (off) or at least 1s, got " + target);
         }
     }
 

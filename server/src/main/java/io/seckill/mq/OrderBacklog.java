@@ -25,6 +25,11 @@ public class OrderBacklog {
 
     private static final Logger log = LoggerFactory.getLogger(OrderBacklog.class);
     private static final long FRESH_NANOS = Duration.ofMillis(500).toNanos();
+    /**
+     * The order consumer writes its group's acknowledged offsets to the broker this often: a reading's
+     * {@code consumed} can be this far behind what the consumers have settled.
+     */
+    public static final long OFFSETS_WRITTEN_MS = 500;
 
     /**
      * One reading, taken at {@code atNanos} ({@link System#nanoTime()}): {@code sequence} counts

@@ -27,6 +27,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.QuarantineRepository;
 import io.seckill.mq.Json;
 import io.seckill.mq.MqClients;
+import io.seckill.mq.OrderBacklog;
 import io.seckill.mq.PushConsumerRole;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.trace.PipelineTrace;
@@ -42,8 +43,6 @@ import io.seckill.trace.PipelineTrace;
 class OrderConsumer extends PushConsumerRole {
 
     private static final Logger log = LoggerFactory.getLogger(OrderConsumer.class);
-    /** How often the group's acknowledged offsets are written to the broker. */
-    static final int OFFSET_PERSIST_MS = 500;
 
     private final OrderBatchService service;
     private final QuarantineRepository quarantine;
@@ -87,7 +86,7 @@ class OrderConsumer extends PushConsumerRole {
         // the entry reads the group's acknowledged offsets from the broker (the order backlog's age and the
         // rate orders are settled at); with the client's 5 s default a group that has caught up can look
         // seconds behind whenever a pause in traffic leaves no pull to carry its offset
-        c.setPersistConsumerOffsetInterval(OFFSET_PERSIST_MS);
+        c.setPersistConsumerOffsetInterval((int) OrderBacklog.OFFSETS_WRITTEN_MS);
         c.subscribe(props.mq().orderRequestTopic(), "*");
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
         log.info("order consumer: group={} topic={} batch={} threads={} consume_timeout={}", props.mq().orderConsumerGroup(),

@@ -10,11 +10,15 @@ import io.seckill.mq.OrderBacklog;
  * reservations at the entry"). Judged once per backlog reading:
  * <ul>
  * <li>There is no pace until two readings in a row find the oldest unconsumed order message older
- * than the target (one stale offset starts nothing), and none again once a reading finds it within
- * the target while the pace turned nobody away.
+ * than the target (one stale offset starts nothing), or two find the backlog heading past it: grown
+ * since the reading before to more than the consumers settle in the target. At the start of a burst
+ * the oldest message is only as old as the burst, so the backlog's size starts the pace before the age
+ * would. There is none again once a reading finds the oldest message within the target, the backlog
+ * not heading past it, and nobody turned away.
  * <li>Otherwise the whole fleet may admit what the consumers settle a second (smoothed over two
- * readings), plus the room left under the target's backlog or minus the excess over it, each spread
- * over {@link #CLOSE_SECONDS}: a backlog of {@code settled/s x target} messages is the steady state.
+ * readings that began with messages waiting: consumers with nothing to do show no rate), plus the
+ * room left under the target's backlog or minus the excess over it, each spread over
+ * {@link #CLOSE_SECONDS}: a backlog of {@code settled/s x target} messages is the steady state.
  * Consumers that settle nothing leave no room at all while the backlog is over the target.
  * <li>This instance takes its share of that: its own demand (admitted plus turned away) over the
  * fleet's (messages produced plus this instance's turned away). An instance cannot see the others'
@@ -36,6 +40,7 @@ final class OrderPaceRule {
     private double settledPerSecond = -1;
     private double limit = Double.POSITIVE_INFINITY;
     private int overInARow;
+    private int headingInARow;
 
     OrderPaceRule(Duration target) {
         if (target.isNegative() || target.isZero()) {
@@ -69,20 +74,26 @@ final class OrderPaceRule {
             return limit;
         }
         double seconds = (r.atNanos() - p.atNanos()) / 1e9;
-        double settled = Math.max(0, r.consumed() - p.consumed()) / seconds;
-        settledPerSecond = settledPerSecond < 0 ? settled : (settledPerSecond + settled) / 2;
+        double backlogBefore = Math.max(0, p.produced() - p.consumed());
+        double backlog = Math.max(0, r.produced() - r.consumed());
+        if (backlogBefore > 0) {
+            double settled = Math.max(0, r.consumed() - p.consumed()) / seconds;
+            settledPerSecond = settledPerSecond < 0 ? settled : (settledPerSecond + settled) / 2;
+        }
         double away = Math.max(0, turnedAway - turnedAwayBefore) / seconds;
+        double rate = Math.max(0, settledPerSecond);
+        double steady = rate * targetMs / 1000.0;
         boolean over = r.ageMs() > targetMs;
         overInARow = over ? overInARow + 1 : 0;
-        if (Double.isInfinite(limit) ? overInARow < 2 : !over && away == 0) {
+        boolean heading = rate > 0 && backlog > backlogBefore && backlog > steady;
+        headingInARow = heading ? headingInARow + 1 : 0;
+        if (Double.isInfinite(limit) ? overInARow < 2 && headingInARow < 2 : !over && !heading && away == 0) {
             limit = Double.POSITIVE_INFINITY;
             return limit;
         }
         double produced = Math.max(0, r.produced() - p.produced()) / seconds;
         double mine = Math.max(0, admitted - admittedBefore) / seconds;
-        double backlog = Math.max(0, r.produced() - r.consumed());
-        double steady = settledPerSecond * targetMs / 1000.0;
-        double fleet = Math.max(0, settledPerSecond + (steady - backlog) / CLOSE_SECONDS);
+        double fleet = Math.max(0, rate + (steady - backlog) / CLOSE_SECONDS);
         double demand = mine + away;
         double share = produced + away > 0 ? Math.min(1, demand / (produced + away)) : 1;
         limit = fleet * share;
