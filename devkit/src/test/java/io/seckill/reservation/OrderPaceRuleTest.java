@@ -19,6 +19,8 @@ import io.seckill.mq.OrderBacklog;
 class OrderPaceRuleTest {
 
     private static final double NONE = Double.POSITIVE_INFINITY;
+    /** When the consumers write their offsets, as a share of the interval, against the readings. */
+    private static final double[] PHASES = {0, 0.3, 0.6, 0.9};
 
     /** Readings one second apart of one instance's broker, with this instance's own counts. */
     private final class Feed {
@@ -142,25 +144,25 @@ class OrderPaceRuleTest {
     @DisplayName("a burst from idle, 2,000 a second asked of consumers that settle 1,000: the backlog's growth starts the "
             + "pace before the oldest message is over the target, and no order of the burst's first seconds waits twice it")
     void burstStartsThePaceEarly() {
-        for (double phase : new double[] {0, 0.15, 0.3, 0.45}) {
+        for (double phase : PHASES) {
             Sale sale = new Sale(1_000, 0.3, phase, t -> t < 5 ? 0 : 2_000);
             sale.run(35);
-            assertThat(sale.pacedFrom).as("pace started, s (offsets written at %.2f s of each 500 ms)", phase)
-                    .isBetween(5.0, 6.6);
-            assertThat(sale.maxWait(5, 10)).as("longest wait of the burst's first 5 s, s").isLessThanOrEqualTo(2.0);
+            assertThat(sale.pacedFrom).as("pace started, s (offsets written %.0f%% into their interval)", phase * 100)
+                    .isBetween(5.0, 6.0);
+            assertThat(sale.maxWait(5, 10)).as("longest wait of the burst's first 5 s, s").isLessThanOrEqualTo(1.6);
             assertThat(sale.maxWait(15, 35)).as("longest wait once settled, s").isLessThanOrEqualTo(1.6);
             assertThat(sale.admittedBetween(0, 15, 35) / 20).as("admitted a second once settled").isBetween(900.0, 1_100.0);
         }
     }
 
     @Test
-    @DisplayName("consumers that keep up but take 600 ms of their own for a message (read by the broker up to 500 ms late): "
-            + "nobody is turned away")
+    @DisplayName("consumers that keep up but take 600 ms of their own for a message (and the broker sees it late by up to "
+            + "the offsets' interval): nobody is turned away")
     void slowButSufficientConsumersAreNotPaced() {
-        for (double phase : new double[] {0, 0.15, 0.3, 0.45}) {
+        for (double phase : PHASES) {
             Sale sale = new Sale(1_000, 0.6, phase, t -> 900);
             sale.run(60);
-            assertThat(sale.turnedAway[0]).as("turned away (offsets written at %.2f s of each 500 ms)", phase).isZero();
+            assertThat(sale.turnedAway[0]).as("turned away (offsets written %.0f%% into their interval)", phase * 100).isZero();
             assertThat(sale.pacedFrom).isNaN();
         }
     }
@@ -170,8 +172,9 @@ class OrderPaceRuleTest {
      * them through its own rule's pace (a bucket of a tenth of a second, as {@link OrderPace}), the broker,
      * and consumers that settle up to {@code settles} messages a second, oldest first, each at least
      * {@code ownTime} seconds after it was admitted (send, pull, commit). The consumers write their offsets
-     * every 500 ms at {@code offsetPhase} into each half second; the broker is read every 500 ms on the half
-     * second, its age from the oldest message past the written offset.
+     * every {@link OrderBacklog#OFFSETS_WRITTEN_MS}, {@code offsetPhase} (a share of that interval) later than
+     * the broker is read, every {@link OrderBacklog#READ_EVERY_MS}; the age is the oldest message's past the
+     * written offset.
      */
     private static final class Sale {
         static final double STEP = 0.01;
@@ -218,17 +221,18 @@ class OrderPaceRuleTest {
 
         void run(double seconds) {
             long steps = Math.round(seconds / STEP);
-            long perHalf = Math.round(0.5 / STEP);
-            long writeAt = Math.round(offsetPhase / STEP) % perHalf;
+            long perRead = Math.round(OrderBacklog.READ_EVERY_MS / 1000.0 / STEP);
+            long perWrite = Math.round(OrderBacklog.OFFSETS_WRITTEN_MS / 1000.0 / STEP);
+            long writeAt = Math.round(offsetPhase * perWrite) % perWrite;
             for (long i = 1; i <= steps; i++) {
                 double now = i * STEP;
                 admit(now);
                 settle(now);
-                if (i % perHalf == writeAt) {
+                if (i % perWrite == writeAt) {
                     written = settled;
                 }
-                if (i % perHalf == 0) {
-                    read(i / perHalf, now);
+                if (i % perRead == 0) {
+                    read(i / perRead, now);
                 }
             }
         }

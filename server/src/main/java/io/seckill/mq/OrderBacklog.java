@@ -15,7 +15,7 @@ import io.seckill.config.SeckillProperties;
 /**
  * How far the order consumer group is behind, by age (DESIGN.md §11.3 point 7): the oldest order
  * message it has not consumed, on the order topic or on the group's retry topic (a message handed
- * back once waits there for its redelivery). Read from the broker at most twice a second and shared by
+ * back once waits there for its redelivery). Read from the broker at most every {@link #READ_EVERY_MS} and shared by
  * whoever asks on this instance - the deadline sweeper (§11.3 point 6) and the entry breaker (point 1)
  * - so the broker answers one reading, not one per asker. Publishes
  * {@code mq_order_backlog_age_seconds}.
@@ -24,12 +24,14 @@ import io.seckill.config.SeckillProperties;
 public class OrderBacklog {
 
     private static final Logger log = LoggerFactory.getLogger(OrderBacklog.class);
-    private static final long FRESH_NANOS = Duration.ofMillis(500).toNanos();
+    /** A reading is this fresh at most: an asker within it of the last one gets that one. */
+    public static final long READ_EVERY_MS = 250;
+    private static final long FRESH_NANOS = Duration.ofMillis(READ_EVERY_MS).toNanos();
     /**
      * The order consumer writes its group's acknowledged offsets to the broker this often: a reading's
      * {@code consumed} can be this far behind what the consumers have settled.
      */
-    public static final long OFFSETS_WRITTEN_MS = 500;
+    public static final long OFFSETS_WRITTEN_MS = 250;
 
     /**
      * One reading, taken at {@code atNanos} ({@link System#nanoTime()}): {@code sequence} counts
@@ -61,7 +63,7 @@ public class OrderBacklog {
                         + "or the group's retry topic").register(meters);
     }
 
-    /** The latest reading, taken now when the last one is half a second old or older. */
+    /** The latest reading, taken now when the last one is {@link #READ_EVERY_MS} old or older. */
     public synchronized Reading read() {
         long now = System.nanoTime();
         if (last != null && now - readAt < FRESH_NANOS) {

@@ -37,7 +37,8 @@ import io.seckill.redis.SkuSlot;
  * buyers queue for orders minutes away.
  * </ul>
  * It re-checks every half second and closes by itself once sends flow again and the backlog is down
- * to half its limit. Short of a pause, each backlog reading also sets the entry's {@link OrderPace}.
+ * to half its limit. Short of a pause, each backlog reading (every {@link OrderBacklog#READ_EVERY_MS})
+ * also sets the entry's {@link OrderPace} as it is taken.
  * It publishes {@code reservation_send_pending}, {@code reservation_send_oldest_age_seconds},
  * {@code admission_paused} and
  * {@code admission_trips_total} by cause.
@@ -160,10 +161,9 @@ public class AdmissionBreaker implements DisposableBean {
             // the backlog cannot be measured (Redis down): admission fails closed on its own Redis call anyway
             log.warn("admission.breaker_check_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
         }
-        // the broker's reading is shared and taken at most twice a second; an unknown one keeps the state
+        // the broker's reading is shared and taken on the reader's thread; an unknown one keeps the state
         startReader();
         OrderBacklog.Reading reading = latest.get();
-        pace.update(reading);
         boolean behind = reading != null && backlogLimit != null && backlogLimit.update(reading);
         Cause now = sending ? Cause.SEND : behind ? Cause.ORDER_BACKLOG : null;
         cause = now;
@@ -188,12 +188,15 @@ public class AdmissionBreaker implements DisposableBean {
         });
         reader.scheduleWithFixedDelay(() -> {
             try {
-                latest.set(backlog.read());
+                OrderBacklog.Reading r = backlog.read();
+                latest.set(r);
+                // the pace takes each reading as it comes, not at the next check half a second later
+                pace.update(r);
             } catch (RuntimeException e) {
                 // an unknown reading keeps the breaker as it is; the task must live on for the next one
                 log.warn("admission.backlog_read_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
             }
-        }, 0, 500, TimeUnit.MILLISECONDS);
+        }, 0, OrderBacklog.READ_EVERY_MS, TimeUnit.MILLISECONDS);
     }
 
     @Override
