@@ -15,16 +15,19 @@ import io.seckill.config.SeckillProperties;
 /**
  * How far the order consumer group is behind, by age (DESIGN.md §11.3 point 7): the oldest order
  * message it has not consumed, on the order topic or on the group's retry topic (a message handed
- * back once waits there for its redelivery). Read from the broker at most every {@link #READ_EVERY_MS} and shared by
- * whoever asks on this instance - the deadline sweeper (§11.3 point 6) and the entry breaker (point 1)
- * - so the broker answers one reading, not one per asker. Publishes
- * {@code mq_order_backlog_age_seconds}.
+ * back once waits there for its redelivery). Read from the broker at most every
+ * {@link #READ_EVERY_MS} and shared by whoever asks on this instance - the deadline sweeper (§11.3
+ * point 6) and the entry breaker (point 1) - so the broker answers one reading, not one per asker.
+ * Publishes {@code mq_order_backlog_age_seconds}.
  */
 @Component
 public class OrderBacklog {
 
     private static final Logger log = LoggerFactory.getLogger(OrderBacklog.class);
-    /** A reading is this fresh at most: an asker within it of the last one gets that one. */
+    /**
+     * Readings are taken at most this often: an asker within this of the last reading gets that one (the
+     * entry's reader thread asks this often, for its breaker and its pace).
+     */
     public static final long READ_EVERY_MS = 250;
     private static final long FRESH_NANOS = Duration.ofMillis(READ_EVERY_MS).toNanos();
     /**

@@ -18,9 +18,9 @@ import io.seckill.mq.OrderBacklog;
  * 0 = off): when the oldest order message waits longer than the target, or the backlog grows past
  * it, a buyer past this instance's pace ({@link OrderPaceRule}) is answered {@code 429 RATE_LIMITED}
  * before Redis is asked, so the ones admitted have their order about the target after their answer
- * instead of at the end of a growing queue. Only reservations taken count against the pace; a refusal (sold out, already reserved) costs
- * none. A pace of 0 (consumers that settle nothing while the backlog is over the target) admits
- * nobody. Publishes {@code admission_order_pace_per_second} (-1 while not pacing) and
+ * instead of at the end of a growing queue. Only reservations taken count against the pace; a refusal
+ * (sold out, already reserved) costs none. A pace of 0 (consumers that settle nothing while the
+ * backlog is over the target) admits nobody. Publishes {@code admission_order_pace_per_second} (-1 while not pacing) and
  * {@code reservation_rate_limited_total{scope="order_pace"}}.
  */
 @Component
