@@ -20,8 +20,8 @@ import io.seckill.mq.OrderBacklog;
  * before Redis is asked, so the ones admitted have their order about the target after their answer
  * instead of at the end of a growing queue. Only reservations taken count against the pace; a refusal
  * (sold out, already reserved) costs none. A pace of 0 (consumers that settle nothing while the
- * backlog is over the target) admits nobody. Publishes {@code admission_order_pace_per_second} (-1 while not pacing) and
- * {@code reservation_rate_limited_total{scope="order_pace"}}.
+ * backlog is over the target) admits nobody. Publishes {@code admission_order_pace_per_second} (-1
+ * while not pacing) and {@code reservation_rate_limited_total{scope="order_pace"}}.
  */
 @Component
 public class OrderPace {
