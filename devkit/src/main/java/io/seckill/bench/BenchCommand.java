@@ -627,6 +627,7 @@ public final class BenchCommand implements Callable<Integer> {
         long backlogTrips0 = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG);
         double away0 = meters.counter("reservation.rate_limited", "scope", "order_pace").count();
         CpuSplit cpu0 = cpuNow(engines);
+        StatementTimes.reset(engines.jdbcUrl());
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
         // the whole pipeline shares the cores with wrk: what each admitted reservation cost while wrk ran (the machine's
         // figure holds Redis, wrk and what the other three leave out)
@@ -652,6 +653,7 @@ public final class BenchCommand implements Callable<Integer> {
         System.out.printf("[pipeline%s] wrk: %,.0f admitted/s, statuses %s, latency p50 %.1f ms p99 %.1f ms; %s; %,d orders%n",
                 label, r.admittedPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis(), sendPath, orders);
         System.out.printf("[pipeline%s] %s%n", label, cpu);
+        StatementTimes.print(engines.jdbcUrl(), Math.max(1, r.statuses().getOrDefault(202, 0L)));
         String file = "order-latency" + label.replaceAll("[^a-z]+", "-");
         LatencyCharts chart = new LatencyCharts();
         chart.add("QUEUED -> ORDER_CREATED", h);

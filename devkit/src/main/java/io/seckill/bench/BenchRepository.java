@@ -52,7 +52,10 @@ final class BenchRepository {
         List<StatementTime> out = new ArrayList<>();
         try (Connection c = connect(); PreparedStatement s = c.prepareStatement("""
                 SELECT calls, total_exec_time, wal_records, left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
-                FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT ?""")) {
+                FROM pg_stat_statements
+                UNION ALL
+                SELECT sum(calls), sum(total_exec_time), sum(wal_records), 'all statements' FROM pg_stat_statements
+                ORDER BY 2 DESC LIMIT ?""")) {
             s.setInt(1, limit);
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {

@@ -17,7 +17,7 @@ final class StatementTimes {
         }
     }
 
-    /** The statements by total execution time, as microseconds per order. */
+    /** The statements by total execution time, all of them together first, as microseconds per order. */
     static void print(String jdbcUrl, long orders) throws Exception {
         if (!enabled()) {
             return;

@@ -34,7 +34,7 @@ public class CompensationTaskRepository {
             """;
 
     /** DESIGN.md §9.7 claim, for a batch: due tasks, or tasks whose lease expired, with a lease on the database clock. */
-    private static final String CLAIM_DUE = Sql.claimBatch("compensation_task", "t", "task_id",
+    static final String CLAIM_DUE = Sql.claimBatch("compensation_task", "t", "task_id",
             Sql.claimable("CLAIMED"), "next_retry_at, created_at",
             "status = 'CLAIMED', " + Sql.LEASE + ", attempt_count = t.attempt_count + 1, updated_at = clock_timestamp()", "")
             + "RETURNING t.task_id, t.reservation_id, t.attempt_count";

@@ -23,6 +23,7 @@ import org.apache.rocketmq.remoting.protocol.ResponseCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
@@ -53,9 +54,10 @@ class OutboxRelay extends PollingWorker {
     private final String owner = MqClients.instanceName("outbox-relay");
     private final BacklogGauges backlog;
     private final DistributionSummary attempts;
+    private final TransactionTemplate tx;
 
     OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, AnomalyRepository anomalies,
-            PipelineTrace trace, SeckillProperties props, MeterRegistry meters) {
+            PipelineTrace trace, TransactionTemplate tx, SeckillProperties props, MeterRegistry meters) {
         super("outbox-relay", "outbox.relay", props.outbox().idlePoll(), props, meters);
         this.cfg = props.outbox();
         this.manual = Counter.builder("outbox.manual")
@@ -69,6 +71,7 @@ class OutboxRelay extends PollingWorker {
         this.stalled = stalled;
         this.anomalies = anomalies;
         this.trace = trace;
+        this.tx = tx;
     }
 
     private long lastHousekeeping;
@@ -183,16 +186,23 @@ class OutboxRelay extends PollingWorker {
                 || t instanceof MQBrokerException b && b.getResponseCode() == ResponseCode.MESSAGE_ILLEGAL;
     }
 
+    /** The event MANUAL and its OUTBOX_MANUAL anomaly in one transaction: never the one without the other. */
     private void manual(OutboxRepository.Claimed c, String error) {
-        if (!outbox.markManual(c.eventId(), owner, error)) {
+        boolean owned = Boolean.TRUE.equals(tx.execute(s -> {
+            if (!outbox.markManual(c.eventId(), owner, error)) {
+                return false;
+            }
+            anomalies.record("OUTBOX_MANUAL", "OUTBOX_EVENT", c.eventId().toString(), null, null, Map.of("event_type",
+                    c.eventType(), "aggregate_id", c.aggregateId().toString(), "error", error));
+            return true;
+        }));
+        if (!owned) {
             log.warn("outbox.lease_lost owner={} outbox_event_id={}", owner, c.eventId());
             return;
         }
         manual.increment();
         log.error("outbox.manual outbox_event_id={} event_type={} aggregate_id={} attempt_count={}: the broker refuses the "
                 + "event as it is; kept MANUAL for a person: {}", c.eventId(), c.eventType(), c.aggregateId(), c.attempt(), error);
-        anomalies.record("OUTBOX_MANUAL", "OUTBOX_EVENT", c.eventId().toString(), null, null, Map.of("event_type",
-                c.eventType(), "aggregate_id", c.aggregateId().toString(), "error", error));
     }
 
     private void housekeeping() {

@@ -31,7 +31,7 @@ public class OutboxRepository {
             FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[]) AS t(e, a, p, tp)
             ON CONFLICT (event_id) DO NOTHING
             """;
-    private static final String CLAIM_DUE = Sql.claimBatch("event_outbox", "o", "event_id",
+    static final String CLAIM_DUE = Sql.claimBatch("event_outbox", "o", "event_id",
             Sql.claimable("SENDING"), "next_retry_at, created_at",
             "status = 'SENDING', " + Sql.LEASE + ", attempt_count = o.attempt_count + 1", "")
             + "RETURNING o.event_id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text, o.attempt_count, "
@@ -61,10 +61,16 @@ public class OutboxRepository {
             SET status = 'MANUAL', lease_owner = NULL, lease_until = NULL, last_error = ?
             WHERE event_id = ? AND status = 'SENDING' AND lease_owner = ?
             """;
-    private static final String PURGE = """
+    /**
+     * Sent events past the retention, a batch at a time: found through the purge index by {@code sent_at},
+     * then deleted by their keys. The cutoff is on {@code now()} (the statement's own start here): a
+     * cutoff on the volatile {@code clock_timestamp()} cannot bound an index scan, and the relay read
+     * every row of the table each second to find none past the retention.
+     */
+    static final String PURGE = """
             DELETE FROM event_outbox
-            WHERE event_id IN (SELECT event_id FROM event_outbox
-                               WHERE status = 'SENT' AND sent_at < clock_timestamp() - ?::interval LIMIT ?)
+            WHERE event_id = ANY (ARRAY(SELECT event_id FROM event_outbox
+                                        WHERE status = 'SENT' AND sent_at < now() - ?::interval LIMIT ?))
             """;
     private static final String BACKLOG = """
             SELECT count(*), extract(epoch FROM clock_timestamp() - min(created_at))

@@ -1,0 +1,68 @@
+package io.seckill.support;
+
+import java.util.List;
+import java.util.UUID;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JsonNode;
+
+import io.seckill.mq.Json;
+
+/**
+ * A queue's batch claim planned and run on a copy of the queue's table ({@code LIKE ... INCLUDING ALL}:
+ * the same columns, constraints and partial indexes), so that the application's own workers, which
+ * claim from the real table all the while, neither take the test's rows nor add their own.
+ */
+public final class ClaimPlans {
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate tx;
+
+    public ClaimPlans(JdbcTemplate jdbc, TransactionTemplate tx) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+    }
+
+    /** A fresh, empty copy of {@code table} named {@code plan_<table>}, left alone by autovacuum; its name. */
+    public String copy(String table) {
+        String copy = "plan_" + table;
+        jdbc.execute("DROP TABLE IF EXISTS " + copy);
+        jdbc.execute("CREATE TABLE " + copy + " (LIKE " + table + " INCLUDING ALL) WITH (autovacuum_enabled = off)");
+        return copy;
+    }
+
+    public void drop(String copy) {
+        jdbc.execute("DROP TABLE " + copy);
+    }
+
+    /**
+     * The most rows any one scan of {@code relation} looked at (returned or removed by its filter, over
+     * all its loops) when {@code sql} ran under {@code EXPLAIN ANALYZE}, rolled back.
+     */
+    public long mostRowsOneScanRead(String relation, String sql, Object... args) {
+        return tx.execute(s -> {
+            String plan = jdbc.queryForObject("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, String.class, args);
+            s.setRollbackOnly();
+            return mostRows(Json.MAPPER.readTree(plan).get(0).get("Plan"), relation);
+        });
+    }
+
+    /** The claim run for real; the ids it returns first in each row. */
+    public List<UUID> claim(String sql, Object... args) {
+        return jdbc.query(sql, (rs, i) -> rs.getObject(1, UUID.class), args);
+    }
+
+    private static long mostRows(JsonNode node, String relation) {
+        long most = 0;
+        if (relation.equals(node.path("Relation Name").asString("")) && node.path("Node Type").asString("").contains("Scan")) {
+            long seen = node.path("Actual Rows").asLong() + node.path("Rows Removed by Filter").asLong()
+                    + node.path("Rows Removed by Index Recheck").asLong();
+            most = seen * Math.max(1, node.path("Actual Loops").asLong());
+        }
+        for (JsonNode child : node.path("Plans")) {
+            most = Math.max(most, mostRows(child, relation));
+        }
+        return most;
+    }
+}
