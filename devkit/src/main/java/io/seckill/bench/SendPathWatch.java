@@ -12,7 +12,8 @@ import io.seckill.reservation.AdmissionBreaker;
 
 /**
  * Watches the send path while the bench drives admission: the entry breaker's pauses, the oldest
- * reservation not yet on the broker (sampled every 250 ms), how many rode in one broker send.
+ * reservation not yet on the broker (sampled every 250 ms), how many rode in one broker send - and
+ * the other way onto the broker, the outbox relay's: the oldest order event not yet sent.
  */
 final class SendPathWatch implements AutoCloseable {
 
@@ -20,6 +21,7 @@ final class SendPathWatch implements AutoCloseable {
     private final MeterRegistry meters;
     private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
     private final AtomicLong maxOldestMs = new AtomicLong();
+    private final AtomicLong maxOutboxMs = new AtomicLong();
     private long trips;
     private double sent;
     private double batches;
@@ -35,6 +37,10 @@ final class SendPathWatch implements AutoCloseable {
             if (g != null) {
                 maxOldestMs.accumulateAndGet((long) (g.value() * 1000), Math::max);
             }
+            var outbox = meters.find("outbox.oldest.age.seconds").gauge();
+            if (outbox != null) {
+                maxOutboxMs.accumulateAndGet((long) (outbox.value() * 1000), Math::max);
+            }
         }, 0, 250, TimeUnit.MILLISECONDS);
     }
 
@@ -48,8 +54,9 @@ final class SendPathWatch implements AutoCloseable {
         long t = breaker.trips(AdmissionBreaker.Cause.SEND);
         double s = batchSum();
         double b = batchCount();
-        String out = String.format("send path: breaker paused %d times, oldest unsent max %.1f s, %.1f messages per broker send",
-                t - trips, maxOldestMs.getAndSet(0) / 1000.0, b == batches ? 0 : (s - sent) / (b - batches));
+        String out = String.format("send path: breaker paused %d times, oldest unsent max %.1f s, %.1f messages per broker send; "
+                + "outbox: oldest unsent event max %.1f s", t - trips, maxOldestMs.getAndSet(0) / 1000.0,
+                b == batches ? 0 : (s - sent) / (b - batches), maxOutboxMs.getAndSet(0) / 1000.0);
         trips = t;
         sent = s;
         batches = b;

@@ -67,9 +67,10 @@ public class OrderRepository {
      * Expired orders enter CANCEL_PENDING a batch at a time, without waiting on locked rows; an order
      * an operator holds is left alone.
      */
-    private static final String MARK_EXPIRED = Sql.claimBatch("orders", "o", "order_id", """
-            status IN ('CREATED', 'PAYING') AND expires_at <= clock_timestamp()
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)""",
+    static final String MARK_EXPIRED = Sql.claimBatch("orders", "o", "order_id", """
+            status IN ('CREATED', 'PAYING') AND expires_at %s
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)"""
+            .formatted(Sql.DUE),
             "expires_at", """
             status = 'CANCEL_PENDING', cancel_reason = 'PAYMENT_TIMEOUT', cancel_next_at = clock_timestamp(),
                 version = o.version + 1, updated_at = clock_timestamp()""",
@@ -83,9 +84,10 @@ public class OrderRepository {
             RETURNING
             """ + ORDER_COLUMNS;
     private static final String CLAIM_CANCELS = Sql.claimBatch("orders", "o", "order_id", """
-            status = 'CANCEL_PENDING' AND cancel_next_at <= clock_timestamp()
+            status = 'CANCEL_PENDING' AND cancel_next_at %s
               AND (lease_until IS NULL OR lease_until < clock_timestamp())
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)""",
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)"""
+            .formatted(Sql.DUE),
             "cancel_next_at", Sql.LEASE + ", cancel_attempts = o.cancel_attempts + 1", "o.status = 'CANCEL_PENDING'")
             + "RETURNING " + ORDER_COLUMNS;
     private static final String CLAIM_CANCEL = """

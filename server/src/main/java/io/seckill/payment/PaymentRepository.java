@@ -52,8 +52,8 @@ public class PaymentRepository {
             WHERE payment_id = ? AND refund_status IS NULL
             """;
     private static final String CLAIM_REFUNDS = Sql.claimBatch("payment_record", "p", "payment_id", """
-            refund_status = 'REFUNDING' AND refund_next_at <= clock_timestamp()
-              AND (lease_until IS NULL OR lease_until < clock_timestamp())""",
+            refund_status = 'REFUNDING' AND refund_next_at %s
+              AND (lease_until IS NULL OR lease_until < clock_timestamp())""".formatted(Sql.DUE),
             "refund_next_at", Sql.LEASE + ", refund_attempts = p.refund_attempts + 1", "p.refund_status = 'REFUNDING'")
             + "RETURNING p.payment_id, p.order_id, p.amount, p.refund_id, p.refund_attempts";
     private static final String MARK_REFUNDED = """
