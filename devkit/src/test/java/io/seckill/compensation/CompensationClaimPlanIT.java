@@ -1,7 +1,5 @@
 package io.seckill.compensation;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.util.List;
 import java.util.UUID;
 
@@ -29,23 +27,14 @@ class CompensationClaimPlanIT extends IntegrationTest {
             + "rows in any scan; it takes the expired leases first, no live lease, then the oldest waiting tasks")
     void claimReadsItsBatch() {
         ClaimPlans plans = new ClaimPlans(jdbc, tx);
-        String table = plans.copy("compensation_task");
-        try {
+        plans.inCopyOf("compensation_task", table -> {
             fill(table, "VERIFIED", 40_000, null);
             List<UUID> expired = fill(table, "CLAIMED", 30, "-1 minute");
             List<UUID> live = fill(table, "CLAIMED", 30, "1 minute");
             List<UUID> waiting = fill(table, "PENDING", 10_000, null);
-            jdbc.execute("ANALYZE " + table);
-            String claim = CompensationTaskRepository.CLAIM_DUE.replace("compensation_task", table);
-
-            assertThat(plans.mostRowsOneScanRead(table, claim, BATCH, "plan-worker", "30 seconds"))
-                    .as("rows one scan of the task table read for a claim of %d", BATCH).isLessThanOrEqualTo(2L * BATCH);
-            List<UUID> claimed = plans.claim(claim, BATCH, "plan-worker", "30 seconds");
-            assertThat(claimed).hasSize(BATCH).containsAll(expired).doesNotContainAnyElementsOf(live)
-                    .containsAll(waiting.subList(0, BATCH - expired.size()));
-        } finally {
-            plans.drop(table);
-        }
+            plans.assertClaimsItsBatch(table, CompensationTaskRepository.CLAIM_DUE.replace("compensation_task", table), BATCH,
+                    expired, live, waiting);
+        });
     }
 
     /** {@code n} tasks in {@code status}, one after the other in time; with a lease ending {@code leaseFromNow}. */

@@ -29,8 +29,7 @@ class OrderExpiryPlanIT extends IntegrationTest {
             + "most 100 rows in any scan and moves exactly the 50 expired to CANCEL_PENDING")
     void sweepReadsWhatExpired() {
         ClaimPlans plans = new ClaimPlans(jdbc, tx);
-        String table = plans.copy("orders");
-        try {
+        plans.inCopyOf("orders", table -> {
             fill(table, "PAID", 20_000, "-1 hour", 0);
             List<UUID> expired = fill(table, "CREATED", 50, "-1 minute", 20_000);
             fill(table, "CREATED", 10_000, "15 minutes", 20_050);
@@ -40,9 +39,7 @@ class OrderExpiryPlanIT extends IntegrationTest {
             assertThat(plans.mostRowsOneScanRead(table, sweep, BATCH)).as("rows one scan of the orders read by the sweep")
                     .isLessThanOrEqualTo(BATCH);
             assertThat(plans.claim(sweep, BATCH)).containsExactlyInAnyOrderElementsOf(expired);
-        } finally {
-            plans.drop(table);
-        }
+        });
     }
 
     /** {@code n} orders in {@code status} of one SKU, expiring {@code expiresIn} from now, buyers after {@code users}. */

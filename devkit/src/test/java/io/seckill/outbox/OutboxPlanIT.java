@@ -51,14 +51,8 @@ class OutboxPlanIT extends IntegrationTest {
         List<UUID> expired = fill("SENDING", 50, "-1 minute", null, "0 seconds");
         List<UUID> live = fill("SENDING", 50, "1 minute", null, "0 seconds");
         List<UUID> waiting = fill("PENDING", 10_000, null, null, "0 seconds");
-        jdbc.execute("ANALYZE " + table);
-        String claim = OutboxRepository.CLAIM_DUE.replace("event_outbox", table);
-
-        assertThat(plans.mostRowsOneScanRead(table, claim, BATCH, "plan-relay", "30 seconds"))
-                .as("rows one scan of the outbox read for a claim of %d", BATCH).isLessThanOrEqualTo(2L * BATCH);
-        List<UUID> claimed = plans.claim(claim, BATCH, "plan-relay", "30 seconds");
-        assertThat(claimed).hasSize(BATCH).containsAll(expired).doesNotContainAnyElementsOf(live)
-                .containsAll(waiting.subList(0, BATCH - expired.size()));
+        plans.assertClaimsItsBatch(table, OutboxRepository.CLAIM_DUE.replace("event_outbox", table), BATCH, expired, live,
+                waiting);
     }
 
     @Test

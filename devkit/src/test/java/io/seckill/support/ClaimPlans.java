@@ -1,7 +1,10 @@
 package io.seckill.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -34,6 +37,30 @@ public final class ClaimPlans {
 
     public void drop(String copy) {
         jdbc.execute("DROP TABLE " + copy);
+    }
+
+    /** {@code test} given a fresh copy of {@code table} ({@link #copy}), dropped afterwards whatever happens. */
+    public void inCopyOf(String table, Consumer<String> test) {
+        String copy = copy(table);
+        try {
+            test.accept(copy);
+        } finally {
+            drop(copy);
+        }
+    }
+
+    /**
+     * A retried queue's claim of {@code batch} ({@code claim} binds the limit, an owner and the lease) on
+     * {@code copy}, analyzed first: no scan reads more than twice the batch, and run it takes the
+     * {@code expired} leases, none of the {@code live} ones, and the oldest {@code waiting} rows after them.
+     */
+    public void assertClaimsItsBatch(String copy, String claim, int batch, List<UUID> expired, List<UUID> live,
+            List<UUID> waiting) {
+        jdbc.execute("ANALYZE " + copy);
+        assertThat(mostRowsOneScanRead(copy, claim, batch, "plan-worker", "30 seconds"))
+                .as("rows one scan of %s read for a claim of %d", copy, batch).isLessThanOrEqualTo(2L * batch);
+        assertThat(claim(claim, batch, "plan-worker", "30 seconds")).hasSize(batch).containsAll(expired)
+                .doesNotContainAnyElementsOf(live).containsAll(waiting.subList(0, batch - expired.size()));
     }
 
     /**
