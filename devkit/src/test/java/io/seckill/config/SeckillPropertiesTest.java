@@ -31,8 +31,11 @@ class SeckillPropertiesTest {
         assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(50, 0, Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.order-consumer.threads");
         assertThatThrownBy(() -> new SeckillProperties.Outbox(0, Duration.ofSeconds(30), Duration.ofMillis(500),
-                Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50)))
+                Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50), 2))
                 .hasMessageStartingWith("seckill.outbox.batch-size");
+        assertThatThrownBy(() -> new SeckillProperties.Outbox(200, Duration.ofSeconds(30), Duration.ofMillis(500),
+                Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50), 0))
+                .hasMessageStartingWith("seckill.outbox.threads");
         assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", null, new SeckillProperties.Ids(
                 Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x", null, null, Duration.ofSeconds(30)), null, null, null, null, null, null, null, null))
                 .hasMessageStartingWith("seckill.roles");

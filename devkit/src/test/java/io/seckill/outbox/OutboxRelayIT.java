@@ -111,6 +111,35 @@ class OutboxRelayIT extends IntegrationTest {
         }
     }
 
+    @Test
+    @DisplayName("the relay's lanes claim side by side, each event sent once; the backlog gauges are read on the "
+            + "housekeeping thread and show the waiting events and the oldest one's age")
+    void lanesAndBacklogGauges() {
+        String batch = UUID.randomUUID().toString();
+        jdbc.update("""
+                INSERT INTO event_outbox (event_id, aggregate_type, aggregate_id, event_type, schema_version, message_key, payload)
+                SELECT gen_random_uuid(), 'TEST', gen_random_uuid(), 'TEST_EVENT', 1, 'k', jsonb_build_object('batch', ?::text)
+                FROM generate_series(1, 400)""", batch);
+        UUID waiting = UUID.randomUUID();
+        jdbc.update(INSERT, waiting, waiting, "RETRY", 1, null, "0 seconds", "0 seconds");
+        jdbc.update("UPDATE event_outbox SET next_retry_at = clock_timestamp() + interval '1 hour', "
+                + "created_at = clock_timestamp() - interval '10 minutes' WHERE event_id = ?", waiting);
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
+                    "SELECT count(*) FROM event_outbox WHERE payload->>'batch' = ? AND status = 'SENT'", batch) == 400);
+            assertThat(count("SELECT count(*) FROM event_outbox WHERE payload->>'batch' = ? AND attempt_count <> 1", batch))
+                    .as("no event claimed by two lanes").isZero();
+            assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                    .contains("outbox-relay-0", "outbox-relay-1", "outbox-relay-housekeeping");
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(meters.get("outbox.pending").gauge().value()).isGreaterThanOrEqualTo(1);
+                assertThat(meters.get("outbox.oldest.age.seconds").gauge().value()).isGreaterThanOrEqualTo(600);
+            });
+        } finally {
+            jdbc.update("DELETE FROM event_outbox WHERE payload->>'batch' = ? OR event_id = ?", batch, waiting);
+        }
+    }
+
     private String status(UUID id) {
         return jdbc.query("SELECT status FROM event_outbox WHERE event_id = ?", rs -> rs.next() ? rs.getString(1) : null, id);
     }

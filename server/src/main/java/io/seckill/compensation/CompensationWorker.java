@@ -27,7 +27,6 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.retry.Backoff;
-import io.seckill.worker.BacklogGauges;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -58,7 +57,6 @@ public class CompensationWorker extends PollingWorker {
     private final Redis redis;
     private final TransactionTemplate tx;
     private final String owner = MqClients.instanceName("compensation");
-    private final BacklogGauges backlog;
 
     CompensationWorker(CompensationTaskRepository tasks, ReservationRepository reservations, AnomalyRepository anomalies,
             StalledWork stalled, SaleRegistry registry, Redis redis, TransactionTemplate tx,
@@ -71,7 +69,7 @@ public class CompensationWorker extends PollingWorker {
         this.registry = registry;
         this.redis = redis;
         this.tx = tx;
-        this.backlog = new BacklogGauges(meters, "compensation.pending", "compensation.oldest.age.seconds");
+        showBacklog("compensation.pending", "compensation.oldest.age.seconds", tasks::backlog);
         // registered at start: an alert on its increase sees a zero series, not an absent one
         meters.counter("compensation.redis.missing");
         this.alreadyApplied = meters.counter("compensation.already.applied");
@@ -79,7 +77,6 @@ public class CompensationWorker extends PollingWorker {
 
     @Override
     protected int runPass() {
-        backlog.show(tasks.backlog());
         return runOnce(owner);
     }
 

@@ -173,9 +173,11 @@ public record SeckillProperties(
             @DefaultValue("500ms") Duration baseBackoff,
             @DefaultValue("30s") Duration maxBackoff,
             @DefaultValue("24h") Duration retention,
-            @DefaultValue("50ms") Duration idlePoll) implements Retrying {
+            @DefaultValue("50ms") Duration idlePoll,
+            @DefaultValue("2") int threads) implements Retrying {
         public Outbox {
             between(batchSize, 1, 5000, "seckill.outbox.batch-size");
+            between(threads, 1, 64, "seckill.outbox.threads");
             atLeast(lease, "1s", "seckill.outbox.lease");
             atLeast(idlePoll, "1ms", "seckill.outbox.idle-poll");
             backoffRange(baseBackoff, maxBackoff, "seckill.outbox");

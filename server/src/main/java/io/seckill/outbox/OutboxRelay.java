@@ -30,14 +30,16 @@ import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.trace.PipelineTrace;
-import io.seckill.worker.BacklogGauges;
 import io.seckill.worker.PollingWorker;
 
 /**
  * The outbox relay (DESIGN.md §9.5, §10.4): claim due rows with a lease (one short statement, SKIP
  * LOCKED), send them outside any transaction - all of a claim asynchronously at once - then mark
- * SENT or RETRY only where this relay still owns the lease. Sent rows are purged after the
- * retention period. The loop never dies: a failed pass is logged, counted and backed off.
+ * SENT or RETRY only where this relay still owns the lease. {@code seckill.outbox.threads} passes run
+ * side by side, each with a lease owner of its own (one claims while another waits for the broker's
+ * answers). Sent rows are purged after the retention period, and the backlog gauges read, once a
+ * second on the housekeeping thread. The loop never dies: a failed pass is logged, counted and backed
+ * off.
  */
 @Component
 class OutboxRelay extends PollingWorker {
@@ -51,8 +53,8 @@ class OutboxRelay extends PollingWorker {
     private final AnomalyRepository anomalies;
     private final Counter manual;
     private final SeckillProperties.Outbox cfg;
-    private final String owner = MqClients.instanceName("outbox-relay");
-    private final BacklogGauges backlog;
+    /** One lease owner per lane: a pass settles only what its own claim holds. */
+    private final String[] owners;
     private final DistributionSummary attempts;
     private final TransactionTemplate tx;
 
@@ -62,7 +64,11 @@ class OutboxRelay extends PollingWorker {
         this.cfg = props.outbox();
         this.manual = Counter.builder("outbox.manual")
                 .description("events the broker refuses as they are, kept MANUAL with an anomaly").register(meters);
-        this.backlog = new BacklogGauges(meters, "outbox.pending", "outbox.oldest.age.seconds");
+        String instance = MqClients.instanceName("outbox-relay");
+        this.owners = java.util.stream.IntStream.range(0, cfg.threads()).mapToObj(i -> instance + "/" + i)
+                .toArray(String[]::new);
+        showBacklog("outbox.pending", "outbox.oldest.age.seconds", outbox::backlog);
+        everySecond("purge", this::purge);
         this.attempts = DistributionSummary.builder("outbox.attempt.count")
                 .description("how many sends an event took before the broker confirmed it (1 = the first)")
                 .serviceLevelObjectives(1, 2, 3, 5, 10).register(meters);
@@ -74,19 +80,29 @@ class OutboxRelay extends PollingWorker {
         this.tx = tx;
     }
 
-    private long lastHousekeeping;
-
     @Override
-    protected int runPass() {
-        if (System.nanoTime() - lastHousekeeping > TimeUnit.SECONDS.toNanos(1)) {
-            housekeeping();
-            lastHousekeeping = System.nanoTime();
-        }
-        return relayOnce();
+    protected int threads() {
+        return owners.length;
     }
 
-    /** One claim-send-settle pass; returns how many rows were claimed. */
+    /**
+     * A pass that claimed less than half a batch is followed by a wait of {@code idle-poll}: each claim
+     * reads past the events other lanes hold and the settled ones vacuum has not removed yet at the head
+     * of the queue, so under a steady trickle a claim of one or two events costs nearly what a full one
+     * does. After the wait the claim carries what arrived in the meantime.
+     */
+    @Override
+    protected int runPass() {
+        int claimed = relayOnce();
+        if (claimed > 0 && claimed < cfg.batchSize() / 2) {
+            java.util.concurrent.locks.LockSupport.parkNanos(cfg.idlePoll().toNanos());
+        }
+        return claimed;
+    }
+
+    /** One claim-send-settle pass of the calling lane; returns how many rows were claimed. */
     int relayOnce() {
+        String owner = owners[lane()];
         List<OutboxRepository.Claimed> claimed = outbox.claimDue(cfg.batchSize(), owner, cfg.lease());
         if (claimed.isEmpty()) {
             return 0;
@@ -124,7 +140,7 @@ class OutboxRelay extends PollingWorker {
                 Throwable cause = f.isDone() ? f.handle((v, e) -> e).join() : null;
                 String error = cause != null ? cause.toString() : "send timed out";
                 if (refusedForGood(cause)) {
-                    manual(c, error);
+                    manual(c, owner, error);
                     continue;
                 }
                 meters.counter("outbox.send", "result", "retry").increment();
@@ -187,7 +203,7 @@ class OutboxRelay extends PollingWorker {
     }
 
     /** The event MANUAL and its OUTBOX_MANUAL anomaly in one transaction: never the one without the other. */
-    private void manual(OutboxRepository.Claimed c, String error) {
+    private void manual(OutboxRepository.Claimed c, String owner, String error) {
         boolean owned = Boolean.TRUE.equals(tx.execute(s -> {
             if (!outbox.markManual(c.eventId(), owner, error)) {
                 return false;
@@ -205,8 +221,7 @@ class OutboxRelay extends PollingWorker {
                 + "event as it is; kept MANUAL for a person: {}", c.eventId(), c.eventType(), c.aggregateId(), c.attempt(), error);
     }
 
-    private void housekeeping() {
-        backlog.show(outbox.backlog());
+    private void purge() {
         int purged = outbox.purgeSent(cfg.retention(), 1000);
         if (purged > 0) {
             log.debug("outbox.purged rows={}", purged);

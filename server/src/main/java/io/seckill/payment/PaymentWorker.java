@@ -13,7 +13,6 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRepository;
 import io.seckill.payment.channel.PaymentChannel;
-import io.seckill.worker.BacklogGauges;
 import io.seckill.worker.PollingWorker;
 
 /**
@@ -33,7 +32,6 @@ public class PaymentWorker extends PollingWorker {
     private final SeckillProperties.Payment cfg;
     private final StalledWork stalled;
     private final String owner = MqClients.instanceName("payment");
-    private final BacklogGauges backlog;
 
     PaymentWorker(OrderCanceller canceller, PaymentRepository payments, OrderRepository orders, PaymentChannel channel, StalledWork stalled,
             SeckillProperties props, MeterRegistry meters) {
@@ -44,12 +42,11 @@ public class PaymentWorker extends PollingWorker {
         this.orders = orders;
         this.channel = channel;
         this.cfg = props.payment();
-        this.backlog = new BacklogGauges(meters, "order.cancel.backlog", "order.cancel_pending.oldest.age.seconds");
+        showBacklog("order.cancel.backlog", "order.cancel_pending.oldest.age.seconds", orders::cancelBacklog);
     }
 
     @Override
     protected int runPass() {
-        backlog.show(orders.cancelBacklog());
         return runOnce(owner);
     }
 
