@@ -85,7 +85,17 @@ class OrderPaceRuleTest {
         // under the target's backlog, the room left is taken as well: backlog 500 -> 1,000 + 250
         assertThat(f.second(900, 1_000, 1_000, 500, 1_000)).as("within the target but turning buyers away")
                 .isCloseTo(1_250, within(0.01));
-        assertThat(f.second(900, 1_000, 0, 1_000, 1_000)).as("within the target, nobody turned away").isEqualTo(NONE);
+        for (int i = 1; i < OrderPaceRule.SLACK_READINGS; i++) {
+            assertThat(f.second(900, 1_000, 0, 1_000, 1_000)).as("within the target, nobody turned away, reading %d", i)
+                    .isLessThan(NONE);
+        }
+        assertThat(f.second(900, 1_000, 600, 1_000, 1_000)).as("turning buyers away again starts the count over")
+                .isLessThan(NONE);
+        for (int i = 1; i < OrderPaceRule.SLACK_READINGS; i++) {
+            f.second(900, 1_000, 0, 1_000, 1_000);
+        }
+        assertThat(f.second(900, 1_000, 0, 1_000, 1_000)).as("slack in %d readings in a row", OrderPaceRule.SLACK_READINGS)
+                .isEqualTo(NONE);
     }
 
     @Test
@@ -167,6 +177,26 @@ class OrderPaceRuleTest {
         }
     }
 
+    @Test
+    @DisplayName("consumers whose rate swings with their batches, offsets written unevenly, buyers asking a little more than "
+            + "the consumers settle: a generous reading does not end the pace (it started again at once, the entry at full "
+            + "speed in between), and it ends once the buyers ask less")
+    void aSwingingRateDoesNotLetThePaceGo() {
+        for (double phase : PHASES) {
+            for (double asked : new double[] {1_200, 1_500, 2_000}) {
+                Sale sale = new Sale(1_000, 0.3, phase, t -> t < 5 ? 0 : t < 35 ? asked : 500);
+                sale.offsetGaps = new double[] {0.3, 1.7, 1.0, 0.5, 1.5};
+                sale.speeds = new double[] {0.2, 1.8, 0.4, 1.9, 1.0, 0.1, 1.6, 0.3, 2.0, 0.7};
+                sale.run(45);
+                String what = String.format("%.0f/s asked, offsets written %.0f%% into their interval", asked, phase * 100);
+                assertThat(sale.releasedAt).as("the pace let go at, s (%s)", what).hasSize(1);
+                assertThat(sale.releasedAt.get(0)).as(what).isBetween(35.0, 38.0);
+                assertThat(sale.maxWait(15, 35)).as("longest wait once settled, s (%s)", what).isLessThanOrEqualTo(1.2);
+                assertThat(sale.admittedBetween(0, 15, 35) / 20).as("admitted a second (%s)", what).isBetween(900.0, 1_100.0);
+            }
+        }
+    }
+
     /**
      * A sale stepped 10 ms at a time: API instances, each asked {@code demand} buyers a second and admitting
      * them through its own rule's pace (a bucket of a tenth of a second, as {@link OrderPace}), the broker,
@@ -200,6 +230,10 @@ class OrderPaceRuleTest {
         double settled;
         double written;
         double pacedFrom = Double.NaN;
+        /** When a pace, once started, was let go, s. */
+        final List<Double> releasedAt = new ArrayList<>();
+        /** The gaps between offset writes, as shares of {@link OrderBacklog#OFFSETS_WRITTEN_MS}, taken in turn. */
+        double[] offsetGaps = {1};
 
         Sale(double settles, double ownTime, double offsetPhase, DoubleUnaryOperator... demand) {
             this.settles = settles;
@@ -223,13 +257,15 @@ class OrderPaceRuleTest {
             long steps = Math.round(seconds / STEP);
             long perRead = Math.round(OrderBacklog.READ_EVERY_MS / 1000.0 / STEP);
             long perWrite = Math.round(OrderBacklog.OFFSETS_WRITTEN_MS / 1000.0 / STEP);
-            long writeAt = Math.round(offsetPhase * perWrite) % perWrite;
+            long nextWrite = Math.round(offsetPhase * perWrite) % perWrite;
+            int gap = 0;
             for (long i = 1; i <= steps; i++) {
                 double now = i * STEP;
                 admit(now);
                 settle(now);
-                if (i % perWrite == writeAt) {
+                if (i >= nextWrite) {
                     written = settled;
+                    nextWrite = i + Math.max(1, Math.round(offsetGaps[gap++ % offsetGaps.length] * perWrite));
                 }
                 if (i % perRead == 0) {
                     read(i / perRead, now);
@@ -259,8 +295,11 @@ class OrderPaceRuleTest {
             }
         }
 
+        /** The consumers' speed by 100 ms, as shares of {@code settles}, taken in turn (batches, commits, other work). */
+        double[] speeds = {1};
+
         private void settle(double now) {
-            double room = settles * STEP;
+            double room = settles * speeds[(int) (now * 10) % speeds.length] * STEP;
             while (room > 1e-9 && !unsettled.isEmpty() && now - unsettled.peekFirst()[0] >= ownTime - 1e-9) {
                 double[] oldest = unsettled.peekFirst();
                 double take = Math.min(room, oldest[1]);
@@ -283,7 +322,11 @@ class OrderPaceRuleTest {
             OrderBacklog.Reading r = new OrderBacklog.Reading(sequence, Math.round(now * 1e9), Math.round(ageSeconds * 1000),
                     Math.round(produced), Math.round(written));
             for (int k = 0; k < rules.length; k++) {
+                boolean was = !Double.isInfinite(pace[k]);
                 pace[k] = rules[k].update(r, Math.round(admitted[k]), Math.round(turnedAway[k]));
+                if (was && Double.isInfinite(pace[k])) {
+                    releasedAt.add(now);
+                }
                 if (!Double.isInfinite(pace[k]) && Double.isNaN(pacedFrom)) {
                     pacedFrom = now;
                 }

@@ -87,8 +87,9 @@ public class OrderPace {
             perSecond = now;
         }
         if (Double.isInfinite(was) || Double.isInfinite(now)) {
-            log.warn("admission.{} pace_per_second={} order_backlog_age_ms={}", Double.isInfinite(now) ? "unpaced" : "paced",
-                    Double.isInfinite(now) ? -1 : Math.round(now), reading.ageMs());
+            log.warn("admission.{} pace_per_second={} order_backlog_age_ms={} order_backlog_messages={}",
+                    Double.isInfinite(now) ? "unpaced" : "paced", Double.isInfinite(now) ? -1 : Math.round(now),
+                    reading.ageMs(), Math.max(0, reading.produced() - reading.consumed()));
         }
     }
 

@@ -13,8 +13,11 @@ import io.seckill.mq.OrderBacklog;
  * than the target (one stale offset starts nothing), or two find the backlog heading past it: grown
  * since the reading before to more than the consumers settle in the target. At the start of a burst
  * the oldest message is only as old as the burst, so the backlog's size starts the pace before the age
- * would. There is none again once a reading finds the oldest message within the target, the backlog
- * not heading past it, and nobody turned away.
+ * would. There is none again once {@link #SLACK_READINGS} readings in a row find the oldest message
+ * within the target, the backlog not heading past it, and nobody turned away: the consumers' rate read
+ * over a quarter of a second swings with their batches and commits, and one generous reading would
+ * otherwise end the pace only for the next ones to start it again, the entry admitting at full speed in
+ * between.
  * <li>Otherwise the whole fleet may admit what the consumers settle a second (smoothed over two
  * readings that began with messages waiting: consumers with nothing to do show no rate), plus the
  * room left under the target's backlog or minus the excess over it, each spread over
@@ -31,6 +34,8 @@ final class OrderPaceRule {
 
     /** A backlog away from the target is brought back over this many seconds. */
     static final double CLOSE_SECONDS = 2.0;
+    /** Readings in a row with the pace slack (nobody turned away, the backlog within the target) that end it. */
+    static final int SLACK_READINGS = 4;
 
     private final long targetMs;
     private long seen;
@@ -41,6 +46,7 @@ final class OrderPaceRule {
     private double limit = Double.POSITIVE_INFINITY;
     private int overInARow;
     private int headingInARow;
+    private int slackInARow;
 
     OrderPaceRule(Duration target) {
         if (target.isNegative() || target.isZero()) {
@@ -87,7 +93,8 @@ final class OrderPaceRule {
         overInARow = over ? overInARow + 1 : 0;
         boolean heading = rate > 0 && backlog > backlogBefore && backlog > steady;
         headingInARow = heading ? headingInARow + 1 : 0;
-        if (Double.isInfinite(limit) ? overInARow < 2 && headingInARow < 2 : !over && !heading && away == 0) {
+        slackInARow = !over && !heading && away == 0 ? slackInARow + 1 : 0;
+        if (Double.isInfinite(limit) ? overInARow < 2 && headingInARow < 2 : slackInARow >= SLACK_READINGS) {
             limit = Double.POSITIVE_INFINITY;
             return limit;
         }
