@@ -1,12 +1,15 @@
 package io.seckill.outbox;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -65,7 +68,7 @@ class OutboxRelay extends PollingWorker {
         this.manual = Counter.builder("outbox.manual")
                 .description("events the broker refuses as they are, kept MANUAL with an anomaly").register(meters);
         String instance = MqClients.instanceName("outbox-relay");
-        this.owners = java.util.stream.IntStream.range(0, cfg.threads()).mapToObj(i -> instance + "/" + i)
+        this.owners = IntStream.range(0, cfg.threads()).mapToObj(i -> instance + "/" + i)
                 .toArray(String[]::new);
         showBacklog("outbox.pending", "outbox.oldest.age.seconds", outbox::backlog);
         everySecond("purge", this::purge);
@@ -95,7 +98,7 @@ class OutboxRelay extends PollingWorker {
     protected int runPass() {
         int claimed = relayOnce();
         if (claimed > 0 && claimed < cfg.batchSize() / 2) {
-            java.util.concurrent.locks.LockSupport.parkNanos(cfg.idlePoll().toNanos());
+            LockSupport.parkNanos(cfg.idlePoll().toNanos());
         }
         return claimed;
     }
@@ -108,7 +111,7 @@ class OutboxRelay extends PollingWorker {
             return 0;
         }
         List<CompletableFuture<Void>> sends = new ArrayList<>(claimed.size());
-        List<UUID> sent = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<UUID> sent = Collections.synchronizedList(new ArrayList<>());
         for (OutboxRepository.Claimed c : claimed) {
             log.debug("outbox.claimed outbox_event_id={} event_type={} attempt_count={}", c.eventId(), c.eventType(), c.attempt());
             CompletableFuture<Void> f = new CompletableFuture<>();
