@@ -20,9 +20,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -190,6 +192,14 @@ public abstract class IntegrationTest {
     }
 
     /** No failpoint a test armed outlives it. */
+    @Autowired
+    private ConfigurableApplicationContext context;
+
+    @BeforeEach
+    void closeContextBeforeEngines() {
+        SpringContexts.track(context);
+    }
+
     @AfterEach
     void disarmFailpoints() {
         Failpoints.disarmAll();

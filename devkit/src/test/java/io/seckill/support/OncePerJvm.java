@@ -21,9 +21,10 @@ final class OncePerJvm<T> {
         this.starter = starter;
     }
 
-    /** {@code value}, closed when the JVM exits. */
+    /** {@code value}, closed when the JVM exits, after the application contexts of the tests that use it. */
     static <C extends AutoCloseable> C closedOnExit(C value) {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            SpringContexts.closeAll();
             try {
                 value.close();
             } catch (Exception e) {
