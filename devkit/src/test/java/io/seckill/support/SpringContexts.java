@@ -19,7 +19,9 @@ public final class SpringContexts {
     private SpringContexts() {
     }
 
+    /** Remembers {@code context}, and forgets those closed since (Spring closes the ones its cache evicts). */
     static void track(ConfigurableApplicationContext context) {
+        CONTEXTS.removeIf(c -> !c.isActive());
         CONTEXTS.add(context);
     }
 
