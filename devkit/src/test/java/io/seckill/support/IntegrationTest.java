@@ -191,15 +191,16 @@ public abstract class IntegrationTest {
         return rid;
     }
 
-    /** No failpoint a test armed outlives it. */
     @Autowired
     private ConfigurableApplicationContext context;
 
+    /** The context closes before the engines when the JVM exits. */
     @BeforeEach
     void closeContextBeforeEngines() {
         SpringContexts.track(context);
     }
 
+    /** No failpoint a test armed outlives it. */
     @AfterEach
     void disarmFailpoints() {
         Failpoints.disarmAll();

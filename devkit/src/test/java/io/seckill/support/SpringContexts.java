@@ -12,7 +12,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * stopped broker, every RocketMQ client waits out its calls' timeouts, and the contexts of a whole
  * suite took longer than the test runner grants an exiting JVM.
  */
-public final class SpringContexts {
+final class SpringContexts {
 
     private static final Set<ConfigurableApplicationContext> CONTEXTS = ConcurrentHashMap.newKeySet();
 

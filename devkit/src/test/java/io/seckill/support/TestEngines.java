@@ -8,7 +8,7 @@ import io.seckill.engines.EmbeddedEngines;
  */
 public final class TestEngines {
 
-    private static final OncePerJvm<EmbeddedEngines> ONCE = new OncePerJvm<>("embedded engines", 
+    private static final OncePerJvm<EmbeddedEngines> ONCE = new OncePerJvm<>("embedded engines",
             () -> EmbeddedEngines.start(false, SpringContexts::closeAll));
 
     private TestEngines() {
