@@ -93,8 +93,11 @@ public final class EmbeddedEngines implements AutoCloseable {
                 postgres.getPort(), redisPort, broker.namesrvAddress());
         EmbeddedEngines engines = new EmbeddedEngines(home, postgres, redis, redisPort, broker);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            beforeStopOnExit.run();
-            engines.closeOnExit();
+            try {
+                beforeStopOnExit.run();
+            } finally {
+                engines.closeOnExit();
+            }
         }, "engines-shutdown"));
         return engines;
     }
