@@ -130,6 +130,11 @@ public final class AppProcess implements AutoCloseable {
         throw new IllegalStateException("child app did not answer within 120 s; see " + log);
     }
 
+    /** The running process's id. */
+    public long pid() {
+        return process.pid();
+    }
+
     public boolean alive() {
         return process != null && process.isAlive();
     }

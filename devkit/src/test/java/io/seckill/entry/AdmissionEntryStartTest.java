@@ -4,8 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Base64;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import com.sun.net.httpserver.HttpServer;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.DisplayName;
@@ -13,18 +27,29 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
+import io.seckill.api.TokenDecoders;
 import io.seckill.config.SeckillProperties;
+import io.seckill.trace.Traces;
 
-/** The entry's own start and stop, on real sockets: a port it cannot take fails start-up naming the property. */
+/**
+ * The entry's own start and stop, on real sockets: a port it cannot take fails start-up naming the property,
+ * and a stop answers the calls in hand before it closes their connections.
+ */
 class AdmissionEntryStartTest {
 
-    private static AdmissionEntry entry(String port, String roles) {
-        SeckillProperties props = new Binder(new MapConfigurationPropertySource(Map.of(
+    private static SeckillProperties properties(String port, String roles, Map<String, String> jwt) {
+        Map<String, String> p = new java.util.HashMap<>(Map.of(
                 "seckill.roles", roles,
                 "seckill.ids.keys.1", "entry-test-id-key-0123456789abcdef012345",
+                "seckill.admission.entry-port", port));
+        p.putAll(jwt);
+        return new Binder(new MapConfigurationPropertySource(p)).bindOrCreate("seckill", SeckillProperties.class);
+    }
+
+    private static AdmissionEntry entry(String port, String roles) {
+        SeckillProperties props = properties(port, roles, Map.of(
                 "seckill.jwt.user-secret", "entry-test-user-secret-0123456789abcdef0",
-                "seckill.jwt.admin-secret", "entry-test-admin-secret-0123456789abcdef",
-                "seckill.admission.entry-port", port))).bindOrCreate("seckill", SeckillProperties.class);
+                "seckill.jwt.admin-secret", "entry-test-admin-secret-0123456789abcdef"));
         return new AdmissionEntry(props, null, null, new SimpleMeterRegistry(), null, 65_536, "127.0.0.1");
     }
 
@@ -48,6 +73,67 @@ class AdmissionEntryStartTest {
         worker.start();
         assertThat(worker.isRunning()).isFalse();
         assertThat(worker.port()).isEqualTo(-1);
+    }
+
+    @Test
+    @DisplayName("a call in hand when the entry stops is answered through its connection, and the stop waits for it; "
+            + "the door is closed meanwhile")
+    void aCallInHandIsAnsweredWhenTheEntryStops() throws Exception {
+        CountDownLatch asked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        // an identity provider that holds its key set until released: the buyer's token check is the call in hand
+        HttpServer idp = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        idp.createContext("/jwks", x -> {
+            asked.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            byte[] none = "{\"keys\":[]}".getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, none.length);
+            x.getResponseBody().write(none);
+            x.close();
+        });
+        idp.start();
+        SeckillProperties props = properties("0", "api", Map.of("seckill.jwt.jwks-uri",
+                "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks"));
+        AdmissionEntry entry = new AdmissionEntry(props, null, new TokenDecoders(props.jwt(), Clock.systemUTC()),
+                new SimpleMeterRegistry(), Traces.none(), 65_536, "127.0.0.1");
+        HttpClient http = HttpClient.newHttpClient();
+        try {
+            entry.start();
+            int port = entry.port();
+            Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+            String token = b64.encodeToString("{\"alg\":\"RS256\",\"kid\":\"k1\"}".getBytes(StandardCharsets.UTF_8)) + "."
+                    + b64.encodeToString("{\"sub\":\"7\"}".getBytes(StandardCharsets.UTF_8)) + "."
+                    + b64.encodeToString(new byte[256]);
+            CompletableFuture<HttpResponse<String>> answer = http.sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/api/v1/activities/1/skus/1/reservations"))
+                    .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"request_id\":\"r-1\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(asked.await(10, TimeUnit.SECONDS)).as("the call reached the token check").isTrue();
+
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(entry::stop);
+            assertThat(stopping).as("the stop waits for the call in hand").isNotDone();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> entry.port() == -1);
+            try (java.net.Socket late = new java.net.Socket()) {
+                assertThatThrownBy(() -> late.connect(new InetSocketAddress("127.0.0.1", port), 2_000))
+                        .as("no new connection once the stop began").isInstanceOf(java.io.IOException.class);
+            }
+            assertThat(stopping).isNotDone();
+
+            release.countDown();
+            HttpResponse<String> r = answer.get(10, TimeUnit.SECONDS);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(401);
+            assertThat(r.body()).contains("UNAUTHORIZED");
+            stopping.get(10, TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
+            entry.stop();
+            idp.stop(0);
+        }
     }
 
     @Test

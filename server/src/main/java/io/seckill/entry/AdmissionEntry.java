@@ -57,6 +57,9 @@ public class AdmissionEntry extends RoleLifecycle {
     private final long maxBodyBytes;
     /** The API port's bind address ({@code server.address}), the entry's too; all interfaces when unset. */
     private final String address;
+    /** How long a stop lets the calls in hand finish. */
+    private static final Duration DRAIN = Duration.ofSeconds(5);
+
     private EventLoopGroup acceptor;
     private EventLoopGroup io;
     private ThreadPoolExecutor answering;
@@ -149,6 +152,12 @@ public class AdmissionEntry extends RoleLifecycle {
         log.info("admission.entry.started port={} threads={}", port(), config.entryThreads());
     }
 
+    /**
+     * Closes the door, then lets the calls already taken finish: no new connection is accepted, a call read
+     * from now on is answered 503 (the answering pool is shut), and the calls in hand are answered within
+     * {@link #DRAIN} through the still-open connections - their order messages handed to the sender, which
+     * stops after the entry ({@link #getPhase()}). Then the connections close.
+     */
     @Override
     protected void stopRole() {
         Channel c = server;
@@ -156,15 +165,29 @@ public class AdmissionEntry extends RoleLifecycle {
         if (c != null) {
             c.close().awaitUninterruptibly();
         }
+        if (answering != null) {
+            answering.shutdown();
+            try {
+                if (!answering.awaitTermination(DRAIN.toMillis(), TimeUnit.MILLISECONDS)) {
+                    log.warn("admission.entry.stop_unfinished calls_in_hand={} waited_ms={}", answering.getActiveCount(),
+                            DRAIN.toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            answering = null;
+        }
         if (io != null) {
             io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
             acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
             io = null;
             acceptor = null;
         }
-        if (answering != null) {
-            answering.shutdown();
-            answering = null;
-        }
+    }
+
+    /** Stops before the other roles (and starts after them): the sender its calls hand messages to is still running. */
+    @Override
+    public int getPhase() {
+        return PHASE + 1;
     }
 }

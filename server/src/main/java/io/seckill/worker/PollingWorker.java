@@ -32,6 +32,8 @@ public abstract class PollingWorker extends RoleLifecycle {
 
     /** After a failed pass: 200 ms doubling to 5 s. */
     private static final Backoff FAILED_PASS = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(5));
+    /** How long a stop waits for the worker's threads, all of them together. */
+    static final Duration STOP_WAIT = Duration.ofSeconds(5);
     private static final ThreadLocal<Integer> LANE = ThreadLocal.withInitial(() -> 0);
 
     private final String metric;
@@ -140,16 +142,25 @@ public abstract class PollingWorker extends RoleLifecycle {
         }
     }
 
+    /**
+     * Interrupts the worker's threads and waits for them together, {@link #STOP_WAIT} at most: a thread still
+     * in a call that does not answer to interrupts (a client waiting out its own timeout) is left to finish
+     * it as a daemon, and said so.
+     */
     @Override
     protected void stopRole() {
         threads.forEach(Thread::interrupt);
-        for (Thread t : threads) {
-            try {
-                t.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+        try {
+            for (Thread t : threads) {
+                t.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                if (t.isAlive()) {
+                    log.warn("{}.stop_unfinished thread={} waited_ms={} (still in a call; left to end as a daemon)", metric,
+                            t.getName(), STOP_WAIT.toMillis());
+                }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         threads.clear();
     }

@@ -1,5 +1,7 @@
 package io.seckill.worker;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 import io.seckill.config.SeckillProperties;
@@ -7,8 +9,15 @@ import io.seckill.config.SeckillProperties;
 /**
  * A part of the engine that runs only when its role is switched on ({@code seckill.roles}), started
  * after and stopped before the rest of the application: the polling workers and the broker consumers.
+ *
+ * <p>When the application closes, the parts of one phase stop side by side, each on a thread of its own
+ * ({@link #stop(Runnable)}): a part waiting on a broker that no longer answers (a consumer unregistering
+ * from it, a worker's call running out its timeout) holds the shutdown for its own wait, not for the sum
+ * of every part's. Spring waits for all of a phase up to {@code spring.lifecycle.timeout-per-shutdown-phase}.
  */
 public abstract class RoleLifecycle implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(RoleLifecycle.class);
 
     /** When the roles start (late: after the engines' clients and the broker's topics) and stop (early). */
     public static final int PHASE = Integer.MAX_VALUE - 100;
@@ -51,6 +60,24 @@ public abstract class RoleLifecycle implements SmartLifecycle {
     public final void stop() {
         running = false;
         stopRole();
+    }
+
+    /** Stops on a thread of its own and calls {@code done} when stopped, whether or not the stop failed. */
+    @Override
+    public final void stop(Runnable done) {
+        running = false;
+        String part = getClass().getSimpleName();
+        Thread.ofPlatform().name(part + "-stop").daemon().start(() -> {
+            long started = System.nanoTime();
+            try {
+                stopRole();
+                log.info("role.stopped role={} part={} took_ms={}", role, part, (System.nanoTime() - started) / 1_000_000);
+            } catch (RuntimeException e) {
+                log.error("role.stop_failed role={} part={} error_class={}", role, part, e.getClass().getName(), e);
+            } finally {
+                done.run();
+            }
+        });
     }
 
     @Override
