@@ -47,6 +47,8 @@ import io.seckill.worker.RoleLifecycle;
 public class AdmissionEntry extends RoleLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(AdmissionEntry.class);
+    /** How long a stop lets the calls in hand finish. */
+    private static final Duration DRAIN = Duration.ofSeconds(5);
     private static final int IDLE_SECONDS = 60;
 
     private final SeckillProperties.Admission config;
@@ -57,9 +59,6 @@ public class AdmissionEntry extends RoleLifecycle {
     private final long maxBodyBytes;
     /** The API port's bind address ({@code server.address}), the entry's too; all interfaces when unset. */
     private final String address;
-    /** How long a stop lets the calls in hand finish. */
-    private static final Duration DRAIN = Duration.ofSeconds(5);
-
     private EventLoopGroup acceptor;
     private EventLoopGroup io;
     private ThreadPoolExecutor answering;
