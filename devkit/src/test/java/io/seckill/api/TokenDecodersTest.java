@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +34,7 @@ import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtException;
 
 import io.seckill.config.SeckillProperties;
+import io.seckill.support.JsonReplies;
 
 /**
  * The token rules, on an injected clock: a buyer's subject is a positive user id; exp is required;
@@ -166,13 +166,8 @@ class TokenDecodersTest {
     void identityProvider() throws Exception {
         RSAKey key = new RSAKeyGenerator(2048).keyID("k1").generate();
         HttpServer idp = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        byte[] jwks = new JWKSet(key.toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
-        idp.createContext("/jwks", x -> {
-            x.getResponseHeaders().add("Content-Type", "application/json");
-            x.sendResponseHeaders(200, jwks.length);
-            x.getResponseBody().write(jwks);
-            x.close();
-        });
+        String jwks = new JWKSet(key.toPublicJWK()).toString();
+        idp.createContext("/jwks", x -> JsonReplies.reply(x, 200, jwks));
         idp.start();
         try {
             String uri = "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks";

@@ -3,7 +3,6 @@ package io.seckill.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,6 +16,8 @@ import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.seckill.support.JsonReplies;
 
 /**
  * The bench's load generator (wrk with the bench's script) against a server that only counts who
@@ -38,10 +39,7 @@ class WrkScriptIT {
             seen.computeIfAbsent(auth == null ? "none" : auth.substring("Bearer ".length()), k -> new AtomicLong())
                     .incrementAndGet();
             exchange.getRequestBody().readAllBytes();
-            byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(202, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
+            JsonReplies.reply(exchange, 202, "{}");
         });
         server.start();
         return server;

@@ -5,15 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 import io.seckill.retry.Backoff;
+import io.seckill.support.BoundProperties;
 
 class SeckillPropertiesTest {
 
@@ -102,10 +100,7 @@ class SeckillPropertiesTest {
     }
 
     private static SeckillProperties bind(Map<String, String> given) {
-        Map<String, String> props = new HashMap<>(Map.of("seckill.ids.keys.1", "k".repeat(32),
-                "seckill.jwt.user-secret", "u".repeat(32), "seckill.jwt.admin-secret", "a".repeat(32)));
-        props.putAll(given);
-        return new Binder(new MapConfigurationPropertySource(props)).bind("seckill", SeckillProperties.class).get();
+        return BoundProperties.bind(given);
     }
 
     /** The innermost message of a refused binding: what the operator reads at start-up. */

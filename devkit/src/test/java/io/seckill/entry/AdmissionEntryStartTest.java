@@ -24,11 +24,11 @@ import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 import io.seckill.api.TokenDecoders;
 import io.seckill.config.SeckillProperties;
+import io.seckill.support.BoundProperties;
+import io.seckill.support.JsonReplies;
 import io.seckill.trace.Traces;
 
 /**
@@ -37,19 +37,8 @@ import io.seckill.trace.Traces;
  */
 class AdmissionEntryStartTest {
 
-    private static SeckillProperties properties(String port, String roles, Map<String, String> jwt) {
-        Map<String, String> p = new java.util.HashMap<>(Map.of(
-                "seckill.roles", roles,
-                "seckill.ids.keys.1", "entry-test-id-key-0123456789abcdef012345",
-                "seckill.admission.entry-port", port));
-        p.putAll(jwt);
-        return new Binder(new MapConfigurationPropertySource(p)).bindOrCreate("seckill", SeckillProperties.class);
-    }
-
     private static AdmissionEntry entry(String port, String roles) {
-        SeckillProperties props = properties(port, roles, Map.of(
-                "seckill.jwt.user-secret", "entry-test-user-secret-0123456789abcdef0",
-                "seckill.jwt.admin-secret", "entry-test-admin-secret-0123456789abcdef"));
+        SeckillProperties props = BoundProperties.bind(Map.of("seckill.roles", roles, "seckill.admission.entry-port", port));
         return new AdmissionEntry(props, null, null, new SimpleMeterRegistry(), null, 65_536, "127.0.0.1");
     }
 
@@ -90,14 +79,11 @@ class AdmissionEntryStartTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            byte[] none = "{\"keys\":[]}".getBytes(StandardCharsets.UTF_8);
-            x.sendResponseHeaders(200, none.length);
-            x.getResponseBody().write(none);
-            x.close();
+            JsonReplies.reply(x, 200, "{\"keys\":[]}");
         });
         idp.start();
-        SeckillProperties props = properties("0", "api", Map.of("seckill.jwt.jwks-uri",
-                "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks"));
+        SeckillProperties props = BoundProperties.bind(Map.of("seckill.roles", "api", "seckill.admission.entry-port", "0",
+                "seckill.jwt.jwks-uri", "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks"));
         AdmissionEntry entry = new AdmissionEntry(props, null, new TokenDecoders(props.jwt(), Clock.systemUTC()),
                 new SimpleMeterRegistry(), Traces.none(), 65_536, "127.0.0.1");
         HttpClient http = HttpClient.newHttpClient();
