@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -40,12 +41,12 @@ class StopWithBrokerAwayIT {
             p.put("logging.level.io.seckill", "INFO");
             try (AppProcess app = new AppProcess(p, Path.of("target", "stop-broker-away"))) {
                 app.start();
-                // every client has found the broker and holds a connection to it
-                Thread.sleep(5_000);
+                long logged = Files.size(app.log().toPath());
                 signal("STOP", broker.pid());
                 try {
-                    // the clients' next calls (heartbeats, pulls, the backlog readings) go out and hang
-                    Thread.sleep(2_000);
+                    // the clients' calls go out and hang: the admission breaker's backlog reading runs out its timeout
+                    Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                            .until(() -> logSince(app, logged).contains("mq.order_backlog_unknown"));
                     long asked = System.nanoTime();
                     signal("TERM", app.pid());
                     int exit = app.awaitExit(Duration.ofSeconds(60));
@@ -63,6 +64,11 @@ class StopWithBrokerAwayIT {
                 }
             }
         }
+    }
+
+    private static String logSince(AppProcess app, long offset) throws IOException {
+        byte[] all = Files.readAllBytes(app.log().toPath());
+        return new String(all, (int) Math.min(offset, all.length), (int) Math.max(0, all.length - offset), StandardCharsets.UTF_8);
     }
 
     private static void signal(String name, long pid) throws IOException, InterruptedException {

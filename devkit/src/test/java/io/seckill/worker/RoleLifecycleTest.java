@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -101,11 +102,9 @@ class RoleLifecycleTest {
         protected int runPass() {
             inPass.countDown();
             while (!released.get()) {
-                try {
-                    Thread.sleep(5);
-                } catch (InterruptedException e) {
-                    // a client call that waits out its own timeout whatever the interrupt says
-                }
+                // a client call that waits out its own timeout whatever the interrupt says
+                Thread.interrupted();
+                LockSupport.parkNanos(5_000_000);
             }
             return 0;
         }

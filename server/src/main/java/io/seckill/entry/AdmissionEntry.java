@@ -10,11 +10,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
@@ -23,6 +28,7 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -65,6 +71,8 @@ public class AdmissionEntry extends RoleLifecycle {
     private volatile Channel server;
     /** Open connections of the entry ({@code admission_entry_connections}). */
     private final AtomicInteger connections = new AtomicInteger();
+    /** The open connections themselves, closed one by one when the entry stops (a closed one leaves by itself). */
+    private final ChannelGroup open = new DefaultChannelGroup("admission-entry", GlobalEventExecutor.INSTANCE);
     private final LogThrottle overLimit = new LogThrottle(Duration.ofSeconds(10));
 
     AdmissionEntry(SeckillProperties props, ReserveCall reserve, TokenDecoders decoders, MeterRegistry meters,
@@ -126,6 +134,7 @@ public class AdmissionEntry extends RoleLifecycle {
                             return;
                         }
                         ch.closeFuture().addListener(f -> connections.decrementAndGet());
+                        open.add(ch);
                         RequestDeadline deadline = new RequestDeadline(limits.requestTimeout(), metrics);
                         // a connection with nothing to read or write for a minute is closed (a client that went away,
                         // or one holding connections open)
@@ -155,7 +164,8 @@ public class AdmissionEntry extends RoleLifecycle {
      * Closes the door, then lets the calls already taken finish: no new connection is accepted, a call read
      * from now on is answered 503 (the answering pool is shut), and the calls in hand are answered within
      * {@link #DRAIN} through the still-open connections - their order messages handed to the sender, which
-     * stops after the entry ({@link #getPhase()}). Then the connections close.
+     * stops after the entry ({@link #getPhase()}). Then each connection closes once what was written to it
+     * has gone out, and the event loops end.
      */
     @Override
     protected void stopRole() {
@@ -175,6 +185,20 @@ public class AdmissionEntry extends RoleLifecycle {
                 Thread.currentThread().interrupt();
             }
             answering = null;
+        }
+        // an answer is a write queued on its connection's event loop after the answering thread has finished:
+        // an empty write queued behind it at the head of the pipeline completes once the answer is out, and the
+        // connection closes then (the loops' own shutdown closes their connections first and their queues after)
+        for (Channel ch : open) {
+            ChannelHandlerContext head = ch.pipeline().firstContext();
+            if (head == null) {
+                ch.close();
+            } else {
+                head.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+        if (!open.newCloseFuture().awaitUninterruptibly(2, TimeUnit.SECONDS)) {
+            log.warn("admission.entry.stop_unfinished connections_open={} (answers not written within 2 s)", open.size());
         }
         if (io != null) {
             io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
