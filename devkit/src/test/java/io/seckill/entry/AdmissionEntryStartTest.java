@@ -3,9 +3,11 @@ package io.seckill.entry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import com.sun.net.httpserver.HttpServer;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
@@ -104,10 +107,10 @@ class AdmissionEntryStartTest {
 
             CompletableFuture<Void> stopping = CompletableFuture.runAsync(entry::stop);
             assertThat(stopping).as("the stop waits for the call in hand").isNotDone();
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> entry.port() == -1);
-            try (java.net.Socket late = new java.net.Socket()) {
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> entry.port() == -1);
+            try (Socket late = new Socket()) {
                 assertThatThrownBy(() -> late.connect(new InetSocketAddress("127.0.0.1", port), 2_000))
-                        .as("no new connection once the stop began").isInstanceOf(java.io.IOException.class);
+                        .as("no new connection once the stop began").isInstanceOf(IOException.class);
             }
             assertThat(stopping).isNotDone();
 
@@ -119,6 +122,7 @@ class AdmissionEntryStartTest {
         } finally {
             release.countDown();
             entry.stop();
+            http.close();
             idp.stop(0);
         }
     }

@@ -69,7 +69,10 @@ public class AdmissionEntry extends RoleLifecycle {
     private EventLoopGroup io;
     private ThreadPoolExecutor answering;
     private volatile Channel server;
-    /** Open connections of the entry ({@code admission_entry_connections}). */
+    /**
+     * Open connections of the entry ({@code admission_entry_connections}): counted apart from {@link #open}
+     * because the limit takes a place atomically before a connection is let in.
+     */
     private final AtomicInteger connections = new AtomicInteger();
     /** The open connections themselves, closed one by one when the entry stops (a closed one leaves by itself). */
     private final ChannelGroup open = new DefaultChannelGroup("admission-entry", GlobalEventExecutor.INSTANCE);
