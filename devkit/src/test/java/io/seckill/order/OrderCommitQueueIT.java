@@ -1,9 +1,11 @@
 package io.seckill.order;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -91,16 +93,58 @@ class OrderCommitQueueIT extends IntegrationTest {
         assertThat(queue.process(List.of(o))).containsKey(o);
     }
 
+    @Test
+    @DisplayName("a stop waits for its committers together: two held in transactions PostgreSQL keeps waiting hold it "
+            + "for one stop wait, not one each; their lists are settled once PostgreSQL goes on")
+    void stopWaitsForTheCommittersTogether() throws Exception {
+        long activityId = openSale(5);
+        List<InboundOrder> first = List.of(Messages.inbound(Messages.forReservation(redis, activityId, 1,
+                reservationId(7_600, activityId))));
+        List<InboundOrder> second = List.of(Messages.inbound(Messages.forReservation(redis, activityId, 1,
+                reservationId(7_601, activityId))));
+        Duration stopWait = Duration.ofSeconds(1);
+        OrderCommitQueue queue = new OrderCommitQueue(batches, 1, 2, new SimpleMeterRegistry(), stopWait);
+        queue.start();
+        List<CompletableFuture<Map<InboundOrder, MessageOutcome>>> results = new ArrayList<>();
+        try (Connection stall = dataSource.getConnection(); Statement s = stall.createStatement()) {
+            stall.setAutoCommit(false);
+            s.execute("LOCK TABLE consumer_inbox IN ACCESS EXCLUSIVE MODE");
+            List<Thread> callers = new ArrayList<>();
+            results.add(submit(queue, first, callers));
+            results.add(submit(queue, second, callers));
+            // a caller waits on its result once its list is queued: from then on a committer settles it
+            await().atMost(Duration.ofSeconds(10)).until(() -> callers.size() == 2
+                    && callers.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
+            long started = System.nanoTime();
+            queue.stop();
+            long tookMs = (System.nanoTime() - started) / 1_000_000;
+            assertThat(tookMs).as("one wait of %d ms for both committers, not one each", stopWait.toMillis())
+                    .isBetween(stopWait.toMillis() - 50, 2 * stopWait.toMillis() - 200);
+            assertThat(results).as("both lists are still in their transactions").noneMatch(CompletableFuture::isDone);
+            stall.commit();
+        }
+        for (CompletableFuture<Map<InboundOrder, MessageOutcome>> r : results) {
+            assertThat(r.get(30, TimeUnit.SECONDS).values())
+                    .allMatch(o -> o == MessageOutcome.CREATED || o == MessageOutcome.DUPLICATE).hasSize(1);
+        }
+    }
+
     /** Each list from a thread of its own, as the consumer's listener threads call it. */
     private static CompletableFuture<Map<InboundOrder, MessageOutcome>> submit(OrderCommitQueue queue, List<InboundOrder> list) {
+        return submit(queue, list, new ArrayList<>());
+    }
+
+    /** The same, the calling thread added to {@code callers}. */
+    private static CompletableFuture<Map<InboundOrder, MessageOutcome>> submit(OrderCommitQueue queue, List<InboundOrder> list,
+            List<Thread> callers) {
         CompletableFuture<Map<InboundOrder, MessageOutcome>> f = new CompletableFuture<>();
-        Thread.ofPlatform().start(() -> {
+        callers.add(Thread.ofPlatform().start(() -> {
             try {
                 f.complete(queue.process(list));
             } catch (InterruptedException | RuntimeException e) {
                 f.completeExceptionally(e);
             }
-        });
+        }));
         return f;
     }
 }

@@ -3,7 +3,9 @@ package io.seckill.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,9 +13,14 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.web.server.GracefulShutdownCallback;
+import org.springframework.boot.web.server.GracefulShutdownResult;
+import org.springframework.boot.web.server.WebServer;
+import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
 import org.springframework.context.support.GenericApplicationContext;
 
 import io.seckill.config.SeckillProperties;
+import io.seckill.entry.AdmissionEntry;
 import io.seckill.support.BoundProperties;
 
 /** How the roles stop when the application closes: side by side, each on its own, and never holding the close. */
@@ -77,6 +84,62 @@ class RoleLifecycleTest {
         assertThat(other.met).isTrue();
         assertThat(tookMs).as("the close went on once both had stopped, not after the phase's 10 s timeout")
                 .isLessThan(5_000);
+    }
+
+    /** A role that says whether it was still running when the API port drained, and when it stopped. */
+    static final class Recording extends RoleLifecycle {
+        final List<String> events;
+
+        Recording(List<String> events) {
+            super("outbox-relay", PROPS);
+            this.events = events;
+        }
+
+        @Override
+        protected void startRole() {
+        }
+
+        @Override
+        protected void stopRole() {
+            events.add("role stopped");
+        }
+    }
+
+    @Test
+    void theApiPortFinishesItsCallsWhileTheRolesStillRun() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        Recording role = new Recording(events);
+        WebServer apiPort = new WebServer() {
+            @Override
+            public void start() {
+            }
+
+            @Override
+            public void stop() {
+            }
+
+            @Override
+            public int getPort() {
+                return 0;
+            }
+
+            @Override
+            public void shutDownGracefully(GracefulShutdownCallback callback) {
+                events.add("api port drained, role running: " + role.isRunning());
+                callback.shutdownComplete(GracefulShutdownResult.IDLE);
+            }
+        };
+        GenericApplicationContext ctx = new GenericApplicationContext();
+        ctx.registerBean(WebServerGracefulShutdownLifecycle.class, () -> new WebServerGracefulShutdownLifecycle(apiPort));
+        ctx.registerBean(RoleLifecycle.class, () -> role);
+        ctx.refresh();
+        assertThat(role.isRunning()).isTrue();
+        ctx.close();
+        assertThat(events).as("Spring Boot's graceful shutdown of the web server comes first: a reservation taken "
+                + "on the API port during the stop reaches a running sender")
+                .containsExactly("api port drained, role running: true", "role stopped");
+        assertThat(AdmissionEntry.ENTRY_PHASE).as("the admission entry drains beside the API port")
+                .isEqualTo(new WebServerGracefulShutdownLifecycle(apiPort).getPhase());
     }
 
     /** A worker of three threads whose passes do not answer to interrupts until released. */

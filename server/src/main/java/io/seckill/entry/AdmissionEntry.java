@@ -32,6 +32,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.stereotype.Component;
 
 import io.seckill.api.TokenDecoders;
@@ -53,6 +54,11 @@ import io.seckill.worker.RoleLifecycle;
 public class AdmissionEntry extends RoleLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(AdmissionEntry.class);
+    /**
+     * The entry's start and stop phase: the web server's graceful shutdown's, so that the two doors close
+     * and drain side by side, before the other roles ({@link RoleLifecycle#PHASE}) stop.
+     */
+    public static final int ENTRY_PHASE = WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE;
     /** How long a stop lets the calls in hand finish. */
     private static final Duration DRAIN = Duration.ofSeconds(5);
     private static final int IDLE_SECONDS = 60;
@@ -211,9 +217,12 @@ public class AdmissionEntry extends RoleLifecycle {
         }
     }
 
-    /** Stops before the other roles (and starts after them): the sender its calls hand messages to is still running. */
+    /**
+     * Stops first, beside the API port's graceful shutdown and before the other roles (and starts after
+     * them): the sender its calls hand messages to is still running.
+     */
     @Override
     public int getPhase() {
-        return PHASE + 1;
+        return ENTRY_PHASE;
     }
 }

@@ -1,5 +1,6 @@
 package io.seckill.order;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -48,6 +49,9 @@ final class OrderCommitQueue {
     private volatile boolean running;
     /** A held group that fails this often while the database answers its probe is handed back to the broker. */
     static final int MAX_FAILURES_WHILE_ANSWERING = 5;
+    /** How long a stop waits for the committers, all of them together. */
+    static final Duration STOP_WAIT = Duration.ofSeconds(30);
+    private final Duration stopWait;
     /** A held group is tried again after 0.2 s, the pause doubling to 5 s. */
     private static final long PAUSE_MIN_MS = 200;
     private static final long PAUSE_MAX_MS = 5_000;
@@ -57,7 +61,12 @@ final class OrderCommitQueue {
     private final Counter released;
 
     OrderCommitQueue(OrderBatchService service, int maxBatch, int committers, MeterRegistry meters) {
+        this(service, maxBatch, committers, meters, STOP_WAIT);
+    }
+
+    OrderCommitQueue(OrderBatchService service, int maxBatch, int committers, MeterRegistry meters, Duration stopWait) {
         this.service = service;
+        this.stopWait = stopWait;
         this.groupSizes = DistributionSummary.builder("order.commit.batch.size")
                 .description("orders settled in one order transaction (the lists of several deliveries together)")
                 .register(meters);
@@ -84,20 +93,28 @@ final class OrderCommitQueue {
         }
     }
 
-    /** Stops taking new lists; returns once everything queued before has been settled. */
+    /**
+     * Stops taking new lists; returns once everything queued before has been settled, or after the stop
+     * wait ({@link #STOP_WAIT}) for all the committers together (one still in a transaction PostgreSQL does not answer
+     * is left to end as it will: its messages are not acknowledged and come again).
+     */
     void stop() {
         List<Thread> stopping;
         synchronized (this) {
             running = false;
             stopping = List.copyOf(threads);
         }
-        for (Thread t : stopping) {
-            try {
-                t.join(TimeUnit.SECONDS.toMillis(30));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+        long deadline = System.nanoTime() + stopWait.toNanos();
+        try {
+            for (Thread t : stopping) {
+                t.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                if (t.isAlive()) {
+                    log.warn("order.commit.stop_unfinished thread={} waited_ms={} queued_lists={}", t.getName(),
+                            stopWait.toMillis(), queue.size());
+                }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -2,6 +2,7 @@ package io.seckill.worker;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.SmartLifecycle;
 
 import io.seckill.config.SeckillProperties;
@@ -19,8 +20,13 @@ public abstract class RoleLifecycle implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(RoleLifecycle.class);
 
-    /** When the roles start (late: after the engines' clients and the broker's topics) and stop (early). */
-    public static final int PHASE = Integer.MAX_VALUE - 100;
+    /**
+     * When the roles start (late: after the engines' clients, the web server and the broker's topics) and
+     * stop: after the API port has finished the calls in hand (Spring Boot's graceful shutdown of the web
+     * server, one phase earlier), so that a reservation taken there during the stop still reaches a running
+     * sender; before the engines' clients close.
+     */
+    public static final int PHASE = WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE - 100;
 
     private final String role;
     /** The engine's settings, for the role's own. */
