@@ -43,7 +43,8 @@ class AdmissionEntryStartTest {
 
     private static AdmissionEntry entry(String port, String roles) {
         SeckillProperties props = BoundProperties.bind(Map.of("seckill.roles", roles, "seckill.admission.entry-port", port));
-        return new AdmissionEntry(props, null, null, new SimpleMeterRegistry(), null, 65_536, "127.0.0.1");
+        return new AdmissionEntry(props, null, new TokenDecoders(props.jwt(), Clock.systemUTC()), new SimpleMeterRegistry(),
+                null, 65_536, "127.0.0.1");
     }
 
     @Test

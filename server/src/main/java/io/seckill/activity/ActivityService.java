@@ -18,6 +18,7 @@ import io.seckill.mq.MqTopology;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import io.seckill.redis.SlotCounters;
 import io.seckill.refusal.Input;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.SaleStatus;
@@ -32,7 +33,6 @@ public class ActivityService {
     private static final Logger log = LoggerFactory.getLogger(ActivityService.class);
     private static final LuaScript WARM = LuaScript.load("warm");
     private static final LuaScript SET_STATUS = LuaScript.load("set_sale_status");
-    private static final LuaScript READ_COUNTERS = LuaScript.load("read_counters");
     /** numeric(12,2) holds at most this. */
     static final BigDecimal MAX_PRICE = new BigDecimal("9999999999.99");
     /** A deadline or payment timeout of more than 30 days is a typo, not a flash sale. */
@@ -193,10 +193,9 @@ public class ActivityService {
     public List<BucketCounters> bucketCounters(SkuInventory inv) {
         List<BucketCounters> out = new ArrayList<>(inv.buckets());
         for (SkuSlot slot : SkuSlot.all(inv.activityId(), inv.skuId(), inv.buckets())) {
-            List<Object> c = READ_COUNTERS.run(redis, new String[] {slot.stock(), slot.counter(), slot.transfers()});
-            String s = text(c, 0);
-            out.add(new BucketCounters(slot.bucket(), text(c, 1) != null && s != null, parse(text(c, 1)), parse(s),
-                    parse(text(c, 2)), parse(text(c, 3)), parse(text(c, 4))));
+            SlotCounters c = SlotCounters.read(redis, slot);
+            out.add(new BucketCounters(slot.bucket(), c.warmed(), c.initialUnits(), c.stockUnits(), c.openReservedUnits(),
+                    c.committedUnits(), c.transferredOut()));
         }
         return out;
     }
@@ -208,15 +207,6 @@ public class ActivityService {
                 buckets.stream().mapToLong(BucketCounters::openReserved).sum(),
                 buckets.stream().mapToLong(BucketCounters::committed).sum(),
                 buckets.stream().mapToLong(BucketCounters::transferredOut).sum());
-    }
-
-    private static String text(List<Object> reply, int i) {
-        Object v = i < reply.size() ? reply.get(i) : null;
-        return v == null ? null : v.toString();
-    }
-
-    private static long parse(String v) {
-        return v == null ? 0 : Long.parseLong(v);
     }
 
     /** Bucket {@code b}'s share of {@code total} units split over {@code n} buckets. */

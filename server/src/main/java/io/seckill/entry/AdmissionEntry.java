@@ -123,6 +123,8 @@ public class AdmissionEntry extends RoleLifecycle {
                 NioIoHandler.newFactory());
         EntryMetrics metrics = new EntryMetrics(meters);
         SeckillProperties.EntryLimits limits = config.entryLimits();
+        ReserveHandler.Shared shared = new ReserveHandler.Shared(reserve, decoders.buyers(), answering, metrics, trace,
+                limits.maxPipelined());
         ServerBootstrap b = new ServerBootstrap().group(acceptor, io).channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -154,8 +156,7 @@ public class AdmissionEntry extends RoleLifecycle {
                         ch.pipeline().addLast(new HttpServerKeepAliveHandler());
                         ch.pipeline().addLast(new BoundedAggregator(maxBodyBytes, metrics));
                         ch.pipeline().addLast(deadline.end());
-                        ch.pipeline().addLast(new ReserveHandler(reserve, decoders.buyers(), answering, metrics, trace,
-                                limits.maxPipelined()));
+                        ch.pipeline().addLast(new ReserveHandler(shared));
                     }
                 });
         InetSocketAddress at = address == null || address.isBlank() ? new InetSocketAddress(config.entryPort())

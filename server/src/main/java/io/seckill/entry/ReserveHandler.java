@@ -50,25 +50,19 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private static final String PREFIX = "/api/v1/activities/";
     private static final String SPAN_NAME = "POST /api/v1/activities/{activityId}/skus/{skuId}/reservations";
 
-    private final ReserveCall reserve;
-    private final JwtDecoder buyers;
-    private final Executor answering;
-    private final EntryMetrics metrics;
-    private final PipelineTrace trace;
-    private final int maxPipelined;
+    /** What every connection's handler shares, made once when the entry starts. */
+    record Shared(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics, PipelineTrace trace,
+            int maxPipelined) {
+    }
+
+    private final Shared shared;
     /** The last call of this connection handed on; touched by its event loop only. */
     private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
     /** Calls of this connection read and not yet answered (counted up on the event loop, down by the answering threads). */
     private final AtomicInteger unanswered = new AtomicInteger();
 
-    ReserveHandler(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics, PipelineTrace trace,
-            int maxPipelined) {
-        this.reserve = reserve;
-        this.trace = trace;
-        this.buyers = buyers;
-        this.answering = answering;
-        this.metrics = metrics;
-        this.maxPipelined = maxPipelined;
+    ReserveHandler(Shared shared) {
+        this.shared = shared;
     }
 
     /** What the answering thread needs of the request: its bytes are copied out of the event loop's buffers. */
@@ -81,9 +75,9 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         long start = System.nanoTime();
         // a client pipelining without end is not read further while it has maxPipelined calls unanswered: what it
         // sent waits in its own socket buffers, not as calls in this process's memory
-        if (unanswered.incrementAndGet() >= maxPipelined && ctx.channel().config().isAutoRead()) {
+        if (unanswered.incrementAndGet() >= shared.maxPipelined() && ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(false);
-            metrics.readPaused();
+            shared.metrics().readPaused();
         }
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         Call call = request.decoderResult().isFailure() ? null
@@ -99,7 +93,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             } else {
                 answer(ctx, call);
             }
-        }, answering).exceptionally(e -> {
+        }, shared.answering()).exceptionally(e -> {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof RejectedExecutionException) {
                 send(ctx, start, Answers.problem(HttpResponseStatus.SERVICE_UNAVAILABLE, "ADMISSION_PAUSED",
@@ -117,7 +111,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof IdleStateEvent) {
-            metrics.channelFailed("idle");
+            shared.metrics().channelFailed("idle");
             ctx.close();
             return;
         }
@@ -130,9 +124,9 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     /** The call answered under its request span: the order message's send is its child, as on the API port. */
     private void answer(ChannelHandlerContext ctx, Call call) {
-        Span span = trace.serve(SPAN_NAME, call.traceparent());
+        Span span = shared.trace().serve(SPAN_NAME, call.traceparent());
         Answered a;
-        try (Tracer.SpanInScope scope = trace.inScope(span)) {
+        try (Tracer.SpanInScope scope = shared.trace().inScope(span)) {
             a = answer(call);
         }
         span.tag("http.response.status_code", Integer.toString(a.response().status().code())).end();
@@ -147,7 +141,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             String path = new QueryStringDecoder(call.uri()).path();
             instance = path;
             long[] target = route(call.method(), path);
-            ReserveCall.Accepted accepted = reserve.answer(userId, target[0], target[1], body(call));
+            ReserveCall.Accepted accepted = shared.reserve().answer(userId, target[0], target[1], body(call));
             return new Answered(Answers.json(HttpResponseStatus.ACCEPTED, accepted, call.keepAlive()), "QUEUED");
         } catch (Refusal r) {
             return new Answered(Answers.refusal(r, instance, call.keepAlive()), r.code());
@@ -164,15 +158,15 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     }
 
     private void send(ChannelHandlerContext ctx, long start, FullHttpResponse response, String code) {
-        metrics.answered(response.status().code(), code, start);
+        shared.metrics().answered(response.status().code(), code, start);
         var written = ctx.writeAndFlush(response);
         if (!HttpUtil.isKeepAlive(response)) {
             written.addListener(ChannelFutureListener.CLOSE);
         }
         // only the answer that brings the count below the bound asks the event loop to read again
-        if (unanswered.decrementAndGet() == maxPipelined - 1) {
+        if (unanswered.decrementAndGet() == shared.maxPipelined() - 1) {
             ctx.executor().execute(() -> {
-                if (unanswered.get() < maxPipelined && !ctx.channel().config().isAutoRead()) {
+                if (unanswered.get() < shared.maxPipelined() && !ctx.channel().config().isAutoRead()) {
                     ctx.channel().config().setAutoRead(true);
                 }
             });
@@ -190,7 +184,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         }
         Jwt jwt;
         try {
-            jwt = buyers.decode(token);
+            jwt = shared.buyers().decode(token);
         } catch (BadJwtException e) {
             throw Refusal.unauthenticated(e.getMessage());
         } catch (JwtException e) {
@@ -208,7 +202,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         boolean client = cause instanceof java.io.IOException || cause instanceof PrematureChannelClosureException;
-        metrics.channelFailed(client ? "client_io" : cause.getClass().getSimpleName());
+        shared.metrics().channelFailed(client ? "client_io" : cause.getClass().getSimpleName());
         if (client) {
             log.debug("admission.entry.connection_lost remote={}: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {

@@ -31,6 +31,7 @@ import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import io.seckill.redis.SlotCounters;
 import io.seckill.reservation.BucketTransfers;
 import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
@@ -51,7 +52,6 @@ public class RedisRecalibration {
     private static final Logger log = LoggerFactory.getLogger(RedisRecalibration.class);
     private static final LuaScript RECALIBRATE = LuaScript.load("recalibrate");
     private static final LuaScript PAUSE_SLOT = LuaScript.load("pause_slot");
-    private static final LuaScript READ_COUNTERS = LuaScript.load("read_counters");
     static final String RULE = "REDIS_RECALIBRATION";
 
     private final InventoryRepository inventory;
@@ -246,12 +246,12 @@ public class RedisRecalibration {
     private Attempt apply(Activity a, Activity.Sku sku, boolean afterLoss, String reason) {
         long activityId = a.activityId();
         List<SkuSlot> slots = a.slots(sku);
-        List<List<Object>> before = new ArrayList<>(slots.size());
+        List<SlotCounters> before = new ArrayList<>(slots.size());
         boolean[] lost = new boolean[sku.buckets()];
         for (SkuSlot slot : slots) {
-            List<Object> c = READ_COUNTERS.run(redis, new String[] {slot.stock(), slot.counter(), slot.transfers()});
-            lost[slot.bucket()] = afterLoss && (text(c, 0).isEmpty() || text(c, 1).isEmpty());
-            long open = number(c, 2);
+            SlotCounters c = SlotCounters.read(redis, slot);
+            lost[slot.bucket()] = afterLoss && !c.warmed();
+            long open = c.openReservedUnits();
             if (open != 0 && !lost[slot.bucket()]) {
                 return refused("bucket " + slot.bucket() + " has " + open + " open reservations");
             }
@@ -278,21 +278,21 @@ public class RedisRecalibration {
         }
         List<String> changed = new ArrayList<>();
         for (SkuSlot slot : slots) {
-            List<Object> c = before.get(slot.bucket());
+            SlotCounters c = before.get(slot.bucket());
             int stockB = ActivityService.share((int) stock, slot.bucket(), sku.buckets());
             int committedB = committed[slot.bucket()];
-            if (Long.toString(stockB).equals(text(c, 0)) && Long.toString(stockB + committedB).equals(text(c, 1))
-                    && Long.toString(committedB).equals(text(c, 3))) {
+            if (Long.toString(stockB).equals(c.stock()) && Long.toString(stockB + committedB).equals(c.initial())
+                    && Long.toString(committedB).equals(c.committed())) {
                 continue;
             }
             List<Object> r = RECALIBRATE.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
-                    Integer.toString(stockB), Integer.toString(committedB), text(c, 0), text(c, 1), text(c, 3),
+                    Integer.toString(stockB), Integer.toString(committedB), c.stock(), c.initial(), c.committed(),
                     lost[slot.bucket()] ? "LOST" : "");
             if (LuaScript.code(r) != 1) {
                 return refused("bucket " + slot.bucket() + ": " + LuaScript.text(r, 1)
                         + (changed.isEmpty() ? "" : " (buckets " + changed + " recalibrated)"));
             }
-            changed.add(slot.bucket() + ": stock " + text(c, 0) + " -> " + stockB + ", committed " + text(c, 3) + " -> "
+            changed.add(slot.bucket() + ": stock " + c.stock() + " -> " + stockB + ", committed " + c.committed() + " -> "
                     + committedB);
         }
         Map<String, Object> after = new LinkedHashMap<>();
@@ -560,24 +560,10 @@ public class RedisRecalibration {
         }
     }
 
-    /** A counter as read_counters.lua returned it, "" when the key is missing (the script's expected form). */
-    private static String text(List<Object> reply, int i) {
-        String v = LuaScript.text(reply, i);
-        return v == null ? "" : v;
-    }
-
-    private static long number(List<Object> reply, int i) {
-        String v = text(reply, i);
-        return v.isEmpty() ? 0 : Long.parseLong(v);
-    }
-
-    private static String countersText(List<List<Object>> counters) {
+    private static String countersText(List<SlotCounters> counters) {
         StringBuilder out = new StringBuilder();
         for (int b = 0; b < counters.size(); b++) {
-            List<Object> c = counters.get(b);
-            out.append(b == 0 ? "" : "; ").append("bucket ").append(b).append(": stock=").append(text(c, 0))
-                    .append(" initial=").append(text(c, 1)).append(" open_reserved=").append(text(c, 2))
-                    .append(" committed=").append(text(c, 3));
+            out.append(b == 0 ? "" : "; ").append("bucket ").append(b).append(": ").append(counters.get(b).describe());
         }
         return out.toString();
     }
