@@ -23,16 +23,9 @@ import io.seckill.redis.Redis;
  * wrong is wrong here on purpose - GET then DECR races, check-then-insert lets two copies of a
  * request both pass, and a unit decremented before an insert that fails is never given back.
  */
-final class NaiveBaseline {
+record NaiveBaseline(Redis redis, NaiveOrderRepository orders) {
 
     static final String PATH = "/api/v1/naive/activities/{activityId}/skus/{skuId}/orders";
-    private final Redis redis;
-    private final NaiveOrderRepository orders;
-
-    private NaiveBaseline(Redis redis, NaiveOrderRepository orders) {
-        this.redis = redis;
-        this.orders = orders;
-    }
 
     /** Adds the baseline's endpoint to an application context that is being built. */
     static void register(GenericApplicationContext ctx) {

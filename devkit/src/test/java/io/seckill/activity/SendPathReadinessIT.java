@@ -9,7 +9,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.refusal.Refusal;
 import io.seckill.config.SeckillProperties;
@@ -30,8 +29,6 @@ class SendPathReadinessIT extends IntegrationTest {
     InventoryRepository inventory;
     @Autowired
     SaleRegistry registry;
-    @Autowired
-    TransactionTemplate tx;
 
     @Test
     @DisplayName("topics missing on the broker: named as problems, created by ensure, then routable")

@@ -6,7 +6,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.support.ClaimPlans;
 import io.seckill.support.IntegrationTest;
@@ -18,9 +17,6 @@ import io.seckill.support.IntegrationTest;
 class CompensationClaimPlanIT extends IntegrationTest {
 
     private static final int BATCH = 100;
-
-    @Autowired
-    TransactionTemplate tx;
 
     @Test
     @DisplayName("a claim of 100 from an analyzed task table of 40,000 verified and 10,000 waiting tasks reads at most 200 "

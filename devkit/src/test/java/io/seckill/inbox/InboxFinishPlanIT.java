@@ -11,7 +11,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
 import io.seckill.mq.Json;
@@ -30,8 +29,6 @@ class InboxFinishPlanIT extends IntegrationTest {
 
     @Autowired
     InboxRepository inbox;
-    @Autowired
-    TransactionTemplate tx;
 
     @Test
     @DisplayName("a batch of 50 finished in a group of 3,000 rows the statistics have never seen reads at most 50 inbox rows, "

@@ -8,7 +8,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.support.ClaimPlans;
 import io.seckill.support.IntegrationTest;
@@ -20,9 +19,6 @@ import io.seckill.support.IntegrationTest;
 class OrderExpiryPlanIT extends IntegrationTest {
 
     private static final int BATCH = 100;
-
-    @Autowired
-    TransactionTemplate tx;
 
     @Test
     @DisplayName("the sweep of an analyzed order table with 10,000 open orders, 50 of them expired, and 20,000 paid reads at "

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.support.ClaimPlans;
 import io.seckill.support.IntegrationTest;
@@ -25,9 +24,6 @@ import io.seckill.support.IntegrationTest;
 class OutboxPlanIT extends IntegrationTest {
 
     private static final int BATCH = 200;
-
-    @Autowired
-    TransactionTemplate tx;
 
     private ClaimPlans plans;
     private String table;

@@ -17,15 +17,7 @@ import io.seckill.mq.Json;
  * the same columns, constraints and partial indexes), so that the application's own workers, which
  * claim from the real table all the while, neither take the test's rows nor add their own.
  */
-public final class ClaimPlans {
-
-    private final JdbcTemplate jdbc;
-    private final TransactionTemplate tx;
-
-    public ClaimPlans(JdbcTemplate jdbc, TransactionTemplate tx) {
-        this.jdbc = jdbc;
-        this.tx = tx;
-    }
+public record ClaimPlans(JdbcTemplate jdbc, TransactionTemplate tx) {
 
     /** A fresh, empty copy of {@code table} named {@code plan_<table>}, left alone by autovacuum; its name. */
     public String copy(String table) {

@@ -3,6 +3,7 @@ package io.seckill.support;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,9 +27,11 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import io.seckill.SeckillApplication;
 import io.seckill.activity.ActivityService;
@@ -40,8 +43,6 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
-import org.springframework.jdbc.core.ConnectionCallback;
-import java.sql.Statement;
 
 /**
  * Base of the integration tests: one application context on the real engines for the whole JVM.
@@ -83,6 +84,8 @@ public abstract class IntegrationTest {
     protected int port;
     @Autowired
     protected JdbcTemplate jdbc;
+    @Autowired
+    protected TransactionTemplate tx;
     @Autowired
     protected Redis redis;
     @Autowired
