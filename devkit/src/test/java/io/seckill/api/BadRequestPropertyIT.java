@@ -23,6 +23,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMethod;
@@ -59,6 +60,9 @@ class BadRequestPropertyIT extends IntegrationTest {
     @Qualifier("requestMappingHandlerMapping")
     RequestMappingHandlerMapping mappings;
 
+    @Value("${seckill.api.max-body-bytes:65536}")
+    long maxBodyBytes;
+
     @Test
     @DisplayName("generated bad requests to every endpoint: never a 5xx, every 4xx a problem document with a code")
     void neverFiveHundredAlwaysProblem() throws Exception {
@@ -85,7 +89,13 @@ class BadRequestPropertyIT extends IntegrationTest {
                 // the client itself refuses to send it (a header value it considers illegal): not a server answer
                 statuses.merge(0, 1, Integer::sum);
             } catch (IOException e) {
-                failures.add("I/O " + e + " <- " + r);
+                if (r.body() != null && r.body().getBytes(StandardCharsets.UTF_8).length > maxBodyBytes) {
+                    // a body over the bound is not read: the connection closes under the client's remaining writes,
+                    // which can reset it before the client has read the 413 (README, "The API port")
+                    statuses.merge(-1, 1, Integer::sum);
+                } else {
+                    failures.add("I/O " + e + " <- " + r);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
