@@ -95,8 +95,8 @@ final class OrderCommitQueue {
 
     /**
      * Stops taking new lists; returns once everything queued before has been settled, or after the stop
-     * wait ({@link #STOP_WAIT}) for all the committers together (one still in a transaction PostgreSQL does not answer
-     * is left to end as it will: its messages are not acknowledged and come again).
+     * wait ({@link #STOP_WAIT}) for all the committers together: one still in a transaction PostgreSQL
+     * does not answer is left to end as it will (its messages are not acknowledged and come again).
      */
     void stop() {
         List<Thread> stopping;
