@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.seckill.db.Outage;
+import io.seckill.worker.StopWait;
 
 /**
  * Group commit for the order consumer. The broker hands the consumer one short list per queue pull,
@@ -104,17 +105,9 @@ final class OrderCommitQueue {
             running = false;
             stopping = List.copyOf(threads);
         }
-        long deadline = System.nanoTime() + stopWait.toNanos();
-        try {
-            for (Thread t : stopping) {
-                t.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-                if (t.isAlive()) {
-                    log.warn("order.commit.stop_unfinished thread={} waited_ms={} queued_lists={}", t.getName(),
-                            stopWait.toMillis(), queue.size());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (Thread t : StopWait.join(stopping, stopWait)) {
+            log.warn("order.commit.stop_unfinished thread={} waited_ms={} queued_lists={}", t.getName(), stopWait.toMillis(),
+                    queue.size());
         }
     }
 

@@ -150,17 +150,9 @@ public abstract class PollingWorker extends RoleLifecycle {
     @Override
     protected void stopRole() {
         threads.forEach(Thread::interrupt);
-        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
-        try {
-            for (Thread t : threads) {
-                t.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-                if (t.isAlive()) {
-                    log.warn("{}.stop_unfinished thread={} waited_ms={} (still in a call; left to end as a daemon)", metric,
-                            t.getName(), STOP_WAIT.toMillis());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (Thread t : StopWait.join(threads, STOP_WAIT)) {
+            log.warn("{}.stop_unfinished thread={} waited_ms={} (still in a call; left to end as a daemon)", metric,
+                    t.getName(), STOP_WAIT.toMillis());
         }
         threads.clear();
     }
