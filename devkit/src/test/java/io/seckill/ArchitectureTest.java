@@ -2,14 +2,13 @@ package io.seckill;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The shape of the code (docs/DESIGN.md, "Packages"): features in their folders, no cycles between
@@ -19,53 +18,96 @@ import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 class ArchitectureTest {
 
     private static final JavaClasses CLASSES = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.seckill");
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.seckill");
 
     /** The dev kit, and the server's own command line (which may use anything of the server). */
-    private static final String[] TOOLS = {"io.seckill.demo..", "io.seckill.bench..", "io.seckill.cli..",
-        "io.seckill.engines..", "io.seckill.paysim..", "io.seckill.devkit.."};
+    private static final String[] TOOLS = {
+        "io.seckill.demo..",
+        "io.seckill.bench..",
+        "io.seckill.cli..",
+        "io.seckill.engines..",
+        "io.seckill.paysim..",
+        "io.seckill.devkit.."
+    };
 
     @Test
     @DisplayName("the engine does not depend on the demo, bench, CLI, simulator or embedded engines")
     void engineDoesNotDependOnTools() {
-        noClasses().that().resideOutsideOfPackages(TOOLS).should().dependOnClassesThat().resideInAnyPackage(TOOLS)
+        noClasses()
+                .that()
+                .resideOutsideOfPackages(TOOLS)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(TOOLS)
                 .check(CLASSES);
     }
 
     @Test
     @DisplayName("SQL lives in repositories: nothing else in any package uses JDBC")
     void onlyRepositoriesTouchJdbc() {
-        noClasses().that().haveSimpleNameNotEndingWith("Repository").and().resideOutsideOfPackage("io.seckill.db..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.springframework.jdbc..", "java.sql..")
-                .orShould().dependOnClassesThat().haveFullyQualifiedName("javax.sql.DataSource")
+        noClasses()
+                .that()
+                .haveSimpleNameNotEndingWith("Repository")
+                .and()
+                .resideOutsideOfPackage("io.seckill.db..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.springframework.jdbc..", "java.sql..")
+                .orShould()
+                .dependOnClassesThat()
+                .haveFullyQualifiedName("javax.sql.DataSource")
                 .check(CLASSES);
     }
 
     @Test
     @DisplayName("no package cycles between features")
     void noCycles() {
-        SlicesRuleDefinition.slices().matching("io.seckill.(*)..").should().beFreeOfCycles().check(CLASSES);
+        SlicesRuleDefinition.slices()
+                .matching("io.seckill.(*)..")
+                .should()
+                .beFreeOfCycles()
+                .check(CLASSES);
     }
 
     @Test
     @DisplayName("HTTP types only in the web layer: controllers, the api package and the admission entry; the domain "
             + "refuses without them")
     void httpOnlyInTheWebLayer() {
-        noClasses().that().resideOutsideOfPackages("io.seckill.api..", "io.seckill.entry..")
-                .and().haveSimpleNameNotEndingWith("Controller")
-                .and().resideOutsideOfPackages(TOOLS)
-                .should().dependOnClassesThat().resideInAnyPackage("org.springframework.http..", "org.springframework.web..",
-                        "jakarta.servlet..", "io.netty.handler.codec.http..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("io.seckill.api..", "io.seckill.entry..")
+                .and()
+                .haveSimpleNameNotEndingWith("Controller")
+                .and()
+                .resideOutsideOfPackages(TOOLS)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.springframework.http..",
+                        "org.springframework.web..",
+                        "jakarta.servlet..",
+                        "io.netty.handler.codec.http..")
                 .check(CLASSES);
     }
 
     @Test
     @DisplayName("the leaf packages (states, refusals, retry, rate windows, SQL helpers, HMAC) depend on no feature")
     void leavesStayLeaves() {
-        String[] leaves = {"io.seckill.state..", "io.seckill.refusal..", "io.seckill.retry..", "io.seckill.ratelimit..",
-            "io.seckill.db..", "io.seckill.crypto.."};
-        noClasses().that().resideInAnyPackage(leaves).should().dependOnClassesThat(
-                JavaClass.Predicates.resideInAPackage("io.seckill..").and(JavaClass.Predicates.resideOutsideOfPackages(leaves)))
+        String[] leaves = {
+            "io.seckill.state..",
+            "io.seckill.refusal..",
+            "io.seckill.retry..",
+            "io.seckill.ratelimit..",
+            "io.seckill.db..",
+            "io.seckill.crypto.."
+        };
+        noClasses()
+                .that()
+                .resideInAnyPackage(leaves)
+                .should()
+                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.seckill..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackages(leaves)))
                 .check(CLASSES);
     }
 }

@@ -2,6 +2,8 @@ package io.seckill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.support.RepoDocs;
+import io.seckill.support.SqlConstants;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,14 +15,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
-
-import io.seckill.support.RepoDocs;
-import io.seckill.support.SqlConstants;
 
 /**
  * One owner per table: every statement lives in the repository of the table it is about - the one it
@@ -50,7 +48,8 @@ class TableOwnershipTest {
             }
             String owner = OWNERS.get(table);
             if (owner == null) {
-                wrong.add(s.owner().getSimpleName() + "." + s.name() + " is about " + table + ", a table with no owner");
+                wrong.add(
+                        s.owner().getSimpleName() + "." + s.name() + " is about " + table + ", a table with no owner");
             } else if (!owner.equals(s.owner().getName())) {
                 wrong.add(s.owner().getSimpleName() + "." + s.name() + " is about " + table + ", owned by " + owner);
             }
@@ -114,6 +113,7 @@ class TableOwnershipTest {
         assertThat(new SqlConstants.Statement(Object.class, "x", """
                 INSERT INTO inventory_ledger (a) SELECT a FROM unnest(?::bigint[]) AS t(a)
                 """).table()).isEqualTo("inventory_ledger");
-        assertThat(new SqlConstants.Statement(Object.class, "x", "SELECT clock_timestamp()").table()).isNull();
+        assertThat(new SqlConstants.Statement(Object.class, "x", "SELECT clock_timestamp()").table())
+                .isNull();
     }
 }

@@ -8,5 +8,4 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 @SpringBootApplication
 @ConfigurationPropertiesScan
 @EnableScheduling
-public class SeckillApplication {
-}
+public class SeckillApplication {}

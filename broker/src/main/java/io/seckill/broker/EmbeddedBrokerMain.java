@@ -4,7 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.rocketmq.broker.BrokerController;
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.MQVersion;
@@ -30,8 +29,7 @@ public final class EmbeddedBrokerMain {
 
     private static final int MB = 1024 * 1024;
 
-    private EmbeddedBrokerMain() {
-    }
+    private EmbeddedBrokerMain() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 4 && args.length != 6) {
@@ -74,8 +72,14 @@ public final class EmbeddedBrokerMain {
         return namesrv;
     }
 
-    private static void runBroker(File store, int brokerPort, String delayLevels, String namesrvAddr, BrokerConfig brokerConfig,
-            NamesrvController namesrv) throws Exception {
+    private static void runBroker(
+            File store,
+            int brokerPort,
+            String delayLevels,
+            String namesrvAddr,
+            BrokerConfig brokerConfig,
+            NamesrvController namesrv)
+            throws Exception {
         brokerConfig.setBrokerClusterName("seckill");
         // the address clients are told to connect to; a test may put a relay there (-Dseckill.broker.advertise)
         brokerConfig.setBrokerIP1(System.getProperty("seckill.broker.advertise", "127.0.0.1"));
@@ -123,11 +127,16 @@ public final class EmbeddedBrokerMain {
     /** Whether the NameServer lists this broker: asked in-process when it runs here, else over the wire. */
     private static boolean registered(BrokerController broker, BrokerConfig config, NamesrvController namesrv) {
         if (namesrv != null) {
-            return namesrv.getRouteInfoManager().getAllClusterInfo().getBrokerAddrTable().containsKey(config.getBrokerName());
+            return namesrv.getRouteInfoManager()
+                    .getAllClusterInfo()
+                    .getBrokerAddrTable()
+                    .containsKey(config.getBrokerName());
         }
         try {
-            return !broker.getBrokerOuterAPI().getBrokerMemberGroup(config.getBrokerClusterName(), config.getBrokerName())
-                    .getBrokerAddrs().isEmpty();
+            return !broker.getBrokerOuterAPI()
+                    .getBrokerMemberGroup(config.getBrokerClusterName(), config.getBrokerName())
+                    .getBrokerAddrs()
+                    .isEmpty();
         } catch (Exception e) {
             System.err.println("NameServer not answering yet: " + e);
             return false;

@@ -1,5 +1,26 @@
 package io.seckill.bench;
 
+import io.lettuce.core.RedisClient;
+import io.seckill.SeckillApplication;
+import io.seckill.activity.ActivityService;
+import io.seckill.api.Tokens;
+import io.seckill.cli.SaleClient;
+import io.seckill.config.SeckillProperties;
+import io.seckill.engines.EmbeddedEngines;
+import io.seckill.entry.AdmissionEntry;
+import io.seckill.mq.Json;
+import io.seckill.mq.MqClients;
+import io.seckill.order.InboundOrder;
+import io.seckill.order.OrderBatchService;
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.Redis;
+import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.AdmissionBreaker;
+import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.reservation.OrderPace;
+import io.seckill.reservation.OrderRequestSender;
+import io.seckill.reservation.ReservationIds;
+import io.seckill.reservation.ReservationRepository;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.math.BigDecimal;
@@ -23,8 +44,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-
-import io.lettuce.core.RedisClient;
 import org.HdrHistogram.Histogram;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendCallback;
@@ -35,27 +54,6 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-
-import io.seckill.SeckillApplication;
-import io.seckill.activity.ActivityService;
-import io.seckill.api.Tokens;
-import io.seckill.cli.SaleClient;
-import io.seckill.config.SeckillProperties;
-import io.seckill.engines.EmbeddedEngines;
-import io.seckill.entry.AdmissionEntry;
-import io.seckill.mq.Json;
-import io.seckill.mq.MqClients;
-import io.seckill.order.InboundOrder;
-import io.seckill.order.OrderBatchService;
-import io.seckill.redis.LuaScript;
-import io.seckill.redis.Redis;
-import io.seckill.redis.SkuSlot;
-import io.seckill.reservation.AdmissionBreaker;
-import io.seckill.reservation.OrderCreateRequested;
-import io.seckill.reservation.OrderPace;
-import io.seckill.reservation.OrderRequestSender;
-import io.seckill.reservation.ReservationIds;
-import io.seckill.reservation.ReservationRepository;
 
 /**
  * {@code seckill bench}: throughput measured against ceilings measured in the same run, on the
@@ -71,16 +69,22 @@ import io.seckill.reservation.ReservationRepository;
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Measure throughput against same-run ceilings.")
 public final class BenchCommand implements Callable<Integer> {
 
-    @Option(names = "--orders", description = "messages pre-loaded for the batched consumer run (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--orders",
+            description = "messages pre-loaded for the batched consumer run (default ${DEFAULT-VALUE})")
     int orders = 30_000;
 
-    @Option(names = "--single-orders", description = "messages for the one-per-transaction run (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--single-orders",
+            description = "messages for the one-per-transaction run (default ${DEFAULT-VALUE})")
     int singleOrders = 3_000;
 
     @Option(names = "--batch-size", description = "consumer batch size (default ${DEFAULT-VALUE})")
     int batchSize = 50;
 
-    @Option(names = "--threads", description = "consumer threads = database connections used (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--threads",
+            description = "consumer threads = database connections used (default ${DEFAULT-VALUE})")
     int threads = 4;
 
     @Option(names = "--concurrency", description = "HTTP clients and Redis connections (default ${DEFAULT-VALUE})")
@@ -89,10 +93,14 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", description = "duration of each admission run (default ${DEFAULT-VALUE})")
     int seconds = 10;
 
-    @Option(names = "--warmup", description = "seconds of HTTP load before measuring, for the JIT (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--warmup",
+            description = "seconds of HTTP load before measuring, for the JIT (default ${DEFAULT-VALUE})")
     int warmup = 20;
 
-    @Option(names = "--anchor-seconds", description = "duration of the minimal order batch run (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--anchor-seconds",
+            description = "duration of the minimal order batch run (default ${DEFAULT-VALUE})")
     int anchorSeconds = 20;
 
     @Option(names = "--app-property", description = "extra application property for the admission run (key=value)")
@@ -101,18 +109,25 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--parts", split = ",", description = "consumer, admission, pipeline, cluster (default: all)")
     List<String> parts = List.of("consumer", "admission", "pipeline", "cluster");
 
-    @Option(names = "--pipeline-seconds", description = "duration of the sustained run through the whole pipeline "
-            + "(default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--pipeline-seconds",
+            description = "duration of the sustained run through the whole pipeline " + "(default ${DEFAULT-VALUE})")
     int pipelineSeconds = 60;
 
-    @Option(names = "--charts", description = "where latency histograms (.hgrm) and charts (.png) go (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--charts",
+            description = "where latency histograms (.hgrm) and charts (.png) go (default ${DEFAULT-VALUE})")
     Path charts = Path.of("docs", "bench");
 
-    @Option(names = "--url", description = "drive a running instance instead (its base URL): HTTP admission only, with wrk")
+    @Option(
+            names = "--url",
+            description = "drive a running instance instead (its base URL): HTTP admission only, with wrk")
     String url;
 
-    @Option(names = "--user-secret", description = "with --url: the instance's seckill.jwt.user-secret, to mint buyers' "
-            + "tokens (default: $SECKILL_JWT_USER_SECRET)")
+    @Option(
+            names = "--user-secret",
+            description = "with --url: the instance's seckill.jwt.user-secret, to mint buyers' "
+                    + "tokens (default: $SECKILL_JWT_USER_SECRET)")
     String targetUserSecret = System.getenv("SECKILL_JWT_USER_SECRET");
 
     @Option(names = "--activity", description = "with --url: an open sale's activity id")
@@ -128,8 +143,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
-        out.printf("seckill bench on %d cores, %s, JDK %s%n", Runtime.getRuntime().availableProcessors(),
-                System.getProperty("os.name") + " " + System.getProperty("os.arch"), Runtime.version());
+        out.printf(
+                "seckill bench on %d cores, %s, JDK %s%n",
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("os.name") + " " + System.getProperty("os.arch"),
+                Runtime.version());
         if (url != null) {
             return remote(out);
         }
@@ -146,20 +164,24 @@ public final class BenchCommand implements Callable<Integer> {
             double batched = consumer ? consumerRun(engines, "batched", orders, batchSize) : Double.NaN;
             double single = consumer ? consumerRun(engines, "single", singleOrders, 1) : Double.NaN;
             if (consumer) {
-                System.out.printf("[consumer] %,d order events of the consumer runs retired from the outbox (nothing reads them)%n",
+                System.out.printf(
+                        "[consumer] %,d order events of the consumer runs retired from the outbox (nothing reads them)%n",
                         new BenchRepository(engines.jdbcUrl()).retireUnsentEvents());
             }
-            double[] admission = parts.contains("admission") ? admission(engines)
+            double[] admission = parts.contains("admission")
+                    ? admission(engines)
                     : new double[] {Double.NaN, Double.NaN, Double.NaN};
             double evalsha = admission[0];
             double http = admission[1];
             double entry = admission[2];
-            Optional<PipelineResult> pipeline = parts.contains("pipeline") ? Optional.of(pipeline(engines)) : Optional.empty();
+            Optional<PipelineResult> pipeline =
+                    parts.contains("pipeline") ? Optional.of(pipeline(engines)) : Optional.empty();
             List<ClusterRun.Result> cluster = parts.contains("cluster")
-                    ? ClusterRun.run(engines.home().resolve("bench-redis-cluster"), concurrency, seconds) : List.of();
+                    ? ClusterRun.run(engines.home().resolve("bench-redis-cluster"), concurrency, seconds)
+                    : List.of();
             if (!latencies.isEmpty()) {
-                for (Path f : latencies.write(charts, "admission-latency", "HTTP answer latency, wrk -c "
-                        + concurrency)) {
+                for (Path f :
+                        latencies.write(charts, "admission-latency", "HTTP answer latency, wrk -c " + concurrency)) {
                     out.println("[charts] " + f.toAbsolutePath());
                 }
             }
@@ -170,18 +192,23 @@ public final class BenchCommand implements Callable<Integer> {
                 out.printf("consumer, batch %d, %d threads:      %,10.0f orders/s%n", batchSize, threads, batched);
                 out.printf("consumer, one message per tx:       %,10.0f orders/s%n", single);
                 out.printf("ceiling: same batch SQL, no broker: %,10.0f orders/s%n", ceiling);
-                out.printf("  batched / per-message = %.1fx   (goal >= 10x: %s)%n", batched / single, met(batched / single >= 10));
-                out.printf("  batched / SQL ceiling = %.2fx   (goal >= 0.8x: %s)%n", batched / ceiling,
-                        met(batched / ceiling >= 0.8));
+                out.printf(
+                        "  batched / per-message = %.1fx   (goal >= 10x: %s)%n",
+                        batched / single, met(batched / single >= 10));
+                out.printf(
+                        "  batched / SQL ceiling = %.2fx   (goal >= 0.8x: %s)%n",
+                        batched / ceiling, met(batched / ceiling >= 0.8));
                 if (anchor.isPresent()) {
                     double minimal = anchor.get().ordersPerSecond();
                     out.printf("minimal order batch (pgbench):      %,10.0f orders/s%n", minimal);
-                    out.printf("  consumer batch SQL / minimal = %.2fx   (goal >= 0.4x: %s)%n", ceiling / minimal,
-                            met(ceiling / minimal >= 0.4));
+                    out.printf(
+                            "  consumer batch SQL / minimal = %.2fx   (goal >= 0.4x: %s)%n",
+                            ceiling / minimal, met(ceiling / minimal >= 0.4));
                     out.printf("  consumer batch SQL: %s%n", ceilingWal);
                     out.printf("  minimal batch:      %s%n", anchor.get().wal());
                 } else {
-                    out.println("minimal order batch: not measured (pgbench is missing: apt-get install postgresql-client)");
+                    out.println(
+                            "minimal order batch: not measured (pgbench is missing: apt-get install postgresql-client)");
                 }
             }
             if (parts.contains("admission")) {
@@ -190,16 +217,20 @@ public final class BenchCommand implements Callable<Integer> {
                 out.printf("  API port / EVALSHA = %.2fx%n", http / evalsha);
                 if (!Double.isNaN(entry)) {
                     out.printf("HTTP admission entry, %d clients:    %,10.0f reservations/s%n", concurrency, entry);
-                    out.printf("  entry / EVALSHA = %.2fx   (goal >= 0.5x: %s)%n", entry / evalsha, met(entry / evalsha >= 0.5));
+                    out.printf(
+                            "  entry / EVALSHA = %.2fx   (goal >= 0.5x: %s)%n",
+                            entry / evalsha, met(entry / evalsha >= 0.5));
                     out.printf("  entry / API port = %.2fx%n", entry / http);
                 }
                 if (paced != null) {
-                    out.printf("  entry paced to %,.0f/s (EVALSHA / 4: half of the 0.5x goal): %,.0f admitted/s, p50 %.1f ms,"
-                            + " p99 %.1f ms   (goal p99 <= 10 ms at that rate: %s)%n", paced.rate(), paced.admitted(),
-                            paced.p50Millis(), paced.p99Millis(), met(paced.met()));
+                    out.printf(
+                            "  entry paced to %,.0f/s (EVALSHA / 4: half of the 0.5x goal): %,.0f admitted/s, p50 %.1f ms,"
+                                    + " p99 %.1f ms   (goal p99 <= 10 ms at that rate: %s)%n",
+                            paced.rate(), paced.admitted(), paced.p50Millis(), paced.p99Millis(), met(paced.met()));
                 }
                 if (pacedHalf != null) {
-                    out.printf("  entry paced to %,.0f/s (half of its own rate): %,.0f admitted/s, p50 %.1f ms, p99 %.1f ms%n",
+                    out.printf(
+                            "  entry paced to %,.0f/s (half of its own rate): %,.0f admitted/s, p50 %.1f ms, p99 %.1f ms%n",
                             pacedHalf.rate(), pacedHalf.admitted(), pacedHalf.p50Millis(), pacedHalf.p99Millis());
                 }
                 if (!Double.isNaN(naive)) {
@@ -209,14 +240,19 @@ public final class BenchCommand implements Callable<Integer> {
             }
             pipeline.ifPresent(r -> r.print(out));
             if (!cluster.isEmpty()) {
-                out.printf("Redis Cluster, one hot SKU in 1-3 buckets on as many masters, reserve.lua, %d connections:%n",
+                out.printf(
+                        "Redis Cluster, one hot SKU in 1-3 buckets on as many masters, reserve.lua, %d connections:%n",
                         concurrency);
                 for (ClusterRun.Result r : cluster) {
-                    out.printf("  %d master(s): %,10.0f reservations/s, %.1fx one master, redis-server CPU %.1f us per reservation%n",
-                            r.masters(), r.perSecond(), r.perSecond() / cluster.getFirst().perSecond(),
+                    out.printf(
+                            "  %d master(s): %,10.0f reservations/s, %.1fx one master, redis-server CPU %.1f us per reservation%n",
+                            r.masters(),
+                            r.perSecond(),
+                            r.perSecond() / cluster.getFirst().perSecond(),
                             r.redisMicrosPerReservation());
                 }
-                out.printf("  (%d cores for every master and the load: the ratio is bounded by the machine, see docs/BENCHMARKS.md)%n",
+                out.printf(
+                        "  (%d cores for every master and the load: the ratio is bounded by the machine, see docs/BENCHMARKS.md)%n",
                         Runtime.getRuntime().availableProcessors());
             }
             drillReport.forEach(out::println);
@@ -236,7 +272,8 @@ public final class BenchCommand implements Callable<Integer> {
     /** {@code --url}: wrk against a running instance's reservation endpoint, with buyers' tokens minted from its secret. */
     private int remote(PrintStream out) throws Exception {
         if (targetUserSecret == null || targetUserSecret.length() < 32 || targetActivity <= 0) {
-            System.err.println("--url needs --user-secret (the instance's, at least 32 characters) and --activity (an open sale)");
+            System.err.println(
+                    "--url needs --user-secret (the instance's, at least 32 characters) and --activity (an open sale)");
             return 2;
         }
         Optional<Path> wrk = ExternalLoad.tool("wrk");
@@ -250,8 +287,9 @@ public final class BenchCommand implements Callable<Integer> {
         long base = 10_000_000L + (System.currentTimeMillis() % 1_000_000) * 1_000;
         Path tokens = tokens(targetUserSecret, base, 250_000, dir);
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk.get(), target, tokens, concurrency, seconds, dir);
-        out.printf("[remote] %s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms%n", target,
-                r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis());
+        out.printf(
+                "[remote] %s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms%n",
+                target, r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis());
         return r.answers() > 0 ? 0 : 1;
     }
 
@@ -280,7 +318,9 @@ public final class BenchCommand implements Callable<Integer> {
     private ConfigurableApplicationContext run(Map<String, Object> p) {
         Map<String, Object> all = new HashMap<>(p);
         all.putAll(appProperties);
-        return withNaiveBaseline(new SpringApplicationBuilder(SeckillApplication.class)).properties(all).run();
+        return withNaiveBaseline(new SpringApplicationBuilder(SeckillApplication.class))
+                .properties(all)
+                .run();
     }
 
     /**
@@ -315,7 +355,8 @@ public final class BenchCommand implements Callable<Integer> {
         try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             for (int from = 1; from <= n; from += chunk) {
                 int to = Math.min(n, from + chunk - 1);
-                String lines = IntStream.rangeClosed(from, to).parallel()
+                String lines = IntStream.rangeClosed(from, to)
+                        .parallel()
                         .mapToObj(u -> Tokens.user(secret, firstUser + u, Duration.ofHours(1)))
                         .collect(Collectors.joining("\n", "", "\n"));
                 out.write(lines);
@@ -325,20 +366,28 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** Creates, warms and opens a one-SKU sale in the running application. */
-    private static void openSale(ActivityService activities, long activityId, String name, BigDecimal price, int stock) {
-        activities.create(new ActivityService.NewActivity(activityId, name, Instant.now().minusSeconds(5),
-                Instant.now().plusSeconds(3600), 600, 900, List.of(new ActivityService.NewSku(1L, price, stock, 1))));
+    private static void openSale(
+            ActivityService activities, long activityId, String name, BigDecimal price, int stock) {
+        activities.create(new ActivityService.NewActivity(
+                activityId,
+                name,
+                Instant.now().minusSeconds(5),
+                Instant.now().plusSeconds(3600),
+                600,
+                900,
+                List.of(new ActivityService.NewSku(1L, price, stock, 1))));
         activities.warm(activityId);
         activities.open(activityId);
     }
 
     /** Pre-loads a topic with {@code n} order messages for one hot SKU, then times a consumer draining it. */
     private double consumerRun(EmbeddedEngines engines, String label, int n, int batch) throws Exception {
-        long activityId = 700_000 + switch (label) {
-            case "batched" -> 1;
-            case "single" -> 2;
-            default -> 6;
-        };
+        long activityId = 700_000
+                + switch (label) {
+                    case "batched" -> 1;
+                    case "single" -> 2;
+                    default -> 6;
+                };
         String topic = "BENCH_ORDER_" + label.toUpperCase() + "_" + System.currentTimeMillis();
         Map<String, Object> p = baseProperties(engines);
         p.put("seckill.roles", "order-consumer");
@@ -352,7 +401,9 @@ public final class BenchCommand implements Callable<Integer> {
         StatementTimes.reset(engines.jdbcUrl());
         System.out.printf("[%s] %d messages pre-loaded on %s; starting the consumer%n", label, n, topic);
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
-                .web(WebApplicationType.NONE).properties(p).run()) {
+                .web(WebApplicationType.NONE)
+                .properties(p)
+                .run()) {
             ReservationRepository reservations = app.getBean(ReservationRepository.class);
             var meters = app.getBean(io.micrometer.core.instrument.MeterRegistry.class);
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
@@ -365,7 +416,8 @@ public final class BenchCommand implements Callable<Integer> {
             long done;
             while ((done = settled(meters)) < n) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(label + ": consumer did not drain " + n + " messages in 10 minutes");
+                    throw new IllegalStateException(
+                            label + ": consumer did not drain " + n + " messages in 10 minutes");
                 }
                 if (t0 == 0 && done > 0) {
                     t0 = System.nanoTime();
@@ -378,25 +430,35 @@ public final class BenchCommand implements Callable<Integer> {
             String cpu = cpuNow(engines).since(cpu0, n - first);
             long decided = reservations.decided(activityId);
             if (decided != n) {
-                throw new IllegalStateException(label + ": the consumer counted " + done + " messages settled, PostgreSQL has "
-                        + decided + " reservations decided of " + n);
+                throw new IllegalStateException(label + ": the consumer counted " + done
+                        + " messages settled, PostgreSQL has " + decided + " reservations decided of " + n);
             }
             var sizes = meters.summary("order.consume.batch.size");
-            System.out.printf("[%s] %,.0f orders/s (%d deliveries, mean %.1f messages each); %s%n", label, rate, sizes.count(),
-                    sizes.mean(), cpu);
+            System.out.printf(
+                    "[%s] %,.0f orders/s (%d deliveries, mean %.1f messages each); %s%n",
+                    label, rate, sizes.count(), sizes.mean(), cpu);
             StatementTimes.print(engines.jdbcUrl(), n);
             return rate;
         }
     }
 
-    private void createActivity(EmbeddedEngines engines, Map<String, Object> p, long activityId, int stock) throws Exception {
+    private void createActivity(EmbeddedEngines engines, Map<String, Object> p, long activityId, int stock)
+            throws Exception {
         Map<String, Object> q = new HashMap<>(p);
         q.put("seckill.roles", "api");
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
-                .web(WebApplicationType.NONE).properties(q).run()) {
-            app.getBean(ActivityService.class).create(new ActivityService.NewActivity(activityId, "bench " + activityId,
-                    Instant.now().minusSeconds(5), Instant.now().plusSeconds(3600), 600, 900,
-                    List.of(new ActivityService.NewSku(1L, new BigDecimal("9.90"), stock, 1))));
+                .web(WebApplicationType.NONE)
+                .properties(q)
+                .run()) {
+            app.getBean(ActivityService.class)
+                    .create(new ActivityService.NewActivity(
+                            activityId,
+                            "bench " + activityId,
+                            Instant.now().minusSeconds(5),
+                            Instant.now().plusSeconds(3600),
+                            600,
+                            900,
+                            List.of(new ActivityService.NewSku(1L, new BigDecimal("9.90"), stock, 1))));
         }
     }
 
@@ -448,7 +510,11 @@ public final class BenchCommand implements Callable<Integer> {
     private static long settled(io.micrometer.core.instrument.MeterRegistry meters) {
         long n = 0;
         for (io.seckill.order.MessageOutcome o : io.seckill.order.MessageOutcome.values()) {
-            var c = o.inboxResult() == null ? null : meters.find("order.consume").tag("result", o.name().toLowerCase()).counter();
+            var c = o.inboxResult() == null
+                    ? null
+                    : meters.find("order.consume")
+                            .tag("result", o.name().toLowerCase())
+                            .counter();
             n += c == null ? 0 : (long) c.count();
         }
         return n;
@@ -463,11 +529,18 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** The minimal order batch with pgbench, batch and clients as the consumer's, on the same database. */
     private Optional<SqlAnchor.Result> anchor(EmbeddedEngines engines) throws Exception {
-        System.out.printf("[minimal] pgbench, minimal order batch of %d, %d clients, %d s%n", batchSize, threads, anchorSeconds);
-        Optional<SqlAnchor.Result> r = SqlAnchor.run("127.0.0.1", engines.postgresPort(), engines.jdbcUrl(),
-                engines.home().resolve("pgdata"), threads,
-                batchSize, anchorSeconds);
-        r.ifPresentOrElse(a -> System.out.printf("[minimal] %,.0f orders/s; %s%n", a.ordersPerSecond(), a.wal()),
+        System.out.printf(
+                "[minimal] pgbench, minimal order batch of %d, %d clients, %d s%n", batchSize, threads, anchorSeconds);
+        Optional<SqlAnchor.Result> r = SqlAnchor.run(
+                "127.0.0.1",
+                engines.postgresPort(),
+                engines.jdbcUrl(),
+                engines.home().resolve("pgdata"),
+                threads,
+                batchSize,
+                anchorSeconds);
+        r.ifPresentOrElse(
+                a -> System.out.printf("[minimal] %,.0f orders/s; %s%n", a.ordersPerSecond(), a.wal()),
                 () -> System.out.println("[minimal] skipped: pgbench is missing (apt-get install postgresql-client)"));
         return r;
     }
@@ -478,13 +551,16 @@ public final class BenchCommand implements Callable<Integer> {
         p.put("seckill.roles", "api");
         createActivity(engines, p, activityId, n);
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
-                .web(WebApplicationType.NONE).properties(p).run()) {
+                .web(WebApplicationType.NONE)
+                .properties(p)
+                .run()) {
             OrderBatchService service = app.getBean(OrderBatchService.class);
             List<OrderCreateRequested> all = messages(activityId, n);
             List<List<InboundOrder>> batches = new ArrayList<>();
             for (int i = 0; i < all.size(); i += batchSize) {
                 batches.add(all.subList(i, Math.min(all.size(), i + batchSize)).stream()
-                        .map(m -> InboundOrder.of(m, Json.bytes(m), "ceiling")).toList());
+                        .map(m -> InboundOrder.of(m, Json.bytes(m), "ceiling"))
+                        .toList());
             }
             new BenchRepository(engines.jdbcUrl()).settle();
             WalMeter wal = new WalMeter(engines.jdbcUrl(), engines.home().resolve("pgdata"));
@@ -504,7 +580,9 @@ public final class BenchCommand implements Callable<Integer> {
             double rate = n / ((System.nanoTime() - t0) / 1e9);
             ceilingWal = wal.read().since(before, n);
             StatementTimes.print(engines.jdbcUrl(), n);
-            System.out.printf("[%s] %,.0f orders/s; %s; %s%n", label, rate, cpuNow(engines).since(cpu0, n), ceilingWal);
+            System.out.printf(
+                    "[%s] %,.0f orders/s; %s; %s%n",
+                    label, rate, cpuNow(engines).since(cpu0, n), ceilingWal);
             return rate;
         }
     }
@@ -520,33 +598,54 @@ public final class BenchCommand implements Callable<Integer> {
         }
 
         void print(PrintStream out) {
-            out.printf("pipeline, %d s sustained (admission entry, send path, order consumer in one process):%n",
+            out.printf(
+                    "pipeline, %d s sustained (admission entry, send path, order consumer in one process):%n",
                     unpaced.seconds());
             unpaced.print(out);
-            out.printf("  send path: breaker paused %d times, oldest unsent max %.1f s   (goal no pause, <= 1 s: %s)%n",
-                    unpaced.sendTrips(), unpaced.oldestUnsentSeconds(),
+            out.printf(
+                    "  send path: breaker paused %d times, oldest unsent max %.1f s   (goal no pause, <= 1 s: %s)%n",
+                    unpaced.sendTrips(),
+                    unpaced.oldestUnsentSeconds(),
                     met(unpaced.sendTrips() == 0 && unpaced.oldestUnsentSeconds() <= 1.0));
-            out.printf("  order backlog: the entry paused %d times for consumers more than %s behind%s%n", unpaced.backlogTrips(),
+            out.printf(
+                    "  order backlog: the entry paused %d times for consumers more than %s behind%s%n",
+                    unpaced.backlogTrips(),
                     maxOrderBacklogAge.isZero() ? "(off)" : maxOrderBacklogAge.toSeconds() + " s",
                     unpaced.backlogTrips() == 0 ? "" : " (its 503s are the non-202 statuses above)");
-            out.printf("pipeline, %d s paced to the order consumers (seckill.admission.order-wait-target=%s):%n",
+            out.printf(
+                    "pipeline, %d s paced to the order consumers (seckill.admission.order-wait-target=%s):%n",
                     paced.seconds(), waitTarget);
             paced.print(out);
-            out.printf("  the pace turned %,d buyers away (429); the entry paused %d times%n", paced.turnedAway(),
-                    paced.sendTrips() + paced.backlogTrips());
+            out.printf(
+                    "  the pace turned %,d buyers away (429); the entry paused %d times%n",
+                    paced.turnedAway(), paced.sendTrips() + paced.backlogTrips());
         }
     }
 
     /** One sustained wrk run through the pipeline: its answers and the QUEUED -> ORDER_CREATED times of what it admitted. */
-    record Sustained(int seconds, double admittedPerSecond, Map<Integer, Long> statuses, long orders, long undecided,
-            Histogram queuedToOrder, long sendTrips, double oldestUnsentSeconds, long backlogTrips, long turnedAway) {
+    record Sustained(
+            int seconds,
+            double admittedPerSecond,
+            Map<Integer, Long> statuses,
+            long orders,
+            long undecided,
+            Histogram queuedToOrder,
+            long sendTrips,
+            double oldestUnsentSeconds,
+            long backlogTrips,
+            long turnedAway) {
 
         void print(PrintStream out) {
             double p99 = queuedToOrder.getValueAtPercentile(99) / 1e6;
-            out.printf("  admitted %,.0f reservations/s, statuses %s; %,d orders created, %,d reservations undecided%n",
+            out.printf(
+                    "  admitted %,.0f reservations/s, statuses %s; %,d orders created, %,d reservations undecided%n",
                     admittedPerSecond, statuses, orders, undecided);
-            out.printf("  QUEUED -> ORDER_CREATED p50 %.3f s, p99 %.3f s, max %.3f s   (goal p99 <= 1 s: %s)%n",
-                    queuedToOrder.getValueAtPercentile(50) / 1e6, p99, queuedToOrder.getMaxValue() / 1e6, met(p99 <= 1.0));
+            out.printf(
+                    "  QUEUED -> ORDER_CREATED p50 %.3f s, p99 %.3f s, max %.3f s   (goal p99 <= 1 s: %s)%n",
+                    queuedToOrder.getValueAtPercentile(50) / 1e6,
+                    p99,
+                    queuedToOrder.getMaxValue() / 1e6,
+                    met(p99 <= 1.0));
         }
     }
 
@@ -583,30 +682,50 @@ public final class BenchCommand implements Callable<Integer> {
             int port = app.getBean(AdmissionEntry.class).port();
             int apiPort = ((WebServerApplicationContext) app).getWebServer().getPort();
             String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
-            System.out.printf("[pipeline] %d s of admission with the send path and the order consumer behind it%n",
+            System.out.printf(
+                    "[pipeline] %d s of admission with the send path and the order consumer behind it%n",
                     pipelineSeconds);
             // the consumer of a fresh topic starts cold (queue assignment, the first pulls): a warm-up first, and only
             // what is reserved in the measured window counts
             int pipelineWarmup = Math.max(5, Math.min(warmup, 20));
             Path warmTokens = freshBuyers(pipelineWarmup, engines.home());
-            ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk.get(), url, warmTokens, concurrency, pipelineWarmup, engines.home());
+            ExternalLoad.WrkResult warm =
+                    ExternalLoad.wrk(wrk.get(), url, warmTokens, concurrency, pipelineWarmup, engines.home());
             System.out.printf("[pipeline] warm-up %d s: %,.0f admitted/s%n", pipelineWarmup, warm.admittedPerSecond());
-            Sustained unpaced = sustained(app, engines, wrk.get(), url, activity, pipelineSeconds, warm.statuses().getOrDefault(202, 0L),
+            Sustained unpaced = sustained(
+                    app,
+                    engines,
+                    wrk.get(),
+                    url,
+                    activity,
+                    pipelineSeconds,
+                    warm.statuses().getOrDefault(202, 0L),
                     "");
             OrderPace pace = app.getBean(OrderPace.class);
             pace.setTarget(PACED_WAIT_TARGET);
-            System.out.printf("[pipeline] %d s paced to the order consumers (order wait target %s)%n", pipelineSeconds / 2,
-                    PACED_WAIT_TARGET);
+            System.out.printf(
+                    "[pipeline] %d s paced to the order consumers (order wait target %s)%n",
+                    pipelineSeconds / 2, PACED_WAIT_TARGET);
             Sustained paced;
             try {
-                paced = sustained(app, engines, wrk.get(), url.replace("/" + activity + "/", "/" + pacedActivity + "/"),
-                        pacedActivity, pipelineSeconds / 2, 0, ", paced");
+                paced = sustained(
+                        app,
+                        engines,
+                        wrk.get(),
+                        url.replace("/" + activity + "/", "/" + pacedActivity + "/"),
+                        pacedActivity,
+                        pipelineSeconds / 2,
+                        0,
+                        ", paced");
             } finally {
                 // the drill measures the engine as it comes
                 pace.setTarget(app.getBean(SeckillProperties.class).admission().orderWaitTarget());
             }
             drills(app, engines, port, apiPort);
-            return new PipelineResult(unpaced, paced, PACED_WAIT_TARGET,
+            return new PipelineResult(
+                    unpaced,
+                    paced,
+                    PACED_WAIT_TARGET,
                     app.getBean(SeckillProperties.class).admission().maxOrderBacklogAge());
         }
     }
@@ -616,8 +735,16 @@ public final class BenchCommand implements Callable<Integer> {
      * decided every reservation it admitted ({@code admittedBefore} of them before this run), then
      * QUEUED -> ORDER_CREATED of the ones reserved in the run.
      */
-    private Sustained sustained(ConfigurableApplicationContext app, EmbeddedEngines engines, Path wrk, String url,
-            long activity, int seconds, long admittedBefore, String label) throws Exception {
+    private Sustained sustained(
+            ConfigurableApplicationContext app,
+            EmbeddedEngines engines,
+            Path wrk,
+            String url,
+            long activity,
+            int seconds,
+            long admittedBefore,
+            String label)
+            throws Exception {
         Path tokens = freshBuyers(seconds, engines.home());
         Instant measuredFrom = Instant.now();
         SendPathWatch watch = new SendPathWatch(app);
@@ -625,17 +752,22 @@ public final class BenchCommand implements Callable<Integer> {
         var meters = app.getBean(io.micrometer.core.instrument.MeterRegistry.class);
         long trips0 = breaker.trips(AdmissionBreaker.Cause.SEND);
         long backlogTrips0 = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG);
-        double away0 = meters.counter("reservation.rate_limited", "scope", "order_pace").count();
+        double away0 = meters.counter("reservation.rate_limited", "scope", "order_pace")
+                .count();
         CpuSplit cpu0 = cpuNow(engines);
         StatementTimes.reset(engines.jdbcUrl());
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
-        // the whole pipeline shares the cores with wrk: what each admitted reservation cost while wrk ran (the machine's
+        // the whole pipeline shares the cores with wrk: what each admitted reservation cost while wrk ran (the
+        // machine's
         // figure holds Redis, wrk and what the other three leave out)
-        String cpu = cpuNow(engines).since(cpu0, r.statuses().getOrDefault(202, 0L)).replace("CPU per order",
-                "CPU per admitted reservation while wrk ran");
+        String cpu = cpuNow(engines)
+                .since(cpu0, r.statuses().getOrDefault(202, 0L))
+                .replace("CPU per order", "CPU per admitted reservation while wrk ran");
         long trips = breaker.trips(AdmissionBreaker.Cause.SEND) - trips0;
         long backlogTrips = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG) - backlogTrips0;
-        long turnedAway = (long) (meters.counter("reservation.rate_limited", "scope", "order_pace").count() - away0);
+        long turnedAway = (long) (meters.counter("reservation.rate_limited", "scope", "order_pace")
+                        .count()
+                - away0);
         double oldest = watch.maxOldestSeconds();
         String sendPath = watch.sinceLast();
         watch.close();
@@ -650,15 +782,16 @@ public final class BenchCommand implements Callable<Integer> {
         BenchRepository db = new BenchRepository(engines.jdbcUrl());
         db.queuedToOrderMicros(activity, measuredFrom, us -> h.recordValue(Math.max(1, us)));
         long orders = h.getTotalCount();
-        System.out.printf("[pipeline%s] wrk: %,.0f admitted/s, statuses %s, latency p50 %.1f ms p99 %.1f ms; %s; %,d orders%n",
+        System.out.printf(
+                "[pipeline%s] wrk: %,.0f admitted/s, statuses %s, latency p50 %.1f ms p99 %.1f ms; %s; %,d orders%n",
                 label, r.admittedPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis(), sendPath, orders);
         System.out.printf("[pipeline%s] %s%n", label, cpu);
         StatementTimes.print(engines.jdbcUrl(), Math.max(1, r.statuses().getOrDefault(202, 0L)));
         String file = "order-latency" + label.replaceAll("[^a-z]+", "-");
         LatencyCharts chart = new LatencyCharts();
         chart.add("QUEUED -> ORDER_CREATED", h);
-        for (Path f : chart.write(charts, file, "QUEUED (Redis) to ORDER_CREATED (PostgreSQL), " + seconds + " s sustained"
-                + label)) {
+        for (Path f : chart.write(
+                charts, file, "QUEUED (Redis) to ORDER_CREATED (PostgreSQL), " + seconds + " s sustained" + label)) {
             System.out.println("[charts] " + f.toAbsolutePath());
         }
         long undecided = Math.max(0, admitted - reservations.decided(activity));
@@ -667,18 +800,29 @@ public final class BenchCommand implements Callable<Integer> {
         }
         var brokerWait = meters.find("order.request.broker.wait").timer();
         if (brokerWait != null) {
-            System.out.printf("[pipeline%s] order requests' time in the broker (stored -> order consumer) since start: mean "
-                    + "%.3f s, max %.3f s over %,d messages%n", label, brokerWait.mean(TimeUnit.SECONDS),
-                    brokerWait.max(TimeUnit.SECONDS), brokerWait.count());
+            System.out.printf(
+                    "[pipeline%s] order requests' time in the broker (stored -> order consumer) since start: mean "
+                            + "%.3f s, max %.3f s over %,d messages%n",
+                    label, brokerWait.mean(TimeUnit.SECONDS), brokerWait.max(TimeUnit.SECONDS), brokerWait.count());
         }
         var deliveries = meters.find("order.consume.batch.size").summary();
         var groups = meters.find("order.commit.batch.size").summary();
         if (deliveries != null && groups != null) {
-            System.out.printf("[pipeline%s] order consumer since start: %,d deliveries of %.1f messages on average, settled "
-                    + "in %,d transactions of %.1f orders%n", label, deliveries.count(), deliveries.mean(), groups.count(),
-                    groups.mean());
+            System.out.printf(
+                    "[pipeline%s] order consumer since start: %,d deliveries of %.1f messages on average, settled "
+                            + "in %,d transactions of %.1f orders%n",
+                    label, deliveries.count(), deliveries.mean(), groups.count(), groups.mean());
         }
-        return new Sustained(seconds, r.admittedPerSecond(), r.statuses(), orders, undecided, h, trips, oldest, backlogTrips,
+        return new Sustained(
+                seconds,
+                r.admittedPerSecond(),
+                r.statuses(),
+                orders,
+                undecided,
+                h,
+                trips,
+                oldest,
+                backlogTrips,
                 turnedAway);
     }
 
@@ -699,50 +843,83 @@ public final class BenchCommand implements Callable<Integer> {
         long naiveActivity = 700_010;
         ActivityService activities = app.getBean(ActivityService.class);
         openSale(activities, ours, "bench drill", BigDecimal.ONE, FaultDrill.UNITS);
-        System.out.printf("[drill] %d units, %d buyers (%d of them sending twice at once), PostgreSQL stalled %d s a tenth "
-                + "of the way in: the engine%n", FaultDrill.UNITS, FaultDrill.BUYERS, FaultDrill.TWICE,
-                FaultDrill.STALL.toSeconds());
-        FaultDrill.Answers oursAnswers = FaultDrill.run(base, "/api/v1/activities/" + ours + "/skus/1/reservations",
-                userSecret, 8_000_000L, engines.jdbcUrl(), "orders");
+        System.out.printf(
+                "[drill] %d units, %d buyers (%d of them sending twice at once), PostgreSQL stalled %d s a tenth "
+                        + "of the way in: the engine%n",
+                FaultDrill.UNITS, FaultDrill.BUYERS, FaultDrill.TWICE, FaultDrill.STALL.toSeconds());
+        FaultDrill.Answers oursAnswers = FaultDrill.run(
+                base,
+                "/api/v1/activities/" + ours + "/skus/1/reservations",
+                userSecret,
+                8_000_000L,
+                engines.jdbcUrl(),
+                "orders");
         io.seckill.invariants.InvariantChecker checker = app.getBean(io.seckill.invariants.InvariantChecker.class);
-        // the projection follows the whole pipeline run's events first (tens of thousands of orders): minutes, not seconds
+        // the projection follows the whole pipeline run's events first (tens of thousands of orders): minutes, not
+        // seconds
         long drainFrom = System.nanoTime();
         long deadline = drainFrom + TimeUnit.SECONDS.toNanos(300);
         List<io.seckill.invariants.InvariantChecker.Check> checks = checker.check(ours, true);
         // drained: no reservation still open in Redis (each one ordered or released), then every invariant
         while ((activities.inventoryView(ours).get(0).redis().openReserved() > 0
-                || !checks.stream().allMatch(io.seckill.invariants.InvariantChecker.Check::pass)) && System.nanoTime() < deadline) {
+                        || !checks.stream().allMatch(io.seckill.invariants.InvariantChecker.Check::pass))
+                && System.nanoTime() < deadline) {
             TimeUnit.MILLISECONDS.sleep(500);
             checks = checker.check(ours, true);
         }
         System.out.printf("[drill] the engine's pipeline drained in %.0f s%n", (System.nanoTime() - drainFrom) / 1e9);
         BenchRepository db = new BenchRepository(engines.jdbcUrl());
         long[] oursOrders = db.orderFacts("orders", ours);
-        FaultDrill.Facts oursFacts = new FaultDrill.Facts(oursOrders[0], oursOrders[1],
+        FaultDrill.Facts oursFacts = new FaultDrill.Facts(
+                oursOrders[0],
+                oursOrders[1],
                 activities.inventoryView(ours).get(0).redis().stock());
 
         System.out.println("[drill] the same against the naive baseline");
-        app.getBean(Redis.class).sync().set(NaiveBaseline.stockKey(naiveActivity, 1), Integer.toString(FaultDrill.UNITS));
-        FaultDrill.Answers naiveAnswers = FaultDrill.run(naiveBase, NaiveBaseline.PATH.replace("{activityId}",
-                Long.toString(naiveActivity)).replace("{skuId}", "1"), userSecret, 9_000_000L, engines.jdbcUrl(), "naive_order");
+        app.getBean(Redis.class)
+                .sync()
+                .set(NaiveBaseline.stockKey(naiveActivity, 1), Integer.toString(FaultDrill.UNITS));
+        FaultDrill.Answers naiveAnswers = FaultDrill.run(
+                naiveBase,
+                NaiveBaseline.PATH
+                        .replace("{activityId}", Long.toString(naiveActivity))
+                        .replace("{skuId}", "1"),
+                userSecret,
+                9_000_000L,
+                engines.jdbcUrl(),
+                "naive_order");
         long[] naiveOrders = db.orderFacts("naive_order", naiveActivity);
-        FaultDrill.Facts naiveFacts = new FaultDrill.Facts(naiveOrders[0], naiveOrders[1],
+        FaultDrill.Facts naiveFacts = new FaultDrill.Facts(
+                naiveOrders[0],
+                naiveOrders[1],
                 Long.parseLong(app.getBean(Redis.class).sync().get(NaiveBaseline.stockKey(naiveActivity, 1))));
 
-        drillReport.add(String.format("fault drill: %d units, %d buyers, %d of them sending twice at once, PostgreSQL stalled "
-                + "%d s a tenth of the way in", FaultDrill.UNITS, FaultDrill.BUYERS, FaultDrill.TWICE, FaultDrill.STALL.toSeconds()));
+        drillReport.add(String.format(
+                "fault drill: %d units, %d buyers, %d of them sending twice at once, PostgreSQL stalled "
+                        + "%d s a tenth of the way in",
+                FaultDrill.UNITS, FaultDrill.BUYERS, FaultDrill.TWICE, FaultDrill.STALL.toSeconds()));
         drillReport.add(String.format("  %-34s %-44s %s", "", "engine", "naive baseline (design section 4)"));
         drillReport.add(String.format("  %-34s %-44s %s", "answers", oursAnswers.statuses(), naiveAnswers.statuses()));
-        String[] names = {"no oversell", "stock never below zero", "one order per buyer", "every unit in Redis or an order"};
+        String[] names = {
+            "no oversell", "stock never below zero", "one order per buyer", "every unit in Redis or an order"
+        };
         List<String> a = oursFacts.verdicts();
         List<String> b = naiveFacts.verdicts();
         for (int i = 0; i < names.length; i++) {
             drillReport.add(String.format("  %-34s %-44s %s", names[i], a.get(i), b.get(i)));
         }
         long failed = checks.stream().filter(c -> !c.pass()).count();
-        drillReport.add(String.format("  the engine's own invariants after drain: %d of %d pass%s", checks.size() - failed,
-                checks.size(), failed == 0 ? "" : " - " + checks.stream().filter(c -> !c.pass())
-                        .map(c -> c.name() + ": " + c.detail()).toList()));
+        drillReport.add(String.format(
+                "  the engine's own invariants after drain: %d of %d pass%s",
+                checks.size() - failed,
+                checks.size(),
+                failed == 0
+                        ? ""
+                        : " - "
+                                + checks.stream()
+                                        .filter(c -> !c.pass())
+                                        .map(c -> c.name() + ": " + c.detail())
+                                        .toList()));
         drillReport.forEach(System.out::println);
     }
 
@@ -763,8 +940,14 @@ public final class BenchCommand implements Callable<Integer> {
         try (ConfigurableApplicationContext app = run(p)) {
             ActivityService activities = app.getBean(ActivityService.class);
             for (long a : new long[] {evalActivity, httpActivity, entryActivity}) {
-                activities.create(new ActivityService.NewActivity(a, "bench " + a, Instant.now().minusSeconds(5),
-                        Instant.now().plusSeconds(3600), 600, 900, List.of(new ActivityService.NewSku(1L, BigDecimal.ONE, huge, 1))));
+                activities.create(new ActivityService.NewActivity(
+                        a,
+                        "bench " + a,
+                        Instant.now().minusSeconds(5),
+                        Instant.now().plusSeconds(3600),
+                        600,
+                        900,
+                        List.of(new ActivityService.NewSku(1L, BigDecimal.ONE, huge, 1))));
                 activities.warm(a);
             }
             activities.open(httpActivity);
@@ -774,17 +957,22 @@ public final class BenchCommand implements Callable<Integer> {
             Optional<Path> redisBenchmark = ExternalLoad.tool("redis-benchmark");
             double evalsha;
             if (redisBenchmark.isPresent()) {
-                String sha = app.getBean(Redis.class).sync().scriptLoad(LuaScript.load("reserve").source())
+                String sha = app.getBean(Redis.class)
+                        .sync()
+                        .scriptLoad(LuaScript.load("reserve").source())
                         .toString();
                 Optional<Long> redisPid = CpuMeter.redisPid(engines.redisPort());
                 long redisCpu0 = redisPid.map(CpuMeter::processNanos).orElse(-1L);
                 int evalRequests = 150_000;
-                evalsha = ExternalLoad.redisBenchmark(redisBenchmark.get(), engines.redisPort(), sha, evalActivity,
-                        concurrency, evalRequests);
+                evalsha = ExternalLoad.redisBenchmark(
+                        redisBenchmark.get(), engines.redisPort(), sha, evalActivity, concurrency, evalRequests);
                 long redisCpu1 = redisPid.map(CpuMeter::processNanos).orElse(-1L);
-                System.out.printf("[evalsha] redis-benchmark: %,.0f reservations/s; redis-server CPU per EVALSHA: %s%n", evalsha,
-                        redisCpu0 < 0 || redisCpu1 < 0 ? "not measured" : String.format("%.1f us",
-                                (redisCpu1 - redisCpu0) / 1000.0 / evalRequests));
+                System.out.printf(
+                        "[evalsha] redis-benchmark: %,.0f reservations/s; redis-server CPU per EVALSHA: %s%n",
+                        evalsha,
+                        redisCpu0 < 0 || redisCpu1 < 0
+                                ? "not measured"
+                                : String.format("%.1f us", (redisCpu1 - redisCpu0) / 1000.0 / evalRequests));
                 // those reservations are Redis writes only, never meant to be sent: the next phase starts clean
                 SkuSlot evalSlot = SkuSlot.single(evalActivity, 1);
                 app.getBean(Redis.class).sync().del(evalSlot.sendDue(), evalSlot.deadlines());
@@ -806,7 +994,8 @@ public final class BenchCommand implements Callable<Integer> {
                 // and at half of what the entry itself sustained: its latency with headroom, whatever the goal's rate
                 pacedHalf = pacedEntry(app, wrk.get(), engines, entryPort, entryActivity, entry / 2);
             } else {
-                System.out.println("[http] wrk not installed (apt-get install wrk): JVM client, which costs CPU itself");
+                System.out.println(
+                        "[http] wrk not installed (apt-get install wrk): JVM client, which costs CPU itself");
                 http = httpRun("http://127.0.0.1:" + port, httpActivity);
             }
             return new double[] {evalsha, http, entry};
@@ -817,26 +1006,53 @@ public final class BenchCommand implements Callable<Integer> {
      * Reservations admitted per second (202s) by wrk against one entry's reserve call - the API port or
      * the admission entry - after a warm-up, with the application's CPU per answer and the send path's state.
      */
-    private double wrkAdmission(String label, ConfigurableApplicationContext app, Path wrk,
-            EmbeddedEngines engines, int port, long activity) throws Exception {
+    private double wrkAdmission(
+            String label,
+            ConfigurableApplicationContext app,
+            Path wrk,
+            EmbeddedEngines engines,
+            int port,
+            long activity)
+            throws Exception {
         String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
         Path warmupTokens = freshBuyers(warmup, engines.home());
         try (SendPathWatch watch = new SendPathWatch(app)) {
             ExternalLoad.WrkResult warm = ExternalLoad.wrk(wrk, url, warmupTokens, concurrency, warmup, engines.home());
-            System.out.printf("[%s] warm-up %d s: %,.0f admitted/s of %,.0f answers/s, statuses %s; %s%n", label, warmup,
-                    warm.admittedPerSecond(), warm.requestsPerSecond(), warm.statuses(), watch.sinceLast());
+            System.out.printf(
+                    "[%s] warm-up %d s: %,.0f admitted/s of %,.0f answers/s, statuses %s; %s%n",
+                    label,
+                    warmup,
+                    warm.admittedPerSecond(),
+                    warm.requestsPerSecond(),
+                    warm.statuses(),
+                    watch.sinceLast());
             Path tokens = freshBuyers(seconds, engines.home());
-            Observed run = observe(app, label.equals("entry"),
+            Observed run = observe(
+                    app,
+                    label.equals("entry"),
                     () -> ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home()));
             ExternalLoad.WrkResult measured = run.wrk();
-            latencies.add((label.equals("entry") ? "admission entry" : "API port") + ", admission only (api + send path), "
-                    + seconds + " s", measured.latency());
-            System.out.printf("[%s] application CPU per answer: %.0f us (%d answers, %.1f CPU-seconds in %d s)%n", label,
-                    run.cpuNanos() / 1000.0 / Math.max(1, measured.answers()), measured.answers(), run.cpuNanos() / 1e9,
+            latencies.add(
+                    (label.equals("entry") ? "admission entry" : "API port") + ", admission only (api + send path), "
+                            + seconds + " s",
+                    measured.latency());
+            System.out.printf(
+                    "[%s] application CPU per answer: %.0f us (%d answers, %.1f CPU-seconds in %d s)%n",
+                    label,
+                    run.cpuNanos() / 1000.0 / Math.max(1, measured.answers()),
+                    measured.answers(),
+                    run.cpuNanos() / 1e9,
                     seconds);
-            System.out.printf("[%s] wrk: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms;"
-                    + " %s%n", label, measured.admittedPerSecond(), measured.requestsPerSecond(), measured.statuses(),
-                    measured.p50Millis(), measured.p99Millis(), watch.sinceLast());
+            System.out.printf(
+                    "[%s] wrk: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms;"
+                            + " %s%n",
+                    label,
+                    measured.admittedPerSecond(),
+                    measured.requestsPerSecond(),
+                    measured.statuses(),
+                    measured.p50Millis(),
+                    measured.p99Millis(),
+                    watch.sinceLast());
             if (run.inEntry() != null) {
                 System.out.printf("[%s] %s%n", label, run.inEntry());
             }
@@ -852,17 +1068,21 @@ public final class BenchCommand implements Callable<Integer> {
      * One wrk run and what the application saw during it: its CPU, the entry's own answer times (null when
      * the run was not against the entry), Redis's slow calls.
      */
-    private record Observed(ExternalLoad.WrkResult wrk, long cpuNanos, String inEntry, String redis) {
-    }
+    private record Observed(ExternalLoad.WrkResult wrk, long cpuNanos, String inEntry, String redis) {}
 
-    private static Observed observe(ConfigurableApplicationContext app, boolean entry,
-            Callable<ExternalLoad.WrkResult> wrkRun) throws Exception {
+    private static Observed observe(
+            ConfigurableApplicationContext app, boolean entry, Callable<ExternalLoad.WrkResult> wrkRun)
+            throws Exception {
         EntryAnswerTimes inEntry = entry ? new EntryAnswerTimes(app) : null;
-        try (RedisSlowCalls slowLog = new RedisSlowCalls(app.getBean(Redis.class).sync(), SLOW_REDIS_CALL)) {
+        try (RedisSlowCalls slowLog =
+                new RedisSlowCalls(app.getBean(Redis.class).sync(), SLOW_REDIS_CALL)) {
             long cpu0 = CpuMeter.selfNanos();
             ExternalLoad.WrkResult r = wrkRun.call();
             long cpu = CpuMeter.selfNanos() - cpu0;
-            return new Observed(r, cpu, inEntry == null ? null : inEntry.sinceStart(),
+            return new Observed(
+                    r,
+                    cpu,
+                    inEntry == null ? null : inEntry.sinceStart(),
                     slowLog.read().describe(r.answers(), SLOW_REDIS_CALL));
         }
     }
@@ -877,23 +1097,34 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** Measured by {@link #admission} after the entry's unpaced run (at EVALSHA / 4, at half the entry's rate); null without wrk. */
     private Paced paced;
+
     private Paced pacedHalf;
 
     /**
      * The entry's latency at a quarter of the EVALSHA rate - half of the 0.5x goal, the load at which the
      * goal asks for p99 <= 10 ms - paced by wrk rather than as fast as answers come.
      */
-    private Paced pacedEntry(ConfigurableApplicationContext app, Path wrk, EmbeddedEngines engines, int port,
-            long activity, double rate) throws Exception {
+    private Paced pacedEntry(
+            ConfigurableApplicationContext app, Path wrk, EmbeddedEngines engines, int port, long activity, double rate)
+            throws Exception {
         String url = "http://127.0.0.1:" + port + "/api/v1/activities/" + activity + "/skus/1/reservations";
         Path tokens = freshBuyers(seconds, engines.home());
         try (SendPathWatch watch = new SendPathWatch(app)) {
-            Observed run = observe(app, true,
-                    () -> ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate));
+            Observed run = observe(
+                    app, true, () -> ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home(), rate));
             ExternalLoad.WrkResult r = run.wrk();
-            System.out.printf("[entry-paced] wrk paced to %,.0f/s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency"
-                    + " p50 %.1f ms p99 %.1f ms; %s; %s; %s%n", rate, r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(),
-                    r.p50Millis(), r.p99Millis(), run.inEntry(), run.redis(), watch.sinceLast());
+            System.out.printf(
+                    "[entry-paced] wrk paced to %,.0f/s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency"
+                            + " p50 %.1f ms p99 %.1f ms; %s; %s; %s%n",
+                    rate,
+                    r.admittedPerSecond(),
+                    r.requestsPerSecond(),
+                    r.statuses(),
+                    r.p50Millis(),
+                    r.p99Millis(),
+                    run.inEntry(),
+                    run.redis(),
+                    watch.sinceLast());
             latencies.add(String.format("admission entry paced to %,.0f/s, %d s", rate, seconds), r.latency());
             return new Paced(rate, r.admittedPerSecond(), r.p50Millis(), r.p99Millis());
         }
@@ -903,7 +1134,8 @@ public final class BenchCommand implements Callable<Integer> {
     private double naive = Double.NaN;
 
     private static SpringApplicationBuilder withNaiveBaseline(SpringApplicationBuilder builder) {
-        return builder.initializers(ctx -> NaiveBaseline.register((org.springframework.context.support.GenericApplicationContext) ctx));
+        return builder.initializers(
+                ctx -> NaiveBaseline.register((org.springframework.context.support.GenericApplicationContext) ctx));
     }
 
     /** The naive baseline under the same wrk load as the engine's run, on a stock that cannot run out. */
@@ -911,14 +1143,17 @@ public final class BenchCommand implements Callable<Integer> {
             throws Exception {
         long activity = 700_006;
         app.getBean(Redis.class).sync().set(NaiveBaseline.stockKey(activity, 1), "50000000");
-        String url = "http://127.0.0.1:" + port + NaiveBaseline.PATH.replace("{activityId}", Long.toString(activity))
-                .replace("{skuId}", "1");
+        String url = "http://127.0.0.1:" + port
+                + NaiveBaseline.PATH
+                        .replace("{activityId}", Long.toString(activity))
+                        .replace("{skuId}", "1");
         Path tokens = tokens(userSecret, 5_000_000L, 250_000, engines.home());
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk, url, tokens, concurrency, seconds, engines.home());
         double ordered = r.requestsPerSecond() * r.statuses().getOrDefault(200, 0L) / Math.max(1, r.answers());
-        System.out.printf("[naive] design section 4's baseline (GET, DECR, check then synchronous INSERT): %,.0f orders/s "
-                + "of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms%n", ordered, r.requestsPerSecond(),
-                r.statuses(), r.p50Millis(), r.p99Millis());
+        System.out.printf(
+                "[naive] design section 4's baseline (GET, DECR, check then synchronous INSERT): %,.0f orders/s "
+                        + "of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms%n",
+                ordered, r.requestsPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis());
         latencies.add("naive baseline (design section 4), " + seconds + " s", r.latency());
         return ordered;
     }
@@ -932,8 +1167,13 @@ public final class BenchCommand implements Callable<Integer> {
         RedisClient client = RedisClient.create(engines.redisUri());
         try (var c = client.connect()) {
             long keys = c.sync().dbsize();
-            String used = c.sync().info("memory").lines().filter(l -> l.startsWith("used_memory_human:"))
-                    .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst().orElse("?");
+            String used = c.sync()
+                    .info("memory")
+                    .lines()
+                    .filter(l -> l.startsWith("used_memory_human:"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).strip())
+                    .findFirst()
+                    .orElse("?");
             c.sync().flushall();
             System.out.printf("[%s] Redis emptied of the earlier parts' keys (%,d keys, %s)%n", part, keys, used);
         } finally {
@@ -970,7 +1210,8 @@ public final class BenchCommand implements Callable<Integer> {
         SaleClient client = new SaleClient(base);
         return ClosedLoop.run("http", 2_000_000, concurrency, seconds, () -> user -> {
             String token = Tokens.user(userSecret, user, Duration.ofHours(1));
-            SaleClient.Response r = client.reserve(token, activityId, 1, UUID.randomUUID().toString());
+            SaleClient.Response r =
+                    client.reserve(token, activityId, 1, UUID.randomUUID().toString());
             if (r.status() != 202) {
                 throw new IllegalStateException("HTTP bench answered " + r.status() + " " + r.body());
             }

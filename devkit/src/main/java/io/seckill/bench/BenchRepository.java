@@ -19,8 +19,7 @@ import java.util.function.LongConsumer;
 final class BenchRepository {
 
     /** One row of {@code pg_stat_statements}. */
-    record StatementTime(long calls, double totalMillis, long walRecords, String query) {
-    }
+    record StatementTime(long calls, double totalMillis, long walRecords, String query) {}
 
     private final String jdbcUrl;
 
@@ -34,7 +33,8 @@ final class BenchRepository {
 
     /** {records, full-page images, bytes, fsyncs} of {@code pg_stat_wal}. */
     long[] wal() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement();
+        try (Connection c = connect();
+                Statement s = c.createStatement();
                 ResultSet r = s.executeQuery("SELECT wal_records, wal_fpi, wal_bytes, wal_sync FROM pg_stat_wal")) {
             r.next();
             return new long[] {r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4)};
@@ -42,7 +42,8 @@ final class BenchRepository {
     }
 
     void resetStatementTimes() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
             s.execute("SELECT pg_stat_statements_reset()");
         }
@@ -50,7 +51,8 @@ final class BenchRepository {
 
     List<StatementTime> statementTimes(int limit) throws SQLException {
         List<StatementTime> out = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("""
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("""
                 SELECT calls, total_exec_time, wal_records, left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
                 FROM pg_stat_statements
                 UNION ALL
@@ -68,12 +70,14 @@ final class BenchRepository {
 
     /** A fresh database {@code name} with {@code schema} run in it; returns its JDBC URL. */
     String freshDatabase(String name, String schema) throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name);
             s.execute("CREATE DATABASE " + name);
         }
         String url = jdbcUrl.replaceFirst("/postgres(\\?|$)", "/" + name + "$1");
-        try (Connection c = DriverManager.getConnection(url, "postgres", "postgres"); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, "postgres", "postgres");
+                Statement s = c.createStatement()) {
             s.execute(schema);
         }
         return url;
@@ -85,14 +89,16 @@ final class BenchRepository {
      * out (or the next checkpoint would).
      */
     void settle() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("VACUUM (ANALYZE)");
             s.execute("CHECKPOINT");
         }
     }
 
     void dropDatabase(String name) throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name);
         }
     }
@@ -103,15 +109,18 @@ final class BenchRepository {
      * Returns how many.
      */
     int retireUnsentEvents() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            return s.executeUpdate("UPDATE event_outbox SET status = 'SENT', sent_at = clock_timestamp(), lease_owner = NULL, "
-                    + "lease_until = NULL WHERE status IN ('PENDING', 'RETRY', 'SENDING')");
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            return s.executeUpdate(
+                    "UPDATE event_outbox SET status = 'SENT', sent_at = clock_timestamp(), lease_owner = NULL, "
+                            + "lease_until = NULL WHERE status IN ('PENDING', 'RETRY', 'SENDING')");
         }
     }
 
     /** Holds an exclusive lock on {@code table} for {@code how long}: PostgreSQL stalled, for that table's writers. */
     void stall(String table, Duration howLong) throws SQLException, InterruptedException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             s.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
             Thread.sleep(howLong.toMillis());
@@ -124,7 +133,8 @@ final class BenchRepository {
      * reserved_at (QUEUED) to its created_at.
      */
     void queuedToOrderMicros(long activityId, java.time.Instant since, LongConsumer each) throws SQLException {
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("""
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("""
                 SELECT (extract(epoch FROM o.created_at - r.reserved_at) * 1000000)::bigint
                 FROM orders o JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
                 WHERE o.activity_id = ? AND r.reserved_at >= ?""")) {
@@ -141,7 +151,8 @@ final class BenchRepository {
     /** QUEUED -> ORDER_CREATED by 10 s of the run (by reserved_at): "+Ns: count, p50, p99" per window. */
     List<String> queuedToOrderByWindow(long activityId, java.time.Instant since) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("""
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("""
                 WITH l AS (SELECT r.reserved_at, extract(epoch FROM o.created_at - r.reserved_at) AS s
                            FROM orders o JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
                            WHERE o.activity_id = ? AND r.reserved_at >= ?)
@@ -152,8 +163,9 @@ final class BenchRepository {
             s.setTimestamp(2, java.sql.Timestamp.from(since));
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
-                    out.add(String.format("+%ds: %,d orders, p50 %.3f s, p99 %.3f s", r.getInt(1), r.getLong(2), r.getDouble(3),
-                            r.getDouble(4)));
+                    out.add(String.format(
+                            "+%ds: %,d orders, p50 %.3f s, p99 %.3f s",
+                            r.getInt(1), r.getLong(2), r.getDouble(3), r.getDouble(4)));
                 }
             }
         }
@@ -162,9 +174,11 @@ final class BenchRepository {
 
     /** {orders, buyers with more than one order} of a sale in {@code table} (the engine's or the naive baseline's). */
     long[] orderFacts(String table, long activityId) throws SQLException {
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT (SELECT count(*) FROM " + table
-                + " WHERE activity_id = ?), (SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE activity_id = ? "
-                + "GROUP BY user_id HAVING count(*) > 1) d)")) {
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("SELECT (SELECT count(*) FROM " + table
+                        + " WHERE activity_id = ?), (SELECT count(*) FROM (SELECT 1 FROM " + table
+                        + " WHERE activity_id = ? "
+                        + "GROUP BY user_id HAVING count(*) > 1) d)")) {
             s.setLong(1, activityId);
             s.setLong(2, activityId);
             try (ResultSet r = s.executeQuery()) {

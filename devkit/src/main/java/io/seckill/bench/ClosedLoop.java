@@ -1,5 +1,9 @@
 package io.seckill.bench;
 
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.ReservationIds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -10,35 +14,46 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
-
-import io.seckill.redis.SkuSlot;
-import io.seckill.reservation.ReservationIds;
-
 /** A closed loop of buyers: each thread reserves back to back, every call for a user never seen before. */
 final class ClosedLoop {
 
-    private ClosedLoop() {
-    }
+    private ClosedLoop() {}
 
     /** One buyer thread: one reservation per call. */
     interface Buyer extends AutoCloseable {
         void buy(long user) throws Exception;
 
         @Override
-        default void close() {
-        }
+        default void close() {}
     }
 
     /** One reservation by {@code reserve.lua} (loaded as {@code sha}) in {@code slot}, as admission makes it, for a new request. */
-    static void reserve(RedisClusterCommands<String, String> redis, String sha, ReservationIds ids, SkuSlot slot, long user) {
+    static void reserve(
+            RedisClusterCommands<String, String> redis, String sha, ReservationIds ids, SkuSlot slot, long user) {
         UUID request = UUID.randomUUID();
         UUID rid = ids.reservationId(1, slot.activityId(), slot.skuId(), user, request);
-        redis.evalsha(sha, ScriptOutputType.MULTI, new String[] {slot.stock(), slot.counter(), slot.meta(),
-                slot.request(user, request.toString()), slot.user(user), slot.sendDue(), slot.deadlines(),
-                slot.reservation(rid.toString())}, rid.toString(), ids.messageId(1, rid).toString(), request.toString(),
-                Long.toString(user), Long.toString(slot.activityId()), Long.toString(slot.skuId()), "1", "5000", "600000",
+        redis.evalsha(
+                sha,
+                ScriptOutputType.MULTI,
+                new String[] {
+                    slot.stock(),
+                    slot.counter(),
+                    slot.meta(),
+                    slot.request(user, request.toString()),
+                    slot.user(user),
+                    slot.sendDue(),
+                    slot.deadlines(),
+                    slot.reservation(rid.toString())
+                },
+                rid.toString(),
+                ids.messageId(1, rid).toString(),
+                request.toString(),
+                Long.toString(user),
+                Long.toString(slot.activityId()),
+                Long.toString(slot.skuId()),
+                "1",
+                "5000",
+                "600000",
                 "86400000");
     }
 
@@ -46,7 +61,8 @@ final class ClosedLoop {
      * {@code threads} threads, each with its own buyer, reserve for {@code seconds}, users numbered from
      * {@code firstUser} on; prints and returns the reservations per second.
      */
-    static double run(String label, long firstUser, int threads, int seconds, Callable<Buyer> perThread) throws Exception {
+    static double run(String label, long firstUser, int threads, int seconds, Callable<Buyer> perThread)
+            throws Exception {
         AtomicLong done = new AtomicLong();
         AtomicLong users = new AtomicLong(firstUser);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

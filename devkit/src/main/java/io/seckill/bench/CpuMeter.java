@@ -17,25 +17,28 @@ final class CpuMeter {
     /** Linux's USER_HZ: /proc reports CPU time in hundredths of a second. */
     private static final long TICKS_PER_SECOND = 100;
 
-    private CpuMeter() {
-    }
+    private CpuMeter() {}
 
     /** CPU nanoseconds this JVM has used so far. */
     static long selfNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     /** The pid of the redis-server listening on {@code port}, found by its command line. */
     static Optional<Long> redisPid(int port) {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit)).filter(p -> {
-                try {
-                    String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ');
-                    return cmd.contains("redis-server") && cmd.contains(Integer.toString(port));
-                } catch (IOException e) {
-                    return false; // the process ended or is not ours to read
-                }
-            }).map(p -> Long.parseLong(p.getFileName().toString())).findFirst();
+            return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .filter(p -> {
+                        try {
+                            String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ');
+                            return cmd.contains("redis-server") && cmd.contains(Integer.toString(port));
+                        } catch (IOException e) {
+                            return false; // the process ended or is not ours to read
+                        }
+                    })
+                    .map(p -> Long.parseLong(p.getFileName().toString()))
+                    .findFirst();
         } catch (IOException e) {
             return Optional.empty();
         }
@@ -54,7 +57,9 @@ final class CpuMeter {
      */
     static long postgresNanos(Path dataDirectory) {
         try {
-            long postmaster = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+            long postmaster = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid"))
+                    .get(0)
+                    .trim());
             String[] own = stat(postmaster);
             if (own == null) {
                 return -1;

@@ -11,8 +11,11 @@ record CpuSplit(long appNanos, long postgresNanos, long brokerNanos, long machin
 
     static CpuSplit now(Path postgresData, long brokerPid) {
         long[] machine = CpuMeter.machineNanos();
-        return new CpuSplit(CpuMeter.selfNanos(), CpuMeter.postgresNanos(postgresData),
-                brokerPid < 0 ? -1 : CpuMeter.processNanos(brokerPid), machine == null ? -1 : machine[0],
+        return new CpuSplit(
+                CpuMeter.selfNanos(),
+                CpuMeter.postgresNanos(postgresData),
+                brokerPid < 0 ? -1 : CpuMeter.processNanos(brokerPid),
+                machine == null ? -1 : machine[0],
                 machine == null ? -1 : machine[1]);
     }
 
@@ -21,10 +24,14 @@ record CpuSplit(long appNanos, long postgresNanos, long brokerNanos, long machin
         double per = Math.max(1, n) * 1000.0;
         double total = machineTotalNanos - before.machineTotalNanos;
         double idle = total - (machineBusyNanos - before.machineBusyNanos);
-        return String.format("CPU per order: application %s, PostgreSQL %s, broker %s; the machine %s busy, its cores idle %s",
-                micros(appNanos, before.appNanos, per), micros(postgresNanos, before.postgresNanos, per),
-                micros(brokerNanos, before.brokerNanos, per), micros(machineBusyNanos, before.machineBusyNanos, per),
-                machineTotalNanos < 0 || before.machineTotalNanos < 0 || total <= 0 ? "?"
+        return String.format(
+                "CPU per order: application %s, PostgreSQL %s, broker %s; the machine %s busy, its cores idle %s",
+                micros(appNanos, before.appNanos, per),
+                micros(postgresNanos, before.postgresNanos, per),
+                micros(brokerNanos, before.brokerNanos, per),
+                micros(machineBusyNanos, before.machineBusyNanos, per),
+                machineTotalNanos < 0 || before.machineTotalNanos < 0 || total <= 0
+                        ? "?"
                         : String.format("%.0f%% of the time", 100 * idle / total));
     }
 

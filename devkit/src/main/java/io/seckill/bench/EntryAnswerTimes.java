@@ -1,14 +1,12 @@
 package io.seckill.bench;
 
-import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
-
-import org.springframework.context.ApplicationContext;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.springframework.context.ApplicationContext;
 
 /**
  * The admission entry's own time for its accepted answers over one wrk run, from its histogram
@@ -45,8 +43,9 @@ final class EntryAnswerTimes {
         if (bounds == null) {
             return "in the entry: not measured (its histogram does not account for every answer of the run)";
         }
-        return String.format("in the entry (request read to answer handed on): p50 <= %.1f ms, p99 <= %.1f ms", bounds[0],
-                bounds[1]);
+        return String.format(
+                "in the entry (request read to answer handed on): p50 <= %.1f ms, p99 <= %.1f ms",
+                bounds[0], bounds[1]);
     }
 
     private Snapshot snapshot() {

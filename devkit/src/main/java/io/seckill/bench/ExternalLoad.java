@@ -10,7 +10,6 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.HdrHistogram.Histogram;
 
 /**
@@ -20,8 +19,7 @@ import org.HdrHistogram.Histogram;
  */
 final class ExternalLoad {
 
-    private ExternalLoad() {
-    }
+    private ExternalLoad() {}
 
     static Optional<Path> tool(String name) {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
@@ -37,11 +35,38 @@ final class ExternalLoad {
     static double redisBenchmark(Path tool, int port, String sha, long activityId, int clients, int requests)
             throws IOException, InterruptedException {
         String tag = "seckill:{" + activityId + ":1}:";
-        List<String> cmd = List.of(tool.toString(), "-p", Integer.toString(port), "-c", Integer.toString(clients), "-n",
-                Integer.toString(requests), "-r", "100000000", "-q", "evalsha", sha, "8", tag + "stock", tag + "counter",
-                tag + "meta", tag + "request:__rand_int__:q", tag + "user:__rand_int__", tag + "send_due",
-                tag + "deadline", tag + "reservation:r__rand_int__", "r__rand_int__", "m__rand_int__", "q__rand_int__", "__rand_int__",
-                Long.toString(activityId), "1", "1", "5000", "600000", "86400000");
+        List<String> cmd = List.of(
+                tool.toString(),
+                "-p",
+                Integer.toString(port),
+                "-c",
+                Integer.toString(clients),
+                "-n",
+                Integer.toString(requests),
+                "-r",
+                "100000000",
+                "-q",
+                "evalsha",
+                sha,
+                "8",
+                tag + "stock",
+                tag + "counter",
+                tag + "meta",
+                tag + "request:__rand_int__:q",
+                tag + "user:__rand_int__",
+                tag + "send_due",
+                tag + "deadline",
+                tag + "reservation:r__rand_int__",
+                "r__rand_int__",
+                "m__rand_int__",
+                "q__rand_int__",
+                "__rand_int__",
+                Long.toString(activityId),
+                "1",
+                "1",
+                "5000",
+                "600000",
+                "86400000");
         String out = run(cmd);
         Matcher m = Pattern.compile("([0-9.]+) requests per second").matcher(out);
         if (!m.find()) {
@@ -51,14 +76,22 @@ final class ExternalLoad {
     }
 
     /** What wrk measured: all answers per second, the 202s per second, every status seen, latency. */
-    record WrkResult(double requestsPerSecond, double admittedPerSecond, java.util.Map<Integer, Long> statuses,
-            double p50Millis, double p99Millis, Histogram latency) {
+    record WrkResult(
+            double requestsPerSecond,
+            double admittedPerSecond,
+            java.util.Map<Integer, Long> statuses,
+            double p50Millis,
+            double p99Millis,
+            Histogram latency) {
         long answers() {
             return statuses.values().stream().mapToLong(Long::longValue).sum();
         }
 
         long refused() {
-            return statuses.entrySet().stream().filter(e -> e.getKey() != 202).mapToLong(java.util.Map.Entry::getValue).sum();
+            return statuses.entrySet().stream()
+                    .filter(e -> e.getKey() != 202)
+                    .mapToLong(java.util.Map.Entry::getValue)
+                    .sum();
         }
     }
 
@@ -82,8 +115,9 @@ final class ExternalLoad {
      * a load chosen in advance rather than at whatever the server sustains; a server slower than the
      * pace shows as an achieved rate below it.
      */
-    static WrkResult wrk(Path tool, String url, Path tokenFile, int connections, int seconds, Path dir,
-            double perSecond) throws IOException, InterruptedException {
+    static WrkResult wrk(
+            Path tool, String url, Path tokenFile, int connections, int seconds, Path dir, double perSecond)
+            throws IOException, InterruptedException {
         Path script = dir.resolve("reserve.lua");
         String pacing = perSecond <= 0 ? "" : """
                 local ffi = require("ffi")
@@ -165,7 +199,14 @@ final class ExternalLoad {
                     io.write(string.format("pct 100 %%d\\n", latency.max))
                 end
                 """.formatted(tokenFile, WRK_THREADS));
-        String out = run(List.of(tool.toString(), "-t" + WRK_THREADS, "-c" + connections, "-d" + seconds + "s", "-s", script.toString(), url));
+        String out = run(List.of(
+                tool.toString(),
+                "-t" + WRK_THREADS,
+                "-c" + connections,
+                "-d" + seconds + "s",
+                "-s",
+                script.toString(),
+                url));
         Matcher m = Pattern.compile("Requests/sec:\\s+([0-9.]+)").matcher(out);
         if (!m.find()) {
             throw new IllegalStateException("unexpected wrk output: " + out);
@@ -213,7 +254,9 @@ final class ExternalLoad {
     }
 
     private static String run(List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(new ArrayList<>(cmd)).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(new ArrayList<>(cmd))
+                .redirectErrorStream(true)
+                .start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
             throw new IllegalStateException(cmd.get(0) + " failed: " + new String(out, StandardCharsets.UTF_8));

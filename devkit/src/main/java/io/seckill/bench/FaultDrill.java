@@ -1,5 +1,7 @@
 package io.seckill.bench;
 
+import io.seckill.api.Tokens;
+import io.seckill.cli.SaleClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,9 +17,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.seckill.api.Tokens;
-import io.seckill.cli.SaleClient;
 
 /**
  * One fault drill, run the same way against the engine and against the naive baseline: {@link #UNITS}
@@ -35,8 +34,7 @@ final class FaultDrill {
     static final Duration STALL = Duration.ofSeconds(3);
 
     /** What the buyers were answered. */
-    record Answers(Map<Integer, Long> statuses, long requests) {
-    }
+    record Answers(Map<Integer, Long> statuses, long requests) {}
 
     /** The same facts for either design, read after the drill (and, for the engine, after its pipeline drained). */
     record Facts(long orders, long usersWithSeveralOrders, long redisStock) {
@@ -46,11 +44,14 @@ final class FaultDrill {
         }
 
         List<String> verdicts() {
-            return List.of(verdict(orders <= UNITS, orders + " orders for " + UNITS + " units"),
+            return List.of(
+                    verdict(orders <= UNITS, orders + " orders for " + UNITS + " units"),
                     verdict(redisStock >= 0, "Redis stock " + redisStock),
                     verdict(usersWithSeveralOrders == 0, usersWithSeveralOrders + " buyers with more than one order"),
-                    verdict(unitsUnaccounted() == 0, "Redis stock " + redisStock + " + " + orders + " orders = "
-                            + (redisStock + orders) + " of " + UNITS));
+                    verdict(
+                            unitsUnaccounted() == 0,
+                            "Redis stock " + redisStock + " + " + orders + " orders = " + (redisStock + orders) + " of "
+                                    + UNITS));
         }
 
         private static String verdict(boolean pass, String detail) {
@@ -58,8 +59,7 @@ final class FaultDrill {
         }
     }
 
-    private FaultDrill() {
-    }
+    private FaultDrill() {}
 
     /**
      * Drives the drill at {@code base + path}; {@code stalledTable} is locked for {@link #STALL} once a
@@ -77,7 +77,8 @@ final class FaultDrill {
             for (int b = 0; b < BUYERS; b++) {
                 long user = firstUser + b;
                 String token = Tokens.user(userSecret, user, Duration.ofHours(1));
-                Map<String, String> body = Map.of("request_id", UUID.randomUUID().toString());
+                Map<String, String> body =
+                        Map.of("request_id", UUID.randomUUID().toString());
                 int copies = b < TWICE ? 2 : 1;
                 CyclicBarrier together = new CyclicBarrier(copies);
                 for (int c = 0; c < copies; c++) {

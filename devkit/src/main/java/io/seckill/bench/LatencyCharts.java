@@ -14,9 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.imageio.ImageIO;
-
 import org.HdrHistogram.Histogram;
 
 /**
@@ -27,8 +25,16 @@ import org.HdrHistogram.Histogram;
  */
 final class LatencyCharts {
 
-    private static final Color[] SERIES = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd),
-            new Color(0xff7f0e), new Color(0x17becf), new Color(0x8c564b), new Color(0xe377c2)};
+    private static final Color[] SERIES = {
+        new Color(0x1f77b4),
+        new Color(0xd62728),
+        new Color(0x2ca02c),
+        new Color(0x9467bd),
+        new Color(0xff7f0e),
+        new Color(0x17becf),
+        new Color(0x8c564b),
+        new Color(0xe377c2)
+    };
     /** The x axis runs from the median (2 = 1/(1-0.5)) to the 99.999th percentile. */
     private static final double[] TICKS = {50, 90, 99, 99.9, 99.99, 99.999};
 
@@ -49,7 +55,8 @@ final class LatencyCharts {
         Files.createDirectories(dir);
         List<Path> written = new ArrayList<>();
         for (var e : series.entrySet()) {
-            Path hgrm = dir.resolve(file + "-" + e.getKey().replaceAll("[^A-Za-z0-9]+", "-").toLowerCase() + ".hgrm");
+            Path hgrm = dir.resolve(
+                    file + "-" + e.getKey().replaceAll("[^A-Za-z0-9]+", "-").toLowerCase() + ".hgrm");
             try (PrintStream out = new PrintStream(Files.newOutputStream(hgrm), true, "UTF-8")) {
                 out.println("# " + title + ": " + e.getKey() + " (values in ms)");
                 e.getValue().outputPercentileDistribution(out, 5, 1000.0);
@@ -77,7 +84,10 @@ final class LatencyCharts {
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
         g.setColor(Color.BLACK);
         g.drawString(title, left, 28);
-        double maxMs = series.values().stream().mapToDouble(x -> x.getValueAtPercentile(99.999) / 1000.0).max().orElse(1);
+        double maxMs = series.values().stream()
+                .mapToDouble(x -> x.getValueAtPercentile(99.999) / 1000.0)
+                .max()
+                .orElse(1);
         double yMax = niceCeiling(maxMs);
         double xMax = Math.log10(1 / (1 - 0.99999));
         double xMin = Math.log10(2);
@@ -124,8 +134,12 @@ final class LatencyCharts {
                 prevY = y;
             }
             Histogram hist = e.getValue();
-            String label = String.format("%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%,d)", e.getKey(),
-                    hist.getValueAtPercentile(50) / 1000.0, hist.getValueAtPercentile(99) / 1000.0, hist.getMaxValue() / 1000.0,
+            String label = String.format(
+                    "%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%,d)",
+                    e.getKey(),
+                    hist.getValueAtPercentile(50) / 1000.0,
+                    hist.getValueAtPercentile(99) / 1000.0,
+                    hist.getMaxValue() / 1000.0,
                     hist.getTotalCount());
             g.drawLine(left + 12, legendY - 4, left + 32, legendY - 4);
             g.setColor(Color.BLACK);

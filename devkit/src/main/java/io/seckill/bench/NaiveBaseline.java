@@ -1,8 +1,8 @@
 package io.seckill.bench;
 
+import io.seckill.redis.Redis;
 import java.util.Map;
 import java.util.UUID;
-
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -11,8 +11,6 @@ import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
-
-import io.seckill.redis.Redis;
 
 /**
  * The unoptimised baseline of the design's section 4, served by the bench's application beside the
@@ -41,14 +39,19 @@ record NaiveBaseline(Redis redis, NaiveOrderRepository orders) {
     }
 
     private ServerResponse order(ServerRequest request) throws Exception {
-        long userId = Long.parseLong(((JwtAuthenticationToken) request.principal().orElseThrow()).getToken().getSubject());
+        long userId =
+                Long.parseLong(((JwtAuthenticationToken) request.principal().orElseThrow())
+                        .getToken()
+                        .getSubject());
         long activityId = Long.parseLong(request.pathVariable("activityId"));
         long skuId = Long.parseLong(request.pathVariable("skuId"));
         UUID requestId = UUID.fromString(String.valueOf(request.body(Map.class).get("request_id")));
         String key = stockKey(activityId, skuId);
         String stock = redis.sync().get(key);
         if (stock == null || Long.parseLong(stock) <= 0) {
-            return ServerResponse.status(HttpStatus.CONFLICT).contentType(MediaType.APPLICATION_JSON).body(Map.of("code", "SOLD_OUT"));
+            return ServerResponse.status(HttpStatus.CONFLICT)
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(Map.of("code", "SOLD_OUT"));
         }
         redis.sync().decr(key);
         if (!orders.exists(requestId)) {

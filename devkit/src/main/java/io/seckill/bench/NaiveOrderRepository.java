@@ -1,9 +1,7 @@
 package io.seckill.bench;
 
 import java.util.UUID;
-
 import javax.sql.DataSource;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -37,12 +35,17 @@ final class NaiveOrderRepository {
     }
 
     boolean exists(UUID requestId) {
-        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM naive_order WHERE request_id = ?)",
-                Boolean.class, requestId));
+        return Boolean.TRUE.equals(jdbc.queryForObject(
+                "SELECT EXISTS (SELECT 1 FROM naive_order WHERE request_id = ?)", Boolean.class, requestId));
     }
 
     void insert(long activityId, long skuId, long userId, UUID requestId) {
-        jdbc.update("INSERT INTO naive_order (order_id, activity_id, sku_id, user_id, request_id) VALUES (?, ?, ?, ?, ?)",
-                UUID.randomUUID(), activityId, skuId, userId, requestId);
+        jdbc.update(
+                "INSERT INTO naive_order (order_id, activity_id, sku_id, user_id, request_id) VALUES (?, ?, ?, ?, ?)",
+                UUID.randomUUID(),
+                activityId,
+                skuId,
+                userId,
+                requestId);
     }
 }

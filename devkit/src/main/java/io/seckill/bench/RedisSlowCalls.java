@@ -1,10 +1,9 @@
 package io.seckill.bench;
 
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 
 /**
  * Redis's own slow log over one wrk run: the calls whose <em>execution</em> inside redis-server took
@@ -38,8 +37,12 @@ final class RedisSlowCalls implements AutoCloseable {
             if (calls == 0) {
                 return String.format("Redis: no call over %d ms of execution", threshold.toMillis());
             }
-            return String.format("Redis: %s%,d calls over %d ms of execution (%.2f%% of the answers), the longest %.1f ms",
-                    full ? "at least " : "", calls, threshold.toMillis(), 100.0 * calls / Math.max(1, answers),
+            return String.format(
+                    "Redis: %s%,d calls over %d ms of execution (%.2f%% of the answers), the longest %.1f ms",
+                    full ? "at least " : "",
+                    calls,
+                    threshold.toMillis(),
+                    100.0 * calls / Math.max(1, answers),
                     longest.toNanos() / 1e6);
         }
     }

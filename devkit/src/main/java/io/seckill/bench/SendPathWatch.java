@@ -1,14 +1,12 @@
 package io.seckill.bench;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.reservation.AdmissionBreaker;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.springframework.context.ApplicationContext;
-
-import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.reservation.AdmissionBreaker;
 
 /**
  * Watches the send path while the bench drives admission: the entry breaker's pauses, the oldest
@@ -32,16 +30,20 @@ final class SendPathWatch implements AutoCloseable {
         this.trips = breaker.trips(AdmissionBreaker.Cause.SEND);
         this.sent = batchSum();
         this.batches = batchCount();
-        sampler.scheduleAtFixedRate(() -> {
-            var g = meters.find("reservation.send.oldest.age.seconds").gauge();
-            if (g != null) {
-                maxOldestMs.accumulateAndGet((long) (g.value() * 1000), Math::max);
-            }
-            var outbox = meters.find("outbox.oldest.age.seconds").gauge();
-            if (outbox != null) {
-                maxOutboxMs.accumulateAndGet((long) (outbox.value() * 1000), Math::max);
-            }
-        }, 0, 250, TimeUnit.MILLISECONDS);
+        sampler.scheduleAtFixedRate(
+                () -> {
+                    var g = meters.find("reservation.send.oldest.age.seconds").gauge();
+                    if (g != null) {
+                        maxOldestMs.accumulateAndGet((long) (g.value() * 1000), Math::max);
+                    }
+                    var outbox = meters.find("outbox.oldest.age.seconds").gauge();
+                    if (outbox != null) {
+                        maxOutboxMs.accumulateAndGet((long) (outbox.value() * 1000), Math::max);
+                    }
+                },
+                0,
+                250,
+                TimeUnit.MILLISECONDS);
     }
 
     /** The oldest unsent reservation seen since the last {@link #sinceLast()}, in seconds. */
@@ -54,9 +56,13 @@ final class SendPathWatch implements AutoCloseable {
         long t = breaker.trips(AdmissionBreaker.Cause.SEND);
         double s = batchSum();
         double b = batchCount();
-        String out = String.format("send path: breaker paused %d times, oldest unsent max %.1f s, %.1f messages per broker send; "
-                + "outbox: oldest unsent event max %.1f s", t - trips, maxOldestMs.getAndSet(0) / 1000.0,
-                b == batches ? 0 : (s - sent) / (b - batches), maxOutboxMs.getAndSet(0) / 1000.0);
+        String out = String.format(
+                "send path: breaker paused %d times, oldest unsent max %.1f s, %.1f messages per broker send; "
+                        + "outbox: oldest unsent event max %.1f s",
+                t - trips,
+                maxOldestMs.getAndSet(0) / 1000.0,
+                b == batches ? 0 : (s - sent) / (b - batches),
+                maxOutboxMs.getAndSet(0) / 1000.0);
         trips = t;
         sent = s;
         batches = b;

@@ -19,14 +19,13 @@ import java.util.regex.Pattern;
 final class SqlAnchor {
 
     /** What pgbench measured, and the WAL it wrote per order. */
-    record Result(double ordersPerSecond, WalMeter.Cost wal) {
-    }
+    record Result(double ordersPerSecond, WalMeter.Cost wal) {}
 
-    private SqlAnchor() {
-    }
+    private SqlAnchor() {}
 
     /** Empty when pgbench is not installed (Debian: postgresql-client). */
-    static Optional<Result> run(String host, int port, String jdbcUrl, Path dataDirectory, int clients, int batch, int seconds)
+    static Optional<Result> run(
+            String host, int port, String jdbcUrl, Path dataDirectory, int clients, int batch, int seconds)
             throws Exception {
         Optional<Path> pgbench = ExternalLoad.tool("pgbench");
         if (pgbench.isEmpty()) {
@@ -39,9 +38,31 @@ final class SqlAnchor {
         Files.writeString(script, resource("anchor-order-batch.sql"));
         WalMeter wal = new WalMeter(jdbcUrl, dataDirectory);
         WalMeter.Reading before = wal.read();
-        ProcessBuilder pb = new ProcessBuilder(pgbench.get().toString(), "-h", host, "-p", Integer.toString(port), "-U", "postgres",
-                "-n", "-M", "prepared", "-f", script.toString(), "-D", "nsku=1", "-D", "batch=" + batch, "-c",
-                Integer.toString(clients), "-j", "2", "-T", Integer.toString(seconds), "anchor").redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(
+                        pgbench.get().toString(),
+                        "-h",
+                        host,
+                        "-p",
+                        Integer.toString(port),
+                        "-U",
+                        "postgres",
+                        "-n",
+                        "-M",
+                        "prepared",
+                        "-f",
+                        script.toString(),
+                        "-D",
+                        "nsku=1",
+                        "-D",
+                        "batch=" + batch,
+                        "-c",
+                        Integer.toString(clients),
+                        "-j",
+                        "2",
+                        "-T",
+                        Integer.toString(seconds),
+                        "anchor")
+                .redirectErrorStream(true);
         pb.environment().put("PGPASSWORD", "postgres");
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -49,7 +70,8 @@ final class SqlAnchor {
             throw new IllegalStateException("pgbench failed: " + out);
         }
         Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(out);
-        Matcher tx = Pattern.compile("number of transactions actually processed: (\\d+)").matcher(out);
+        Matcher tx = Pattern.compile("number of transactions actually processed: (\\d+)")
+                .matcher(out);
         if (!tps.find() || !tx.find()) {
             throw new IllegalStateException("unexpected pgbench output: " + out);
         }

@@ -1,6 +1,5 @@
 package io.seckill.bench;
 
-
 /**
  * Where the order transaction's database time goes, statement by statement, when the embedded
  * PostgreSQL runs with {@code pg_stat_statements} (environment {@code SECKILL_PG_STAT_STATEMENTS=1});
@@ -8,8 +7,7 @@ package io.seckill.bench;
  */
 final class StatementTimes {
 
-    private StatementTimes() {
-    }
+    private StatementTimes() {}
 
     static void reset(String jdbcUrl) throws Exception {
         if (enabled()) {
@@ -24,8 +22,9 @@ final class StatementTimes {
         }
         System.out.println("  statement times per order (pg_stat_statements):");
         for (BenchRepository.StatementTime t : new BenchRepository(jdbcUrl).statementTimes(16)) {
-            System.out.printf("  %8.1f us %6.1f WAL records %8d calls  %s%n", t.totalMillis() * 1000 / orders,
-                    (double) t.walRecords() / orders, t.calls(), t.query());
+            System.out.printf(
+                    "  %8.1f us %6.1f WAL records %8d calls  %s%n",
+                    t.totalMillis() * 1000 / orders, (double) t.walRecords() / orders, t.calls(), t.query());
         }
     }
 

@@ -15,8 +15,12 @@ final class WalMeter {
         Cost since(Reading before, long orders) {
             double n = Math.max(1, orders);
             double cpu = cpuNanos < 0 || before.cpuNanos < 0 ? Double.NaN : (cpuNanos - before.cpuNanos) / 1000.0 / n;
-            return new Cost((bytes - before.bytes) / n, (records - before.records) / n, (fullPages - before.fullPages) / n,
-                    (syncs - before.syncs) * 1000 / n, cpu);
+            return new Cost(
+                    (bytes - before.bytes) / n,
+                    (records - before.records) / n,
+                    (fullPages - before.fullPages) / n,
+                    (syncs - before.syncs) * 1000 / n,
+                    cpu);
         }
     }
 
@@ -25,8 +29,10 @@ final class WalMeter {
 
         @Override
         public String toString() {
-            return String.format("PostgreSQL CPU %.0f us, WAL %,.0f bytes, %.1f records, %.2f full-page images per order; "
-                    + "%.1f fsyncs per 1,000 orders", cpuMicros, bytes, records, fullPages, syncsPer1000);
+            return String.format(
+                    "PostgreSQL CPU %.0f us, WAL %,.0f bytes, %.1f records, %.2f full-page images per order; "
+                            + "%.1f fsyncs per 1,000 orders",
+                    cpuMicros, bytes, records, fullPages, syncsPer1000);
         }
     }
 

@@ -1,10 +1,9 @@
 package io.seckill.demo;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What the instances counted at the entry: refusals while the entry breaker held admission, refusals
@@ -19,9 +18,16 @@ record AdmissionCounters(long breakerRefusals, long redisRefusals, long trips) {
 
     /** One instance in this JVM. */
     static AdmissionCounters of(MeterRegistry meters) {
-        return new AdmissionCounters(count(meters.find("reservation.refused").tag("reason", "admission_paused").counter()),
-                count(meters.find("reservation.refused").tag("reason", "redis_unavailable").counter()),
-                (long) meters.find("admission.trips").counters().stream().mapToDouble(Counter::count).sum());
+        return new AdmissionCounters(
+                count(meters.find("reservation.refused")
+                        .tag("reason", "admission_paused")
+                        .counter()),
+                count(meters.find("reservation.refused")
+                        .tag("reason", "redis_unavailable")
+                        .counter()),
+                (long) meters.find("admission.trips").counters().stream()
+                        .mapToDouble(Counter::count)
+                        .sum());
     }
 
     /** One instance's Prometheus page. */
@@ -44,13 +50,16 @@ record AdmissionCounters(long breakerRefusals, long redisRefusals, long trips) {
     }
 
     AdmissionCounters plus(AdmissionCounters o) {
-        return new AdmissionCounters(breakerRefusals + o.breakerRefusals, redisRefusals + o.redisRefusals, trips + o.trips);
+        return new AdmissionCounters(
+                breakerRefusals + o.breakerRefusals, redisRefusals + o.redisRefusals, trips + o.trips);
     }
 
     /** Since {@code before}; an instance restarted meanwhile counts from its restart. */
     AdmissionCounters since(AdmissionCounters before) {
-        return new AdmissionCounters(Math.max(0, breakerRefusals - before.breakerRefusals),
-                Math.max(0, redisRefusals - before.redisRefusals), Math.max(0, trips - before.trips));
+        return new AdmissionCounters(
+                Math.max(0, breakerRefusals - before.breakerRefusals),
+                Math.max(0, redisRefusals - before.redisRefusals),
+                Math.max(0, trips - before.trips));
     }
 
     private static long count(Counter c) {

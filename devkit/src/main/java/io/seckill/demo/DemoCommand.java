@@ -1,5 +1,13 @@
 package io.seckill.demo;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.SeckillApplication;
+import io.seckill.cli.SaleClient;
+import io.seckill.config.SeckillProperties;
+import io.seckill.engines.EmbeddedEngines;
+import io.seckill.entry.AdmissionEntry;
+import io.seckill.failpoint.Failpoint;
+import io.seckill.paysim.PaySim;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,8 +18,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-
-import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -19,20 +25,15 @@ import org.springframework.context.ConfigurableApplicationContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import io.seckill.SeckillApplication;
-import io.seckill.cli.SaleClient;
-import io.seckill.config.SeckillProperties;
-import io.seckill.engines.EmbeddedEngines;
-import io.seckill.entry.AdmissionEntry;
-import io.seckill.failpoint.Failpoint;
-import io.seckill.paysim.PaySim;
-
 /**
  * {@code seckill demo}: real PostgreSQL, Redis and RocketMQ embedded, the application on top, a
  * sale driven over HTTP by simulated buyers, then a report with every invariant as PASS/FAIL.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Start embedded engines and the app, run a flash sale, print a report (exit 1 if an invariant fails).")
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        description =
+                "Start embedded engines and the app, run a flash sale, print a report (exit 1 if an invariant fails).")
 public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--users", description = "simulated buyers (default 20,000; 6,000 with --cluster)")
@@ -44,12 +45,16 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--stock", description = "units per SKU (default ${DEFAULT-VALUE})")
     int stock = 250;
 
-    @Option(names = "--buckets", description = "Redis buckets per SKU: a hot SKU's stock split over slots that still sell "
-            + "as one (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--buckets",
+            description = "Redis buckets per SKU: a hot SKU's stock split over slots that still sell "
+                    + "as one (default ${DEFAULT-VALUE})")
     int buckets = 2;
 
-    @Option(names = "--concurrency", description = "concurrent HTTP clients (default 64; 16 with --cluster, whose nine "
-            + "engine processes and three instances share the same cores)")
+    @Option(
+            names = "--concurrency",
+            description = "concurrent HTTP clients (default 64; 16 with --cluster, whose nine "
+                    + "engine processes and three instances share the same cores)")
     Integer concurrency;
 
     @Option(names = "--port", description = "HTTP port of the app (default ${DEFAULT-VALUE}; 0 = any)")
@@ -58,13 +63,17 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--serve", description = "keep the engines and the API running on localhost after the report")
     boolean serve;
 
-    @Option(names = "--cluster", description = "the distributed shape on loopback: a Redis Cluster (3 masters, a replica "
-            + "each), two brokers, three app instances with the buyers spread over them; with --chaos one instance, one "
-            + "broker and one Redis master are lost mid-sale")
+    @Option(
+            names = "--cluster",
+            description = "the distributed shape on loopback: a Redis Cluster (3 masters, a replica "
+                    + "each), two brokers, three app instances with the buyers spread over them; with --chaos one instance, one "
+                    + "broker and one Redis master are lost mid-sale")
     boolean cluster;
 
-    @Option(names = "--chaos", description = "arm failpoints at random (by probability) during the sale, then check every"
-            + " invariant after recovery")
+    @Option(
+            names = "--chaos",
+            description = "arm failpoints at random (by probability) during the sale, then check every"
+                    + " invariant after recovery")
     boolean chaos;
 
     /** What --chaos arms: each failpoint's chaos action (every step fails now and then; no process halt). */
@@ -80,13 +89,16 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = System.out;
         Path logFile = DemoLogs.toFile();
-        out.println(cluster ? "seckill demo --cluster: starting PostgreSQL 17, a Redis Cluster (3 masters, a replica each), "
-                + "RocketMQ 5.3.3 (a NameServer, two brokers), three app instances and the payment channel simulator..."
-                : "seckill demo: starting PostgreSQL 17, Redis 7, RocketMQ 5.3.3 (embedded, loopback) and the payment"
-                        + " channel simulator...");
+        out.println(
+                cluster
+                        ? "seckill demo --cluster: starting PostgreSQL 17, a Redis Cluster (3 masters, a replica each), "
+                                + "RocketMQ 5.3.3 (a NameServer, two brokers), three app instances and the payment channel simulator..."
+                        : "seckill demo: starting PostgreSQL 17, Redis 7, RocketMQ 5.3.3 (embedded, loopback) and the payment"
+                                + " channel simulator...");
         out.println("application logs: " + logFile);
         String callbackSecret = "demo-callback-" + UUID.randomUUID() + UUID.randomUUID();
-        try (EmbeddedEngines engines = EmbeddedEngines.start(true); PaySim sim = PaySim.start(0, callbackSecret);
+        try (EmbeddedEngines engines = EmbeddedEngines.start(true);
+                PaySim sim = PaySim.start(0, callbackSecret);
                 LoopbackCluster nodes = cluster ? LoopbackCluster.start(engines, out) : null) {
             // the channel takes money after a close, and one paid payment in ten never calls back: the engine
             // finds those in the channel's statement
@@ -111,48 +123,62 @@ public final class DemoCommand implements Callable<Integer> {
             props.put("seckill.admission.entry-port", "0");
             props.putAll(DemoLogs.springProperties(logFile));
             try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
-                    .properties(props).run()) {
-                int actualPort = ((WebServerApplicationContext) app).getWebServer().getPort();
+                    .properties(props)
+                    .run()) {
+                int actualPort =
+                        ((WebServerApplicationContext) app).getWebServer().getPort();
                 String apiUrl = "http://127.0.0.1:" + actualPort;
-                String entryUrl = "http://127.0.0.1:" + app.getBean(AdmissionEntry.class).port();
+                String entryUrl =
+                        "http://127.0.0.1:" + app.getBean(AdmissionEntry.class).port();
                 List<SaleClient> instances = new ArrayList<>(List.of(new SaleClient(apiUrl, entryUrl)));
                 out.println("API " + apiUrl + ", admission entry " + entryUrl);
                 if (nodes != null) {
-                    // the channel calls back one stable address (a load balancer's, in production): here the first instance
+                    // the channel calls back one stable address (a load balancer's, in production): here the first
+                    // instance
                     shared.put("seckill.payment.notify-url", apiUrl + "/api/v1/payments/callbacks/paysim");
-                    Path instanceLogs = logFile.resolveSibling(logFile.getFileName().toString().replace(".log", "-instances"));
+                    Path instanceLogs = logFile.resolveSibling(
+                            logFile.getFileName().toString().replace(".log", "-instances"));
                     instances.addAll(nodes.startInstances(shared, 2, instanceLogs));
-                    out.println("app instances: " + instances.stream().map(SaleClient::base).toList() + " (their logs: "
-                            + instanceLogs + ")");
+                    out.println("app instances: "
+                            + instances.stream().map(SaleClient::base).toList() + " (their logs: " + instanceLogs
+                            + ")");
                 }
-                SaleScenario scenario = new SaleScenario(app, instances, userSecret, adminSecret, chaos ? chaos() : Map.of(), sim,
-                        out);
+                SaleScenario scenario =
+                        new SaleScenario(app, instances, userSecret, adminSecret, chaos ? chaos() : Map.of(), sim, out);
                 if (nodes != null) {
-                    SeckillProperties.Mq mq = app.getBean(SeckillProperties.class).mq();
+                    SeckillProperties.Mq mq =
+                            app.getBean(SeckillProperties.class).mq();
                     DefaultMQProducer producer = app.getBean(DefaultMQProducer.class);
                     scenario.nodeFigures(() -> nodes.figures(producer, mq.orderRequestTopic(), mq.orderEventTopic()));
                     MeterRegistry meters = app.getBean(MeterRegistry.class);
-                    scenario.admissionCounters(() -> AdmissionCounters.of(meters).plus(nodes.admissionCounters()));
+                    scenario.admissionCounters(
+                            () -> AdmissionCounters.of(meters).plus(nodes.admissionCounters()));
                     if (chaos) {
                         scenario.onMidSale(nodes::chaos);
                     }
                 }
                 int buyers = users != null ? users : cluster ? 6_000 : 20_000;
-                out.printf("the sale is open: %d buyers for %d SKUs x %d units (%d Redis buckets each)%n", buyers, skus, stock,
-                        buckets);
-                SaleScenario.Report report = scenario.run(1001, new SaleScenario.Shape(skus, stock, buckets, buyers),
+                out.printf(
+                        "the sale is open: %d buyers for %d SKUs x %d units (%d Redis buckets each)%n",
+                        buyers, skus, stock, buckets);
+                SaleScenario.Report report = scenario.run(
+                        1001,
+                        new SaleScenario.Shape(skus, stock, buckets, buyers),
                         concurrency != null ? concurrency : cluster ? 16 : 64,
                         Duration.ofSeconds(120));
                 report.print(out);
                 out.println("application logs: " + logFile);
                 if (serve) {
-                    out.printf("%nAPI serving on http://127.0.0.1:%d (admin and user tokens are printed above); Ctrl-C to stop.%n",
+                    out.printf(
+                            "%nAPI serving on http://127.0.0.1:%d (admin and user tokens are printed above); Ctrl-C to stop.%n",
                             actualPort);
-                    out.println("admin token: " + io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
+                    out.println(
+                            "admin token: " + io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
                     out.println("user 1 token: " + io.seckill.api.Tokens.user(userSecret, 1, Duration.ofHours(12)));
                     out.println("a token for any buyer: ./seckill token --user <id> --user-secret " + userSecret);
-                    out.printf("live dashboard: http://127.0.0.1:%d/dashboard.html#token=%s%n", actualPort,
-                            io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
+                    out.printf(
+                            "live dashboard: http://127.0.0.1:%d/dashboard.html#token=%s%n",
+                            actualPort, io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
                     new CountDownLatch(1).await();
                 }
                 return report.allPass() ? 0 : 1;

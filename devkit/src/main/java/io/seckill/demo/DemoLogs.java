@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Map;
-
 import org.springframework.boot.logging.LogFile;
 import org.springframework.boot.logging.LoggingInitializationContext;
 import org.springframework.boot.logging.LoggingSystem;
@@ -17,12 +16,12 @@ import org.springframework.core.env.StandardEnvironment;
  */
 final class DemoLogs {
 
-    private DemoLogs() {
-    }
+    private DemoLogs() {}
 
     /** Sends the logging of this process to a new file in the temporary directory; its path. */
     static Path toFile() {
-        Path file = Path.of(System.getProperty("java.io.tmpdir"),
+        Path file = Path.of(
+                System.getProperty("java.io.tmpdir"),
                 "seckill-demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".log");
         StandardEnvironment env = new StandardEnvironment();
         env.getPropertySources().addFirst(new MapPropertySource("demo-logs", Map.copyOf(springProperties(file))));

@@ -1,5 +1,10 @@
 package io.seckill.demo;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.engines.AppProcess;
+import io.seckill.engines.BrokerProcess;
+import io.seckill.engines.EmbeddedEngines;
+import io.seckill.engines.RedisClusterNodes;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,15 +14,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.message.MessageQueue;
-
-import io.seckill.cli.SaleClient;
-import io.seckill.engines.AppProcess;
-import io.seckill.engines.BrokerProcess;
-import io.seckill.engines.EmbeddedEngines;
-import io.seckill.engines.RedisClusterNodes;
 
 /**
  * The distributed shape of the product on loopback, beside the embedded engines' PostgreSQL and first
@@ -42,8 +40,12 @@ final class LoopbackCluster implements AutoCloseable {
     static LoopbackCluster start(EmbeddedEngines engines, PrintStream console) throws Exception {
         RedisClusterNodes redis = RedisClusterNodes.start(engines.home().resolve("redis-cluster"), 3, 1);
         try {
-            BrokerProcess b = BrokerProcess.joining(engines.home().resolve("rocketmq-b"), BrokerProcess.locateBrokerHome(),
-                    BrokerProcess.SHORT_DELAY_LEVELS, "seckill-broker-b", engines.namesrvAddress());
+            BrokerProcess b = BrokerProcess.joining(
+                    engines.home().resolve("rocketmq-b"),
+                    BrokerProcess.locateBrokerHome(),
+                    BrokerProcess.SHORT_DELAY_LEVELS,
+                    "seckill-broker-b",
+                    engines.namesrvAddress());
             b.start();
             return new LoopbackCluster(redis, b, console);
         } catch (Exception e) {
@@ -94,7 +96,9 @@ final class LoopbackCluster implements AutoCloseable {
             brokerB.start();
             console.println("chaos: broker seckill-broker-b restarted on its store; what it held is consumed now");
             victim.start();
-            console.printf("chaos: app instance %s restarted, %.1f s after the kill%n", victim.url(), (System.nanoTime() - t0) / 1e9);
+            console.printf(
+                    "chaos: app instance %s restarted, %.1f s after the kill%n",
+                    victim.url(), (System.nanoTime() - t0) / 1e9);
         } catch (Exception e) {
             throw new IllegalStateException("chaos step failed: " + e.getMessage(), e);
         }
@@ -105,7 +109,8 @@ final class LoopbackCluster implements AutoCloseable {
         AdmissionCounters sum = AdmissionCounters.NONE;
         for (AppProcess app : instances) {
             try {
-                sum = sum.plus(AdmissionCounters.parse(new SaleClient(app.managementUrl()).getText("/actuator/prometheus")));
+                sum = sum.plus(
+                        AdmissionCounters.parse(new SaleClient(app.managementUrl()).getText("/actuator/prometheus")));
             } catch (Exception e) {
                 console.println("metrics of " + app.url() + " not readable now: " + e.getMessage());
             }

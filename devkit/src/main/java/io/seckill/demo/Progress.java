@@ -1,5 +1,7 @@
 package io.seckill.demo;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.PrintStream;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -7,9 +9,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * The sale as a person watches it: phase, requests per second, what became of the reservations and
@@ -38,8 +37,14 @@ final class Progress implements AutoCloseable {
     private long ticks;
     private int width;
 
-    Progress(PrintStream out, boolean terminal, LongSupplier requests, LongSupplier queued, LongSupplier decided,
-            Supplier<Map<String, Long>> orders, MeterRegistry meters) {
+    Progress(
+            PrintStream out,
+            boolean terminal,
+            LongSupplier requests,
+            LongSupplier queued,
+            LongSupplier decided,
+            Supplier<Map<String, Long>> orders,
+            MeterRegistry meters) {
         this.out = out;
         this.terminal = terminal;
         this.requests = requests;
@@ -59,11 +64,20 @@ final class Progress implements AutoCloseable {
         Map<String, Long> o = orders.get();
         long all = o.values().stream().mapToLong(Long::longValue).sum();
         long q = queued.getAsLong();
-        return String.format("[%4ds] %-9s %6.0f req/s | queued %d | orders %d, paid %d, cancelled %d | "
+        return String.format(
+                "[%4ds] %-9s %6.0f req/s | queued %d | orders %d, paid %d, cancelled %d | "
                         + "lag: unsent %.0f (oldest %.1f s), not yet in PostgreSQL %d, outbox %.0f",
-                (System.nanoTime() - startNanos) / 1_000_000_000L, phase, requestsPerSecond, q, all,
-                o.getOrDefault("PAID", 0L), o.getOrDefault("CANCELLED", 0L), gauge("reservation.send.pending"),
-                gauge("reservation.send.oldest.age.seconds"), Math.max(0, q - decided.getAsLong()), gauge("outbox.pending"));
+                (System.nanoTime() - startNanos) / 1_000_000_000L,
+                phase,
+                requestsPerSecond,
+                q,
+                all,
+                o.getOrDefault("PAID", 0L),
+                o.getOrDefault("CANCELLED", 0L),
+                gauge("reservation.send.pending"),
+                gauge("reservation.send.oldest.age.seconds"),
+                Math.max(0, q - decided.getAsLong()),
+                gauge("outbox.pending"));
     }
 
     private synchronized void tick() {

@@ -1,5 +1,16 @@
 package io.seckill.demo;
 
+import io.lettuce.core.RedisException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.ActivityService;
+import io.seckill.api.Tokens;
+import io.seckill.cli.SaleClient;
+import io.seckill.failpoint.Failpoints;
+import io.seckill.invariants.InvariantChecker;
+import io.seckill.order.OrderRepository;
+import io.seckill.payment.PaymentRepository;
+import io.seckill.paysim.PaySim;
+import io.seckill.reservation.ReservationRepository;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -16,21 +27,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import io.lettuce.core.RedisException;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.springframework.context.ApplicationContext;
-
-import io.seckill.activity.ActivityService;
-import io.seckill.api.Tokens;
-import io.seckill.cli.SaleClient;
-import io.seckill.failpoint.Failpoints;
-import io.seckill.invariants.InvariantChecker;
-import io.seckill.order.OrderRepository;
-import io.seckill.payment.PaymentRepository;
-import io.seckill.paysim.PaySim;
-import io.seckill.reservation.ReservationRepository;
 
 /**
  * One flash sale driven over HTTP: create, warm and open an activity, let simulated buyers race
@@ -42,6 +40,7 @@ public final class SaleScenario {
     private final ApplicationContext app;
     /** The instances buyers are spread over (by user id); the first also takes the operator's calls. */
     private final List<SaleClient> instances;
+
     private final List<String> urls;
     private final AtomicLong[] answeredBy;
     private final SaleClient client;
@@ -51,15 +50,18 @@ public final class SaleScenario {
     private final PaySim sim;
     /** Where the sale's progress line goes. */
     private final PrintStream console;
+
     private final java.util.concurrent.ScheduledExecutorService afterSale = Executors.newScheduledThreadPool(16);
     private final List<Future<?>> afterSaleWork = java.util.Collections.synchronizedList(new ArrayList<>());
     private final Map<String, AtomicLong> behaviour = new ConcurrentHashMap<>();
     /** The buyers' answers by code: first attempts, the same request resent, a new request by the same buyer. */
     private final Map<String, AtomicLong> first = new ConcurrentHashMap<>();
+
     private final Map<String, AtomicLong> replay = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> retry = new ConcurrentHashMap<>();
     /** Reservation ids answered QUEUED. */
     private final Set<String> queued = ConcurrentHashMap.newKeySet();
+
     private final AtomicLong mismatches = new AtomicLong();
     private final List<String> mismatchExamples = java.util.Collections.synchronizedList(new ArrayList<>());
     private final AtomicLong requests = new AtomicLong();
@@ -69,8 +71,10 @@ public final class SaleScenario {
     static final int PAYMENT_TIMEOUT_SECONDS = 20;
 
     /** Runs once, on a thread of its own, when a third of the buyers have had their first answer (the sale goes on). */
-    private Runnable midSale = () -> { };
-    private final java.util.concurrent.CompletableFuture<Void> midSaleRun = new java.util.concurrent.CompletableFuture<>();
+    private Runnable midSale = () -> {};
+
+    private final java.util.concurrent.CompletableFuture<Void> midSaleRun =
+            new java.util.concurrent.CompletableFuture<>();
     private final AtomicLong firstAnswers = new AtomicLong();
     private final AtomicLong passedOver = new AtomicLong();
     private volatile long midPoint;
@@ -80,8 +84,14 @@ public final class SaleScenario {
     private java.util.function.Supplier<List<String>> nodeFigures = List::of;
 
     /** {@code instances}: a buyer's client of each app instance (reserve calls to its admission entry). */
-    public SaleScenario(ApplicationContext app, List<SaleClient> instances, String userSecret, String adminSecret,
-            Map<String, String> chaos, PaySim sim, PrintStream console) {
+    public SaleScenario(
+            ApplicationContext app,
+            List<SaleClient> instances,
+            String userSecret,
+            String adminSecret,
+            Map<String, String> chaos,
+            PaySim sim,
+            PrintStream console) {
         this.app = app;
         this.console = console;
         this.sim = sim;
@@ -97,16 +107,40 @@ public final class SaleScenario {
     }
 
     /** What is on sale and who buys: SKUs, units per SKU, Redis buckets per SKU, buyers. */
-    public record Shape(int skus, int unitsPerSku, int buckets, int users) {
-    }
+    public record Shape(int skus, int unitsPerSku, int buckets, int users) {}
 
-    public record Report(long activityId, Shape shape, Map<String, Long> firstAttempts,
-            Map<String, Long> replays, Map<String, Long> retries, long replayMismatches, int queued, long terminal,
-            Map<String, Long> reservationStates, Map<String, Long> orderStates, double seconds, long requests,
-            long p50Micros, long p99Micros, long maxMicros, double drainSeconds, Map<String, Long> failpointsFired,
-            long retriedAfterError, Map<String, Long> buyerBehaviour, Map<String, Long> payments, long released,
-            long callbacksDelivered, long callbacksRefused, long callbacksLost, long admissionPaused, AdmissionCounters entry, long transfers,
-            Map<String, Long> answersByInstance, long passedOver, List<String> nodes, List<InvariantChecker.Check> checks) {
+    public record Report(
+            long activityId,
+            Shape shape,
+            Map<String, Long> firstAttempts,
+            Map<String, Long> replays,
+            Map<String, Long> retries,
+            long replayMismatches,
+            int queued,
+            long terminal,
+            Map<String, Long> reservationStates,
+            Map<String, Long> orderStates,
+            double seconds,
+            long requests,
+            long p50Micros,
+            long p99Micros,
+            long maxMicros,
+            double drainSeconds,
+            Map<String, Long> failpointsFired,
+            long retriedAfterError,
+            Map<String, Long> buyerBehaviour,
+            Map<String, Long> payments,
+            long released,
+            long callbacksDelivered,
+            long callbacksRefused,
+            long callbacksLost,
+            long admissionPaused,
+            AdmissionCounters entry,
+            long transfers,
+            Map<String, Long> answersByInstance,
+            long passedOver,
+            List<String> nodes,
+            List<InvariantChecker.Check> checks) {
 
         public boolean allPass() {
             return checks.stream().allMatch(InvariantChecker.Check::pass);
@@ -115,38 +149,50 @@ public final class SaleScenario {
         public void print(PrintStream out) {
             out.println();
             out.println("=== seckill sale report: activity " + activityId + " ===");
-            out.printf("sale: %d SKUs x %d units in %d Redis bucket(s) each, %d buyers%n", shape.skus(), shape.unitsPerSku(),
-                    shape.buckets(), shape.users());
+            out.printf(
+                    "sale: %d SKUs x %d units in %d Redis bucket(s) each, %d buyers%n",
+                    shape.skus(), shape.unitsPerSku(), shape.buckets(), shape.users());
             if (shape.buckets() > 1) {
                 out.printf("units transferred to a buyer's empty home bucket: %d%n", transfers);
             }
             out.println("first attempts by outcome:   " + firstAttempts);
-            out.println("same request resent:         " + replays + (replayMismatches == 0 ? "" : "  MISMATCHES=" + replayMismatches));
+            out.println("same request resent:         " + replays
+                    + (replayMismatches == 0 ? "" : "  MISMATCHES=" + replayMismatches));
             out.println("new request by same buyer:   " + retries);
-            out.printf("requests: %d in %.2f s = %.0f req/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms%n", requests,
-                    seconds, requests / seconds, p50Micros / 1000.0, p99Micros / 1000.0, maxMicros / 1000.0);
-            out.println("  (buyers are JVM HTTP clients sharing the cores with the engines, and the sale starts on a cold JVM:");
-            out.println("   the JIT compiles the hot paths on about one core for most of the first minute; ./seckill bench");
+            out.printf(
+                    "requests: %d in %.2f s = %.0f req/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms%n",
+                    requests, seconds, requests / seconds, p50Micros / 1000.0, p99Micros / 1000.0, maxMicros / 1000.0);
+            out.println(
+                    "  (buyers are JVM HTTP clients sharing the cores with the engines, and the sale starts on a cold JVM:");
+            out.println(
+                    "   the JIT compiles the hot paths on about one core for most of the first minute; ./seckill bench");
             out.println("   measures the server after a warm-up)");
             if (!failpointsFired.isEmpty()) {
-                out.println("chaos: failpoints fired " + failpointsFired + "; requests retried after a 500: " + retriedAfterError);
+                out.println("chaos: failpoints fired " + failpointsFired + "; requests retried after a 500: "
+                        + retriedAfterError);
             }
-            out.printf("entry: %d answers 503 ADMISSION_PAUSED - %d while the breaker held admission (it opened %d times), %d "
-                    + "because Redis did not answer in time (fail closed)%s%n", admissionPaused, entry.breakerRefusals(), entry.trips(),
-                    entry.redisRefusals(), failpointsFired.isEmpty() && admissionPaused > 0 ? "  <- with no fault injected" : "");
+            out.printf(
+                    "entry: %d answers 503 ADMISSION_PAUSED - %d while the breaker held admission (it opened %d times), %d "
+                            + "because Redis did not answer in time (fail closed)%s%n",
+                    admissionPaused,
+                    entry.breakerRefusals(),
+                    entry.trips(),
+                    entry.redisRefusals(),
+                    failpointsFired.isEmpty() && admissionPaused > 0 ? "  <- with no fault injected" : "");
             out.printf("pipeline drained %.2f s after the last request%n", drainSeconds);
             out.println("reservations (PostgreSQL):   " + reservationStates);
             out.println("orders (PostgreSQL):         " + orderStates);
             out.println("winners then:                " + buyerBehaviour);
-            out.println("payments (PostgreSQL):       " + payments + "  (SUCCESS kept, REFUNDED = money taken after the cancel,"
-                    + " given back)");
-            out.printf("units released by cancels: %d (PostgreSQL ledger; Redis follows, see the cross-system check);"
-                    + " channel callbacks delivered %d, answered non-2xx %d, never sent %d (found in the channel's statement)%n",
+            out.println("payments (PostgreSQL):       " + payments
+                    + "  (SUCCESS kept, REFUNDED = money taken after the cancel," + " given back)");
+            out.printf(
+                    "units released by cancels: %d (PostgreSQL ledger; Redis follows, see the cross-system check);"
+                            + " channel callbacks delivered %d, answered non-2xx %d, never sent %d (found in the channel's statement)%n",
                     released, callbacksDelivered, callbacksRefused, callbacksLost);
             out.printf("QUEUED answered: %d, terminal now: %d%n", queued, terminal);
             if (answersByInstance.size() > 1) {
-                out.println("buyers' answers by instance:  " + answersByInstance + "; calls passed to the next instance "
-                        + "while one was down: " + passedOver);
+                out.println("buyers' answers by instance:  " + answersByInstance
+                        + "; calls passed to the next instance " + "while one was down: " + passedOver);
             }
             nodes.forEach(line -> out.println(line));
             out.println("invariants:");
@@ -161,17 +207,27 @@ public final class SaleScenario {
         setUp(activityId, shape);
         chaos.forEach(Failpoints::arm);
         AdmissionCounters entryBefore = admissionCounters.get();
-        try (Progress progress = new Progress(console, System.console() != null, requests::get, queued::size,
+        try (Progress progress = new Progress(
+                console,
+                System.console() != null,
+                requests::get,
+                queued::size,
                 () -> app.getBean(ReservationRepository.class).decided(activityId),
-                () -> app.getBean(OrderRepository.class).countByStatus(activityId), app.getBean(MeterRegistry.class))) {
+                () -> app.getBean(OrderRepository.class).countByStatus(activityId),
+                app.getBean(MeterRegistry.class))) {
             progress.phase("buying");
             return sale(activityId, shape, concurrency, drainTimeout, progress, entryBefore);
         }
     }
 
-    private Report sale(long activityId, Shape shape, int concurrency, Duration drainTimeout,
+    private Report sale(
+            long activityId,
+            Shape shape,
+            int concurrency,
+            Duration drainTimeout,
             Progress progress,
-            AdmissionCounters entryBefore) throws Exception {
+            AdmissionCounters entryBefore)
+            throws Exception {
         long t0 = System.nanoTime();
         midPoint = Math.max(1, shape.users() / 3);
         try (ExecutorService pool = Executors.newFixedThreadPool(concurrency)) {
@@ -191,7 +247,9 @@ public final class SaleScenario {
         double seconds = (System.nanoTime() - t0) / 1e9;
         AdmissionCounters entry = admissionCounters.get().since(entryBefore);
         long paused = java.util.stream.Stream.of(first, replay, retry)
-                .mapToLong(m -> m.getOrDefault("ADMISSION_PAUSED", new AtomicLong()).get()).sum();
+                .mapToLong(m ->
+                        m.getOrDefault("ADMISSION_PAUSED", new AtomicLong()).get())
+                .sum();
         progress.phase("paying");
         for (int i = 0; i < afterSaleWork.size(); i++) {
             afterSaleWork.get(i).get();
@@ -215,9 +273,14 @@ public final class SaleScenario {
             boolean ordersFinal = orders.keySet().stream().allMatch(st -> st.equals("PAID") || st.equals("CANCELLED"));
             // every payment taken after a cancel has come back through its callback and been refunded
             Map<String, Long> payments = app.getBean(PaymentRepository.class).paymentCounts(activityId);
-            boolean refundsDone = !payments.containsKey("REFUNDING") && payments.getOrDefault("REFUNDED", 0L)
-                    >= behaviour.getOrDefault("paid after the cancel", new AtomicLong()).get();
-            boolean allRecorded = app.getBean(PaymentRepository.class).unrecorded(sim.paidPayments()).isEmpty();
+            boolean refundsDone = !payments.containsKey("REFUNDING")
+                    && payments.getOrDefault("REFUNDED", 0L)
+                            >= behaviour
+                                    .getOrDefault("paid after the cancel", new AtomicLong())
+                                    .get();
+            boolean allRecorded = app.getBean(PaymentRepository.class)
+                    .unrecorded(sim.paidPayments())
+                    .isEmpty();
             boolean projected;
             try {
                 projected = activities.inventoryView(activityId).stream()
@@ -244,55 +307,125 @@ public final class SaleScenario {
         } catch (RedisException e) {
             checks.add(new InvariantChecker.Check("Redis answered the invariant checks", false, e.getMessage()));
         }
-        checks.add(new InvariantChecker.Check("every QUEUED reservation reached a terminal state", terminal == queued.size(),
+        checks.add(new InvariantChecker.Check(
+                "every QUEUED reservation reached a terminal state",
+                terminal == queued.size(),
                 terminal + " of " + queued.size()));
-        checks.add(new InvariantChecker.Check("a resent request returns the same reservation", mismatches.get() == 0,
+        checks.add(new InvariantChecker.Check(
+                "a resent request returns the same reservation",
+                mismatches.get() == 0,
                 mismatches.get() + " mismatches" + (mismatchExamples.isEmpty() ? "" : ": " + mismatchExamples)));
-        checks.add(new InvariantChecker.Check("the entry breaker paused admission only under an injected fault",
-                !chaos.isEmpty() || (entry.breakerRefusals() == 0 && entry.trips() == 0), entry.breakerRefusals()
+        checks.add(new InvariantChecker.Check(
+                "the entry breaker paused admission only under an injected fault",
+                !chaos.isEmpty() || (entry.breakerRefusals() == 0 && entry.trips() == 0),
+                entry.breakerRefusals()
                         + " answers 503 while paused, " + entry.trips() + " pauses"
                         + (chaos.isEmpty() ? ", no fault injected" : ", faults injected")));
         Map<String, Long> orderStates = app.getBean(OrderRepository.class).countByStatus(activityId);
-        long unfinished = orderStates.entrySet().stream().filter(e -> !e.getKey().equals("PAID") && !e.getKey().equals("CANCELLED"))
-                .mapToLong(Map.Entry::getValue).sum();
-        checks.add(new InvariantChecker.Check("every order ended PAID or CANCELLED", unfinished == 0, unfinished + " not final"));
+        long unfinished = orderStates.entrySet().stream()
+                .filter(e -> !e.getKey().equals("PAID") && !e.getKey().equals("CANCELLED"))
+                .mapToLong(Map.Entry::getValue)
+                .sum();
+        checks.add(new InvariantChecker.Check(
+                "every order ended PAID or CANCELLED", unfinished == 0, unfinished + " not final"));
         Map<String, Long> paymentStates = app.getBean(PaymentRepository.class).paymentCounts(activityId);
-        long afterCancel = behaviour.getOrDefault("paid after the cancel", new AtomicLong()).get();
+        long afterCancel = behaviour
+                .getOrDefault("paid after the cancel", new AtomicLong())
+                .get();
         // a late payment made before its order was cancelled pays the order, or loses the race to its cancel and
         // is refunded; one made after the cancel is always refunded (and money kept for an unpaid order is an
         // invariant failure above)
-        long paidLate = behaviour.getOrDefault("paid late, before the cancel", new AtomicLong()).get();
+        long paidLate = behaviour
+                .getOrDefault("paid late, before the cancel", new AtomicLong())
+                .get();
         long refunded = paymentStates.getOrDefault("REFUNDED", 0L);
-        checks.add(new InvariantChecker.Check("money taken after a cancel was refunded",
-                refunded >= afterCancel && refunded <= afterCancel + paidLate && !paymentStates.containsKey("REFUNDING"),
+        checks.add(new InvariantChecker.Check(
+                "money taken after a cancel was refunded",
+                refunded >= afterCancel
+                        && refunded <= afterCancel + paidLate
+                        && !paymentStates.containsKey("REFUNDING"),
                 refunded + " refunded; " + afterCancel + " paid after the cancel"
-                        + (paidLate == 0 ? "" : ", " + paidLate + " paid late before it (refunded if they lost the race)")));
+                        + (paidLate == 0
+                                ? ""
+                                : ", " + paidLate + " paid late before it (refunded if they lost the race)")));
         List<UUID> channelPaid = sim.paidPayments();
-        int unrecorded = app.getBean(PaymentRepository.class).unrecorded(channelPaid).size();
-        checks.add(new InvariantChecker.Check("every payment the channel took is recorded (by its callback or the statement)",
-                unrecorded == 0, (channelPaid.size() - unrecorded) + " of " + channelPaid.size() + " recorded, "
-                        + sim.callbacksLost() + " callbacks never sent"));
-        return new Report(activityId, shape, snapshot(first), snapshot(replay), snapshot(retry),
-                mismatches.get(), queued.size(), terminal,
+        int unrecorded =
+                app.getBean(PaymentRepository.class).unrecorded(channelPaid).size();
+        checks.add(new InvariantChecker.Check(
+                "every payment the channel took is recorded (by its callback or the statement)",
+                unrecorded == 0,
+                (channelPaid.size() - unrecorded) + " of " + channelPaid.size() + " recorded, " + sim.callbacksLost()
+                        + " callbacks never sent"));
+        return new Report(
+                activityId,
+                shape,
+                snapshot(first),
+                snapshot(replay),
+                snapshot(retry),
+                mismatches.get(),
+                queued.size(),
+                terminal,
                 app.getBean(ReservationRepository.class).countByStatus(activityId),
-                orderStates, seconds, requests.get(),
-                latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getMaxValue(), drainSeconds,
-                chaos.isEmpty() ? Map.of() : Failpoints.fired(), retriedAfterError.get(), snapshot(behaviour), paymentStates,
-                orderStates.getOrDefault("CANCELLED", 0L), sim.callbacksDelivered(), sim.callbacksFailed(), sim.callbacksLost(), paused, entry,
-                (long) app.getBean(MeterRegistry.class).counter("reservation.bucket.transfer").count(), byInstance(),
-                passedOver.get(), nodeFigures.get(), checks);
+                orderStates,
+                seconds,
+                requests.get(),
+                latency.getValueAtPercentile(50),
+                latency.getValueAtPercentile(99),
+                latency.getMaxValue(),
+                drainSeconds,
+                chaos.isEmpty() ? Map.of() : Failpoints.fired(),
+                retriedAfterError.get(),
+                snapshot(behaviour),
+                paymentStates,
+                orderStates.getOrDefault("CANCELLED", 0L),
+                sim.callbacksDelivered(),
+                sim.callbacksFailed(),
+                sim.callbacksLost(),
+                paused,
+                entry,
+                (long) app.getBean(MeterRegistry.class)
+                        .counter("reservation.bucket.transfer")
+                        .count(),
+                byInstance(),
+                passedOver.get(),
+                nodeFigures.get(),
+                checks);
     }
 
     private void setUp(long activityId, Shape shape) throws Exception {
         List<Map<String, Object>> skus = new ArrayList<>();
         for (int s = 0; s < shape.skus(); s++) {
-            skus.add(Map.of("sku_id", skuId(s), "price", new BigDecimal("99.00"), "stock", shape.unitsPerSku(), "buckets",
+            skus.add(Map.of(
+                    "sku_id",
+                    skuId(s),
+                    "price",
+                    new BigDecimal("99.00"),
+                    "stock",
+                    shape.unitsPerSku(),
+                    "buckets",
                     shape.buckets()));
         }
         Instant now = Instant.now();
-        expect(client.post("/api/v1/admin/activities", adminToken, Map.of("activity_id", activityId, "name", "demo sale",
-                "starts_at", now.minusSeconds(1).toString(), "ends_at", now.plusSeconds(3600).toString(),
-                "business_deadline_seconds", 300, "payment_timeout_seconds", PAYMENT_TIMEOUT_SECONDS, "skus", skus)), 201);
+        expect(
+                client.post(
+                        "/api/v1/admin/activities",
+                        adminToken,
+                        Map.of(
+                                "activity_id",
+                                activityId,
+                                "name",
+                                "demo sale",
+                                "starts_at",
+                                now.minusSeconds(1).toString(),
+                                "ends_at",
+                                now.plusSeconds(3600).toString(),
+                                "business_deadline_seconds",
+                                300,
+                                "payment_timeout_seconds",
+                                PAYMENT_TIMEOUT_SECONDS,
+                                "skus",
+                                skus)),
+                201);
         expect(client.post("/api/v1/admin/activities/" + activityId + "/warm", adminToken, null), 200);
         expect(client.post("/api/v1/admin/activities/" + activityId + "/open", adminToken, null), 200);
     }
@@ -305,7 +438,8 @@ public final class SaleScenario {
         String token = Tokens.user(userSecret, userId, Duration.ofHours(1));
         long sku = skuId((int) (userId % skuCount));
         String requestId = UUID.randomUUID().toString();
-        SaleClient.Response r = timed(() -> call(userId, c -> c.reserve(token, activityId, sku, requestId)), requests, latency);
+        SaleClient.Response r =
+                timed(() -> call(userId, c -> c.reserve(token, activityId, sku, requestId)), requests, latency);
         first.computeIfAbsent(r.code(), k -> new AtomicLong()).incrementAndGet();
         if (firstAnswers.incrementAndGet() == midPoint) {
             Thread.ofPlatform().name("mid-sale").start(() -> {
@@ -327,7 +461,8 @@ public final class SaleScenario {
             }));
         }
         if (userId % 10 == 0) {
-            SaleClient.Response again = timed(() -> call(userId, c -> c.reserve(token, activityId, sku, requestId)), requests, latency);
+            SaleClient.Response again =
+                    timed(() -> call(userId, c -> c.reserve(token, activityId, sku, requestId)), requests, latency);
             replay.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
             // a 503 says "not now", not "no": the buyer asks again later, as Retry-After tells a client
             for (int wait = 0; r.status() == 202 && again.status() == 503 && wait < 20; wait++) {
@@ -347,7 +482,8 @@ public final class SaleScenario {
             }
         } else if (userId % 10 == 1) {
             String other = UUID.randomUUID().toString();
-            SaleClient.Response again = timed(() -> call(userId, c -> c.reserve(token, activityId, sku, other)), requests, latency);
+            SaleClient.Response again =
+                    timed(() -> call(userId, c -> c.reserve(token, activityId, sku, other)), requests, latency);
             retry.computeIfAbsent(again.code(), k -> new AtomicLong()).incrementAndGet();
             if (again.status() == 202) {
                 queued.add(again.body().get("reservation_id").toString());
@@ -398,7 +534,12 @@ public final class SaleScenario {
         if (kind == 19) {
             java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
             afterSaleWork.add(done);
-            payAfterCancel(userId, path, token, paymentId, System.nanoTime() + TimeUnit.SECONDS.toNanos(PAYMENT_TIMEOUT_SECONDS + 45),
+            payAfterCancel(
+                    userId,
+                    path,
+                    token,
+                    paymentId,
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(PAYMENT_TIMEOUT_SECONDS + 45),
                     done);
             return;
         }
@@ -417,20 +558,29 @@ public final class SaleScenario {
     }
 
     /** Waits (without holding a thread) for the order to be cancelled, then pays anyway. */
-    private void payAfterCancel(long userId, String path, String token, UUID paymentId, long deadline,
+    private void payAfterCancel(
+            long userId,
+            String path,
+            String token,
+            UUID paymentId,
+            long deadline,
             java.util.concurrent.CompletableFuture<Void> done) {
         try {
-            boolean cancelled = "CANCELLED".equals(call(userId, c -> c.get(path, token)).body().get("status"));
+            boolean cancelled = "CANCELLED"
+                    .equals(call(userId, c -> c.get(path, token)).body().get("status"));
             if (cancelled || System.nanoTime() > deadline) {
                 // past the deadline with the order not yet cancelled (its canceller was down), the payment may
                 // still be open: the buyer's late money then pays the order, or races its cancel - either way not
                 // "after the cancel", whose every payment must come back
                 boolean taken = sim.pay(paymentId, true);
-                count(!taken ? "late payment refused by the channel"
-                        : cancelled ? "paid after the cancel" : "paid late, before the cancel");
+                count(
+                        !taken
+                                ? "late payment refused by the channel"
+                                : cancelled ? "paid after the cancel" : "paid late, before the cancel");
                 done.complete(null);
             } else {
-                afterSale.schedule(() -> payAfterCancel(userId, path, token, paymentId, deadline, done), 1, TimeUnit.SECONDS);
+                afterSale.schedule(
+                        () -> payAfterCancel(userId, path, token, paymentId, deadline, done), 1, TimeUnit.SECONDS);
             }
         } catch (Exception e) {
             done.completeExceptionally(e);

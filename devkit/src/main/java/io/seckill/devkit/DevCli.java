@@ -1,11 +1,10 @@
 package io.seckill.devkit;
 
-import java.util.List;
-
 import io.seckill.bench.BenchCommand;
 import io.seckill.cli.SeckillCli;
 import io.seckill.demo.DemoCommand;
 import io.seckill.paysim.PaySimCommand;
+import java.util.List;
 import picocli.CommandLine;
 
 /**
@@ -15,15 +14,16 @@ import picocli.CommandLine;
  */
 public final class DevCli {
 
-    private DevCli() {
-    }
+    private DevCli() {}
 
     public static void main(String[] args) {
         SeckillCli.run(commandLine(), args, List.of("serve", "paysim"));
     }
 
     public static CommandLine commandLine() {
-        return SeckillCli.commandLine().addSubcommand(new DemoCommand()).addSubcommand(new BenchCommand())
+        return SeckillCli.commandLine()
+                .addSubcommand(new DemoCommand())
+                .addSubcommand(new BenchCommand())
                 .addSubcommand(new PaySimCommand());
     }
 }

@@ -1,5 +1,6 @@
 package io.seckill.engines;
 
+import io.seckill.cli.SaleClient;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -10,8 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import io.seckill.cli.SaleClient;
 
 /**
  * The application ({@code serve}) as a child process on given engines, so a failpoint's {@code crash}
@@ -38,7 +37,9 @@ public final class AppProcess implements AutoCloseable {
     public AppProcess(Map<String, String> properties, Path logDir, Path serverJar) throws IOException {
         this.properties = properties;
         this.serverJar = serverJar;
-        try (ServerSocket s = new ServerSocket(0); ServerSocket m = new ServerSocket(0); ServerSocket e = new ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0);
+                ServerSocket m = new ServerSocket(0);
+                ServerSocket e = new ServerSocket(0)) {
             this.port = s.getLocalPort();
             this.managementPort = m.getLocalPort();
             this.entryPort = e.getLocalPort();
@@ -50,14 +51,18 @@ public final class AppProcess implements AutoCloseable {
     /** The server's executable jar: {@code -Dseckill.server.jar}, else {@code server/target} next to the working dir. */
     public static Path locateServerJar() {
         String configured = System.getProperty("seckill.server.jar");
-        List<Path> candidates = configured != null ? List.of(Path.of(configured))
-                : List.of(Path.of("server/target/seckill-server-exec.jar"), Path.of("../server/target/seckill-server-exec.jar"));
+        List<Path> candidates = configured != null
+                ? List.of(Path.of(configured))
+                : List.of(
+                        Path.of("server/target/seckill-server-exec.jar"),
+                        Path.of("../server/target/seckill-server-exec.jar"));
         for (Path p : candidates) {
             if (Files.isRegularFile(p)) {
                 return p.toAbsolutePath().normalize();
             }
         }
-        throw new IllegalStateException("the server jar is not built: none of " + candidates + " (run ./seckill build)");
+        throw new IllegalStateException(
+                "the server jar is not built: none of " + candidates + " (run ./seckill build)");
     }
 
     public int port() {
@@ -108,7 +113,8 @@ public final class AppProcess implements AutoCloseable {
         cmd.add("--management.server.port=" + managementPort);
         cmd.add("--seckill.admission.entry-port=" + entryPort);
         properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         process = pb.start();
         starts++;
@@ -116,7 +122,8 @@ public final class AppProcess implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("child app exited with " + process.exitValue() + " while starting; see " + log);
+                throw new IllegalStateException(
+                        "child app exited with " + process.exitValue() + " while starting; see " + log);
             }
             try {
                 if (probe.get("/actuator/health", null).status() == 200) {

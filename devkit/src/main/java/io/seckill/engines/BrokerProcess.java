@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,9 +33,11 @@ public final class BrokerProcess implements AutoCloseable {
     private final String delayLevels;
     /** For a broker that joins another process's NameServer: its name and that NameServer; else null. */
     private final String brokerName;
+
     private final String externalNamesrv;
     /** The address clients are told to connect to, when not the loopback address the broker listens on. */
     private String advertised;
+
     private Process process;
     private CompletableFuture<String> ready;
 
@@ -45,8 +46,9 @@ public final class BrokerProcess implements AutoCloseable {
         this(home, brokerHome, delayLevels, freePort(false), null, null);
     }
 
-    private BrokerProcess(Path home, Path brokerHome, String delayLevels, int namesrvPort, String brokerName,
-            String externalNamesrv) throws IOException {
+    private BrokerProcess(
+            Path home, Path brokerHome, String delayLevels, int namesrvPort, String brokerName, String externalNamesrv)
+            throws IOException {
         this.home = home;
         this.brokerHome = brokerHome;
         this.delayLevels = delayLevels;
@@ -58,8 +60,8 @@ public final class BrokerProcess implements AutoCloseable {
     }
 
     /** Another broker of the same cluster, named {@code brokerName}, registering with {@code namesrv}: a child JVM of its own. */
-    public static BrokerProcess joining(Path home, Path brokerHome, String delayLevels, String brokerName, String namesrv)
-            throws IOException {
+    public static BrokerProcess joining(
+            Path home, Path brokerHome, String delayLevels, String brokerName, String namesrv) throws IOException {
         return new BrokerProcess(home, brokerHome, delayLevels, 0, brokerName, namesrv);
     }
 
@@ -94,17 +96,27 @@ public final class BrokerProcess implements AutoCloseable {
             return;
         }
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC",
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "-Xms256m",
+                "-Xmx512m",
+                "-XX:+UseSerialGC",
                 "-Duser.home=" + home,
                 "-Dseckill.broker.advertise=" + (advertised == null ? "127.0.0.1" : advertised),
                 "-Drmq.logback.configurationFile=" + brokerHome.resolve("classes/rmq.logback.xml"),
-                "-cp", brokerHome.resolve("seckill-broker.jar") + File.pathSeparator + brokerHome.resolve("lib") + File.separator + "*",
+                "-cp",
+                brokerHome.resolve("seckill-broker.jar") + File.pathSeparator + brokerHome.resolve("lib")
+                        + File.separator + "*",
                 "io.seckill.broker.EmbeddedBrokerMain",
-                home.resolve("store").toString(), Integer.toString(namesrvPort), Integer.toString(brokerPort), delayLevels));
+                home.resolve("store").toString(),
+                Integer.toString(namesrvPort),
+                Integer.toString(brokerPort),
+                delayLevels));
         if (brokerName != null) {
             cmd.addAll(List.of(brokerName, externalNamesrv));
         }
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(home.resolve("broker-stderr.log").toFile());
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectError(home.resolve("broker-stderr.log").toFile());
         Process started = pb.start();
         process = started;
         ready = CompletableFuture.supplyAsync(() -> awaitReady(started));
@@ -204,7 +216,8 @@ public final class BrokerProcess implements AutoCloseable {
     /** Where the broker module's build output lives: {@code -Dseckill.broker.home}, else next to the working dir. */
     public static Path locateBrokerHome() {
         String configured = System.getProperty("seckill.broker.home");
-        List<Path> candidates = configured != null ? List.of(Path.of(configured))
+        List<Path> candidates = configured != null
+                ? List.of(Path.of(configured))
                 : List.of(Path.of("broker/target"), Path.of("../broker/target"));
         for (Path p : candidates) {
             if (Files.isRegularFile(p.resolve("seckill-broker.jar")) && Files.isDirectory(p.resolve("lib"))) {

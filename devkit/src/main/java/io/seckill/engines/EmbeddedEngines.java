@@ -1,5 +1,6 @@
 package io.seckill.engines;
 
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -9,11 +10,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import redis.embedded.RedisServer;
 
 /**
@@ -30,9 +28,11 @@ public final class EmbeddedEngines implements AutoCloseable {
     private final int redisPort;
     /** The process {@link #pauseRedis()} stopped; 0 when none is. */
     private volatile long pausedRedisPid;
+
     private final BrokerProcess broker;
 
-    private EmbeddedEngines(Path home, EmbeddedPostgres postgres, RedisServer redis, int redisPort, BrokerProcess broker) {
+    private EmbeddedEngines(
+            Path home, EmbeddedPostgres postgres, RedisServer redis, int redisPort, BrokerProcess broker) {
         this.home = home;
         this.postgres = postgres;
         this.redis = redis;
@@ -44,7 +44,7 @@ public final class EmbeddedEngines implements AutoCloseable {
      * @param durable fsync and synchronous_commit on (demo and benchmarks); off for tests
      */
     public static EmbeddedEngines start(boolean durable) throws IOException {
-        return start(durable, () -> { });
+        return start(durable, () -> {});
     }
 
     /**
@@ -55,8 +55,8 @@ public final class EmbeddedEngines implements AutoCloseable {
     public static EmbeddedEngines start(boolean durable, Runnable beforeStopOnExit) throws IOException {
         Path home = Files.createTempDirectory("seckill-engines-");
         long t0 = System.nanoTime();
-        BrokerProcess broker = new BrokerProcess(home.resolve("rocketmq"), BrokerProcess.locateBrokerHome(),
-                BrokerProcess.SHORT_DELAY_LEVELS);
+        BrokerProcess broker = new BrokerProcess(
+                home.resolve("rocketmq"), BrokerProcess.locateBrokerHome(), BrokerProcess.SHORT_DELAY_LEVELS);
         Files.createDirectories(home.resolve("rocketmq"));
         broker.startAsync();
         EmbeddedPostgres.Builder pg = EmbeddedPostgres.builder()
@@ -89,16 +89,23 @@ public final class EmbeddedEngines implements AutoCloseable {
                 .build();
         redis.start();
         broker.awaitStarted();
-        log.info("engines up in {} ms: postgres :{}, redis :{}, rocketmq {}", (System.nanoTime() - t0) / 1_000_000,
-                postgres.getPort(), redisPort, broker.namesrvAddress());
+        log.info(
+                "engines up in {} ms: postgres :{}, redis :{}, rocketmq {}",
+                (System.nanoTime() - t0) / 1_000_000,
+                postgres.getPort(),
+                redisPort,
+                broker.namesrvAddress());
         EmbeddedEngines engines = new EmbeddedEngines(home, postgres, redis, redisPort, broker);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                beforeStopOnExit.run();
-            } finally {
-                engines.closeOnExit();
-            }
-        }, "engines-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                beforeStopOnExit.run();
+                            } finally {
+                                engines.closeOnExit();
+                            }
+                        },
+                        "engines-shutdown"));
         return engines;
     }
 
@@ -185,14 +192,20 @@ public final class EmbeddedEngines implements AutoCloseable {
                 rest.add(opts.get(i));
             }
         }
-        pgCtl("start", "-o", String.join(" ", rest), "-l", home.resolve("pg-restart.log").toString());
+        pgCtl(
+                "start",
+                "-o",
+                String.join(" ", rest),
+                "-l",
+                home.resolve("pg-restart.log").toString());
     }
 
     /** The command line the server was last started with, as {@code pg_ctl} recorded it: binary first. */
     private List<String> postmasterOptions() throws IOException {
         String recorded = Files.readString(home.resolve("pgdata").resolve("postmaster.opts"));
         List<String> out = new ArrayList<>();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"([^\"]*)\"|(\\S+)").matcher(recorded.trim());
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\"([^\"]*)\"|(\\S+)").matcher(recorded.trim());
         while (m.find()) {
             out.add(m.group(1) != null ? m.group(1) : m.group(2));
         }
@@ -203,7 +216,8 @@ public final class EmbeddedEngines implements AutoCloseable {
         Path pgCtl = Path.of(postmasterOptions().getFirst()).resolveSibling("pg_ctl");
         List<String> cmd = new ArrayList<>();
         if ("root".equals(System.getProperty("user.name"))) {
-            // PostgreSQL refuses to run as root; as zonky does for the first start, a user namespace makes it someone else
+            // PostgreSQL refuses to run as root; as zonky does for the first start, a user namespace makes it someone
+            // else
             cmd.addAll(List.of("unshare", "-U"));
         }
         cmd.addAll(List.of(pgCtl.toString(), "-D", home.resolve("pgdata").toString(), "-w", "-t", "60"));

@@ -1,5 +1,9 @@
 package io.seckill.engines;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -10,11 +14,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.embedded.RedisServer;
@@ -48,7 +47,8 @@ public final class RedisClusterNodes implements AutoCloseable {
     }
 
     /** As {@link #start(Path, int, int)}, each node allowed {@code maxMemoryMb} of data. */
-    public static RedisClusterNodes start(Path dir, int masters, int replicasPerMaster, int maxMemoryMb) throws Exception {
+    public static RedisClusterNodes start(Path dir, int masters, int replicasPerMaster, int maxMemoryMb)
+            throws Exception {
         List<Node> nodes = new ArrayList<>();
         try {
             for (int m = 0; m < masters; m++) {
@@ -101,20 +101,31 @@ public final class RedisClusterNodes implements AutoCloseable {
         for (Node n : nodes.subList(1, nodes.size())) {
             run(nodes.getFirst().port(), c -> c.clusterMeet("127.0.0.1", n.port()));
         }
-        awaitState("every node sees every other", () -> nodes.stream().allMatch(n -> run(n.port(),
-                c -> c.clusterNodes().lines().count()) == nodes.size()));
+        awaitState(
+                "every node sees every other",
+                () -> nodes.stream()
+                        .allMatch(
+                                n -> run(n.port(), c -> c.clusterNodes().lines().count()) == nodes.size()));
         for (Node n : nodes) {
             if (n.masterPort() > 0) {
                 String masterId = run(n.masterPort(), RedisCommands::clusterMyId);
                 run(n.port(), c -> c.clusterReplicate(masterId));
             }
         }
-        awaitState("cluster_state:ok on every node", () -> nodes.stream().allMatch(n -> run(n.port(),
-                c -> c.clusterInfo().contains("cluster_state:ok"))));
+        awaitState(
+                "cluster_state:ok on every node",
+                () -> nodes.stream()
+                        .allMatch(n -> run(n.port(), c -> c.clusterInfo().contains("cluster_state:ok"))));
         // a replica that has not finished its first sync cannot take over yet
-        awaitState("every replica in sync", () -> nodes.stream().filter(n -> n.masterPort() > 0)
-                .allMatch(n -> run(n.port(), c -> c.info("replication")).contains("master_link_status:up")));
-        log.info("redis cluster up: {} masters, {} nodes, ports {}", masters, nodes.size(),
+        awaitState(
+                "every replica in sync",
+                () -> nodes.stream()
+                        .filter(n -> n.masterPort() > 0)
+                        .allMatch(n -> run(n.port(), c -> c.info("replication")).contains("master_link_status:up")));
+        log.info(
+                "redis cluster up: {} masters, {} nodes, ports {}",
+                masters,
+                nodes.size(),
                 nodes.stream().map(Node::port).toList());
     }
 
@@ -124,8 +135,10 @@ public final class RedisClusterNodes implements AutoCloseable {
 
     /** Waits until every node reports {@code cluster_state:ok} (after a node was busy past the node timeout). */
     public void awaitHealthy() throws InterruptedException {
-        awaitState("cluster_state:ok on every node", () -> nodes.stream().allMatch(n -> run(n.port(),
-                c -> c.clusterInfo().contains("cluster_state:ok"))));
+        awaitState(
+                "cluster_state:ok on every node",
+                () -> nodes.stream()
+                        .allMatch(n -> run(n.port(), c -> c.clusterInfo().contains("cluster_state:ok"))));
     }
 
     public List<Node> masters() {
@@ -143,7 +156,8 @@ public final class RedisClusterNodes implements AutoCloseable {
             return run(n.port(), c -> {
                 String replication = c.info("replication");
                 String stats = c.info("stats");
-                Matcher commands = Pattern.compile("total_commands_processed:(\\d+)").matcher(stats);
+                Matcher commands =
+                        Pattern.compile("total_commands_processed:(\\d+)").matcher(stats);
                 return (replication.contains("role:master") ? "master" : "replica") + ", " + c.dbsize() + " keys, "
                         + (commands.find() ? commands.group(1) : "?") + " commands";
             });
@@ -168,7 +182,12 @@ public final class RedisClusterNodes implements AutoCloseable {
     public int failover(int port) throws InterruptedException {
         int replica = onlineReplicaOf(port)
                 .orElseThrow(() -> new IllegalStateException("master :" + port + " has no replica in sync"));
-        nodes.stream().filter(n -> n.port() == port).findFirst().orElseThrow().server().stop();
+        nodes.stream()
+                .filter(n -> n.port() == port)
+                .findFirst()
+                .orElseThrow()
+                .server()
+                .stop();
         run(replica, c -> c.clusterFailover(true, true));
         awaitMaster(replica);
         return replica;
@@ -184,14 +203,16 @@ public final class RedisClusterNodes implements AutoCloseable {
             if (e.getMessage() == null || !e.getMessage().startsWith("MOVED")) {
                 throw e;
             }
-            return Integer.parseInt(e.getMessage().substring(e.getMessage().lastIndexOf(':') + 1).trim());
+            return Integer.parseInt(e.getMessage()
+                    .substring(e.getMessage().lastIndexOf(':') + 1)
+                    .trim());
         }
     }
 
     /** The port of a replica of the master at {@code port} that is in sync with it now, if it has one. */
     public java.util.OptionalInt onlineReplicaOf(int port) {
-        Matcher m = Pattern.compile("(?m)^slave\\d+:ip=[^,]+,port=(\\d+),state=online").matcher(
-                run(port, c -> c.info("replication")));
+        Matcher m = Pattern.compile("(?m)^slave\\d+:ip=[^,]+,port=(\\d+),state=online")
+                .matcher(run(port, c -> c.info("replication")));
         return m.find() ? java.util.OptionalInt.of(Integer.parseInt(m.group(1))) : java.util.OptionalInt.empty();
     }
 
@@ -218,14 +239,21 @@ public final class RedisClusterNodes implements AutoCloseable {
 
     /** Waits until the node at {@code port} is a replica and every node still running reports {@code cluster_state:ok}. */
     public void awaitRejoined(int port) throws InterruptedException {
-        awaitState("node :" + port + " a replica, cluster_state:ok on every running node", () -> !isMaster(port)
-                && nodes.stream().filter(n -> n.server().isActive())
-                        .allMatch(n -> run(n.port(), c -> c.clusterInfo().contains("cluster_state:ok"))));
+        awaitState(
+                "node :" + port + " a replica, cluster_state:ok on every running node",
+                () -> !isMaster(port)
+                        && nodes.stream()
+                                .filter(n -> n.server().isActive())
+                                .allMatch(
+                                        n -> run(n.port(), c -> c.clusterInfo().contains("cluster_state:ok"))));
     }
 
     private static <T> T run(int port, java.util.function.Function<RedisCommands<String, String>, T> f) {
-        RedisClient client = RedisClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(port)
-                .withTimeout(Duration.ofSeconds(5)).build());
+        RedisClient client = RedisClient.create(RedisURI.builder()
+                .withHost("127.0.0.1")
+                .withPort(port)
+                .withTimeout(Duration.ofSeconds(5))
+                .build());
         try (StatefulRedisConnection<String, String> c = client.connect()) {
             return f.apply(c.sync());
         } finally {

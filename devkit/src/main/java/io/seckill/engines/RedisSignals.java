@@ -1,9 +1,8 @@
 package io.seckill.engines;
 
+import io.lettuce.core.RedisClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-
-import io.lettuce.core.RedisClient;
 
 /**
  * Stopping a Redis process without closing anything (SIGSTOP) and letting it run again (SIGCONT), as a
@@ -11,15 +10,18 @@ import io.lettuce.core.RedisClient;
  */
 final class RedisSignals {
 
-    private RedisSignals() {
-    }
+    private RedisSignals() {}
 
     /** The process id the Redis at {@code uri} reports of itself. */
     static long pid(String uri) {
         RedisClient client = RedisClient.create(uri);
         try (var c = client.connect()) {
-            return c.sync().info("server").lines().filter(l -> l.startsWith("process_id:"))
-                    .map(l -> Long.parseLong(l.substring("process_id:".length()).strip())).findFirst()
+            return c.sync()
+                    .info("server")
+                    .lines()
+                    .filter(l -> l.startsWith("process_id:"))
+                    .map(l -> Long.parseLong(l.substring("process_id:".length()).strip()))
+                    .findFirst()
                     .orElseThrow(() -> new IllegalStateException("Redis at " + uri + " did not say its process id"));
         } finally {
             client.shutdown();
@@ -35,7 +37,9 @@ final class RedisSignals {
     }
 
     private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .redirectErrorStream(true)
+                .start();
         String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (kill.waitFor() != 0) {
             throw new IOException("kill -" + signal + " " + pid + " failed: " + said);

@@ -1,5 +1,10 @@
 package io.seckill.paysim;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.seckill.mq.Json;
+import io.seckill.payment.channel.CallbackSignature;
+import io.seckill.payment.channel.PaymentChannel.Status;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
@@ -27,15 +32,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.seckill.mq.Json;
-import io.seckill.payment.channel.CallbackSignature;
-import io.seckill.payment.channel.PaymentChannel.Status;
 
 /**
  * A payment channel simulator: its own small HTTP service with the calls a real channel offers
@@ -60,23 +58,31 @@ public final class PaySim implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PaySim.class);
 
     /** Misbehaviour switches; all off by default. */
-    public record Knobs(int duplicateCallbacks, long callbackDelayMs, boolean payAfterClose, int queryFailurePercent,
-            long queryDelayMs, int lostCallbackPercent) {
+    public record Knobs(
+            int duplicateCallbacks,
+            long callbackDelayMs,
+            boolean payAfterClose,
+            int queryFailurePercent,
+            long queryDelayMs,
+            int lostCallbackPercent) {
         public static final Knobs NORMAL = new Knobs(1, 0, false, 0, 0, 0);
 
         /** The channel takes money for payments the engine already closed. */
         public Knobs payingAfterClose() {
-            return new Knobs(duplicateCallbacks, callbackDelayMs, true, queryFailurePercent, queryDelayMs, lostCallbackPercent);
+            return new Knobs(
+                    duplicateCallbacks, callbackDelayMs, true, queryFailurePercent, queryDelayMs, lostCallbackPercent);
         }
 
         /** {@code percent} of the queries, closes and statement reads answered 503. */
         public Knobs failingQueries(int percent) {
-            return new Knobs(duplicateCallbacks, callbackDelayMs, payAfterClose, percent, queryDelayMs, lostCallbackPercent);
+            return new Knobs(
+                    duplicateCallbacks, callbackDelayMs, payAfterClose, percent, queryDelayMs, lostCallbackPercent);
         }
 
         /** {@code percent} of the paid payments get no callback at all (only the statement shows them). */
         public Knobs losingCallbacks(int percent) {
-            return new Knobs(duplicateCallbacks, callbackDelayMs, payAfterClose, queryFailurePercent, queryDelayMs, percent);
+            return new Knobs(
+                    duplicateCallbacks, callbackDelayMs, payAfterClose, queryFailurePercent, queryDelayMs, percent);
         }
 
         public Knobs {
@@ -111,7 +117,8 @@ public final class PaySim implements AutoCloseable {
             this.orderId = orderId;
             this.amount = amount;
             this.notifyUrl = notifyUrl;
-            this.providerTransactionId = "PS" + UUID.randomUUID().toString().replace("-", "").substring(0, 20);
+            this.providerTransactionId =
+                    "PS" + UUID.randomUUID().toString().replace("-", "").substring(0, 20);
             this.status = status;
         }
 
@@ -127,10 +134,12 @@ public final class PaySim implements AutoCloseable {
 
     private final HttpServer server;
     private final CallbackSignature signature;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
-    private final ScheduledExecutorService callbacks = Executors.newScheduledThreadPool(4,
-            Thread.ofPlatform().name("paysim-callback-", 0).daemon().factory());
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
+    private final ScheduledExecutorService callbacks = Executors.newScheduledThreadPool(
+            4, Thread.ofPlatform().name("paysim-callback-", 0).daemon().factory());
     private final Map<UUID, Payment> payments = new ConcurrentHashMap<>();
     private final AtomicLong callbacksDelivered = new AtomicLong();
     private final AtomicLong callbacksFailed = new AtomicLong();
@@ -148,7 +157,8 @@ public final class PaySim implements AutoCloseable {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 256);
         PaySim sim = new PaySim(server, callbackSecret);
         server.createContext("/", sim::handle);
-        server.setExecutor(Executors.newFixedThreadPool(8, Thread.ofPlatform().name("paysim-http-", 0).daemon().factory()));
+        server.setExecutor(Executors.newFixedThreadPool(
+                8, Thread.ofPlatform().name("paysim-http-", 0).daemon().factory()));
         server.start();
         log.info("paysim.started url={}", sim.url());
         return sim;
@@ -182,7 +192,10 @@ public final class PaySim implements AutoCloseable {
 
     /** Every payment whose money the channel took (kept or refunded since). */
     public List<UUID> paidPayments() {
-        return payments.values().stream().filter(p -> p.paidAt != null).map(p -> p.paymentId).toList();
+        return payments.values().stream()
+                .filter(p -> p.paidAt != null)
+                .map(p -> p.paymentId)
+                .toList();
     }
 
     /** The channel's state of a payment, or null. */
@@ -212,7 +225,9 @@ public final class PaySim implements AutoCloseable {
             }
         }
         Knobs k = knobs;
-        if (taken && sendCallback && k.lostCallbackPercent() > 0
+        if (taken
+                && sendCallback
+                && k.lostCallbackPercent() > 0
                 && ThreadLocalRandom.current().nextInt(100) < k.lostCallbackPercent()) {
             callbacksLost.incrementAndGet();
             log.info("paysim.callback_lost payment_id={}", paymentId);
@@ -247,7 +262,10 @@ public final class PaySim implements AutoCloseable {
     /** The signed callback of a payment as the channel would send it: body, timestamp, signature. */
     public record SignedCallback(byte[] body, long timestamp, String signature) {
         public Map<String, String> headers() {
-            return Map.of(CallbackSignature.TIMESTAMP_HEADER, Long.toString(timestamp), CallbackSignature.SIGNATURE_HEADER,
+            return Map.of(
+                    CallbackSignature.TIMESTAMP_HEADER,
+                    Long.toString(timestamp),
+                    CallbackSignature.SIGNATURE_HEADER,
                     signature);
         }
     }
@@ -273,11 +291,13 @@ public final class PaySim implements AutoCloseable {
         }
         SignedCallback cb = signedCallback(p.paymentId, Instant.now().getEpochSecond());
         try {
-            HttpRequest req = HttpRequest.newBuilder(URI.create(p.notifyUrl)).timeout(Duration.ofSeconds(5))
+            HttpRequest req = HttpRequest.newBuilder(URI.create(p.notifyUrl))
+                    .timeout(Duration.ofSeconds(5))
                     .header("Content-Type", "application/json")
                     .header(CallbackSignature.TIMESTAMP_HEADER, Long.toString(cb.timestamp()))
                     .header(CallbackSignature.SIGNATURE_HEADER, cb.signature())
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(cb.body())).build();
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(cb.body()))
+                    .build();
             HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() / 100 == 2) {
                 callbacksDelivered.incrementAndGet();
@@ -306,9 +326,11 @@ public final class PaySim implements AutoCloseable {
             Map<String, Object> body = readBody(ex.getRequestBody());
             if (parts.length == 2 && parts[1].equals("knobs")) {
                 if (method.equals("POST")) {
-                    knobs(new Knobs(intOr(body, "duplicate_callbacks", knobs.duplicateCallbacks()),
+                    knobs(new Knobs(
+                            intOr(body, "duplicate_callbacks", knobs.duplicateCallbacks()),
                             intOr(body, "callback_delay_ms", (int) knobs.callbackDelayMs()),
-                            Boolean.parseBoolean(String.valueOf(body.getOrDefault("pay_after_close", knobs.payAfterClose()))),
+                            Boolean.parseBoolean(
+                                    String.valueOf(body.getOrDefault("pay_after_close", knobs.payAfterClose()))),
                             intOr(body, "query_failure_percent", knobs.queryFailurePercent()),
                             intOr(body, "query_delay_ms", (int) knobs.queryDelayMs()),
                             intOr(body, "lost_callback_percent", knobs.lostCallbackPercent())));
@@ -339,7 +361,8 @@ public final class PaySim implements AutoCloseable {
                 case "POST close" -> close(ex, id);
                 case "POST refund" -> refund(ex, id, body);
                 case "POST pay" -> {
-                    boolean taken = pay(id, !"callback=false".equals(ex.getRequestURI().getQuery()));
+                    boolean taken =
+                            pay(id, !"callback=false".equals(ex.getRequestURI().getQuery()));
                     Payment p = payments.get(id);
                     reply(ex, p == null ? 404 : taken ? 200 : 409, p == null ? Map.of("status", "NOT_FOUND") : view(p));
                 }
@@ -432,7 +455,8 @@ public final class PaySim implements AutoCloseable {
         if (limit < 1 || limit > 5000) {
             throw new IllegalArgumentException("limit must be 1..5000");
         }
-        Comparator<Payment> order = Comparator.comparing((Payment p) -> p.paidAt).thenComparing(p -> p.paymentId);
+        Comparator<Payment> order =
+                Comparator.comparing((Payment p) -> p.paidAt).thenComparing(p -> p.paymentId);
         String after = q.get("after");
         Predicate<Payment> pastCursor = p -> true;
         if (after != null) {
@@ -446,7 +470,10 @@ public final class PaySim implements AutoCloseable {
         }
         List<Payment> page = payments.values().stream()
                 .filter(p -> p.paidAt != null && !p.paidAt.isBefore(from) && p.paidAt.isBefore(to))
-                .filter(pastCursor).sorted(order).limit(limit + 1L).toList();
+                .filter(pastCursor)
+                .sorted(order)
+                .limit(limit + 1L)
+                .toList();
         Map<String, Object> out = new LinkedHashMap<>();
         List<Payment> shown = page.subList(0, Math.min(limit, page.size()));
         out.put("entries", shown.stream().map(PaySim::view).toList());
@@ -540,7 +567,10 @@ public final class PaySim implements AutoCloseable {
     public void close() {
         server.stop(0);
         callbacks.shutdownNow();
-        log.info("paysim.stopped callbacks_delivered={} callbacks_failed={} refunds={}", callbacksDelivered.get(),
-                callbacksFailed.get(), refunded.get());
+        log.info(
+                "paysim.stopped callbacks_delivered={} callbacks_failed={} refunds={}",
+                callbacksDelivered.get(),
+                callbacksFailed.get(),
+                refunded.get());
     }
 }

@@ -2,19 +2,22 @@ package io.seckill.paysim;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code seckill paysim}: the payment channel simulator as a process of its own. */
-@Command(name = "paysim", mixinStandardHelpOptions = true,
+@Command(
+        name = "paysim",
+        mixinStandardHelpOptions = true,
         description = "Run the payment channel simulator (create, query, close, refund, statement, signed callbacks).")
 public final class PaySimCommand implements Callable<Integer> {
 
     @Option(names = "--port", description = "listen port on 127.0.0.1 (default ${DEFAULT-VALUE})")
     int port = 8091;
 
-    @Option(names = "--secret", description = "callback HMAC secret, >= 32 characters (default: $SECKILL_PAYMENT_CALLBACK_SECRET)")
+    @Option(
+            names = "--secret",
+            description = "callback HMAC secret, >= 32 characters (default: $SECKILL_PAYMENT_CALLBACK_SECRET)")
     String secret = System.getenv("SECKILL_PAYMENT_CALLBACK_SECRET");
 
     @Option(names = "--duplicate-callbacks", description = "callbacks sent per payment (default ${DEFAULT-VALUE})")
@@ -26,14 +29,18 @@ public final class PaySimCommand implements Callable<Integer> {
     @Option(names = "--pay-after-close", description = "take the money even when the payment was closed")
     boolean payAfterClose;
 
-    @Option(names = "--query-failure-percent", description = "share of query/close calls answered 503 (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--query-failure-percent",
+            description = "share of query/close calls answered 503 (default ${DEFAULT-VALUE})")
     int queryFailurePercent = 0;
 
     @Option(names = "--query-delay-ms", description = "delay of each query/close call (default ${DEFAULT-VALUE})")
     long queryDelayMs = 0;
 
-    @Option(names = "--lost-callback-percent",
-            description = "share of paid payments that get no callback at all; only the statement shows them (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--lost-callback-percent",
+            description =
+                    "share of paid payments that get no callback at all; only the statement shows them (default ${DEFAULT-VALUE})")
     int lostCallbackPercent = 0;
 
     @Override
@@ -43,7 +50,12 @@ public final class PaySimCommand implements Callable<Integer> {
             return 2;
         }
         PaySim sim = PaySim.start(port, secret);
-        sim.knobs(new PaySim.Knobs(duplicateCallbacks, callbackDelayMs, payAfterClose, queryFailurePercent, queryDelayMs,
+        sim.knobs(new PaySim.Knobs(
+                duplicateCallbacks,
+                callbackDelayMs,
+                payAfterClose,
+                queryFailurePercent,
+                queryDelayMs,
                 lostCallbackPercent));
         System.out.println("paysim listening on " + sim.url());
         CountDownLatch stop = new CountDownLatch(1);

@@ -3,18 +3,16 @@ package io.seckill.activity;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.MqTopology;
+import io.seckill.refusal.Refusal;
+import io.seckill.support.IntegrationTest;
 import java.util.UUID;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.contributor.Status;
-
-import io.seckill.refusal.Refusal;
-import io.seckill.config.SeckillProperties;
-import io.seckill.cli.SaleClient;
-import io.seckill.mq.MqTopology;
-import io.seckill.support.IntegrationTest;
 
 /**
  * Issue: a sale opening tripped the entry breaker because the order topic did not exist yet. Topics
@@ -25,8 +23,10 @@ class SendPathReadinessIT extends IntegrationTest {
 
     @Autowired
     ActivityRepository activityRepository;
+
     @Autowired
     InventoryRepository inventory;
+
     @Autowired
     SaleRegistry registry;
 
@@ -44,11 +44,13 @@ class SendPathReadinessIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("open is refused with 503 SEND_PATH_NOT_READY while the order topics cannot take messages; warm creates them")
+    @DisplayName(
+            "open is refused with 503 SEND_PATH_NOT_READY while the order topics cannot take messages; warm creates them")
     void openRefusedUntilTopicsExist() throws Exception {
         long activityId = newActivityId();
         createSale(activityId, 4);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status())
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null)
+                        .status())
                 .isEqualTo(200);
         MqTopology fresh = freshTopology();
         ActivityService service = new ActivityService(activityRepository, inventory, registry, tx, redis, fresh);
@@ -59,8 +61,11 @@ class SendPathReadinessIT extends IntegrationTest {
             assertThat(e.getMessage()).contains("does not exist");
         });
         assertThat(jdbc.queryForObject("SELECT status FROM activity WHERE activity_id = ?", String.class, activityId))
-                .as("nothing half written").isEqualTo("WARMED");
-        assertThat(client().reserve(userToken(1), activityId, 1, UUID.randomUUID().toString()).code())
+                .as("nothing half written")
+                .isEqualTo("WARMED");
+        assertThat(client().reserve(
+                                userToken(1), activityId, 1, UUID.randomUUID().toString())
+                        .code())
                 .isEqualTo("ACTIVITY_NOT_OPEN");
 
         service.warm(activityId); // ensures the topics as part of warming
@@ -79,7 +84,8 @@ class SendPathReadinessIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("readiness includes Redis by a write: a Redis that refuses writes takes the instance out, and back when it heals")
+    @DisplayName(
+            "readiness includes Redis by a write: a Redis that refuses writes takes the instance out, and back when it heals")
     void readinessIncludesRedisWrites() throws Exception {
         SaleClient.Response up = client().get("/actuator/health/readiness", null);
         assertThat(up.body().toString()).contains("redis", "db");
@@ -99,11 +105,28 @@ class SendPathReadinessIT extends IntegrationTest {
     private MqTopology freshTopology() {
         String suffix = Long.toString(System.nanoTime(), 36).toUpperCase();
         SeckillProperties.Mq mq = props.mq();
-        SeckillProperties.Mq other = new SeckillProperties.Mq(mq.namesrv(), "T_REQ_" + suffix, "T_EVT_" + suffix,
-                "g-order-" + suffix, "g-proj-" + suffix, mq.maxReconsumeTimes(), mq.sendTimeout());
-        SeckillProperties p = new SeckillProperties(props.roles(), props.redisUri(), props.redisCluster(), props.ids(), props.jwt(), other,
-                props.reservation(), props.orderConsumer(), props.outbox(), props.admission(), props.deadline(),
-                props.payment(), props.reconcile());
+        SeckillProperties.Mq other = new SeckillProperties.Mq(
+                mq.namesrv(),
+                "T_REQ_" + suffix,
+                "T_EVT_" + suffix,
+                "g-order-" + suffix,
+                "g-proj-" + suffix,
+                mq.maxReconsumeTimes(),
+                mq.sendTimeout());
+        SeckillProperties p = new SeckillProperties(
+                props.roles(),
+                props.redisUri(),
+                props.redisCluster(),
+                props.ids(),
+                props.jwt(),
+                other,
+                props.reservation(),
+                props.orderConsumer(),
+                props.outbox(),
+                props.admission(),
+                props.deadline(),
+                props.payment(),
+                props.reconcile());
         return new MqTopology(producer, p);
     }
 }

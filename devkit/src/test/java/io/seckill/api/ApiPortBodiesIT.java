@@ -10,6 +10,11 @@ import static io.seckill.support.RawHttp.startedCallbacks;
 import static io.seckill.support.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.seckill.support.IntegrationTest;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
@@ -19,19 +24,12 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-
 import org.awaitility.Awaitility;
-import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
-import io.seckill.support.IntegrationTest;
+import org.slf4j.LoggerFactory;
 
 /** What clients that send their bodies slowly, or not at all, hold of the API port (Tomcat), with the shipped settings. */
 class ApiPortBodiesIT extends IntegrationTest {
@@ -53,33 +51,48 @@ class ApiPortBodiesIT extends IntegrationTest {
         long start = System.nanoTime();
         List<Socket> tricklers = startedCallbacks(port, TRICKLERS, 2000);
         try {
-            // a byte on every connection every 300 ms, well inside the 10 s read timeout: only a whole-body deadline ends them
-            pace.scheduleAtFixedRate(() -> tricklers.forEach(s -> {
-                try {
-                    send(s, " ");
-                } catch (IOException closedByTheServer) {
-                    // this one was answered and closed: the others go on
-                }
-            }), 300, 300, TimeUnit.MILLISECONDS);
+            // a byte on every connection every 300 ms, well inside the 10 s read timeout: only a whole-body deadline
+            // ends them
+            pace.scheduleAtFixedRate(
+                    () -> tricklers.forEach(s -> {
+                        try {
+                            send(s, " ");
+                        } catch (IOException closedByTheServer) {
+                            // this one was answered and closed: the others go on
+                        }
+                    }),
+                    300,
+                    300,
+                    TimeUnit.MILLISECONDS);
             // every trickler's body is being received: each would hold a request thread if reads blocked
-            Awaitility.await().atMost(Duration.ofSeconds(3))
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(3))
                     .until(() -> meters.get("api.request.body.slow").gauge().value() >= TRICKLERS);
 
             long asked = System.nanoTime();
             try (Socket other = connect(port, 20_000)) {
                 assertThat(askUnauthenticated(other)).isEqualTo(401);
             }
-            assertThat((System.nanoTime() - asked) / 1e9).as("seconds for another client's answer while %d bodies trickle",
-                    TRICKLERS).isLessThan(2.0);
+            assertThat((System.nanoTime() - asked) / 1e9)
+                    .as("seconds for another client's answer while %d bodies trickle", TRICKLERS)
+                    .isLessThan(2.0);
 
             for (Socket s : tricklers) {
-                assertThat(status(reader(s))).as("a trickled body at its deadline").isEqualTo(408);
-                assertThat(closedByServer(s)).as("its connection is closed, not read on").isTrue();
+                assertThat(status(reader(s)))
+                        .as("a trickled body at its deadline")
+                        .isEqualTo(408);
+                assertThat(closedByServer(s))
+                        .as("its connection is closed, not read on")
+                        .isTrue();
             }
-            assertThat((System.nanoTime() - start) / 1e9).as("seconds until the last trickler was answered")
+            assertThat((System.nanoTime() - start) / 1e9)
+                    .as("seconds until the last trickler was answered")
                     .isBetween(4.5, 12.0);
-            assertThat(counter("api.request.body.refused", "reason", "timeout") - before).isEqualTo(TRICKLERS);
-            assertThat(logged.list).as("errors logged for answered timeouts").noneMatch(e -> e.getLevel() == Level.ERROR);
+            assertThat(counter("api.request.body.refused", "reason", "timeout") - before)
+                    .isEqualTo(TRICKLERS);
+            assertThat(logged.list)
+                    .as("errors logged for answered timeouts")
+                    .noneMatch(e -> e.getLevel() == Level.ERROR);
         } finally {
             api.detachAppender(logged);
             pace.shutdownNow();
@@ -94,12 +107,16 @@ class ApiPortBodiesIT extends IntegrationTest {
             + "for the 10 s read timeout; one whose body came whole keeps its connection")
     void refusedBeforeTheBody() throws Exception {
         try (Socket s = connect(port, 20_000)) {
-            send(s, "POST " + reservePath(1) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer not-a-token\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"request_id\"");
+            send(
+                    s,
+                    "POST " + reservePath(1) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer not-a-token\r\n"
+                            + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"request_id\"");
             long sent = System.nanoTime();
             assertThat(status(reader(s))).isEqualTo(401);
             assertThat(closedByServer(s)).isTrue();
-            assertThat((System.nanoTime() - sent) / 1e9).as("seconds until closed").isLessThan(3.0);
+            assertThat((System.nanoTime() - sent) / 1e9)
+                    .as("seconds until closed")
+                    .isLessThan(3.0);
         }
         try (Socket s = connect(port, 20_000)) {
             assertThat(askUnauthenticated(s)).isEqualTo(401);
@@ -124,25 +141,38 @@ class ApiPortBodiesIT extends IntegrationTest {
         }
         ScheduledExecutorService pace = Executors.newSingleThreadScheduledExecutor();
         try (Socket s = connect(port, 20_000)) {
-            send(s, "POST /api/v1/activities/" + activityId + "/skus/1/reservations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
-                    + userToken(7) + "\r\nContent-Type: application/json\r\n"
-                    + (chunked ? "Transfer-Encoding: chunked" : "Content-Length: " + body.length()) + "\r\n\r\n");
+            send(
+                    s,
+                    "POST /api/v1/activities/" + activityId
+                            + "/skus/1/reservations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                            + userToken(7) + "\r\nContent-Type: application/json\r\n"
+                            + (chunked ? "Transfer-Encoding: chunked" : "Content-Length: " + body.length())
+                            + "\r\n\r\n");
             // the client's pace: a part of the body every 200 ms
             for (int i = 0; i < frames.size(); i++) {
                 String frame = frames.get(i);
-                pace.schedule(() -> {
-                    send(s, frame);
-                    return null;
-                }, 200L * (i + 1), TimeUnit.MILLISECONDS);
+                pace.schedule(
+                        () -> {
+                            send(s, frame);
+                            return null;
+                        },
+                        200L * (i + 1),
+                        TimeUnit.MILLISECONDS);
             }
-            Awaitility.await().atMost(Duration.ofSeconds(2))
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(2))
                     .until(() -> meters.get("api.request.body.slow").gauge().value() >= 1);
             assertThat(status(reader(s))).as("answered once the last part came").isEqualTo(202);
         } finally {
             pace.shutdownNow();
         }
         // the reservation the handler made reaches PostgreSQL through the order pipeline
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND user_id = 7", Long.class, activityId) == 1);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> jdbc.queryForObject(
+                                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND user_id = 7",
+                                Long.class,
+                                activityId)
+                        == 1);
     }
 }

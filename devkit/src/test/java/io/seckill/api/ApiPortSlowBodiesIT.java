@@ -10,15 +10,13 @@ import static io.seckill.support.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.SmallLimits;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.SmallLimits;
 
 /** The API port's bound on bodies received after their headers ({@code seckill.api.max-slow-bodies}, 4 here). */
 @SmallLimits
@@ -37,19 +35,25 @@ class ApiPortSlowBodiesIT extends IntegrationTest {
             try (Socket fifth = connect(port, 10_000)) {
                 send(fifth, callbackStart(2));
                 assertThat(status(reader(fifth))).isEqualTo(503);
-                assertThat(closedByServer(fifth)).as("the refused connection is closed").isTrue();
+                assertThat(closedByServer(fifth))
+                        .as("the refused connection is closed")
+                        .isTrue();
             }
-            assertThat(counter("api.request.body.refused", "reason", "busy") - busyBefore).isEqualTo(1);
+            assertThat(counter("api.request.body.refused", "reason", "busy") - busyBefore)
+                    .isEqualTo(1);
 
             try (Socket whole = connect(port, 10_000)) {
                 send(whole, callbackStart(2) + "}");
-                assertThat(status(reader(whole))).as("a whole request reaches the callback handler, which wants a "
-                        + "signature").isEqualTo(401);
+                assertThat(status(reader(whole)))
+                        .as("a whole request reaches the callback handler, which wants a " + "signature")
+                        .isEqualTo(401);
             }
 
             Socket first = slow.getFirst();
             send(first, "}");
-            assertThat(status(reader(first))).as("the slow body, finished, reaches its handler").isEqualTo(401);
+            assertThat(status(reader(first)))
+                    .as("the slow body, finished, reaches its handler")
+                    .isEqualTo(401);
             await().atMost(Duration.ofSeconds(5))
                     .until(() -> meters.get("api.request.body.slow").gauge().value() == 3);
             try (Socket again = connect(port, 10_000)) {

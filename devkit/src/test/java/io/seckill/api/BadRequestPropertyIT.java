@@ -2,6 +2,16 @@ package io.seckill.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import io.seckill.mq.Json;
+import io.seckill.payment.channel.CallbackSignature;
+import io.seckill.support.Gen;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestPaySim;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -18,7 +28,6 @@ import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,18 +39,6 @@ import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.MACSigner;
-import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
-
-import io.seckill.mq.Json;
-import io.seckill.payment.channel.CallbackSignature;
-import io.seckill.support.TestPaySim;
-import io.seckill.support.Gen;
-import io.seckill.support.IntegrationTest;
-
 /**
  * Generated bad requests against every endpoint - methods, headers, bodies, path values, tokens - are
  * never answered with a 5xx, and every 4xx the server produces is a problem document with a code.
@@ -50,9 +47,15 @@ class BadRequestPropertyIT extends IntegrationTest {
 
     private static final int REQUESTS = 2000;
 
-    record Request(String method, String path, String query, String contentType, String accept, String authorization,
-            String body, boolean signed) {
-    }
+    record Request(
+            String method,
+            String path,
+            String query,
+            String contentType,
+            String accept,
+            String authorization,
+            String body,
+            boolean signed) {}
 
     private static long saleId;
 
@@ -69,7 +72,9 @@ class BadRequestPropertyIT extends IntegrationTest {
         if (saleId == 0) {
             saleId = openSale(3);
         }
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
+        HttpClient http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
                 .build();
         List<String> failures = new ArrayList<>();
         Map<Integer, Integer> statuses = new java.util.TreeMap<>();
@@ -78,29 +83,37 @@ class BadRequestPropertyIT extends IntegrationTest {
         long seed = "random".equals(given) ? System.nanoTime() : Long.parseLong(given);
         java.util.Random random = new java.util.Random(seed);
         Gen<Request> requests = requests();
-        java.util.stream.Stream.generate(() -> requests.next(random)).limit(REQUESTS).forEach(r -> {
-            try {
-                HttpResponse<String> res = http.send(build(r), HttpResponse.BodyHandlers.ofString());
-                statuses.merge(res.statusCode(), 1, Integer::sum);
-                Optional<String> bad = judge(res.statusCode(), res.headers().firstValue("Content-Type").orElse(""),
-                        "HEAD".equals(r.method()) ? null : res.body());
-                bad.ifPresent(why -> failures.add(why + " <- " + r));
-            } catch (IllegalArgumentException e) {
-                // the client itself refuses to send it (a header value it considers illegal): not a server answer
-                statuses.merge(0, 1, Integer::sum);
-            } catch (IOException e) {
-                if (r.body() != null && r.body().getBytes(StandardCharsets.UTF_8).length > maxBodyBytes) {
-                    // a body over the bound is not read: the connection closes under the client's remaining writes,
-                    // which can reset it before the client has read the 413 (README, "The API port")
-                    statuses.merge(-1, 1, Integer::sum);
-                } else {
-                    failures.add("I/O " + e + " <- " + r);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertThat(failures).as("seed " + seed + " (-Dseckill.property.seed to replay), statuses seen " + statuses).isEmpty();
+        java.util.stream.Stream.generate(() -> requests.next(random))
+                .limit(REQUESTS)
+                .forEach(r -> {
+                    try {
+                        HttpResponse<String> res = http.send(build(r), HttpResponse.BodyHandlers.ofString());
+                        statuses.merge(res.statusCode(), 1, Integer::sum);
+                        Optional<String> bad = judge(
+                                res.statusCode(),
+                                res.headers().firstValue("Content-Type").orElse(""),
+                                "HEAD".equals(r.method()) ? null : res.body());
+                        bad.ifPresent(why -> failures.add(why + " <- " + r));
+                    } catch (IllegalArgumentException e) {
+                        // the client itself refuses to send it (a header value it considers illegal): not a server
+                        // answer
+                        statuses.merge(0, 1, Integer::sum);
+                    } catch (IOException e) {
+                        if (r.body() != null && r.body().getBytes(StandardCharsets.UTF_8).length > maxBodyBytes) {
+                            // a body over the bound is not read: the connection closes under the client's remaining
+                            // writes,
+                            // which can reset it before the client has read the 413 (README, "The API port")
+                            statuses.merge(-1, 1, Integer::sum);
+                        } else {
+                            failures.add("I/O " + e + " <- " + r);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+        assertThat(failures)
+                .as("seed " + seed + " (-Dseckill.property.seed to replay), statuses seen " + statuses)
+                .isEmpty();
         assertThat(statuses.keySet()).as("the generator reached the API").anyMatch(s -> s >= 400 && s < 500);
     }
 
@@ -128,12 +141,14 @@ class BadRequestPropertyIT extends IntegrationTest {
             try {
                 res = rawExchange(req);
             } catch (java.net.SocketTimeoutException e) {
-                failures.add("no answer within 10 s <- " + req.lines().findFirst().orElse(""));
+                failures.add(
+                        "no answer within 10 s <- " + req.lines().findFirst().orElse(""));
                 continue;
             }
             int status = Integer.parseInt(res[0]);
-            judge(status, res[1], res[2]).ifPresent(why -> failures.add(why + " <- " + req.lines().findFirst().orElse("")
-                    + " (" + req.length() + " bytes)"));
+            judge(status, res[1], res[2])
+                    .ifPresent(why -> failures.add(
+                            why + " <- " + req.lines().findFirst().orElse("") + " (" + req.length() + " bytes)"));
         }
         assertThat(failures).isEmpty();
     }
@@ -145,30 +160,46 @@ class BadRequestPropertyIT extends IntegrationTest {
             saleId = openSale(3);
         }
         String admin = adminToken();
-        record Case(String path, String body, String field) {
-        }
+        record Case(String path, String body, String field) {}
         List<Case> cases = List.of(
                 new Case("/api/v1/admin/activities", activityJson("price", "1e10"), "skus[0].price"),
                 new Case("/api/v1/admin/activities", activityJson("ends_at", "\"+99999-01-01T00:00:00Z\""), "ends_at"),
-                new Case("/api/v1/admin/activities", activityJson("business_deadline_seconds", "2147483647"),
+                new Case(
+                        "/api/v1/admin/activities",
+                        activityJson("business_deadline_seconds", "2147483647"),
                         "business_deadline_seconds"),
                 new Case("/api/v1/admin/activities", activityJson("name", "\"a\\u0000b\""), "name"),
-                new Case("/api/v1/admin/freeze/" + java.util.UUID.randomUUID(), "{\"reason\":\"\\u001b[2Jcleared\"}", "reason"),
-                new Case("/api/v1/admin/freeze/" + java.util.UUID.randomUUID(), "{\"reason\":\"" + "r".repeat(2001) + "\"}",
+                new Case(
+                        "/api/v1/admin/freeze/" + java.util.UUID.randomUUID(),
+                        "{\"reason\":\"\\u001b[2Jcleared\"}",
+                        "reason"),
+                new Case(
+                        "/api/v1/admin/freeze/" + java.util.UUID.randomUUID(),
+                        "{\"reason\":\"" + "r".repeat(2001) + "\"}",
                         "reason"),
                 new Case("/api/v1/admin/reconcile?watermark_seconds=999999999999999", null, "watermark_seconds"),
-                new Case("/api/v1/admin/activities/" + saleId + "/close-out?drain_seconds=99999999999999", "{\"reason\":\"x\"}",
+                new Case(
+                        "/api/v1/admin/activities/" + saleId + "/close-out?drain_seconds=99999999999999",
+                        "{\"reason\":\"x\"}",
                         "drain_seconds"),
-                new Case("/api/v1/admin/activities/" + saleId + "/skus/1/adjust-stock",
-                        "{\"delta\":2147483647,\"reason\":\"x\"}", "delta"));
+                new Case(
+                        "/api/v1/admin/activities/" + saleId + "/skus/1/adjust-stock",
+                        "{\"delta\":2147483647,\"reason\":\"x\"}",
+                        "delta"));
         for (Case c : cases) {
-            var r = client().post(c.path(), admin, c.body() == null ? null : Json.read(c.body().getBytes(StandardCharsets.UTF_8),
-                    Map.class));
+            var r = client().post(
+                            c.path(),
+                            admin,
+                            c.body() == null ? null : Json.read(c.body().getBytes(StandardCharsets.UTF_8), Map.class));
             assertThat(r.status()).as(c.path() + " " + r.body()).isEqualTo(400);
-            assertThat(r.body()).as(c.path()).containsEntry("code", "INVALID_REQUEST").containsEntry("field", c.field());
+            assertThat(r.body())
+                    .as(c.path())
+                    .containsEntry("code", "INVALID_REQUEST")
+                    .containsEntry("field", c.field());
         }
         assertThat(jdbc.queryForObject("SELECT status FROM activity WHERE activity_id = ?", String.class, saleId))
-                .as("nothing half done").isEqualTo("OPEN");
+                .as("nothing half done")
+                .isEqualTo("OPEN");
     }
 
     private static Optional<String> judge(int status, String contentType, String body) {
@@ -188,7 +219,9 @@ class BadRequestPropertyIT extends IntegrationTest {
             } catch (RuntimeException e) {
                 return Optional.of(status + " unreadable problem body " + abbreviate(body));
             }
-            if (!(p.get("code") instanceof String code) || code.isBlank() || !Integer.valueOf(status).equals(p.get("status"))) {
+            if (!(p.get("code") instanceof String code)
+                    || code.isBlank()
+                    || !Integer.valueOf(status).equals(p.get("status"))) {
                 return Optional.of(status + " problem without code/status " + abbreviate(body));
             }
         }
@@ -198,8 +231,11 @@ class BadRequestPropertyIT extends IntegrationTest {
     private HttpRequest build(Request r) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + r.path() + r.query()))
                 .timeout(Duration.ofSeconds(30))
-                .method(r.method(), r.body() == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(r.body()));
+                .method(
+                        r.method(),
+                        r.body() == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofString(r.body()));
         if (r.contentType() != null) {
             b.header("Content-Type", r.contentType());
         }
@@ -212,31 +248,74 @@ class BadRequestPropertyIT extends IntegrationTest {
         if (r.signed() && r.body() != null && r.path().contains("/payments/callbacks/")) {
             long ts = Instant.now().getEpochSecond();
             b.header(CallbackSignature.TIMESTAMP_HEADER, Long.toString(ts));
-            b.header(CallbackSignature.SIGNATURE_HEADER, new CallbackSignature(TestPaySim.SECRET).sign(ts,
-                    r.body().getBytes(StandardCharsets.UTF_8)));
+            b.header(
+                    CallbackSignature.SIGNATURE_HEADER,
+                    new CallbackSignature(TestPaySim.SECRET).sign(ts, r.body().getBytes(StandardCharsets.UTF_8)));
         }
         return b.build();
     }
 
     /** One endpoint: its method and path template, who may call it, and what its bodies look like. */
-    private record Endpoint(String method, String template, String role, Gen<String> body) {
-    }
+    private record Endpoint(String method, String template, String role, Gen<String> body) {}
 
     private List<Endpoint> endpoints() {
-        Gen<String> any = Gen.oneOf(Gen.of(null, "", "{", "[]", "null", "42", "\"str\"",
-                "\u0000\u0001binary", "{\"a\":" + "[".repeat(5000) + "]".repeat(5000) + "}",
-                "{\"reason\":\"" + "r".repeat(70_000) + "\"}"), Gen.strings(200));
-        Gen<String> weird = Gen.of("null", "-1", "0", "1e40", "99999999999999999999", "\"x\"", "true", "[]",
-                "{}", "-2147483648", "2147483648", "1.5", "\"" + "z".repeat(5000) + "\"", "\"\\u0000\"");
-        Gen<String> reserve = Gen.oneOf(any, weird.map(v -> "{\"request_id\":" + v + "}"),
+        Gen<String> any = Gen.oneOf(
+                Gen.of(
+                        null,
+                        "",
+                        "{",
+                        "[]",
+                        "null",
+                        "42",
+                        "\"str\"",
+                        "\u0000\u0001binary",
+                        "{\"a\":" + "[".repeat(5000) + "]".repeat(5000) + "}",
+                        "{\"reason\":\"" + "r".repeat(70_000) + "\"}"),
+                Gen.strings(200));
+        Gen<String> weird = Gen.of(
+                "null",
+                "-1",
+                "0",
+                "1e40",
+                "99999999999999999999",
+                "\"x\"",
+                "true",
+                "[]",
+                "{}",
+                "-2147483648",
+                "2147483648",
+                "1.5",
+                "\"" + "z".repeat(5000) + "\"",
+                "\"\\u0000\"");
+        Gen<String> reserve = Gen.oneOf(
+                any,
+                weird.map(v -> "{\"request_id\":" + v + "}"),
                 Gen.fresh(() -> "{\"request_id\":\"" + java.util.UUID.randomUUID() + "\"}"));
-        Gen<String> activityField = Gen.of("activity_id", "name", "starts_at", "ends_at", "business_deadline_seconds",
-                "payment_timeout_seconds", "price", "stock", "buckets", "sku_id");
-        Gen<String> activityValue = Gen.oneOf(weird, Gen.of("\"2026-01-01T00:00:00Z\"", "\"+99999-01-01T00:00:00Z\"",
-                "\"yesterday\"", "1e10", "9999999999.99", "10000000000", "0.001", "-0.01"));
+        Gen<String> activityField = Gen.of(
+                "activity_id",
+                "name",
+                "starts_at",
+                "ends_at",
+                "business_deadline_seconds",
+                "payment_timeout_seconds",
+                "price",
+                "stock",
+                "buckets",
+                "sku_id");
+        Gen<String> activityValue = Gen.oneOf(
+                weird,
+                Gen.of(
+                        "\"2026-01-01T00:00:00Z\"",
+                        "\"+99999-01-01T00:00:00Z\"",
+                        "\"yesterday\"",
+                        "1e10",
+                        "9999999999.99",
+                        "10000000000",
+                        "0.001",
+                        "-0.01"));
         Gen<String> activity = r -> activityJson(activityField.next(r), activityValue.next(r));
-        Gen<String> adjust = weird.map(v -> "{\"delta\":" + v + ",\"reason\":\"x\",\"adjustment_id\":\""
-                + java.util.UUID.randomUUID() + "\"}");
+        Gen<String> adjust = weird.map(v ->
+                "{\"delta\":" + v + ",\"reason\":\"x\",\"adjustment_id\":\"" + java.util.UUID.randomUUID() + "\"}");
         Gen<String> repair = Gen.of("explode", "release-hold", "compensate", "rebuild-projection", "refund", "")
                 .map(a -> "{\"action\":\"" + a + "\",\"reason\":\"generated\"}");
         Gen<String> callbackStatus = Gen.of("SUCCESS", "REFUNDED", "FAILED", "CLOSED", "PAID", "");
@@ -258,13 +337,17 @@ class BadRequestPropertyIT extends IntegrationTest {
                 }
                 String template = template(pattern, handler);
                 for (RequestMethod m : info.getMethodsCondition().getMethods()) {
-                    String role = template.startsWith("/api/v1/admin/") ? "admin"
+                    String role = template.startsWith("/api/v1/admin/")
+                            ? "admin"
                             : template.startsWith("/api/v1/payments/callbacks/") ? "channel" : "user";
-                    out.add(new Endpoint(m.name(), template, role, bodies.getOrDefault(m.name() + " " + template, any)));
+                    out.add(new Endpoint(
+                            m.name(), template, role, bodies.getOrDefault(m.name() + " " + template, any)));
                 }
             }
         });
-        assertThat(out).as("the API's endpoints, read from the application").hasSizeGreaterThan(15)
+        assertThat(out)
+                .as("the API's endpoints, read from the application")
+                .hasSizeGreaterThan(15)
                 .anyMatch(e -> e.template().equals("/api/v1/activities/{n}/skus/{n}/reservations"));
         out.add(new Endpoint("GET", "/api/v1/nothing/here", "user", any));
         // a fixed order keeps a seed's requests the same from run to run
@@ -287,7 +370,8 @@ class BadRequestPropertyIT extends IntegrationTest {
             String name = !v.value().isEmpty() ? v.value() : !v.name().isEmpty() ? v.name() : p.getParameterName();
             Class<?> type = p.getParameterType();
             boolean number = type == long.class || type == int.class || type == Long.class || type == Integer.class;
-            String kind = number ? "{n}" : name.toLowerCase(java.util.Locale.ROOT).endsWith("id") ? "{id}" : "{provider}";
+            String kind =
+                    number ? "{n}" : name.toLowerCase(java.util.Locale.ROOT).endsWith("id") ? "{id}" : "{provider}";
             t = t.replace("{" + name + "}", kind);
         }
         return t.endsWith("/close") || t.endsWith("/close-out") ? t.replaceFirst("\\{n}", "1") : t;
@@ -317,25 +401,81 @@ class BadRequestPropertyIT extends IntegrationTest {
     }
 
     private Gen<Request> requests() {
-        Gen<String> number = Gen.oneOf(Gen.of("0", "-1", "-3", "1", "99999999999999999999", "1e5",
-                "abc", "%20", "9223372036854775807", "-9223372036854775808", "1.5", "%F0%9F%92%A5", "..", "%2e%2e"),
-                Gen.just(Long.toString(saleId)), Gen.longs().map(Object::toString));
-        Gen<String> id = Gen.oneOf(Gen.of("not-a-uuid", "00000000-0000-0000-0000-000000000000",
-                "%25", "x".repeat(300), "12345678-1234-1234-1234-1234567890123", "'; DROP TABLE orders;--"),
+        Gen<String> number = Gen.oneOf(
+                Gen.of(
+                        "0",
+                        "-1",
+                        "-3",
+                        "1",
+                        "99999999999999999999",
+                        "1e5",
+                        "abc",
+                        "%20",
+                        "9223372036854775807",
+                        "-9223372036854775808",
+                        "1.5",
+                        "%F0%9F%92%A5",
+                        "..",
+                        "%2e%2e"),
+                Gen.just(Long.toString(saleId)),
+                Gen.longs().map(Object::toString));
+        Gen<String> id = Gen.oneOf(
+                Gen.of(
+                        "not-a-uuid",
+                        "00000000-0000-0000-0000-000000000000",
+                        "%25",
+                        "x".repeat(300),
+                        "12345678-1234-1234-1234-1234567890123",
+                        "'; DROP TABLE orders;--"),
                 Gen.fresh(() -> java.util.UUID.randomUUID().toString()));
         Gen<String> provider = Gen.mostly(Gen.just("paysim"), Gen.of("PAYSIM", "other", "x".repeat(100), "%00"));
-        Gen<String> query = Gen.of("", "", "", "?activity_id=abc", "?activity_id=-1",
-                "?watermark_seconds=999999999999999", "?watermark_seconds=-5", "?drain_seconds=99999999999999",
-                "?drain_seconds=-1", "?activity_id=" + Long.MAX_VALUE, "?watermark_seconds=1e9", "?drain_seconds=abc");
-        Gen<String> contentType = Gen.mostly(Gen.just("application/json"), Gen.of(null, "text/plain", "application/xml",
-                "application/json; charset=latin1", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded",
-                "garbage"));
-        Gen<String> accept = Gen.of(null, null, "*/*", "application/json", "text/html", "image/png",
-                "application/problem+json", "application/xml");
-        Gen<String> badAuth = Gen.oneOf(Gen.of(null, "", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz",
-                "Bearer a.b.c", "bearer " + "x".repeat(9000), "Bearer ....", "Bearer eyJhbGciOiJub25lIn0.e30."),
-                Gen.just(token(USER_SECRET, "-3", 0, 0)), Gen.just(token(USER_SECRET, "007x", 0, 0)),
-                Gen.just(token(USER_SECRET, "12", -600, 0)), Gen.just(token(USER_SECRET, "12", 0, 600)),
+        Gen<String> query = Gen.of(
+                "",
+                "",
+                "",
+                "?activity_id=abc",
+                "?activity_id=-1",
+                "?watermark_seconds=999999999999999",
+                "?watermark_seconds=-5",
+                "?drain_seconds=99999999999999",
+                "?drain_seconds=-1",
+                "?activity_id=" + Long.MAX_VALUE,
+                "?watermark_seconds=1e9",
+                "?drain_seconds=abc");
+        Gen<String> contentType = Gen.mostly(
+                Gen.just("application/json"),
+                Gen.of(
+                        null,
+                        "text/plain",
+                        "application/xml",
+                        "application/json; charset=latin1",
+                        "multipart/form-data; boundary=x",
+                        "application/x-www-form-urlencoded",
+                        "garbage"));
+        Gen<String> accept = Gen.of(
+                null,
+                null,
+                "*/*",
+                "application/json",
+                "text/html",
+                "image/png",
+                "application/problem+json",
+                "application/xml");
+        Gen<String> badAuth = Gen.oneOf(
+                Gen.of(
+                        null,
+                        "",
+                        "Bearer",
+                        "Bearer ",
+                        "Basic dXNlcjpwYXNz",
+                        "Bearer a.b.c",
+                        "bearer " + "x".repeat(9000),
+                        "Bearer ....",
+                        "Bearer eyJhbGciOiJub25lIn0.e30."),
+                Gen.just(token(USER_SECRET, "-3", 0, 0)),
+                Gen.just(token(USER_SECRET, "007x", 0, 0)),
+                Gen.just(token(USER_SECRET, "12", -600, 0)),
+                Gen.just(token(USER_SECRET, "12", 0, 600)),
                 Gen.just(token(ADMIN_SECRET, "12", 0, 0)),
                 Gen.just(token("another-secret-0123456789abcdef0123456789", "12", 0, 0)));
         Gen<Endpoint> endpoint = Gen.of(endpoints());
@@ -344,15 +484,27 @@ class BadRequestPropertyIT extends IntegrationTest {
             Endpoint e = endpoint.next(r);
             int dice = r.nextInt(100);
             String n = number.next(r);
-            String path = e.template().replaceFirst("\\{n}", n).replaceFirst("\\{n}", number.next(r))
-                    .replace("{id}", id.next(r)).replace("{provider}", provider.next(r));
+            String path = e.template()
+                    .replaceFirst("\\{n}", n)
+                    .replaceFirst("\\{n}", number.next(r))
+                    .replace("{id}", id.next(r))
+                    .replace("{provider}", provider.next(r));
             String method = dice < 10 ? otherMethod.next(r) : e.method();
-            String auth = dice >= 10 && dice < 25 ? badAuth.next(r) : switch (e.role()) {
-                case "admin" -> "Bearer " + adminToken();
-                case "user" -> "Bearer " + userToken(11 + dice);
-                default -> null;
-            };
-            return new Request(method, path, query.next(r), contentType.next(r), accept.next(r), auth, e.body().next(r),
+            String auth = dice >= 10 && dice < 25
+                    ? badAuth.next(r)
+                    : switch (e.role()) {
+                        case "admin" -> "Bearer " + adminToken();
+                        case "user" -> "Bearer " + userToken(11 + dice);
+                        default -> null;
+                    };
+            return new Request(
+                    method,
+                    path,
+                    query.next(r),
+                    contentType.next(r),
+                    accept.next(r),
+                    auth,
+                    e.body().next(r),
                     dice >= 30);
         };
     }
@@ -360,10 +512,12 @@ class BadRequestPropertyIT extends IntegrationTest {
     private static String token(String secret, String sub, long expOffsetSeconds, long nbfOffsetSeconds) {
         try {
             Instant now = Instant.now();
-            JWTClaimsSet.Builder c = new JWTClaimsSet.Builder().subject(sub)
+            JWTClaimsSet.Builder c = new JWTClaimsSet.Builder()
+                    .subject(sub)
                     .expirationTime(Date.from(now.plusSeconds(expOffsetSeconds == 0 ? 600 : expOffsetSeconds)));
             if (nbfOffsetSeconds != 0) {
-                c.notBeforeTime(Date.from(now.plusSeconds(nbfOffsetSeconds))).issueTime(Date.from(now.plusSeconds(nbfOffsetSeconds)));
+                c.notBeforeTime(Date.from(now.plusSeconds(nbfOffsetSeconds)))
+                        .issueTime(Date.from(now.plusSeconds(nbfOffsetSeconds)));
             }
             SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), c.build());
             jwt.sign(new MACSigner(secret));
@@ -378,7 +532,10 @@ class BadRequestPropertyIT extends IntegrationTest {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < b.length; i += 8192) {
             int n = Math.min(8192, b.length - i);
-            out.append(Integer.toHexString(n)).append("\r\n").append(new String(b, i, n, StandardCharsets.UTF_8)).append("\r\n");
+            out.append(Integer.toHexString(n))
+                    .append("\r\n")
+                    .append(new String(b, i, n, StandardCharsets.UTF_8))
+                    .append("\r\n");
         }
         return out.append("0\r\n\r\n").toString();
     }
@@ -424,8 +581,11 @@ class BadRequestPropertyIT extends IntegrationTest {
     }
 
     private static String header(String head, String name) {
-        return head.lines().filter(l -> l.regionMatches(true, 0, name, 0, name.length()))
-                .map(l -> l.substring(name.length()).trim()).findFirst().orElse("");
+        return head.lines()
+                .filter(l -> l.regionMatches(true, 0, name, 0, name.length()))
+                .map(l -> l.substring(name.length()).trim())
+                .findFirst()
+                .orElse("");
     }
 
     private static String readChunked(InputStream in) throws IOException {

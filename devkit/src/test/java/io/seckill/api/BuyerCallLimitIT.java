@@ -2,18 +2,16 @@ package io.seckill.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.support.IntegrationTest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import io.seckill.cli.SaleClient;
-import io.seckill.support.IntegrationTest;
 
 /** One buyer's share of the buyer API beside the reserve call (seckill.api.max-calls-per-buyer-per-second, 20). */
 class BuyerCallLimitIT extends IntegrationTest {
@@ -40,18 +38,26 @@ class BuyerCallLimitIT extends IntegrationTest {
         }
         long seconds = (System.nanoTime() - started) / 1_000_000_000L + 1;
         long served = answers.stream().filter(r -> r.status() == 404).count();
-        List<SaleClient.Response> limited = answers.stream().filter(r -> r.status() == 429).toList();
-        assertThat(served + limited.size()).as("every answer is the handler's or the cap's").isEqualTo(calls);
-        assertThat(served).as("at most the share in each second the burst spanned (%d)", seconds)
+        List<SaleClient.Response> limited =
+                answers.stream().filter(r -> r.status() == 429).toList();
+        assertThat(served + limited.size())
+                .as("every answer is the handler's or the cap's")
+                .isEqualTo(calls);
+        assertThat(served)
+                .as("at most the share in each second the burst spanned (%d)", seconds)
                 .isLessThanOrEqualTo(SHARE * (seconds + 1));
         assertThat(limited).isNotEmpty().allSatisfy(r -> {
             assertThat(r.code()).isEqualTo("RATE_LIMITED");
             assertThat(r.body()).containsEntry("retry_after_seconds", 1);
         });
 
-        assertThat(client().get("/api/v1/orders/" + UUID.randomUUID(), userToken(502)).status()).as("another buyer")
+        assertThat(client().get("/api/v1/orders/" + UUID.randomUUID(), userToken(502))
+                        .status())
+                .as("another buyer")
                 .isEqualTo(404);
-        assertThat(reserve(501, activityId, 1).status()).as("the reserve call has its own cap").isEqualTo(202);
+        assertThat(reserve(501, activityId, 1).status())
+                .as("the reserve call has its own cap")
+                .isEqualTo(202);
         assertThat(meters.counter("api.buyer.rate_limited").count()).isGreaterThanOrEqualTo(limited.size());
     }
 }

@@ -2,6 +2,7 @@ package io.seckill.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.nimbusds.jwt.JWTClaimsSet;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
@@ -9,8 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-
-import com.nimbusds.jwt.JWTClaimsSet;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.security.oauth2.jwt.JwtClaimNames;
@@ -20,8 +19,14 @@ import org.springframework.security.oauth2.jwt.MappedJwtClaimSetConverter;
 class ClaimTypesTest {
 
     private static final MappedJwtClaimSetConverter DEFAULTS = MappedJwtClaimSetConverter.withDefaults(Map.of());
-    private static final String[] ISSUERS = {"https://idp.test", "HTTPS://Idp.Test:443/realms/a?x=1", "urn:example:idp",
-        "issuer-without-scheme", "http://[::1]:8080/", "https://idp.test/ä"};
+    private static final String[] ISSUERS = {
+        "https://idp.test",
+        "HTTPS://Idp.Test:443/realms/a?x=1",
+        "urn:example:idp",
+        "issuer-without-scheme",
+        "http://[::1]:8080/",
+        "https://idp.test/ä"
+    };
 
     private final ClaimTypes types = new ClaimTypes();
 
@@ -51,7 +56,7 @@ class ClaimTypesTest {
             switch (random.nextInt(3)) {
                 case 0 -> b.audience("seckill");
                 case 1 -> b.audience(List.of("seckill", "other"));
-                default -> { }
+                default -> {}
             }
             if (random.nextBoolean()) {
                 b.issuer(ISSUERS[random.nextInt(ISSUERS.length)]);
@@ -68,8 +73,9 @@ class ClaimTypesTest {
     }
 
     @Test
-    @DisplayName("claims in types Nimbus does not hand over (a time as a number or text, a numeric subject, an audience of "
-            + "numbers, an issuer that is not text) go the default way")
+    @DisplayName(
+            "claims in types Nimbus does not hand over (a time as a number or text, a numeric subject, an audience of "
+                    + "numbers, an issuer that is not text) go the default way")
     void otherTypesGoTheDefaultWay() {
         List<Map<String, Object>> odd = new ArrayList<>();
         odd.add(Map.of(JwtClaimNames.EXP, 1_800_000_000L));
@@ -80,7 +86,9 @@ class ClaimTypesTest {
         odd.add(Map.of(JwtClaimNames.AUD, "single"));
         odd.add(Map.of(JwtClaimNames.ISS, new StringBuilder("https://idp.test")));
         for (Map<String, Object> claims : odd) {
-            assertThat(types.convert(new HashMap<>(claims))).as(claims.toString()).isEqualTo(byDefault(claims));
+            assertThat(types.convert(new HashMap<>(claims)))
+                    .as(claims.toString())
+                    .isEqualTo(byDefault(claims));
         }
     }
 

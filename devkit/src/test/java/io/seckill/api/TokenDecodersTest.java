@@ -3,20 +3,6 @@ package io.seckill.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.InetSocketAddress;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.Date;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.function.UnaryOperator;
-
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.JWSSigner;
@@ -28,13 +14,25 @@ import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
+import io.seckill.config.SeckillProperties;
+import io.seckill.support.JsonReplies;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtException;
-
-import io.seckill.config.SeckillProperties;
-import io.seckill.support.JsonReplies;
 
 /**
  * The token rules, on an injected clock: a buyer's subject is a positive user id; exp is required;
@@ -52,9 +50,11 @@ class TokenDecodersTest {
     @Test
     @DisplayName("sub must be a positive integer: -3, 0, +5, 007x, 1e3 and 20 digits are refused")
     void positiveUserId() {
-        assertThat(decoders.buyers().decode(sign(USER, c -> c.subject("42"))).getSubject()).isEqualTo("42");
+        assertThat(decoders.buyers().decode(sign(USER, c -> c.subject("42"))).getSubject())
+                .isEqualTo("42");
         for (String sub : new String[] {"-3", "0", "+5", "007x", "1e3", "12345678901234567890", " 7", ""}) {
-            assertThatThrownBy(() -> decoders.buyers().decode(sign(USER, c -> c.subject(sub)))).as(sub)
+            assertThatThrownBy(() -> decoders.buyers().decode(sign(USER, c -> c.subject(sub))))
+                    .as(sub)
                     .isInstanceOf(JwtException.class);
         }
     }
@@ -62,59 +62,86 @@ class TokenDecodersTest {
     @Test
     @DisplayName("exp, nbf and iat are judged with the leeway: inside it accepted, beyond it refused; exp is required")
     void timeClaimsWithLeeway() {
-        assertThat(decoders.buyers().decode(sign(USER, c -> c.expirationTime(at(-20))))).as("expired within leeway").isNotNull();
-        assertThat(decoders.buyers().decode(sign(USER, c -> c.notBeforeTime(at(20))))).as("nbf within leeway").isNotNull();
-        assertThat(decoders.buyers().decode(sign(USER, c -> c.issueTime(at(20))))).as("iat within leeway").isNotNull();
+        assertThat(decoders.buyers().decode(sign(USER, c -> c.expirationTime(at(-20)))))
+                .as("expired within leeway")
+                .isNotNull();
+        assertThat(decoders.buyers().decode(sign(USER, c -> c.notBeforeTime(at(20)))))
+                .as("nbf within leeway")
+                .isNotNull();
+        assertThat(decoders.buyers().decode(sign(USER, c -> c.issueTime(at(20)))))
+                .as("iat within leeway")
+                .isNotNull();
         assertRefused(sign(USER, c -> c.expirationTime(at(-40))), "expired");
         assertRefused(sign(USER, c -> c.expirationTime(null)), "exp");
         assertRefused(sign(USER, c -> c.notBeforeTime(at(40))), "used before");
         assertRefused(sign(USER, c -> c.issueTime(at(300))), "iat");
-        assertThat(decoders(Duration.ZERO).buyers().decode(sign(USER, c -> c.notBeforeTime(at(0))))).as("nbf = now").isNotNull();
+        assertThat(decoders(Duration.ZERO).buyers().decode(sign(USER, c -> c.notBeforeTime(at(0)))))
+                .as("nbf = now")
+                .isNotNull();
     }
 
     @Test
     @DisplayName("a token signed with another key, garbage or alg none is refused; a buyer's token is not an admin's")
     void signatures() {
-        for (String t : new String[] {"a.b.c", "x".repeat(9000), "eyJhbGciOiJub25lIn0.e30.", sign(USER + "x", c -> c)}) {
+        for (String t :
+                new String[] {"a.b.c", "x".repeat(9000), "eyJhbGciOiJub25lIn0.e30.", sign(USER + "x", c -> c)}) {
             assertThatThrownBy(() -> decoders.buyers().decode(t)).isInstanceOf(JwtException.class);
         }
         String buyer = sign(USER, c -> c);
         assertThatThrownBy(() -> decoders.admins().decode(buyer)).isInstanceOf(JwtException.class);
-        Jwt admin = decoders.admins().decode(sign(ADMIN, c -> c.subject("alice").claim("scope", "seckill:admin other")));
+        Jwt admin =
+                decoders.admins().decode(sign(ADMIN, c -> c.subject("alice").claim("scope", "seckill:admin other")));
         assertThat(TokenDecoders.scopes(admin)).contains(TokenDecoders.ADMIN_SCOPE);
-        assertThatThrownBy(() -> decoders.buyers().decode(sign(ADMIN, c -> c))).as("admin key on the buyer API")
+        assertThatThrownBy(() -> decoders.buyers().decode(sign(ADMIN, c -> c)))
+                .as("admin key on the buyer API")
                 .isInstanceOf(JwtException.class);
     }
 
     @Test
-    @DisplayName("the HS256 check: a changed payload, header or signature, another HS algorithm with the same secret and a "
-            + "header naming critical parameters are refused")
+    @DisplayName(
+            "the HS256 check: a changed payload, header or signature, another HS algorithm with the same secret and a "
+                    + "header naming critical parameters are refused")
     void signatureCheck() throws Exception {
         String good = sign(USER, c -> c.subject("42"));
         assertThat(decoders.buyers().decode(good).getSubject()).isEqualTo("42");
         String[] parts = good.split("\\.");
         String otherPayload = sign(USER, c -> c.subject("43")).split("\\.")[1];
-        assertThatThrownBy(() -> decoders.buyers().decode(parts[0] + "." + otherPayload + "." + parts[2])).as("payload")
+        assertThatThrownBy(() -> decoders.buyers().decode(parts[0] + "." + otherPayload + "." + parts[2]))
+                .as("payload")
                 .isInstanceOf(JwtException.class);
         char last = parts[2].charAt(parts[2].length() - 2);
-        String flipped = parts[2].substring(0, parts[2].length() - 2) + (last == 'A' ? 'B' : 'A') + parts[2].charAt(parts[2].length() - 1);
-        assertThatThrownBy(() -> decoders.buyers().decode(parts[0] + "." + parts[1] + "." + flipped)).as("signature")
+        String flipped = parts[2].substring(0, parts[2].length() - 2)
+                + (last == 'A' ? 'B' : 'A')
+                + parts[2].charAt(parts[2].length() - 1);
+        assertThatThrownBy(() -> decoders.buyers().decode(parts[0] + "." + parts[1] + "." + flipped))
+                .as("signature")
                 .isInstanceOf(JwtException.class);
-        assertThatThrownBy(() -> decoders.buyers().decode(parts[0] + "." + parts[1] + ".")).as("no signature")
+        assertThatThrownBy(() -> decoders.buyers().decode(parts[0] + "." + parts[1] + "."))
+                .as("no signature")
                 .isInstanceOf(JwtException.class);
-        SignedJWT hs512 = new SignedJWT(new JWSHeader(JWSAlgorithm.HS512), new JWTClaimsSet.Builder().subject("7")
-                .expirationTime(at(600)).build());
+        SignedJWT hs512 = new SignedJWT(
+                new JWSHeader(JWSAlgorithm.HS512),
+                new JWTClaimsSet.Builder().subject("7").expirationTime(at(600)).build());
         hs512.sign(new MACSigner(USER + USER));
-        assertThatThrownBy(() -> decoders.buyers().decode(hs512.serialize())).as("HS512").isInstanceOf(JwtException.class);
-        SignedJWT critical = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.HS256).criticalParams(Set.of("x-policy"))
-                .customParam("x-policy", 1).build(), new JWTClaimsSet.Builder().subject("7").expirationTime(at(600)).build());
+        assertThatThrownBy(() -> decoders.buyers().decode(hs512.serialize()))
+                .as("HS512")
+                .isInstanceOf(JwtException.class);
+        SignedJWT critical = new SignedJWT(
+                new JWSHeader.Builder(JWSAlgorithm.HS256)
+                        .criticalParams(Set.of("x-policy"))
+                        .customParam("x-policy", 1)
+                        .build(),
+                new JWTClaimsSet.Builder().subject("7").expirationTime(at(600)).build());
         critical.sign(new MACSigner(USER));
-        assertThatThrownBy(() -> decoders.buyers().decode(critical.serialize())).as("crit").isInstanceOf(JwtException.class);
+        assertThatThrownBy(() -> decoders.buyers().decode(critical.serialize()))
+                .as("crit")
+                .isInstanceOf(JwtException.class);
     }
 
     @Test
-    @DisplayName("buyers' tokens checked from 8 threads at once, each a different buyer: every one accepted with its own "
-            + "subject, every forged one refused")
+    @DisplayName(
+            "buyers' tokens checked from 8 threads at once, each a different buyer: every one accepted with its own "
+                    + "subject, every forged one refused")
     void concurrentChecks() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
@@ -124,7 +151,8 @@ class TokenDecodersTest {
                 String token = sign(i % 10 == 0 ? USER + "x" : USER, c -> c.subject(Long.toString(user)));
                 results.add(pool.submit(() -> {
                     try {
-                        return decoders.buyers().decode(token).getSubject().equals(Long.toString(user)) && user % 10 != 0;
+                        return decoders.buyers().decode(token).getSubject().equals(Long.toString(user))
+                                && user % 10 != 0;
                     } catch (JwtException e) {
                         return user % 10 == 0;
                     }
@@ -144,7 +172,8 @@ class TokenDecodersTest {
         for (String ok : new String[] {"1", "42", "999999999999999999", "100000000000000000"}) {
             assertThat(TokenDecoders.isUserId(ok)).as(ok).isTrue();
         }
-        for (String bad : new String[] {null, "", "0", "01", "-1", "+1", "1 ", "1a", "1e3", "1000000000000000000", "١٢"}) {
+        for (String bad :
+                new String[] {null, "", "0", "01", "-1", "+1", "1 ", "1a", "1e3", "1000000000000000000", "١٢"}) {
             assertThat(TokenDecoders.isUserId(bad)).as(String.valueOf(bad)).isFalse();
         }
     }
@@ -152,17 +181,22 @@ class TokenDecodersTest {
     @Test
     @DisplayName("the tokens the demo, bench and CLI mint pass their decoder, and only theirs")
     void mintedTokens() {
-        TokenDecoders now = new TokenDecoders(new SeckillProperties.Jwt(USER, ADMIN, null, null, Duration.ofSeconds(30)),
-                Clock.systemUTC());
-        assertThat(now.buyers().decode(Tokens.user(USER, 9, Duration.ofMinutes(5))).getSubject()).isEqualTo("9");
+        TokenDecoders now = new TokenDecoders(
+                new SeckillProperties.Jwt(USER, ADMIN, null, null, Duration.ofSeconds(30)), Clock.systemUTC());
+        assertThat(now.buyers()
+                        .decode(Tokens.user(USER, 9, Duration.ofMinutes(5)))
+                        .getSubject())
+                .isEqualTo("9");
         Jwt admin = now.admins().decode(Tokens.admin(ADMIN, "ops", Duration.ofMinutes(5)));
         assertThat(admin.getSubject()).isEqualTo("ops");
         assertThat(TokenDecoders.scopes(admin)).contains(TokenDecoders.ADMIN_SCOPE);
-        assertThatThrownBy(() -> now.admins().decode(Tokens.user(USER, 9, Duration.ofMinutes(5)))).isInstanceOf(JwtException.class);
+        assertThatThrownBy(() -> now.admins().decode(Tokens.user(USER, 9, Duration.ofMinutes(5))))
+                .isInstanceOf(JwtException.class);
     }
 
     @Test
-    @DisplayName("with an identity provider: tokens are checked against its JWKS and issuer; the admin is whoever has the scope")
+    @DisplayName(
+            "with an identity provider: tokens are checked against its JWKS and issuer; the admin is whoever has the scope")
     void identityProvider() throws Exception {
         RSAKey key = new RSAKeyGenerator(2048).keyID("k1").generate();
         HttpServer idp = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -171,21 +205,29 @@ class TokenDecodersTest {
         idp.start();
         try {
             String uri = "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks";
-            TokenDecoders fromIdp = new TokenDecoders(new SeckillProperties.Jwt(null, null, uri, "https://idp.test",
-                    Duration.ofSeconds(30)), Clock.systemUTC());
+            TokenDecoders fromIdp = new TokenDecoders(
+                    new SeckillProperties.Jwt(null, null, uri, "https://idp.test", Duration.ofSeconds(30)),
+                    Clock.systemUTC());
             RSASSASigner rsa = new RSASSASigner(key);
             UnaryOperator<JWTClaimsSet.Builder> issued = c -> c.issuer("https://idp.test");
-            assertThat(fromIdp.buyers().decode(sign(rsa, "k1", issued)).getSubject()).isEqualTo("7");
-            Jwt admin = fromIdp.admins().decode(sign(rsa, "k1", c -> c.issuer("https://idp.test").subject("alice")
-                    .claim("scp", List.of("seckill:admin"))));
+            assertThat(fromIdp.buyers().decode(sign(rsa, "k1", issued)).getSubject())
+                    .isEqualTo("7");
+            Jwt admin = fromIdp.admins()
+                    .decode(sign(
+                            rsa,
+                            "k1",
+                            c -> c.issuer("https://idp.test").subject("alice").claim("scp", List.of("seckill:admin"))));
             assertThat(TokenDecoders.scopes(admin)).containsExactly("seckill:admin");
             assertThatThrownBy(() -> fromIdp.buyers().decode(sign(rsa, "k1", c -> c.issuer("https://evil.test"))))
-                    .as("another issuer").isInstanceOf(JwtException.class);
+                    .as("another issuer")
+                    .isInstanceOf(JwtException.class);
             assertThatThrownBy(() -> fromIdp.buyers().decode(sign(USER, c -> c.issuer("https://idp.test"))))
-                    .as("a shared-secret token").isInstanceOf(JwtException.class);
+                    .as("a shared-secret token")
+                    .isInstanceOf(JwtException.class);
             RSAKey other = new RSAKeyGenerator(2048).keyID("k1").generate();
             assertThatThrownBy(() -> fromIdp.buyers().decode(sign(new RSASSASigner(other), "k1", issued)))
-                    .as("a key the provider does not publish").isInstanceOf(JwtException.class);
+                    .as("a key the provider does not publish")
+                    .isInstanceOf(JwtException.class);
         } finally {
             idp.stop(0);
         }
@@ -203,12 +245,14 @@ class TokenDecodersTest {
     }
 
     private void assertRefused(String token, String detail) {
-        assertThatThrownBy(() -> decoders.buyers().decode(token)).isInstanceOf(JwtException.class)
+        assertThatThrownBy(() -> decoders.buyers().decode(token))
+                .isInstanceOf(JwtException.class)
                 .hasMessageContaining(detail);
     }
 
     private static TokenDecoders decoders(Duration leeway) {
-        return new TokenDecoders(new SeckillProperties.Jwt(USER, ADMIN, null, null, leeway), Clock.fixed(NOW, ZoneOffset.UTC));
+        return new TokenDecoders(
+                new SeckillProperties.Jwt(USER, ADMIN, null, null, leeway), Clock.fixed(NOW, ZoneOffset.UTC));
     }
 
     private static Date at(long secondsFromNow) {
@@ -226,8 +270,10 @@ class TokenDecodersTest {
     private static String sign(JWSSigner signer, String keyId, UnaryOperator<JWTClaimsSet.Builder> claims) {
         try {
             JWTClaimsSet.Builder b = new JWTClaimsSet.Builder().subject("7").expirationTime(at(600));
-            JWSHeader header = new JWSHeader.Builder(signer instanceof MACSigner ? JWSAlgorithm.HS256 : JWSAlgorithm.RS256)
-                    .keyID(keyId).build();
+            JWSHeader header = new JWSHeader.Builder(
+                            signer instanceof MACSigner ? JWSAlgorithm.HS256 : JWSAlgorithm.RS256)
+                    .keyID(keyId)
+                    .build();
             SignedJWT jwt = new SignedJWT(header, claims.apply(b).build());
             jwt.sign(signer);
             return jwt.serialize();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -35,7 +34,8 @@ class LatencyHistogramTest {
     @Test
     @DisplayName("no printed distribution gives an empty histogram, which draws nothing")
     void noDistribution() {
-        assertThat(ExternalLoad.latency("Requests/sec: 1.0\n", 10).getTotalCount()).isZero();
+        assertThat(ExternalLoad.latency("Requests/sec: 1.0\n", 10).getTotalCount())
+                .isZero();
         LatencyCharts charts = new LatencyCharts();
         charts.add("empty", new Histogram(3));
         assertThat(charts.isEmpty()).isTrue();
@@ -54,13 +54,19 @@ class LatencyHistogramTest {
         charts.add("engine, 40 s", a);
         charts.add("naive baseline", b);
         List<Path> files = charts.write(dir, "latency", "test chart");
-        assertThat(files).extracting(f -> f.getFileName().toString())
+        assertThat(files)
+                .extracting(f -> f.getFileName().toString())
                 .containsExactly("latency-engine-40-s.hgrm", "latency-naive-baseline.hgrm", "latency.png");
         String hgrm = Files.readString(dir.resolve("latency-engine-40-s.hgrm"));
-        assertThat(hgrm).startsWith("# test chart: engine, 40 s (values in ms)").contains("Percentile").containsPattern("Total count += +1000]");
+        assertThat(hgrm)
+                .startsWith("# test chart: engine, 40 s (values in ms)")
+                .contains("Percentile")
+                .containsPattern("Total count += +1000]");
         byte[] png = Files.readAllBytes(dir.resolve("latency.png"));
         assertThat(png).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
-        assertThat(javax.imageio.ImageIO.read(dir.resolve("latency.png").toFile()).getWidth()).isEqualTo(900);
+        assertThat(javax.imageio.ImageIO.read(dir.resolve("latency.png").toFile())
+                        .getWidth())
+                .isEqualTo(900);
         assertThat(LatencyCharts.niceCeiling(7.3)).isEqualTo(10.0);
         assertThat(LatencyCharts.niceCeiling(120)).isEqualTo(200.0);
     }

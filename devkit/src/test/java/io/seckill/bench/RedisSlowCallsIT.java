@@ -2,15 +2,13 @@ package io.seckill.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-
 import io.lettuce.core.ScriptOutputType;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import io.seckill.redis.Redis;
 import io.seckill.support.TestEngines;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /** The bench's count of Redis calls that took long to execute, against a real Redis. */
 class RedisSlowCallsIT {
@@ -24,7 +22,8 @@ class RedisSlowCallsIT {
             + "the count is every entry of the log (a quick call the machine held up counts too); "
             + "the slow log's threshold and length are put back afterwards")
     void countsTheCallsThatTookLong() {
-        try (Redis redis = Redis.connect("redis://127.0.0.1:" + TestEngines.get().redisPort(), List.of())) {
+        try (Redis redis =
+                Redis.connect("redis://127.0.0.1:" + TestEngines.get().redisPort(), List.of())) {
             var sync = redis.sync();
             var before = sync.configGet("slowlog-log-slower-than", "slowlog-max-len");
             sync.eval(SPIN, ScriptOutputType.INTEGER, new String[0], "12");
@@ -39,21 +38,31 @@ class RedisSlowCallsIT {
                 logged = sync.slowlogGet(1_000);
                 slow = calls.read();
             }
-            assertThat(spins(logged)).as("the spins in the log, by their argument").containsExactlyInAnyOrder("3", "6");
-            assertThat(slow.calls()).as("calls over 2 ms").isEqualTo(logged.size()).isGreaterThanOrEqualTo(2);
-            assertThat(slow.longest()).isBetween(Duration.ofMillis(6), Duration.ofMillis(50))
-                    .isEqualTo(Duration.ofNanos(1_000 * logged.stream().mapToLong(e -> micros(e)).max().orElseThrow()));
+            assertThat(spins(logged))
+                    .as("the spins in the log, by their argument")
+                    .containsExactlyInAnyOrder("3", "6");
+            assertThat(slow.calls())
+                    .as("calls over 2 ms")
+                    .isEqualTo(logged.size())
+                    .isGreaterThanOrEqualTo(2);
+            assertThat(slow.longest())
+                    .isBetween(Duration.ofMillis(6), Duration.ofMillis(50))
+                    .isEqualTo(Duration.ofNanos(1_000
+                            * logged.stream().mapToLong(e -> micros(e)).max().orElseThrow()));
             assertThat(slow.full()).isFalse();
             assertThat(slow.describe(22, Duration.ofMillis(2)))
                     .startsWith("Redis: " + slow.calls() + " calls over 2 ms of execution (");
-            assertThat(sync.configGet("slowlog-log-slower-than", "slowlog-max-len")).isEqualTo(before);
+            assertThat(sync.configGet("slowlog-log-slower-than", "slowlog-max-len"))
+                    .isEqualTo(before);
         }
     }
 
     /** The last argument of each logged call of the spin script: how long it was asked to spin. */
     private static List<String> spins(List<Object> logged) {
-        return logged.stream().map(e -> (List<?>) ((List<?>) e).get(3))
-                .filter(args -> args.size() == 4 && "EVAL".equalsIgnoreCase(String.valueOf(args.get(0)))
+        return logged.stream()
+                .map(e -> (List<?>) ((List<?>) e).get(3))
+                .filter(args -> args.size() == 4
+                        && "EVAL".equalsIgnoreCase(String.valueOf(args.get(0)))
                         && String.valueOf(args.get(1)).startsWith("local t = redis.call('TIME')"))
                 .map(args -> String.valueOf(args.get(3)))
                 .toList();

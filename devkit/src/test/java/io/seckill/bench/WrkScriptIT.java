@@ -2,6 +2,8 @@ package io.seckill.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
+import io.seckill.support.JsonReplies;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,13 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
-
-import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import io.seckill.support.JsonReplies;
 
 /**
  * The bench's load generator (wrk with the bench's script) against a server that only counts who
@@ -46,23 +44,33 @@ class WrkScriptIT {
     }
 
     private Path tokens(int n) throws Exception {
-        return Files.write(dir.resolve("tokens-" + n + ".txt"), IntStream.range(0, n).mapToObj(i -> "token-" + i).toList());
+        return Files.write(
+                dir.resolve("tokens-" + n + ".txt"),
+                IntStream.range(0, n).mapToObj(i -> "token-" + i).toList());
     }
 
     private ExternalLoad.WrkResult run(Path tokens, int seconds, double perSecond) throws Exception {
         HttpServer server = server();
         try {
-            Path wrk = ExternalLoad.tool("wrk").orElseThrow(() -> new AssertionError(
-                    "wrk is not installed (apt-get install wrk; ./seckill test installs it when it can)"));
-            return ExternalLoad.wrk(wrk, "http://127.0.0.1:" + server.getAddress().getPort() + "/reserve", tokens, 4, seconds,
-                    dir, perSecond);
+            Path wrk = ExternalLoad.tool("wrk")
+                    .orElseThrow(() -> new AssertionError(
+                            "wrk is not installed (apt-get install wrk; ./seckill test installs it when it can)"));
+            return ExternalLoad.wrk(
+                    wrk,
+                    "http://127.0.0.1:" + server.getAddress().getPort() + "/reserve",
+                    tokens,
+                    4,
+                    seconds,
+                    dir,
+                    perSecond);
         } finally {
             server.stop(0);
         }
     }
 
     @Test
-    @DisplayName("a file with more buyers than requests: every request a different buyer of the file, every answer counted")
+    @DisplayName(
+            "a file with more buyers than requests: every request a different buyer of the file, every answer counted")
     void eachBuyerOnce() throws Exception {
         List<String> file = Files.readAllLines(tokens(20_000));
         ExternalLoad.WrkResult r = run(dir.resolve("tokens-20000.txt"), 2, 1_000);

@@ -2,16 +2,14 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.redis.SkuSlot;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestEngines;
 import java.time.Duration;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-
-import io.seckill.redis.SkuSlot;
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.TestEngines;
 
 /**
  * A real broker crash: SIGKILL of the broker's JVM in the middle of a sale, a restart on the same
@@ -22,7 +20,8 @@ import io.seckill.support.TestEngines;
 class BrokerCrashIT extends IntegrationTest {
 
     @Test
-    @DisplayName("fault #2: broker killed (kill -9) mid-sale and restarted on its store: every QUEUED reservation becomes an order")
+    @DisplayName(
+            "fault #2: broker killed (kill -9) mid-sale and restarted on its store: every QUEUED reservation becomes an order")
     void brokerKilledMidSale() throws Exception {
         long activityId = openSale(500);
         for (int u = 1; u <= 20; u++) {
@@ -32,7 +31,8 @@ class BrokerCrashIT extends IntegrationTest {
 
         TestEngines.get().broker().kill();
         for (int u = 21; u <= 40; u++) {
-            assertThat(reserve(u, activityId, 1).status()).as("admission keeps answering while the broker is down")
+            assertThat(reserve(u, activityId, 1).status())
+                    .as("admission keeps answering while the broker is down")
                     .isEqualTo(202);
         }
         SkuSlot slot = SkuSlot.single(activityId, 1);
@@ -40,24 +40,37 @@ class BrokerCrashIT extends IntegrationTest {
         // the entry breaker: once the oldest unsent reservation is too old, admission pauses instead of taking units
         java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger(40);
         java.util.concurrent.atomic.AtomicLong probeUser = new java.util.concurrent.atomic.AtomicLong(1_000);
-        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-            var r = reserve(probeUser.incrementAndGet(), activityId, 1);
-            if (r.status() == 202) {
-                admitted.incrementAndGet();
-            }
-            return r.code().equals("ADMISSION_PAUSED");
-        });
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> {
+                    var r = reserve(probeUser.incrementAndGet(), activityId, 1);
+                    if (r.status() == 202) {
+                        admitted.incrementAndGet();
+                    }
+                    return r.code().equals("ADMISSION_PAUSED");
+                });
         int expected = admitted.get();
 
         TestEngines.get().broker().start();
-        Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> count(
-                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_CREATED'", activityId) == expected);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> count(
+                                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_CREATED'",
+                                activityId)
+                        == expected);
         awaitSettled(activityId, expected);
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> redis.sync().zcard(slot.sendDue()) == 0);
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(expected);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> redis.sync().zcard(slot.sendDue()) == 0);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(expected);
         assertInvariants(activityId, true);
         // and it closes by itself once orders flow again
-        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> reserve(probeUser.incrementAndGet(), activityId, 1).status() == 202);
     }
 }

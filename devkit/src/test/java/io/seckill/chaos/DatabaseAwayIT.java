@@ -2,6 +2,12 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.db.DbBreaker;
+import io.seckill.redis.SkuSlot;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestEngines;
+import io.seckill.support.TimedCalls;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,19 +17,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.cli.SaleClient;
-import io.seckill.db.DbBreaker;
-import io.seckill.redis.SkuSlot;
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.TestEngines;
-import io.seckill.support.TimedCalls;
 
 /**
  * PostgreSQL stopped against buyers' requests on the API port: reads fail fast, the reserve call goes on.
@@ -50,8 +48,16 @@ class DatabaseAwayIT extends IntegrationTest {
         List<String> stale = new ArrayList<>();
         for (int i = 0; i < POLLERS; i++) {
             String rid = UUID.randomUUID().toString();
-            redis.sync().hset(slot.reservation(rid), Map.of("user_id", Long.toString(620 + i), "status", "RESERVED",
-                    "reserved_at_ms", Long.toString(System.currentTimeMillis() - 60_000)));
+            redis.sync()
+                    .hset(
+                            slot.reservation(rid),
+                            Map.of(
+                                    "user_id",
+                                    Long.toString(620 + i),
+                                    "status",
+                                    "RESERVED",
+                                    "reserved_at_ms",
+                                    Long.toString(System.currentTimeMillis() - 60_000)));
             stale.add(rid);
         }
         double refusedBefore = counter("postgres.breaker.refused");
@@ -62,13 +68,18 @@ class DatabaseAwayIT extends IntegrationTest {
         TestEngines.get().stopPostgres();
         try {
             during = TimedCalls.run(POLLERS, AT_ONCE, i -> {
-                SaleClient.Response r = client().get("/api/v1/reservations/" + stale.get(i) + "?activity_id=" + activityId
-                        + "&sku_id=1", userToken(620 + i));
+                SaleClient.Response r = client().get(
+                                "/api/v1/reservations/" + stale.get(i) + "?activity_id=" + activityId + "&sku_id=1",
+                                userToken(620 + i));
                 return r.status() + " " + r.body().get("state");
             });
-            orderRead = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                    + "/api/v1/orders/" + order)).header("Authorization", "Bearer " + userToken(611)).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
+            orderRead = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/orders/" + order))
+                                    .header("Authorization", "Bearer " + userToken(611))
+                                    .GET()
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             long t0 = System.nanoTime();
             admitted = reserve(690, activityId, 1);
             admittedMs = (System.nanoTime() - t0) / 1_000_000;
@@ -76,11 +87,15 @@ class DatabaseAwayIT extends IntegrationTest {
             TestEngines.get().startPostgres();
             stale.forEach(rid -> redis.sync().del(slot.reservation(rid)));
         }
-        assertThat(during.answers().keySet()).as("answers while PostgreSQL was away: " + during.answers())
+        assertThat(during.answers().keySet())
+                .as("answers while PostgreSQL was away: " + during.answers())
                 .containsOnly("200 QUEUED");
-        assertThat(during.waited()).as("polls that waited out the pool (%d at once)", AT_ONCE).isLessThanOrEqualTo(2 * AT_ONCE);
+        assertThat(during.waited())
+                .as("polls that waited out the pool (%d at once)", AT_ONCE)
+                .isLessThanOrEqualTo(2 * AT_ONCE);
         assertThat(during.atOnce()).as("polls answered in under 200 ms").isGreaterThanOrEqualTo(POLLERS - 3 * AT_ONCE);
-        assertThat(counter("postgres.breaker.refused") - refusedBefore).as("reads refused by the breaker, not tried")
+        assertThat(counter("postgres.breaker.refused") - refusedBefore)
+                .as("reads refused by the breaker, not tried")
                 .isGreaterThanOrEqualTo(POLLERS - 3 * AT_ONCE);
         assertThat(orderRead.statusCode()).as(orderRead.body()).isEqualTo(503);
         assertThat(orderRead.body()).contains("\"code\":\"UNAVAILABLE\"");
@@ -89,8 +104,11 @@ class DatabaseAwayIT extends IntegrationTest {
         assertThat(admittedMs).as("ms to admit while PostgreSQL was away").isLessThan(2000);
 
         // reads come back, and the breaker closes on the probes' answers: the next test finds reads going through
-        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-                .until(() -> client().get("/api/v1/orders/" + order, userToken(611)).status() == 200 && dbCalls.isClosed());
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() ->
+                        client().get("/api/v1/orders/" + order, userToken(611)).status() == 200 && dbCalls.isClosed());
         awaitSettled(activityId, 2);
         assertInvariants(activityId, true);
     }

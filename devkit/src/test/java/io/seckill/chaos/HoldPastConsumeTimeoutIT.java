@@ -2,18 +2,16 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.support.IntegrationTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
-
-import io.seckill.support.IntegrationTest;
 
 /**
  * An order group held through a PostgreSQL outage longer than the consumer's consume timeout: the
@@ -27,9 +25,10 @@ class HoldPastConsumeTimeoutIT extends IntegrationTest {
     private static final Duration OUTAGE = Duration.ofSeconds(150);
 
     @Test
-    @DisplayName("PostgreSQL not writing for 150 s under a 1-minute consume timeout: the held deliveries are handed back "
-            + "and come again while held; once it writes, each reservation is one order, the copies inbox duplicates, "
-            + "every invariant PASS")
+    @DisplayName(
+            "PostgreSQL not writing for 150 s under a 1-minute consume timeout: the held deliveries are handed back "
+                    + "and come again while held; once it writes, each reservation is one order, the copies inbox duplicates, "
+                    + "every invariant PASS")
     void holdOutlastsTheConsumeTimeout() throws Exception {
         long activityId = openSale(10);
         double held = counter("order.commit.held");
@@ -42,22 +41,32 @@ class HoldPastConsumeTimeoutIT extends IntegrationTest {
                 queued.add(reservationId(user, activityId));
             }
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> counter("order.commit.held") > held);
-            Awaitility.await("no order while PostgreSQL does not write").during(OUTAGE).atMost(OUTAGE.plusSeconds(10))
+            Awaitility.await("no order while PostgreSQL does not write")
+                    .during(OUTAGE)
+                    .atMost(OUTAGE.plusSeconds(10))
                     .until(() -> count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId) == 0);
         } finally {
             serverReadOnly(false);
         }
         awaitSettled(activityId, queued.size());
         for (String rid : queued) {
-            assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?::uuid",
-                    String.class, rid)).as(rid).isEqualTo("ORDER_CREATED");
+            assertThat(jdbc.queryForObject(
+                            "SELECT status FROM inventory_reservation WHERE reservation_id = ?::uuid",
+                            String.class,
+                            rid))
+                    .as(rid)
+                    .isEqualTo("ORDER_CREATED");
             UUID r = UUID.fromString(rid);
-            assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?", r)).isEqualTo(1);
-            assertThat(count("SELECT count(*) FROM inventory_ledger WHERE reservation_id = ?", r)).isEqualTo(1);
+            assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?", r))
+                    .isEqualTo(1);
+            assertThat(count("SELECT count(*) FROM inventory_ledger WHERE reservation_id = ?", r))
+                    .isEqualTo(1);
         }
         // the copies handed back at the timeout are delivered again and answered from the inbox
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> counter("inbox.duplicate") > duplicates);
-        assertThat(counter("order.commit.hold_released")).as("not a failure of the group's own").isEqualTo(released);
+        assertThat(counter("order.commit.hold_released"))
+                .as("not a failure of the group's own")
+                .isEqualTo(released);
         assertInvariants(activityId, true);
     }
 }

@@ -2,6 +2,11 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.AdmissionBreaker;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestEngines;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,19 +16,12 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.cli.SaleClient;
-import io.seckill.redis.SkuSlot;
-import io.seckill.reservation.AdmissionBreaker;
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.TestEngines;
 
 /**
  * Outages of minutes, not seconds, with work already in flight when they start: Redis stopped (and
@@ -43,12 +41,16 @@ class LongOutageIT extends IntegrationTest {
     /** Each outage starts from a pipeline at rest: the entry breaker closed (another test may have tripped it). */
     @BeforeEach
     void atRest() {
-        Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> !breaker.isOpen());
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> !breaker.isOpen());
     }
 
     @Test
-    @DisplayName("a 5-minute Redis stop with compensations in flight: admission fails closed, tasks retry without going "
-            + "MANUAL, all compensated after the restart, every invariant PASS")
+    @DisplayName(
+            "a 5-minute Redis stop with compensations in flight: admission fails closed, tasks retry without going "
+                    + "MANUAL, all compensated after the restart, every invariant PASS")
     void redisStop() throws Exception {
         long activityId = openSale(10);
         SkuSlot slot = SkuSlot.single(activityId, 1);
@@ -61,33 +63,57 @@ class LongOutageIT extends IntegrationTest {
             assertThat(r.status()).isEqualTo(202);
             queued.add((String) r.body().get("reservation_id"));
         }
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> count(
-                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'", activityId) == 15);
-        assertThat(count("SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
-                + "WHERE r.activity_id = ? AND t.status = 'PENDING'", activityId)).isEqualTo(5);
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> activities.inventoryView(activityId).getFirst().redis()
-                .committed() == 10);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> count(
+                                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'",
+                                activityId)
+                        == 15);
+        assertThat(count(
+                        "SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
+                                + "WHERE r.activity_id = ? AND t.status = 'PENDING'",
+                        activityId))
+                .isEqualTo(5);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        activities.inventoryView(activityId).getFirst().redis().committed() == 10);
 
         TestEngines.get().stopRedis();
         ScheduledExecutorService worker = compensationRole();
         try {
             Map<String, Integer> during = buyersDuringOutage(activityId, queued);
-            assertThat(during.keySet()).as("fail closed while Redis is down: " + during).containsOnly("ADMISSION_PAUSED");
-            assertThat(count("SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
-                    + "WHERE r.activity_id = ? AND t.status = 'MANUAL'", activityId)).as("transient: never MANUAL").isZero();
-            assertThat(count("SELECT count(*) FROM reconcile_anomaly a JOIN inventory_reservation r "
-                    + "ON a.object_id = r.reservation_id::text WHERE r.activity_id = ? AND a.anomaly_type = 'COMPENSATION_STALLED'",
-                    activityId)).as("a person hears of it").isEqualTo(5);
+            assertThat(during.keySet())
+                    .as("fail closed while Redis is down: " + during)
+                    .containsOnly("ADMISSION_PAUSED");
+            assertThat(count(
+                            "SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
+                                    + "WHERE r.activity_id = ? AND t.status = 'MANUAL'",
+                            activityId))
+                    .as("transient: never MANUAL")
+                    .isZero();
+            assertThat(count(
+                            "SELECT count(*) FROM reconcile_anomaly a JOIN inventory_reservation r "
+                                    + "ON a.object_id = r.reservation_id::text WHERE r.activity_id = ? AND a.anomaly_type = 'COMPENSATION_STALLED'",
+                            activityId))
+                    .as("a person hears of it")
+                    .isEqualTo(5);
 
             TestEngines.get().startRedis();
-            Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).until(() -> count(
-                    "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'COMPENSATED'",
-                    activityId) == 5);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> count(
+                                    "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'COMPENSATED'",
+                                    activityId)
+                            == 5);
         } finally {
             stop(worker);
         }
         assertAllTerminalNoManual(activityId, queued);
-        assertThat(redis.sync().get(slot.stock())).as("the 5 rejected units are back").isEqualTo("5");
+        assertThat(redis.sync().get(slot.stock()))
+                .as("the 5 rejected units are back")
+                .isEqualTo("5");
         assertInvariants(activityId, true);
     }
 
@@ -106,7 +132,8 @@ class LongOutageIT extends IntegrationTest {
         TestEngines.get().broker().kill();
         // in flight when the outage starts: buyers cancel, the cancellation events wait in the outbox
         for (int i = 0; i < 4; i++) {
-            SaleClient.Response c = client().post("/api/v1/orders/" + orders.get(i) + "/cancel", userToken(i + 1), null);
+            SaleClient.Response c =
+                    client().post("/api/v1/orders/" + orders.get(i) + "/cancel", userToken(i + 1), null);
             assertThat(c.status()).as(c.body().toString()).isEqualTo(200);
         }
         // reservations admitted now outlive their business deadline: the sweeper rejects them, compensation runs
@@ -114,20 +141,35 @@ class LongOutageIT extends IntegrationTest {
         try {
             Map<String, Integer> during = buyersDuringOutage(activityId, queued);
             assertThat(during).as("the entry breaker paused admission").containsKey("ADMISSION_PAUSED");
-            assertThat(count("SELECT count(*) FROM event_outbox WHERE status = 'MANUAL'")).as("transient: never MANUAL")
+            assertThat(count("SELECT count(*) FROM event_outbox WHERE status = 'MANUAL'"))
+                    .as("transient: never MANUAL")
                     .isZero();
-            assertThat(count("SELECT count(*) FROM event_outbox e JOIN orders o ON o.order_id = e.aggregate_id "
-                    + "WHERE o.activity_id = ? AND e.status <> 'SENT'", activityId)).as("still waiting, visible").isPositive();
+            assertThat(count(
+                            "SELECT count(*) FROM event_outbox e JOIN orders o ON o.order_id = e.aggregate_id "
+                                    + "WHERE o.activity_id = ? AND e.status <> 'SENT'",
+                            activityId))
+                    .as("still waiting, visible")
+                    .isPositive();
 
             TestEngines.get().broker().start();
-            Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).until(() -> count(
-                    "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status IN ('RESERVED', "
-                            + "'ORDER_REJECTED', 'COMPENSATING')", activityId) == 0
-                    && count("SELECT count(*) FROM event_outbox e JOIN orders o ON o.order_id = e.aggregate_id "
-                            + "WHERE o.activity_id = ? AND e.status <> 'SENT'", activityId) == 0);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(180))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> count(
+                                            "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status IN ('RESERVED', "
+                                                    + "'ORDER_REJECTED', 'COMPENSATING')",
+                                            activityId)
+                                    == 0
+                            && count(
+                                            "SELECT count(*) FROM event_outbox e JOIN orders o ON o.order_id = e.aggregate_id "
+                                                    + "WHERE o.activity_id = ? AND e.status <> 'SENT'",
+                                            activityId)
+                                    == 0);
             awaitSettled(activityId, 10 + queued.size());
             SkuSlot slot = SkuSlot.single(activityId, 1);
-            Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> redis.sync().zcard(slot.sendDue()) == 0);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(120))
+                    .until(() -> redis.sync().zcard(slot.sendDue()) == 0);
         } finally {
             stop(worker);
         }
@@ -136,10 +178,11 @@ class LongOutageIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("a 5-minute PostgreSQL stop mid-sale: admission goes on until the order backlog passes its limit, then "
-            + "pauses (503 ADMISSION_PAUSED); the order consumer holds its batches instead of using up redeliveries, the "
-            + "deadline sweeper waits for them, every reservation becomes an order after the restart, admission opens "
-            + "again, every invariant PASS")
+    @DisplayName(
+            "a 5-minute PostgreSQL stop mid-sale: admission goes on until the order backlog passes its limit, then "
+                    + "pauses (503 ADMISSION_PAUSED); the order consumer holds its batches instead of using up redeliveries, the "
+                    + "deadline sweeper waits for them, every reservation becomes an order after the restart, admission opens "
+                    + "again, every invariant PASS")
     void postgresStop() throws Exception {
         // the business deadline is shorter than the outage: only the sweeper's backlog pause keeps these orders
         long activityId = openSale(60, new int[] {1_000});
@@ -148,7 +191,8 @@ class LongOutageIT extends IntegrationTest {
         }
         awaitSettled(activityId, 5);
         double heldBefore = meters.counter("order.commit.held").count();
-        double retriesBefore = meters.counter("order.consume", "result", "retry").count();
+        double retriesBefore =
+                meters.counter("order.consume", "result", "retry").count();
         List<String> queued = new ArrayList<>();
         long backlogPauses = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG);
 
@@ -159,30 +203,46 @@ class LongOutageIT extends IntegrationTest {
             if (OUTAGE.compareTo(props.admission().maxOrderBacklogAge().multipliedBy(2)) > 0) {
                 // DESIGN.md §11.3 point 1: buyers are not queued for orders further away than the backlog limit
                 assertThat(during.keySet()).as("answers during the outage").containsOnly("QUEUED", "ADMISSION_PAUSED");
-                assertThat(breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG)).as("paused for the order backlog")
+                assertThat(breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG))
+                        .as("paused for the order backlog")
                         .isGreaterThan(backlogPauses);
             }
-            assertThat(meters.counter("order.commit.held").count()).as("the consumer held its batches").isGreaterThan(heldBefore);
+            assertThat(meters.counter("order.commit.held").count())
+                    .as("the consumer held its batches")
+                    .isGreaterThan(heldBefore);
         } finally {
             TestEngines.get().startPostgres();
         }
         long back = System.nanoTime();
-        Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(200)).until(() -> count(
-                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_CREATED'", activityId)
-                == 5 + queued.size());
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(180))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> count(
+                                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_CREATED'",
+                                activityId)
+                        == 5 + queued.size());
         // a held batch probes PostgreSQL at least every 5 s and the pool gives up on a connection after 5 s: the
         // orders follow within seconds of the restart, not after the broker's redelivery delays
-        assertThat((System.nanoTime() - back) / 1_000_000).as("ms from the restart until every order was created")
+        assertThat((System.nanoTime() - back) / 1_000_000)
+                .as("ms from the restart until every order was created")
                 .isLessThan(20_000);
-        assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
-                activityId)).as("none rejected for its deadline while its message waited").isZero();
-        assertThat(meters.counter("order.consume", "result", "retry").count()).as("no redelivery used up")
+        assertThat(count(
+                        "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
+                        activityId))
+                .as("none rejected for its deadline while its message waited")
+                .isZero();
+        assertThat(meters.counter("order.consume", "result", "retry").count())
+                .as("no redelivery used up")
                 .isEqualTo(retriesBefore);
         awaitSettled(activityId, 5 + queued.size());
         assertAllTerminalNoManual(activityId, queued);
-        Awaitility.await("admission open again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+        Awaitility.await("admission open again")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> !breaker.isOpen());
-        assertThat(reserve(100, activityId, 1).status()).as("a buyer after the restart").isEqualTo(202);
+        assertThat(reserve(100, activityId, 1).status())
+                .as("a buyer after the restart")
+                .isEqualTo(202);
         awaitSettled(activityId, 6 + queued.size());
         assertInvariants(activityId, true);
     }
@@ -204,21 +264,31 @@ class LongOutageIT extends IntegrationTest {
 
     private void assertAllTerminalNoManual(long activityId, List<String> queued) {
         for (String rid : queued) {
-            assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?::uuid",
-                    String.class, rid)).as(rid).isIn("ORDER_CREATED", "CANCELLED", "COMPENSATED");
+            assertThat(jdbc.queryForObject(
+                            "SELECT status FROM inventory_reservation WHERE reservation_id = ?::uuid",
+                            String.class,
+                            rid))
+                    .as(rid)
+                    .isIn("ORDER_CREATED", "CANCELLED", "COMPENSATED");
         }
-        assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'MANUAL_REVIEW'",
-                activityId)).isZero();
-        assertThat(count("SELECT count(*) FROM compensation_task WHERE status = 'MANUAL' AND reservation_id IN "
-                + "(SELECT reservation_id FROM inventory_reservation WHERE activity_id = ?)", activityId)).isZero();
-        assertThat(count("SELECT count(*) FROM event_outbox WHERE status = 'MANUAL'")).isZero();
+        assertThat(count(
+                        "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'MANUAL_REVIEW'",
+                        activityId))
+                .isZero();
+        assertThat(count(
+                        "SELECT count(*) FROM compensation_task WHERE status = 'MANUAL' AND reservation_id IN "
+                                + "(SELECT reservation_id FROM inventory_reservation WHERE activity_id = ?)",
+                        activityId))
+                .isZero();
+        assertThat(count("SELECT count(*) FROM event_outbox WHERE status = 'MANUAL'"))
+                .isZero();
     }
 
     /** The compensation role as a deployment runs it (the test context drives it by hand otherwise). */
     private ScheduledExecutorService compensationRole() {
         ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor();
-        worker.scheduleWithFixedDelay(() -> runQuietly(() -> compensation.runOnce("outage-compensation")), 0, 500,
-                TimeUnit.MILLISECONDS);
+        worker.scheduleWithFixedDelay(
+                () -> runQuietly(() -> compensation.runOnce("outage-compensation")), 0, 500, TimeUnit.MILLISECONDS);
         return worker;
     }
 
@@ -232,7 +302,8 @@ class LongOutageIT extends IntegrationTest {
             r.run();
         } catch (RuntimeException e) {
             // the worker's own loop counts and backs off; here a failed pass during the outage is expected
-            org.slf4j.LoggerFactory.getLogger(LongOutageIT.class).debug("pass failed during the outage: {}", e.toString());
+            org.slf4j.LoggerFactory.getLogger(LongOutageIT.class)
+                    .debug("pass failed during the outage: {}", e.toString());
         }
     }
 }

@@ -2,11 +2,14 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.SteadyBuyers;
+import io.seckill.support.TcpProxy;
+import io.seckill.support.TestEngines;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
@@ -17,11 +20,6 @@ import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfiguration;
-
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.SteadyBuyers;
-import io.seckill.support.TcpProxy;
-import io.seckill.support.TestEngines;
 
 /**
  * The application cannot reach the RocketMQ NameServer - a relay in front of it drops everything, so its
@@ -42,14 +40,17 @@ class NameServerAwayIT extends IntegrationTest {
         public void initialize(ConfigurableApplicationContext app) {
             try {
                 if (relay == null) {
-                    String[] namesrv = TestEngines.get().broker().namesrvAddress().split(":");
+                    String[] namesrv =
+                            TestEngines.get().broker().namesrvAddress().split(":");
                     relay = new TcpProxy(namesrv[0], Integer.parseInt(namesrv[1]));
                 }
             } catch (IOException e) {
                 throw new IllegalStateException("cannot start the relay to the NameServer", e);
             }
-            app.getEnvironment().getPropertySources().addFirst(new MapPropertySource("namesrv-relay",
-                    Map.of("seckill.mq.namesrv", "127.0.0.1:" + relay.port())));
+            app.getEnvironment()
+                    .getPropertySources()
+                    .addFirst(new MapPropertySource(
+                            "namesrv-relay", Map.of("seckill.mq.namesrv", "127.0.0.1:" + relay.port())));
         }
     }
 
@@ -65,7 +66,8 @@ class NameServerAwayIT extends IntegrationTest {
             + "turns reservations into orders from the routes the clients hold, admission never pauses; after the heal "
             + "every reservation is an order and every invariant holds")
     void salesGoOnWithoutTheNameServer() throws Exception {
-        assertThat(producer.getNamesrvAddr()).as("the application asks the NameServer through the relay")
+        assertThat(producer.getNamesrvAddr())
+                .as("the application asks the NameServer through the relay")
                 .isEqualTo("127.0.0.1:" + relay.port());
         long activityId = openSale(20_000);
         double pausesBefore = counterTotal("admission.trips");
@@ -81,20 +83,32 @@ class NameServerAwayIT extends IntegrationTest {
                     awaitQuietly(Duration.ofSeconds(30));
                     long ordered = orders(activityId) - ordersBefore;
                     int reserved = buyers.admitted() - admittedBefore;
-                    log.info("namesrv.away window={} admitted={} ordered={} answers={}", w, reserved, ordered,
+                    log.info(
+                            "namesrv.away window={} admitted={} ordered={} answers={}",
+                            w,
+                            reserved,
+                            ordered,
                             buyers.statuses());
-                    assertThat(reserved).as("admitted in window %d without the NameServer", w).isPositive();
-                    assertThat(ordered).as("orders made in window %d without the NameServer", w).isPositive();
+                    assertThat(reserved)
+                            .as("admitted in window %d without the NameServer", w)
+                            .isPositive();
+                    assertThat(ordered)
+                            .as("orders made in window %d without the NameServer", w)
+                            .isPositive();
                 }
             } finally {
                 relay.heal();
             }
             buyers.awaitMoreAdmitted(10, Duration.ofSeconds(30));
             buyers.close();
-            assertThat(buyers.statuses().keySet()).as("answers: " + buyers.statuses()).containsOnly(202);
+            assertThat(buyers.statuses().keySet())
+                    .as("answers: " + buyers.statuses())
+                    .containsOnly(202);
             admitted = buyers.queued();
         }
-        assertThat(counterTotal("admission.trips") - pausesBefore).as("admission pauses").isZero();
+        assertThat(counterTotal("admission.trips") - pausesBefore)
+                .as("admission pauses")
+                .isZero();
         awaitEnded(activityId, admitted);
         assertThat(awaitAllSettled(activityId)).isEqualTo(admitted.size());
         assertThat(orders(activityId)).isEqualTo(admitted.size());
@@ -108,7 +122,9 @@ class NameServerAwayIT extends IntegrationTest {
     /** Lets a window of the outage pass while the buyers keep buying. */
     private static void awaitQuietly(Duration window) {
         long until = System.nanoTime() + window.toNanos();
-        org.awaitility.Awaitility.await().atMost(window.plusSeconds(5)).pollInterval(Duration.ofMillis(500))
+        org.awaitility.Awaitility.await()
+                .atMost(window.plusSeconds(5))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> System.nanoTime() >= until);
     }
 }

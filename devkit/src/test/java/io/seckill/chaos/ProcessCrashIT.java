@@ -2,29 +2,7 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.math.BigDecimal;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-
 import io.lettuce.core.RedisClient;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
-
 import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
 import io.seckill.engines.AppProcess;
@@ -38,6 +16,26 @@ import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestChildApps;
 import io.seckill.support.TestEngines;
 import io.seckill.support.TestPaySim;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * Real process crashes: the application runs as a child process; for each failpoint it is armed
@@ -92,7 +90,8 @@ class ProcessCrashIT {
         boolean payments = point == Failpoint.AFTER_PAYMENT_RECORD_INSERT || point == Failpoint.AFTER_CANCEL_PENDING;
         long activityId = 900_000_000L + ThreadLocalRandom.current().nextLong(1_000_000) * 100;
         int stock = point == Failpoint.AFTER_COMPENSATION_LUA ? 1 : 400;
-        int paymentTimeout = point == Failpoint.AFTER_CANCEL_PENDING ? 2 : point == Failpoint.AFTER_PAYMENT_RECORD_INSERT ? 12 : 900;
+        int paymentTimeout =
+                point == Failpoint.AFTER_CANCEL_PENDING ? 2 : point == Failpoint.AFTER_PAYMENT_RECORD_INSERT ? 12 : 900;
         boolean transferring = point == Failpoint.AFTER_BUCKET_TRANSFER_OUT;
         ensureRunning();
         createSale(activityId, stock, paymentTimeout, transferring ? 2 : 1);
@@ -104,14 +103,16 @@ class ProcessCrashIT {
         long[] nextUser = {activityId};
         for (int kill = 1; kill <= KILLS; kill++) {
             ensureRunning();
-            SaleClient.Response armed = client().post("/api/v1/admin/failpoints/" + name, admin(), Map.of("action", "crash"));
+            SaleClient.Response armed =
+                    client().post("/api/v1/admin/failpoints/" + name, admin(), Map.of("action", "crash"));
             assertThat(armed.status()).as(armed.body().toString()).isEqualTo(200);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (app.alive() && System.nanoTime() < deadline) {
                 drive(point, activityId, ++nextUser[0], queued);
             }
             int exit = app.awaitExit(Duration.ofSeconds(30));
-            assertThat(exit).as(name + " kill " + kill + ": the process halted at the failpoint (see " + app.log() + ")")
+            assertThat(exit)
+                    .as(name + " kill " + kill + ": the process halted at the failpoint (see " + app.log() + ")")
                     .isEqualTo(137);
             app.start();
             awaitRecovered(name, activityId, queued, payments);
@@ -133,7 +134,8 @@ class ProcessCrashIT {
                 case AFTER_PAYMENT_RECORD_INSERT -> {
                     if (reserve(activityId, user, queued)) {
                         UUID order = awaitOrder(activityId, user);
-                        SaleClient.Response p = client().post("/api/v1/orders/" + order + "/payments", user(user), null);
+                        SaleClient.Response p =
+                                client().post("/api/v1/orders/" + order + "/payments", user(user), null);
                         if (p.status() == 201) {
                             SIM.pay(UUID.fromString((String) p.body().get("payment_id")), true);
                         }
@@ -162,7 +164,8 @@ class ProcessCrashIT {
     }
 
     private boolean reserve(long activityId, long user, Set<String> queued) throws IOException, InterruptedException {
-        SaleClient.Response r = client().reserve(user(user), activityId, 1, UUID.randomUUID().toString());
+        SaleClient.Response r =
+                client().reserve(user(user), activityId, 1, UUID.randomUUID().toString());
         if (r.status() == 202) {
             queued.add((String) r.body().get("reservation_id"));
             return true;
@@ -171,25 +174,44 @@ class ProcessCrashIT {
     }
 
     private UUID awaitOrder(long activityId, long user) {
-        return Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(
-                () -> jdbc.query("SELECT order_id FROM orders WHERE activity_id = ? AND user_id = ?",
-                        (rs, i) -> rs.getObject(1, UUID.class), activityId, user).stream().findFirst().orElse(null),
-                java.util.Objects::nonNull);
+        return Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () -> jdbc
+                                .query(
+                                        "SELECT order_id FROM orders WHERE activity_id = ? AND user_id = ?",
+                                        (rs, i) -> rs.getObject(1, UUID.class),
+                                        activityId,
+                                        user)
+                                .stream()
+                                .findFirst()
+                                .orElse(null),
+                        java.util.Objects::nonNull);
     }
 
     private void awaitRecovered(String name, long activityId, Set<String> queued, boolean payments) {
-        Awaitility.await(name + " recovery").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+        Awaitility.await(name + " recovery")
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
                 .untilAsserted(() -> {
-                    Long terminal = jdbc.queryForObject("SELECT count(*) FROM inventory_reservation WHERE reservation_id = "
-                            + "ANY (?::uuid[]) AND status IN ('ORDER_CREATED', 'CANCELLED', 'COMPENSATED', 'MANUAL_REVIEW')",
-                            Long.class, (Object) queued.toArray(String[]::new));
+                    Long terminal = jdbc.queryForObject(
+                            "SELECT count(*) FROM inventory_reservation WHERE reservation_id = "
+                                    + "ANY (?::uuid[]) AND status IN ('ORDER_CREATED', 'CANCELLED', 'COMPENSATED', 'MANUAL_REVIEW')",
+                            Long.class,
+                            (Object) queued.toArray(String[]::new));
                     assertThat(terminal).as("QUEUED reservations terminal").isEqualTo(queued.size());
                     if (payments) {
-                        assertThat(jdbc.queryForObject("SELECT count(*) FROM orders WHERE activity_id = ? AND status IN "
-                                + "('CREATED', 'PAYING', 'CANCEL_PENDING')", Long.class, activityId)).as("orders final").isZero();
+                        assertThat(jdbc.queryForObject(
+                                        "SELECT count(*) FROM orders WHERE activity_id = ? AND status IN "
+                                                + "('CREATED', 'PAYING', 'CANCEL_PENDING')",
+                                        Long.class,
+                                        activityId))
+                                .as("orders final")
+                                .isZero();
                     }
-                    SaleClient.Response inv = client().get("/api/v1/admin/activities/" + activityId + "/invariants?quiet=true",
-                            admin());
+                    SaleClient.Response inv =
+                            client().get("/api/v1/admin/activities/" + activityId + "/invariants?quiet=true", admin());
                     assertThat(inv.body().get("pass")).as(inv.body().toString()).isEqualTo(true);
                 });
     }
@@ -202,14 +224,39 @@ class ProcessCrashIT {
 
     private void createSale(long activityId, int stock, int paymentTimeoutSeconds, int buckets) throws Exception {
         Instant now = Instant.now();
-        SaleClient.Response r = client().post("/api/v1/admin/activities", admin(), Map.of("activity_id", activityId,
-                "name", "crash sale " + activityId, "starts_at", now.minusSeconds(5).toString(),
-                "ends_at", now.plusSeconds(7200).toString(), "business_deadline_seconds", 300,
-                "payment_timeout_seconds", paymentTimeoutSeconds,
-                "skus", List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock, "buckets", buckets))));
+        SaleClient.Response r = client().post(
+                        "/api/v1/admin/activities",
+                        admin(),
+                        Map.of(
+                                "activity_id",
+                                activityId,
+                                "name",
+                                "crash sale " + activityId,
+                                "starts_at",
+                                now.minusSeconds(5).toString(),
+                                "ends_at",
+                                now.plusSeconds(7200).toString(),
+                                "business_deadline_seconds",
+                                300,
+                                "payment_timeout_seconds",
+                                paymentTimeoutSeconds,
+                                "skus",
+                                List.of(Map.of(
+                                        "sku_id",
+                                        1,
+                                        "price",
+                                        new BigDecimal("10.50"),
+                                        "stock",
+                                        stock,
+                                        "buckets",
+                                        buckets))));
         assertThat(r.status()).as(r.body().toString()).isEqualTo(201);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", admin(), null).status()).isEqualTo(200);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", admin(), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", admin(), null)
+                        .status())
+                .isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", admin(), null)
+                        .status())
+                .isEqualTo(200);
     }
 
     private static SaleClient client() {

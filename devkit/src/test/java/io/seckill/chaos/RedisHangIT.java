@@ -2,23 +2,21 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.redis.RedisBreaker;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestEngines;
+import io.seckill.support.TimedCalls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.cli.SaleClient;
-import io.seckill.redis.RedisBreaker;
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.TestEngines;
-import io.seckill.support.TimedCalls;
 
 /** A Redis that hangs - connections open, nothing answered - against buyers' requests. */
 class RedisHangIT extends IntegrationTest {
@@ -30,9 +28,10 @@ class RedisHangIT extends IntegrationTest {
     private static final int AT_ONCE = 16;
 
     @Test
-    @DisplayName("Redis hung (SIGSTOP): once the first calls time out, reserve calls are refused 503 ADMISSION_PAUSED at "
-            + "once instead of each holding a request thread for the 2 s timeout, and a status poll reads PostgreSQL; "
-            + "resumed, admission comes back by itself and every invariant holds")
+    @DisplayName(
+            "Redis hung (SIGSTOP): once the first calls time out, reserve calls are refused 503 ADMISSION_PAUSED at "
+                    + "once instead of each holding a request thread for the 2 s timeout, and a status poll reads PostgreSQL; "
+                    + "resumed, admission comes back by itself and every invariant holds")
     void hungRedisIsRefusedAtOnce() throws Exception {
         long activityId = openSale(BUYERS + 10);
         String settled = firstSettled(activityId, 601);
@@ -45,41 +44,62 @@ class RedisHangIT extends IntegrationTest {
         }
         TestEngines.get().pauseRedis();
         try {
-            during = TimedCalls.run(BUYERS, AT_ONCE, i -> client().reserve(userToken(700 + i), activityId, 1,
-                    requestIds.get(i)).code());
-            poll = client().get("/api/v1/reservations/" + settled + "?activity_id=" + activityId + "&sku_id=1",
-                    userToken(601));
+            during = TimedCalls.run(
+                    BUYERS,
+                    AT_ONCE,
+                    i -> client().reserve(userToken(700 + i), activityId, 1, requestIds.get(i))
+                            .code());
+            poll = client().get(
+                            "/api/v1/reservations/" + settled + "?activity_id=" + activityId + "&sku_id=1",
+                            userToken(601));
         } finally {
             TestEngines.get().resumeRedis();
         }
-        assertThat(during.answers().keySet()).as("answers while Redis hung: " + during.answers())
+        assertThat(during.answers().keySet())
+                .as("answers while Redis hung: " + during.answers())
                 .containsOnly("ADMISSION_PAUSED");
-        assertThat(during.waited()).as("calls that waited for Redis's timeout (%d at once)", AT_ONCE)
+        assertThat(during.waited())
+                .as("calls that waited for Redis's timeout (%d at once)", AT_ONCE)
                 .isLessThanOrEqualTo(2 * AT_ONCE);
         assertThat(during.atOnce()).as("calls refused in under 200 ms").isGreaterThanOrEqualTo(BUYERS - 3 * AT_ONCE);
-        assertThat(counter("redis.breaker.refused") - refusedBefore).as("refused by the Redis breaker, not asked")
+        assertThat(counter("redis.breaker.refused") - refusedBefore)
+                .as("refused by the Redis breaker, not asked")
                 .isGreaterThanOrEqualTo(BUYERS - 3 * AT_ONCE);
         assertThat(poll.status()).as(poll.body().toString()).isEqualTo(200);
         assertThat(poll.body()).containsEntry("state", "ORDER_CREATED").containsEntry("source", "postgres");
 
-        Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(500))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> "QUEUED".equals(reserve(699, activityId, 1).code()));
         // the breaker closes on the probes' answers: the next test finds buyers' calls going through as usual
-        Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
-                .until(() -> client().get("/api/v1/reservations/" + settled + "?activity_id=" + activityId + "&sku_id=1",
-                        userToken(601)).status() == 200 && redisCalls.isClosed());
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> client().get(
+                                                "/api/v1/reservations/" + settled + "?activity_id=" + activityId
+                                                        + "&sku_id=1",
+                                                userToken(601))
+                                        .status()
+                                == 200
+                        && redisCalls.isClosed());
         // a call that timed out may still have run once Redis resumed: its reservation is the buyer's, and a retry
         // with the same request_id answers it instead of making a second one
         Map<String, Integer> retried = new TreeMap<>();
         for (int i = 0; i < BUYERS; i++) {
             SaleClient.Response r = client().reserve(userToken(700 + i), activityId, 1, requestIds.get(i));
-            retried.merge(r.code() + (Boolean.TRUE.equals(r.body().get("replayed")) ? " replayed" : ""), 1, Integer::sum);
+            retried.merge(
+                    r.code() + (Boolean.TRUE.equals(r.body().get("replayed")) ? " replayed" : ""), 1, Integer::sum);
         }
-        assertThat(retried.keySet()).as("retries with the same request_id: " + retried)
+        assertThat(retried.keySet())
+                .as("retries with the same request_id: " + retried)
                 .isSubsetOf("QUEUED", "QUEUED replayed");
         long late = retried.getOrDefault("QUEUED replayed", 0);
-        assertThat(awaitAllSettled(activityId)).as("reservations: 2 + one per hung buyer").isEqualTo(2 + BUYERS);
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(2 + BUYERS);
+        assertThat(awaitAllSettled(activityId))
+                .as("reservations: 2 + one per hung buyer")
+                .isEqualTo(2 + BUYERS);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(2 + BUYERS);
         assertThat(late).as("calls that timed out and ran once Redis resumed").isLessThanOrEqualTo(2 * AT_ONCE);
         assertInvariants(activityId, true);
     }

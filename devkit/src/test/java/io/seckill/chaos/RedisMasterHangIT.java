@@ -2,17 +2,6 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
-
 import io.seckill.engines.RedisClusterNodes;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.redis.SkuSlot;
@@ -20,6 +9,15 @@ import io.seckill.support.IntegrationTest;
 import io.seckill.support.OnRedisCluster;
 import io.seckill.support.SteadyBuyers;
 import io.seckill.support.TestRedisCluster;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * A Redis Cluster master hangs mid-sale - its connections stay open and nothing is answered, as a
@@ -67,45 +65,65 @@ class RedisMasterHangIT extends IntegrationTest {
             } finally {
                 cluster.resume(pid);
             }
-            log.info("redis master hang: promoted {} ms after the hang, 10 admitted {} ms after the promotion",
-                    TimeUnit.NANOSECONDS.toMillis(promotedAt - hungAt), TimeUnit.NANOSECONDS.toMillis(admittingAt - promotedAt));
+            log.info(
+                    "redis master hang: promoted {} ms after the hang, 10 admitted {} ms after the promotion",
+                    TimeUnit.NANOSECONDS.toMillis(promotedAt - hungAt),
+                    TimeUnit.NANOSECONDS.toMillis(admittingAt - promotedAt));
             cluster.awaitRejoined(owner);
             buyers.awaitMoreAdmitted(10, Duration.ofSeconds(20));
             buyers.close();
-            assertThat(buyers.statuses().keySet()).as("answers around the hang: " + buyers.statuses())
+            assertThat(buyers.statuses().keySet())
+                    .as("answers around the hang: " + buyers.statuses())
                     .isSubsetOf(202, 409, 503);
-            assertThat(buyers.statuses().getOrDefault(503, 0)).as("refused while the master hung: " + buyers.statuses())
+            assertThat(buyers.statuses().getOrDefault(503, 0))
+                    .as("refused while the master hung: " + buyers.statuses())
                     .isPositive();
-            assertThat(refusedOn(owner) - refusedBefore).as("calls refused at once by the hung master's own breaker, "
-                    + "not left to time out").isPositive();
+            assertThat(refusedOn(owner) - refusedBefore)
+                    .as("calls refused at once by the hung master's own breaker, " + "not left to time out")
+                    .isPositive();
             admitted = buyers.queued();
             others.close();
-            assertThat(others.statuses()).as("buyers of a SKU on another master, all along: " + others.codes())
+            assertThat(others.statuses())
+                    .as("buyers of a SKU on another master, all along: " + others.codes())
                     .containsOnlyKeys(202);
             admittedElsewhere = others.queued();
         }
-        assertThat(meters.counter("reservation.refused", "reason", "redis_unavailable").count()
-                + meters.counter("reservation.refused", "reason", "admission_paused").count())
-                .as("every refusal while the master hung is counted").isPositive();
+        assertThat(meters.counter("reservation.refused", "reason", "redis_unavailable")
+                                .count()
+                        + meters.counter("reservation.refused", "reason", "admission_paused")
+                                .count())
+                .as("every refusal while the master hung is counted")
+                .isPositive();
         awaitEnded(sale, admitted);
         awaitEnded(elsewhere, admittedElsewhere);
         // scripts the old master ran on waking, before it heard it was demoted, went with its data set. What it
         // acknowledged and had not yet replicated when it stopped is gone from Redis too: reconciliation restores
         // those reservations' hashes from PostgreSQL and recalibrates the SKU's counters (fault row 13)
-        Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> {
-            Reconciler.Report report = reconciler.run(sale, Duration.ofMillis(1));
-            log.info("redis master hang: reconciliation {}", report.toMap());
-            assertInvariants(sale, true);
-        });
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND anomaly_type = 'CROSS_SYSTEM_DELTA' "
-                + "AND status = 'OPEN'", sale)).as("nothing left for a person").isZero();
-        log.info("redis master hang: recalibrations after lost writes: {}", count(
-                "SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?", sale + ":1"));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofSeconds(2))
+                .untilAsserted(() -> {
+                    Reconciler.Report report = reconciler.run(sale, Duration.ofMillis(1));
+                    log.info("redis master hang: reconciliation {}", report.toMap());
+                    assertInvariants(sale, true);
+                });
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND anomaly_type = 'CROSS_SYSTEM_DELTA' "
+                                + "AND status = 'OPEN'",
+                        sale))
+                .as("nothing left for a person")
+                .isZero();
+        log.info(
+                "redis master hang: recalibrations after lost writes: {}",
+                count(
+                        "SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
+                        sale + ":1"));
         assertInvariants(elsewhere, true);
     }
 
     private double refusedOn(int port) {
         return meters.find("redis.breaker.refused").tag("node", "127.0.0.1:" + port).counters().stream()
-                .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
+                .mapToDouble(io.micrometer.core.instrument.Counter::count)
+                .sum();
     }
 }

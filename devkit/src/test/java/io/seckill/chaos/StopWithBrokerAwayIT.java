@@ -2,22 +2,20 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.engines.AppProcess;
+import io.seckill.engines.BrokerProcess;
+import io.seckill.support.TestChildApps;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
-
-import io.seckill.engines.AppProcess;
-import io.seckill.engines.BrokerProcess;
-import io.seckill.support.TestChildApps;
 
 /**
  * An instance asked to stop while its broker does not answer - frozen (SIGSTOP): connections open,
@@ -34,7 +32,8 @@ class StopWithBrokerAwayIT {
             + "its roles side by side, none failing to stop")
     void stopsWithinTheGracePeriod() throws Exception {
         Path home = Files.createTempDirectory("seckill-stop-broker-away");
-        try (BrokerProcess broker = new BrokerProcess(home, BrokerProcess.locateBrokerHome(), BrokerProcess.SHORT_DELAY_LEVELS)) {
+        try (BrokerProcess broker =
+                new BrokerProcess(home, BrokerProcess.locateBrokerHome(), BrokerProcess.SHORT_DELAY_LEVELS)) {
             broker.start();
             Map<String, String> p = TestChildApps.properties("stop-broker-away");
             p.put("seckill.mq.namesrv", broker.namesrvAddress());
@@ -45,20 +44,31 @@ class StopWithBrokerAwayIT {
                 signal("STOP", broker.pid());
                 try {
                     // the clients' calls go out and hang: the admission breaker's backlog reading runs out its timeout
-                    Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                    Awaitility.await()
+                            .atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(200))
                             .until(() -> logSince(app, logged).contains("mq.order_backlog_unknown"));
                     long asked = System.nanoTime();
                     signal("TERM", app.pid());
                     int exit = app.awaitExit(Duration.ofSeconds(60));
                     long tookMs = (System.nanoTime() - asked) / 1_000_000;
-                    LoggerFactory.getLogger(StopWithBrokerAwayIT.class).info("stop.broker_away exit={} took_ms={}", exit, tookMs);
-                    assertThat(exit).as("ended by the signal, through the shutdown hooks (see %s)", app.log()).isEqualTo(143);
-                    assertThat(tookMs).as("ms from SIGTERM to the process's end").isLessThan(12_000);
+                    LoggerFactory.getLogger(StopWithBrokerAwayIT.class)
+                            .info("stop.broker_away exit={} took_ms={}", exit, tookMs);
+                    assertThat(exit)
+                            .as("ended by the signal, through the shutdown hooks (see %s)", app.log())
+                            .isEqualTo(143);
+                    assertThat(tookMs)
+                            .as("ms from SIGTERM to the process's end")
+                            .isLessThan(12_000);
                     String log = Files.readString(app.log().toPath(), StandardCharsets.UTF_8);
-                    assertThat(log).as("every role stopped without an error").doesNotContain("role.stop_failed")
-                            .contains("role.stopped role=order-consumer part=OrderConsumer",
+                    assertThat(log)
+                            .as("every role stopped without an error")
+                            .doesNotContain("role.stop_failed")
+                            .contains(
+                                    "role.stopped role=order-consumer part=OrderConsumer",
                                     "role.stopped role=projection part=ProjectionConsumer",
-                                    "role.stopped role=api part=OrderRequestSender", "role.stopped role=api part=AdmissionEntry");
+                                    "role.stopped role=api part=OrderRequestSender",
+                                    "role.stopped role=api part=AdmissionEntry");
                 } finally {
                     signal("CONT", broker.pid());
                 }
@@ -68,11 +78,17 @@ class StopWithBrokerAwayIT {
 
     private static String logSince(AppProcess app, long offset) throws IOException {
         byte[] all = Files.readAllBytes(app.log().toPath());
-        return new String(all, (int) Math.min(offset, all.length), (int) Math.max(0, all.length - offset), StandardCharsets.UTF_8);
+        return new String(
+                all,
+                (int) Math.min(offset, all.length),
+                (int) Math.max(0, all.length - offset),
+                StandardCharsets.UTF_8);
     }
 
     private static void signal(String name, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
+                .inheritIO()
+                .start();
         assertThat(kill.waitFor()).as("kill -%s %d", name, pid).isZero();
     }
 }

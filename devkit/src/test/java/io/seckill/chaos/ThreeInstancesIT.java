@@ -2,6 +2,21 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.api.Tokens;
+import io.seckill.cli.SaleClient;
+import io.seckill.engines.AppProcess;
+import io.seckill.engines.EmbeddedEngines;
+import io.seckill.failpoint.Failpoint;
+import io.seckill.outbox.OutboxEvent;
+import io.seckill.redis.Redis;
+import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.reservation.OrderRequestSender;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.Messages;
+import io.seckill.support.TestChildApps;
+import io.seckill.support.TestEngines;
+import io.seckill.support.TestRedisCluster;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -20,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.message.Message;
 import org.awaitility.Awaitility;
@@ -35,22 +49,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
-import io.seckill.api.Tokens;
-import io.seckill.cli.SaleClient;
-import io.seckill.engines.AppProcess;
-import io.seckill.engines.EmbeddedEngines;
-import io.seckill.failpoint.Failpoint;
-import io.seckill.outbox.OutboxEvent;
-import io.seckill.redis.Redis;
-import io.seckill.redis.SkuSlot;
-import io.seckill.reservation.OrderCreateRequested;
-import io.seckill.reservation.OrderRequestSender;
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.Messages;
-import io.seckill.support.TestChildApps;
-import io.seckill.support.TestEngines;
-import io.seckill.support.TestRedisCluster;
-
 /**
  * Three instances of {@code serve} - every role in each - on one PostgreSQL, one broker and the Redis
  * Cluster: the consumers share one group, the workers share the tables by leases, and a sale whose
@@ -59,11 +57,14 @@ import io.seckill.support.TestRedisCluster;
 @Tag("slow")
 class ThreeInstancesIT {
 
-    private static final Pattern CONSUMED = Pattern.compile("^order_consume_total\\{[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
-    private static final Pattern DUPLICATES = Pattern.compile(
-            "^order_consume_total\\{[^}]*result=\"duplicate\"[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
-    private static final Pattern ALREADY_PROJECTED = Pattern.compile("^projection_apply_total\\{(?=[^}]*event=\"order_created\")"
-            + "(?=[^}]*result=\"already_projected\")[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
+    private static final Pattern CONSUMED =
+            Pattern.compile("^order_consume_total\\{[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
+    private static final Pattern DUPLICATES =
+            Pattern.compile("^order_consume_total\\{[^}]*result=\"duplicate\"[^}]*\\} ([0-9.E]+)", Pattern.MULTILINE);
+    private static final Pattern ALREADY_PROJECTED = Pattern.compile(
+            "^projection_apply_total\\{(?=[^}]*event=\"order_created\")"
+                    + "(?=[^}]*result=\"already_projected\")[^}]*\\} ([0-9.E]+)",
+            Pattern.MULTILINE);
     private static final String REQUESTS = "SECKILL_ORDER_REQUEST_THREE";
     private static final String EVENTS = "SECKILL_ORDER_EVENT_THREE";
     private static final List<AppProcess> APPS = new ArrayList<>();
@@ -120,8 +121,9 @@ class ThreeInstancesIT {
     }
 
     @Test
-    @DisplayName("three app instances, buyers spread over them: the order work is shared, each unit sold once, one order "
-            + "per user, every QUEUED reservation ends, every invariant PASS")
+    @DisplayName(
+            "three app instances, buyers spread over them: the order work is shared, each unit sold once, one order "
+                    + "per user, every QUEUED reservation ends, every invariant PASS")
     void saleOverThreeInstances() throws Exception {
         long activityId = openSale(100);
         String admin = admin();
@@ -134,8 +136,11 @@ class ThreeInstancesIT {
                 long u = user;
                 SaleClient instance = new SaleClient(APPS.get((int) (u % 3)).url());
                 all.add(buyers.submit(() -> {
-                    SaleClient.Response r = instance.reserve(Tokens.user(IntegrationTest.USER_SECRET, u, Duration.ofMinutes(10)),
-                            activityId, 1, UUID.randomUUID().toString());
+                    SaleClient.Response r = instance.reserve(
+                            Tokens.user(IntegrationTest.USER_SECRET, u, Duration.ofMinutes(10)),
+                            activityId,
+                            1,
+                            UUID.randomUUID().toString());
                     statuses.merge(r.status(), 1, Integer::sum);
                     if (r.status() == 202) {
                         queued.add((String) r.body().get("reservation_id"));
@@ -149,17 +154,27 @@ class ThreeInstancesIT {
         }
         assertThat(statuses.keySet()).as("answers " + statuses).isSubsetOf(202, 409);
         assertThat(queued).hasSize(100);
-        Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> "
-                    + "'RESERVED'", Long.class, activityId)).isEqualTo(100);
-            Map<String, Object> inv = new SaleClient(APPS.get(2).url()).get("/api/v1/admin/activities/" + activityId
-                    + "/invariants", admin).body();
-            assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
-        });
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(() -> {
+                    assertThat(jdbc.queryForObject(
+                                    "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> "
+                                            + "'RESERVED'",
+                                    Long.class,
+                                    activityId))
+                            .isEqualTo(100);
+                    Map<String, Object> inv = new SaleClient(APPS.get(2).url())
+                            .get("/api/v1/admin/activities/" + activityId + "/invariants", admin)
+                            .body();
+                    assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
+                });
         assertThat(jdbc.queryForObject("SELECT count(*) FROM orders WHERE activity_id = ?", Long.class, activityId))
                 .isEqualTo(100);
         long sharing = APPS.stream().filter(app -> metric(app, CONSUMED) > 0).count();
-        assertThat(sharing).as("instances whose consumer created orders (one group, queues shared)").isGreaterThan(1);
+        assertThat(sharing)
+                .as("instances whose consumer created orders (one group, queues shared)")
+                .isGreaterThan(1);
     }
 
     /**
@@ -171,26 +186,32 @@ class ThreeInstancesIT {
             redis.sync().incr(slot.stock());
             redis.sync().hincrby(slot.counter(), "initial", 1);
         }
-        return new SaleClient(app.url()).reserve(Tokens.user(IntegrationTest.USER_SECRET, user, Duration.ofMinutes(10)),
-                slot.activityId(), slot.skuId(), UUID.randomUUID().toString());
+        return new SaleClient(app.url())
+                .reserve(
+                        Tokens.user(IntegrationTest.USER_SECRET, user, Duration.ofMinutes(10)),
+                        slot.activityId(),
+                        slot.skuId(),
+                        UUID.randomUUID().toString());
     }
 
     static Stream<Arguments> crashRows() {
-        return Stream.of(Arguments.of("fault #1", Failpoint.AFTER_REDIS_RESERVE),
+        return Stream.of(
+                Arguments.of("fault #1", Failpoint.AFTER_REDIS_RESERVE),
                 Arguments.of("fault #5", Failpoint.AFTER_INBOX_INSERT),
                 Arguments.of("fault #6", Failpoint.AFTER_PG_COMMIT_BEFORE_ACK),
                 Arguments.of("fault #12", Failpoint.AFTER_COMPENSATION_LUA));
     }
 
-    @ParameterizedTest(name = "{0}: one of three instances crashes (halt) at {1}; the other two go on, it restarts, every "
-            + "QUEUED reservation ends and every invariant PASS")
+    @ParameterizedTest(
+            name = "{0}: one of three instances crashes (halt) at {1}; the other two go on, it restarts, every "
+                    + "QUEUED reservation ends and every invariant PASS")
     @MethodSource("crashRows")
     void crashOneOfThree(String row, Failpoint point) throws Exception {
         boolean compensating = point == Failpoint.AFTER_COMPENSATION_LUA;
         long activityId = openSale(compensating ? 1 : 300);
         AppProcess victim = APPS.getLast();
-        SaleClient.Response armed = new SaleClient(victim.url()).post("/api/v1/admin/failpoints/" + point.id(), admin(),
-                Map.of("action", "crash"));
+        SaleClient.Response armed = new SaleClient(victim.url())
+                .post("/api/v1/admin/failpoints/" + point.id(), admin(), Map.of("action", "crash"));
         assertThat(armed.status()).as(armed.body().toString()).isEqualTo(200);
         Set<String> queued = ConcurrentHashMap.newKeySet();
         SkuSlot slot = SkuSlot.single(activityId, 1);
@@ -207,8 +228,9 @@ class ThreeInstancesIT {
             }
             TimeUnit.MILLISECONDS.sleep(compensating ? 200 : 20);
         }
-        assertThat(victim.awaitExit(Duration.ofSeconds(30))).as(row + ": the instance halted at " + point.id() + " (see "
-                + victim.log() + ")").isEqualTo(137);
+        assertThat(victim.awaitExit(Duration.ofSeconds(30)))
+                .as(row + ": the instance halted at " + point.id() + " (see " + victim.log() + ")")
+                .isEqualTo(137);
         // the other two go on while it is down (and the first request may have been the one that halted it)
         for (int i = 0; i < 4; i++, user++) {
             SaleClient.Response r = reserveOn(APPS.get(i % 2), slot, user, compensating);
@@ -216,20 +238,29 @@ class ThreeInstancesIT {
             queued.add((String) r.body().get("reservation_id"));
         }
         victim.start();
-        Awaitility.await(row).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) "
-                    + "AND status IN ('ORDER_CREATED', 'CANCELLED', 'COMPENSATED', 'MANUAL_REVIEW')", Long.class,
-                    (Object) queued.toArray(String[]::new))).as("QUEUED reservations terminal").isEqualTo(queued.size());
-            Map<String, Object> inv = new SaleClient(APPS.getFirst().url()).get("/api/v1/admin/activities/" + activityId
-                    + "/invariants?quiet=true", admin()).body();
-            assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
-        });
+        Awaitility.await(row)
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(() -> {
+                    assertThat(jdbc.queryForObject(
+                                    "SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) "
+                                            + "AND status IN ('ORDER_CREATED', 'CANCELLED', 'COMPENSATED', 'MANUAL_REVIEW')",
+                                    Long.class,
+                                    (Object) queued.toArray(String[]::new)))
+                            .as("QUEUED reservations terminal")
+                            .isEqualTo(queued.size());
+                    Map<String, Object> inv = new SaleClient(APPS.getFirst().url())
+                            .get("/api/v1/admin/activities/" + activityId + "/invariants?quiet=true", admin())
+                            .body();
+                    assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
+                });
         assertThat(queued).isNotEmpty();
     }
 
     @Test
-    @DisplayName("1,000 concurrent reservations by one user with different request ids, spread over three instances: one "
-            + "202, one order, PostgreSQL stock down by one")
+    @DisplayName(
+            "1,000 concurrent reservations by one user with different request ids, spread over three instances: one "
+                    + "202, one order, PostgreSQL stock down by one")
     void oneUserThousandRequestsOverThreeInstances() throws Exception {
         long activityId = openSale(10);
         long user = activityId * 7;
@@ -240,7 +271,15 @@ class ThreeInstancesIT {
             for (int i = 0; i < 1_000; i++) {
                 SaleClient instance = new SaleClient(APPS.get(i % 3).url());
                 all.add(buyers.submit(() -> {
-                    statuses.merge(instance.reserve(token, activityId, 1, UUID.randomUUID().toString()).status(), 1, Integer::sum);
+                    statuses.merge(
+                            instance.reserve(
+                                            token,
+                                            activityId,
+                                            1,
+                                            UUID.randomUUID().toString())
+                                    .status(),
+                            1,
+                            Integer::sum);
                     return null;
                 }));
             }
@@ -249,16 +288,24 @@ class ThreeInstancesIT {
             }
         }
         assertThat(statuses).containsEntry(202, 1).containsEntry(409, 999);
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.queryForObject(
-                "SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = ?", Long.class, activityId, user) == 1);
-        assertThat(jdbc.queryForObject("SELECT available_stock FROM sku_inventory WHERE activity_id = ?", Integer.class,
-                activityId)).isEqualTo(9);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> jdbc.queryForObject(
+                                "SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = ?",
+                                Long.class,
+                                activityId,
+                                user)
+                        == 1);
+        assertThat(jdbc.queryForObject(
+                        "SELECT available_stock FROM sku_inventory WHERE activity_id = ?", Integer.class, activityId))
+                .isEqualTo(9);
         assertInvariantsPass(activityId);
     }
 
     @Test
-    @DisplayName("fault #4 on three instances: one message_id sent 10,000 times through the broker, consumed by the three: "
-            + "inbox 1, order 1, ledger 1, ORDER_CREATED 1")
+    @DisplayName(
+            "fault #4 on three instances: one message_id sent 10,000 times through the broker, consumed by the three: "
+                    + "inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandDuplicatesOverThreeConsumers() throws Exception {
         double before = metric(DUPLICATES);
         long activityId = openSale(5);
@@ -267,36 +314,55 @@ class ThreeInstancesIT {
         for (int i = 0; i < 10_000; i++) {
             producer.sendOneway(OrderRequestSender.message(REQUESTS, msg, i));
         }
-        Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(180))
+                .pollInterval(Duration.ofSeconds(1))
                 .until(() -> metric(DUPLICATES) - before >= 10_000);
-        assertThat(APPS.stream().filter(app -> metric(app, DUPLICATES) > 0).count()).as("instances that saw duplicates")
+        assertThat(APPS.stream().filter(app -> metric(app, DUPLICATES) > 0).count())
+                .as("instances that saw duplicates")
                 .isGreaterThan(1);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM consumer_inbox WHERE message_id = ?", Long.class, msg.messageId()))
+        assertThat(jdbc.queryForObject(
+                        "SELECT count(*) FROM consumer_inbox WHERE message_id = ?", Long.class, msg.messageId()))
                 .isEqualTo(1);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", Long.class, rid)).isEqualTo(1);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM inventory_ledger WHERE activity_id = ?", Long.class, activityId))
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", Long.class, rid))
                 .isEqualTo(1);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM event_outbox WHERE event_type = 'ORDER_CREATED' AND aggregate_id = "
-                + "(SELECT order_id FROM orders WHERE reservation_id = ?::uuid)", Long.class, rid)).isEqualTo(1);
+        assertThat(jdbc.queryForObject(
+                        "SELECT count(*) FROM inventory_ledger WHERE activity_id = ?", Long.class, activityId))
+                .isEqualTo(1);
+        assertThat(jdbc.queryForObject(
+                        "SELECT count(*) FROM event_outbox WHERE event_type = 'ORDER_CREATED' AND aggregate_id = "
+                                + "(SELECT order_id FROM orders WHERE reservation_id = ?::uuid)",
+                        Long.class,
+                        rid))
+                .isEqualTo(1);
         assertInvariantsPass(activityId);
     }
 
     @Test
-    @DisplayName("fault #19 on three instances: ORDER_CREATED delivered again 30 times (same event) to the three projections "
-            + "leaves the Redis projection and counters unchanged")
+    @DisplayName(
+            "fault #19 on three instances: ORDER_CREATED delivered again 30 times (same event) to the three projections "
+                    + "leaves the Redis projection and counters unchanged")
     void duplicateEventsOverThreeProjections() throws Exception {
         long activityId = openSale(3);
         String rid = reservedOn(2, activityId, activityId * 5);
         SkuSlot slot = SkuSlot.single(activityId, 1);
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "1".equals(redis.sync().hget(slot.counter(), "committed")));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> "1".equals(redis.sync().hget(slot.counter(), "committed")));
         Map<String, String> counters = redis.sync().hgetall(slot.counter());
-        String payload = jdbc.queryForObject("SELECT payload::text FROM event_outbox WHERE event_type = 'ORDER_CREATED' "
-                + "AND aggregate_id = (SELECT order_id FROM orders WHERE reservation_id = ?::uuid)", String.class, rid);
+        String payload = jdbc.queryForObject(
+                "SELECT payload::text FROM event_outbox WHERE event_type = 'ORDER_CREATED' "
+                        + "AND aggregate_id = (SELECT order_id FROM orders WHERE reservation_id = ?::uuid)",
+                String.class,
+                rid);
         double before = metric(ALREADY_PROJECTED);
         for (int i = 0; i < 30; i++) {
-            producer.send(new Message(EVENTS, OutboxEvent.ORDER_CREATED, rid, payload.getBytes(StandardCharsets.UTF_8)));
+            producer.send(
+                    new Message(EVENTS, OutboxEvent.ORDER_CREATED, rid, payload.getBytes(StandardCharsets.UTF_8)));
         }
-        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> metric(ALREADY_PROJECTED) - before >= 30);
         assertThat(redis.sync().hgetall(slot.counter())).isEqualTo(counters);
         assertThat(redis.sync().hget(slot.reservation(rid), "status")).isEqualTo("ORDER_CREATED");
@@ -304,8 +370,9 @@ class ThreeInstancesIT {
     }
 
     @Test
-    @DisplayName("fault #2 on three instances: the broker killed (kill -9) mid-sale and restarted on its store: every QUEUED "
-            + "reservation made on any instance becomes an order")
+    @DisplayName(
+            "fault #2 on three instances: the broker killed (kill -9) mid-sale and restarted on its store: every QUEUED "
+                    + "reservation made on any instance becomes an order")
     void brokerKilledUnderThreeInstances() throws Exception {
         long activityId = openSale(300);
         Set<String> queued = ConcurrentHashMap.newKeySet();
@@ -322,9 +389,15 @@ class ThreeInstancesIT {
             TestEngines.get().broker().start();
         }
         assertThat(queued).hasSizeGreaterThan(30);
-        Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> assertThat(
-                jdbc.queryForObject("SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) AND status "
-                        + "= 'ORDER_CREATED'", Long.class, (Object) queued.toArray(String[]::new))).isEqualTo(queued.size()));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(180))
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(() -> assertThat(jdbc.queryForObject(
+                                "SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) AND status "
+                                        + "= 'ORDER_CREATED'",
+                                Long.class,
+                                (Object) queued.toArray(String[]::new)))
+                        .isEqualTo(queued.size()));
         assertInvariantsPass(activityId);
     }
 
@@ -337,19 +410,27 @@ class ThreeInstancesIT {
     }
 
     private static void reserveOn(int instance, long activityId, long user, Set<String> queued) throws Exception {
-        SaleClient.Response r = new SaleClient(APPS.get(instance).url()).reserve(Tokens.user(IntegrationTest.USER_SECRET, user,
-                Duration.ofMinutes(10)), activityId, 1, UUID.randomUUID().toString());
+        SaleClient.Response r = new SaleClient(APPS.get(instance).url())
+                .reserve(
+                        Tokens.user(IntegrationTest.USER_SECRET, user, Duration.ofMinutes(10)),
+                        activityId,
+                        1,
+                        UUID.randomUUID().toString());
         if (r.status() == 202) {
             queued.add((String) r.body().get("reservation_id"));
         }
     }
 
     private static void assertInvariantsPass(long activityId) {
-        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            Map<String, Object> inv = new SaleClient(APPS.getFirst().url()).get("/api/v1/admin/activities/" + activityId
-                    + "/invariants?quiet=true", admin()).body();
-            assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
-        });
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(() -> {
+                    Map<String, Object> inv = new SaleClient(APPS.getFirst().url())
+                            .get("/api/v1/admin/activities/" + activityId + "/invariants?quiet=true", admin())
+                            .body();
+                    assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
+                });
     }
 
     /** A one-SKU sale created on the first instance and opened on the second. */
@@ -357,14 +438,32 @@ class ThreeInstancesIT {
         long activityId = Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000_000L) + 1;
         SaleClient first = new SaleClient(APPS.getFirst().url());
         Instant now = Instant.now();
-        SaleClient.Response created = first.post("/api/v1/admin/activities", admin(), Map.of("activity_id", activityId,
-                "name", "three instances", "starts_at", now.minusSeconds(5).toString(), "ends_at", now.plusSeconds(3600)
-                        .toString(), "business_deadline_seconds", 300, "payment_timeout_seconds", 900,
-                "skus", List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock))));
+        SaleClient.Response created = first.post(
+                "/api/v1/admin/activities",
+                admin(),
+                Map.of(
+                        "activity_id",
+                        activityId,
+                        "name",
+                        "three instances",
+                        "starts_at",
+                        now.minusSeconds(5).toString(),
+                        "ends_at",
+                        now.plusSeconds(3600).toString(),
+                        "business_deadline_seconds",
+                        300,
+                        "payment_timeout_seconds",
+                        900,
+                        "skus",
+                        List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock))));
         assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
-        assertThat(first.post("/api/v1/admin/activities/" + activityId + "/warm", admin(), null).status()).isEqualTo(200);
-        assertThat(new SaleClient(APPS.get(1).url()).post("/api/v1/admin/activities/" + activityId + "/open", admin(), null)
-                .status()).isEqualTo(200);
+        assertThat(first.post("/api/v1/admin/activities/" + activityId + "/warm", admin(), null)
+                        .status())
+                .isEqualTo(200);
+        assertThat(new SaleClient(APPS.get(1).url())
+                        .post("/api/v1/admin/activities/" + activityId + "/open", admin(), null)
+                        .status())
+                .isEqualTo(200);
         return activityId;
     }
 

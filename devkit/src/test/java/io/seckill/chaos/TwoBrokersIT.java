@@ -2,6 +2,11 @@ package io.seckill.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.engines.BrokerProcess;
+import io.seckill.redis.SkuSlot;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestEngines;
+import io.seckill.worker.RoleLifecycle;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -24,12 +28,6 @@ import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfiguration;
-
-import io.seckill.engines.BrokerProcess;
-import io.seckill.redis.SkuSlot;
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.TestEngines;
-import io.seckill.worker.RoleLifecycle;
 
 /**
  * A RocketMQ cluster of two brokers (two broker names, one NameServer): the order-request and event
@@ -55,18 +53,30 @@ class TwoBrokersIT extends IntegrationTest {
         public void initialize(ConfigurableApplicationContext app) {
             try {
                 if (brokerB == null) {
-                    brokerB = BrokerProcess.joining(Files.createTempDirectory("seckill-broker-b"),
-                            BrokerProcess.locateBrokerHome(), BrokerProcess.SHORT_DELAY_LEVELS, "seckill-broker-b",
+                    brokerB = BrokerProcess.joining(
+                            Files.createTempDirectory("seckill-broker-b"),
+                            BrokerProcess.locateBrokerHome(),
+                            BrokerProcess.SHORT_DELAY_LEVELS,
+                            "seckill-broker-b",
                             TestEngines.get().broker().namesrvAddress());
                     brokerB.start();
                 }
             } catch (Exception e) {
                 throw new IllegalStateException("cannot start the second broker", e);
             }
-            app.getEnvironment().getPropertySources().addFirst(new MapPropertySource("two-brokers", Map.of(
-                    "seckill.mq.order-request-topic", REQUESTS, "seckill.mq.order-event-topic", EVENTS,
-                    "seckill.mq.order-consumer-group", "seckill-order-consumer-two-brokers",
-                    "seckill.mq.projection-group", "seckill-projection-two-brokers")));
+            app.getEnvironment()
+                    .getPropertySources()
+                    .addFirst(new MapPropertySource(
+                            "two-brokers",
+                            Map.of(
+                                    "seckill.mq.order-request-topic",
+                                    REQUESTS,
+                                    "seckill.mq.order-event-topic",
+                                    EVENTS,
+                                    "seckill.mq.order-consumer-group",
+                                    "seckill-order-consumer-two-brokers",
+                                    "seckill.mq.projection-group",
+                                    "seckill-projection-two-brokers")));
         }
     }
 
@@ -81,14 +91,16 @@ class TwoBrokersIT extends IntegrationTest {
     @DisplayName("the order-request and event topics have writable queues on both brokers")
     void topicsOnBothBrokers() throws Exception {
         for (String topic : List.of(REQUESTS, EVENTS)) {
-            assertThat(brokers(producer.fetchPublishMessageQueues(topic))).as(topic)
+            assertThat(brokers(producer.fetchPublishMessageQueues(topic)))
+                    .as(topic)
                     .containsExactly("seckill-broker-a", "seckill-broker-b");
         }
     }
 
     @Test
-    @DisplayName("fault #2 on a two-broker cluster: broker b killed (kill -9) holding unconsumed order requests; sales go on "
-            + "through broker a, and after b's restart on its store every QUEUED reservation becomes one order")
+    @DisplayName(
+            "fault #2 on a two-broker cluster: broker b killed (kill -9) holding unconsumed order requests; sales go on "
+                    + "through broker a, and after b's restart on its store every QUEUED reservation becomes one order")
     void brokerKilledWithMessagesOnIt() throws Exception {
         long activityId = openSale(400);
         RoleLifecycle consumer = context.getBean("orderConsumer", RoleLifecycle.class);
@@ -99,31 +111,44 @@ class TwoBrokersIT extends IntegrationTest {
             for (int u = 1; u <= 120; u++) {
                 assertThat(reserve(u, activityId, 1).status()).isEqualTo(202);
             }
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> redis.sync().zcard(slot.sendDue()) == 0);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> redis.sync().zcard(slot.sendDue()) == 0);
             brokerB.kill();
         } finally {
             consumer.start();
         }
         // what broker a holds is consumed; what broker b holds waits for it
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> orders(activityId) > 0);
-        Awaitility.await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).until(() -> orders(activityId) < 120);
+        Awaitility.await()
+                .during(Duration.ofSeconds(5))
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> orders(activityId) < 120);
         long whileDown = orders(activityId);
         log.info("two_brokers.b_down orders={} of 120", whileDown);
         assertThat(whileDown).as("orders created from broker a's queues alone").isBetween(1L, 119L);
 
         // new buyers while b is down: their requests go to a and become orders now
         for (int u = 121; u <= 180; u++) {
-            assertThat(reserve(u, activityId, 1).status()).as("admission while broker b is down").isEqualTo(202);
+            assertThat(reserve(u, activityId, 1).status())
+                    .as("admission while broker b is down")
+                    .isEqualTo(202);
         }
-        Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() -> count(
-                "SELECT count(*) FROM orders WHERE activity_id = ? AND user_id > 120", activityId) == 60);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() ->
+                        count("SELECT count(*) FROM orders WHERE activity_id = ? AND user_id > 120", activityId) == 60);
         assertThat(orders(activityId)).as("broker b's requests still wait").isLessThan(180);
 
         brokerB.start();
-        Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(180))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> orders(activityId) == 180);
         awaitSettled(activityId, 180);
-        assertThat(count("SELECT count(DISTINCT user_id) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(180);
+        assertThat(count("SELECT count(DISTINCT user_id) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(180);
         assertInvariants(activityId, true);
     }
 

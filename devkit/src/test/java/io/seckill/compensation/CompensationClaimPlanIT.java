@@ -1,14 +1,11 @@
 package io.seckill.compensation;
 
-import java.util.List;
-import java.util.UUID;
-
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-
 import io.seckill.support.ClaimPlans;
 import io.seckill.support.IntegrationTest;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The compensation worker's claim costs its batch, not the task table: the same claim as the outbox
@@ -19,8 +16,9 @@ class CompensationClaimPlanIT extends IntegrationTest {
     private static final int BATCH = 100;
 
     @Test
-    @DisplayName("a claim of 100 from an analyzed task table of 40,000 verified and 10,000 waiting tasks reads at most 200 "
-            + "rows in any scan; it takes the expired leases first, no live lease, then the oldest waiting tasks")
+    @DisplayName(
+            "a claim of 100 from an analyzed task table of 40,000 verified and 10,000 waiting tasks reads at most 200 "
+                    + "rows in any scan; it takes the expired leases first, no live lease, then the oldest waiting tasks")
     void claimReadsItsBatch() {
         ClaimPlans plans = new ClaimPlans(jdbc, tx);
         plans.inCopyOf("compensation_task", table -> {
@@ -28,8 +26,13 @@ class CompensationClaimPlanIT extends IntegrationTest {
             List<UUID> expired = fill(table, "CLAIMED", 30, "-1 minute");
             List<UUID> live = fill(table, "CLAIMED", 30, "1 minute");
             List<UUID> waiting = fill(table, "PENDING", 10_000, null);
-            plans.assertClaimsItsBatch(table, CompensationTaskRepository.CLAIM_DUE.replace("compensation_task", table), BATCH,
-                    expired, live, waiting);
+            plans.assertClaimsItsBatch(
+                    table,
+                    CompensationTaskRepository.CLAIM_DUE.replace("compensation_task", table),
+                    BATCH,
+                    expired,
+                    live,
+                    waiting);
         });
     }
 

@@ -2,6 +2,10 @@ package io.seckill.compensation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.redis.LuaScript;
+import io.seckill.redis.SkuSlot;
+import io.seckill.retry.Backoff;
+import io.seckill.support.IntegrationTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,17 +14,10 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.failpoint.Failpoint;
-import io.seckill.redis.LuaScript;
-import io.seckill.redis.SkuSlot;
-import io.seckill.retry.Backoff;
-import io.seckill.support.IntegrationTest;
 
 /** DESIGN.md §7.5, 9.6, 9.7, 13.1, 13.2: a rejected reservation's unit returns to Redis exactly once. */
 class CompensationIT extends IntegrationTest {
@@ -29,11 +26,11 @@ class CompensationIT extends IntegrationTest {
 
     @Autowired
     CompensationWorker worker;
+
     @Autowired
     CompensationTaskRepository tasks;
 
-    record Rejected(long activityId, UUID reservationId, UUID taskId, SkuSlot slot) {
-    }
+    record Rejected(long activityId, UUID reservationId, UUID taskId, SkuSlot slot) {}
 
     /** Stock 1 in PostgreSQL, 2 in Redis: two buyers are admitted, PostgreSQL rejects one. */
     private Rejected rejectedReservation() throws Exception {
@@ -43,20 +40,30 @@ class CompensationIT extends IntegrationTest {
         redis.sync().hset(slot.counter(), "initial", "2");
         assertThat(reserve(1, activityId, 1).status()).isEqualTo(202);
         assertThat(reserve(2, activityId, 1).status()).isEqualTo(202);
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
-                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'", activityId) == 2);
-        UUID rid = jdbc.queryForObject("SELECT reservation_id FROM inventory_reservation WHERE activity_id = ? "
-                + "AND status = 'ORDER_REJECTED'", UUID.class, activityId);
-        UUID task = jdbc.queryForObject("SELECT task_id FROM compensation_task WHERE reservation_id = ?", UUID.class, rid);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> count(
+                                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'",
+                                activityId)
+                        == 2);
+        UUID rid = jdbc.queryForObject(
+                "SELECT reservation_id FROM inventory_reservation WHERE activity_id = ? "
+                        + "AND status = 'ORDER_REJECTED'",
+                UUID.class,
+                activityId);
+        UUID task =
+                jdbc.queryForObject("SELECT task_id FROM compensation_task WHERE reservation_id = ?", UUID.class, rid);
         assertThat(redis.sync().get(slot.stock())).isEqualTo("0");
         return new Rejected(activityId, rid, task, slot);
     }
 
     @Test
-    @DisplayName("fault #11: the same compensation run 10,000 times concurrently: Redis stock +1 exactly once, one marker, task APPLIED")
+    @DisplayName(
+            "fault #11: the same compensation run 10,000 times concurrently: Redis stock +1 exactly once, one marker, task APPLIED")
     void tenThousandConcurrentRuns() throws Exception {
         Rejected r = rejectedReservation();
-        CompensationTaskRepository.Claimed claimed = tasks.claim(r.taskId(), "owner-x", Duration.ofMinutes(5)).orElseThrow();
+        CompensationTaskRepository.Claimed claimed =
+                tasks.claim(r.taskId(), "owner-x", Duration.ofMinutes(5)).orElseThrow();
         try (ExecutorService pool = Executors.newFixedThreadPool(32)) {
             List<Future<?>> fs = new ArrayList<>();
             for (int i = 0; i < 10_000; i++) {
@@ -77,17 +84,24 @@ class CompensationIT extends IntegrationTest {
         worker.apply(t.stale(), "owner-a");
         Rejected r = t.rejected();
         assertCompensatedOnce(r);
-        assertThat(tasks.markRetry(r.taskId(), "owner-a", new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)), "late")).isFalse();
+        assertThat(tasks.markRetry(
+                        r.taskId(), "owner-a", new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)), "late"))
+                .isFalse();
         assertThat(tasks.markManual(r.taskId(), "owner-a", "X", "late")).isFalse();
     }
 
     @Test
-    @DisplayName("fault #12: a stale holder racing the new owner mid-step (its CAS and Lua run first) still restores once")
+    @DisplayName(
+            "fault #12: a stale holder racing the new owner mid-step (its CAS and Lua run first) still restores once")
     void staleHolderRunsFirst() throws Exception {
         Takeover t = takeover(rejectedReservation());
         worker.apply(t.stale(), "owner-a");
-        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class,
-                t.rejected().taskId())).as("the stale holder cannot settle the task").isEqualTo("CLAIMED");
+        assertThat(jdbc.queryForObject(
+                        "SELECT status FROM compensation_task WHERE task_id = ?",
+                        String.class,
+                        t.rejected().taskId()))
+                .as("the stale holder cannot settle the task")
+                .isEqualTo("CLAIMED");
         worker.apply(t.fresh(), "owner-b");
         assertCompensatedOnce(t.rejected());
     }
@@ -97,29 +111,34 @@ class CompensationIT extends IntegrationTest {
     void resumeAfterCrashBetweenCasAndLua() throws Exception {
         Rejected r = rejectedReservation();
         tasks.claim(r.taskId(), "owner-dead", Duration.ofMinutes(5)).orElseThrow();
-        jdbc.update("UPDATE inventory_reservation SET status = 'COMPENSATING' WHERE reservation_id = ?", r.reservationId());
-        jdbc.update("UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
+        jdbc.update(
+                "UPDATE inventory_reservation SET status = 'COMPENSATING' WHERE reservation_id = ?", r.reservationId());
+        jdbc.update(
+                "UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
                 r.taskId());
         worker.runOnce("owner-next");
         assertCompensatedOnce(r);
     }
 
     @Test
-    @DisplayName("fault #12: the worker dies after the Lua restored the unit, before PostgreSQL -> the retry finds the marker, restores nothing twice")
+    @DisplayName(
+            "fault #12: the worker dies after the Lua restored the unit, before PostgreSQL -> the retry finds the marker, restores nothing twice")
     void crashAfterCompensationLua() throws Exception {
         Rejected r = rejectedReservation();
         io.seckill.failpoint.Failpoints.arm(io.seckill.failpoint.Failpoint.AFTER_COMPENSATION_LUA, "throw*1");
         try {
             Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
                 worker.runOnce("owner-crashy");
-                assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class,
-                        r.taskId())).isEqualTo("APPLIED");
+                assertThat(jdbc.queryForObject(
+                                "SELECT status FROM compensation_task WHERE task_id = ?", String.class, r.taskId()))
+                        .isEqualTo("APPLIED");
             });
         } finally {
             io.seckill.failpoint.Failpoints.disarmAll();
         }
-        assertThat(jdbc.queryForObject("SELECT last_result FROM compensation_task WHERE task_id = ?", String.class,
-                r.taskId())).isEqualTo("ALREADY_COMPENSATED");
+        assertThat(jdbc.queryForObject(
+                        "SELECT last_result FROM compensation_task WHERE task_id = ?", String.class, r.taskId()))
+                .isEqualTo("ALREADY_COMPENSATED");
         assertCompensatedOnce(r);
     }
 
@@ -128,22 +147,32 @@ class CompensationIT extends IntegrationTest {
     void redisLostTheReservation() throws Exception {
         Rejected r = rejectedReservation();
         redis.sync().del(r.slot().reservation(r.reservationId().toString()));
-        CompensationTaskRepository.Claimed claimed = tasks.claim(r.taskId(), "owner-m", Duration.ofMinutes(5)).orElseThrow();
+        CompensationTaskRepository.Claimed claimed =
+                tasks.claim(r.taskId(), "owner-m", Duration.ofMinutes(5)).orElseThrow();
         worker.apply(claimed, "owner-m");
         assertThat(redis.sync().get(r.slot().stock())).isEqualTo("0");
         assertThat(jdbc.queryForMap("SELECT status, last_result FROM compensation_task WHERE task_id = ?", r.taskId()))
-                .containsEntry("status", "MANUAL").containsEntry("last_result", "RESERVATION_MISSING");
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
-                + "'COMPENSATION_RESERVATION_MISSING'", r.reservationId().toString())).isEqualTo(1);
-        assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
-                r.reservationId())).as("DESIGN.md, States: given up -> MANUAL_REVIEW").isEqualTo("MANUAL_REVIEW");
+                .containsEntry("status", "MANUAL")
+                .containsEntry("last_result", "RESERVATION_MISSING");
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
+                                + "'COMPENSATION_RESERVATION_MISSING'",
+                        r.reservationId().toString()))
+                .isEqualTo(1);
+        assertThat(jdbc.queryForObject(
+                        "SELECT status FROM inventory_reservation WHERE reservation_id = ?",
+                        String.class,
+                        r.reservationId()))
+                .as("DESIGN.md, States: given up -> MANUAL_REVIEW")
+                .isEqualTo("MANUAL_REVIEW");
         assertThat(worker.runOnce("owner-n")).as("a MANUAL task is left alone").isZero();
         assertThat(redis.sync().get(r.slot().stock())).isEqualTo("0");
     }
 
     @Test
-    @DisplayName("a poison task beside healthy ones: a Redis error is retried (never MANUAL), alerted past the bound, and "
-            + "finishes once it heals; a task for an unknown reservation goes MANUAL with an anomaly; the healthy one finishes")
+    @DisplayName(
+            "a poison task beside healthy ones: a Redis error is retried (never MANUAL), alerted past the bound, and "
+                    + "finishes once it heals; a task for an unknown reservation goes MANUAL with an anomaly; the healthy one finishes")
     void poisonTasksBesideHealthyOnes() throws Exception {
         Rejected poison = rejectedReservation();
         Rejected healthy = rejectedReservation();
@@ -159,62 +188,91 @@ class CompensationIT extends IntegrationTest {
 
         assertThat(status(healthy.reservationId())).isEqualTo("COMPENSATED");
         assertThat(redis.sync().get(healthy.slot().stock())).isEqualTo("1");
-        assertThat(jdbc.queryForMap("SELECT status, last_error FROM compensation_task WHERE task_id = ?", poison.taskId()))
-                .containsEntry("status", "RETRY").hasEntrySatisfying("last_error", e -> assertThat(e.toString()).contains("WRONGTYPE"));
+        assertThat(jdbc.queryForMap(
+                        "SELECT status, last_error FROM compensation_task WHERE task_id = ?", poison.taskId()))
+                .containsEntry("status", "RETRY")
+                .hasEntrySatisfying("last_error", e -> assertThat(e.toString()).contains("WRONGTYPE"));
         assertThat(status(poison.reservationId())).as("transient: not frozen").isEqualTo("COMPENSATING");
-        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class, unknownTask))
+        assertThat(jdbc.queryForObject(
+                        "SELECT status FROM compensation_task WHERE task_id = ?", String.class, unknownTask))
                 .isEqualTo("MANUAL");
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
-                + "'COMPENSATION_RESERVATION_UNKNOWN' AND status = 'OPEN'", unknownReservation.toString())).isEqualTo(1);
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
+                                + "'COMPENSATION_RESERVATION_UNKNOWN' AND status = 'OPEN'",
+                        unknownReservation.toString()))
+                .isEqualTo(1);
 
         // the second failed attempt crosses the bound (2 in the tests): an anomaly an alert can use, still RETRY
-        jdbc.update("UPDATE compensation_task SET next_retry_at = clock_timestamp() WHERE task_id = ?", poison.taskId());
+        jdbc.update(
+                "UPDATE compensation_task SET next_retry_at = clock_timestamp() WHERE task_id = ?", poison.taskId());
         worker.runOnce("owner-p");
-        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class, poison.taskId()))
+        assertThat(jdbc.queryForObject(
+                        "SELECT status FROM compensation_task WHERE task_id = ?", String.class, poison.taskId()))
                 .isEqualTo("RETRY");
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
-                + "'COMPENSATION_STALLED' AND status = 'OPEN'", poison.reservationId().toString())).isEqualTo(1);
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
+                                + "'COMPENSATION_STALLED' AND status = 'OPEN'",
+                        poison.reservationId().toString()))
+                .isEqualTo(1);
         assertThat(client().getText("/actuator/prometheus"))
                 .contains("work_stalled_total{type=\"COMPENSATION_STALLED\",worker=\"compensation\"}");
 
         // Redis heals: the task finishes, the unit returns once
         redis.sync().del(poisonKey);
         redis.sync().hset(poisonKey, saved);
-        jdbc.update("UPDATE compensation_task SET next_retry_at = clock_timestamp() WHERE task_id = ?", poison.taskId());
+        jdbc.update(
+                "UPDATE compensation_task SET next_retry_at = clock_timestamp() WHERE task_id = ?", poison.taskId());
         worker.runOnce("owner-p");
         assertCompensatedOnce(poison);
     }
 
     private String status(UUID reservationId) {
-        return jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
-                reservationId);
+        return jdbc.queryForObject(
+                "SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class, reservationId);
     }
 
     @Test
-    @DisplayName("fault #10: the compensation event's send fails (its relay died mid-send): the durable task still restores "
-            + "the unit once, and the event is re-claimed and sent after the lease")
+    @DisplayName(
+            "fault #10: the compensation event's send fails (its relay died mid-send): the durable task still restores "
+                    + "the unit once, and the event is re-claimed and sent after the lease")
     void compensationEventSendFails() throws Exception {
         Rejected r = rejectedReservation();
-        UUID event = jdbc.queryForObject("SELECT event_id FROM event_outbox WHERE aggregate_id = ? "
-                + "AND event_type = 'RESERVATION_COMPENSATE_REQUIRED'", UUID.class, r.reservationId());
+        UUID event = jdbc.queryForObject(
+                "SELECT event_id FROM event_outbox WHERE aggregate_id = ? "
+                        + "AND event_type = 'RESERVATION_COMPENSATE_REQUIRED'",
+                UUID.class,
+                r.reservationId());
         // the relay that had claimed the event is gone before the broker answered: SENDING under its lease, never SENT
-        jdbc.update("UPDATE event_outbox SET status = 'SENDING', sent_at = NULL, lease_owner = 'relay-died-mid-send', "
-                + "lease_until = clock_timestamp() + interval '3 seconds', last_error = NULL WHERE event_id = ?", event);
-        int attemptsBefore = jdbc.queryForObject("SELECT attempt_count FROM event_outbox WHERE event_id = ?", Integer.class, event);
+        jdbc.update(
+                "UPDATE event_outbox SET status = 'SENDING', sent_at = NULL, lease_owner = 'relay-died-mid-send', "
+                        + "lease_until = clock_timestamp() + interval '3 seconds', last_error = NULL WHERE event_id = ?",
+                event);
+        int attemptsBefore =
+                jdbc.queryForObject("SELECT attempt_count FROM event_outbox WHERE event_id = ?", Integer.class, event);
 
-        assertThat(redis.sync().get(r.slot().stock())).as("nothing restored the unit yet").isEqualTo("0");
+        assertThat(redis.sync().get(r.slot().stock()))
+                .as("nothing restored the unit yet")
+                .isEqualTo("0");
         Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             worker.runOnce("owner-10");
-            assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
-                    r.reservationId())).isEqualTo("COMPENSATED");
+            assertThat(jdbc.queryForObject(
+                            "SELECT status FROM inventory_reservation WHERE reservation_id = ?",
+                            String.class,
+                            r.reservationId()))
+                    .isEqualTo("COMPENSATED");
         });
         assertCompensatedOnce(r);
         assertThat(jdbc.queryForObject("SELECT status FROM event_outbox WHERE event_id = ?", String.class, event))
-                .as("the relay's lease still holds").isEqualTo("SENDING");
+                .as("the relay's lease still holds")
+                .isEqualTo("SENDING");
 
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(jdbc.queryForObject(
-                "SELECT status FROM event_outbox WHERE event_id = ?", String.class, event)));
-        assertThat(jdbc.queryForObject("SELECT attempt_count FROM event_outbox WHERE event_id = ?", Integer.class, event))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> "SENT"
+                        .equals(jdbc.queryForObject(
+                                "SELECT status FROM event_outbox WHERE event_id = ?", String.class, event)));
+        assertThat(jdbc.queryForObject(
+                        "SELECT attempt_count FROM event_outbox WHERE event_id = ?", Integer.class, event))
                 .isGreaterThan(attemptsBefore);
         worker.runOnce("owner-10-again");
         assertCompensatedOnce(r);
@@ -223,13 +281,17 @@ class CompensationIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("fault #8 end to end: the worker compensates every rejected reservation; conservation holds in both systems")
+    @DisplayName(
+            "fault #8 end to end: the worker compensates every rejected reservation; conservation holds in both systems")
     void workerDrainsRejections() throws Exception {
         Rejected r = rejectedReservation();
         Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             worker.runOnce("owner-loop");
-            assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
-                    r.reservationId())).isEqualTo("COMPENSATED");
+            assertThat(jdbc.queryForObject(
+                            "SELECT status FROM inventory_reservation WHERE reservation_id = ?",
+                            String.class,
+                            r.reservationId()))
+                    .isEqualTo("COMPENSATED");
         });
         assertCompensatedOnce(r);
         awaitSettled(r.activityId(), 2);
@@ -306,23 +368,36 @@ class CompensationIT extends IntegrationTest {
     private void assertCompensatedOnce(Rejected r) {
         assertThat(redis.sync().get(r.slot().stock())).isEqualTo("1");
         assertThat(redis.sync().hget(r.slot().counter(), "open_reserved")).isIn("0", "1");
-        assertThat(redis.sync().get(r.slot().compensationMarker(r.reservationId().toString()))).isEqualTo(r.taskId().toString());
-        assertThat(redis.sync().hget(r.slot().reservation(r.reservationId().toString()), "status")).isEqualTo("COMPENSATED");
-        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE task_id = ?", String.class, r.taskId()))
+        assertThat(redis.sync()
+                        .get(r.slot().compensationMarker(r.reservationId().toString())))
+                .isEqualTo(r.taskId().toString());
+        assertThat(redis.sync().hget(r.slot().reservation(r.reservationId().toString()), "status"))
+                .isEqualTo("COMPENSATED");
+        assertThat(jdbc.queryForObject(
+                        "SELECT status FROM compensation_task WHERE task_id = ?", String.class, r.taskId()))
                 .isEqualTo("APPLIED");
-        assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
-                r.reservationId())).isEqualTo("COMPENSATED");
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", r.activityId())).isEqualTo(1);
+        assertThat(jdbc.queryForObject(
+                        "SELECT status FROM inventory_reservation WHERE reservation_id = ?",
+                        String.class,
+                        r.reservationId()))
+                .isEqualTo("COMPENSATED");
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", r.activityId()))
+                .isEqualTo(1);
     }
 
     /** Two claims of one task: owner-a's lease expired, then owner-b claimed it. */
-    record Takeover(Rejected rejected, CompensationTaskRepository.Claimed stale, CompensationTaskRepository.Claimed fresh) {
-    }
+    record Takeover(
+            Rejected rejected, CompensationTaskRepository.Claimed stale, CompensationTaskRepository.Claimed fresh) {}
 
     private Takeover takeover(Rejected r) {
-        CompensationTaskRepository.Claimed stale = tasks.claim(r.taskId(), "owner-a", Duration.ofMinutes(5)).orElseThrow();
-        jdbc.update("UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
+        CompensationTaskRepository.Claimed stale =
+                tasks.claim(r.taskId(), "owner-a", Duration.ofMinutes(5)).orElseThrow();
+        jdbc.update(
+                "UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",
                 r.taskId());
-        return new Takeover(r, stale, tasks.claim(r.taskId(), "owner-b", Duration.ofMinutes(5)).orElseThrow());
+        return new Takeover(
+                r,
+                stale,
+                tasks.claim(r.taskId(), "owner-b", Duration.ofMinutes(5)).orElseThrow());
     }
 }

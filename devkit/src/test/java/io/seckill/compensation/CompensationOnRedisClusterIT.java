@@ -4,5 +4,4 @@ import io.seckill.support.OnRedisCluster;
 
 /** {@link CompensationIT} on a Redis Cluster (three masters, a replica each): every script call stays within one slot. */
 @OnRedisCluster
-class CompensationOnRedisClusterIT extends CompensationIT {
-}
+class CompensationOnRedisClusterIT extends CompensationIT {}

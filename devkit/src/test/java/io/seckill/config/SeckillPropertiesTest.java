@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import java.time.Duration;
-import java.util.Map;
-
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import io.seckill.retry.Backoff;
 import io.seckill.support.BoundProperties;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 class SeckillPropertiesTest {
 
@@ -21,52 +19,89 @@ class SeckillPropertiesTest {
         assertThatThrownBy(() -> new SeckillProperties.Jwt("short", "x".repeat(40), null, null, Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.jwt.user-secret");
         String s = "s".repeat(40);
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s, null, null, Duration.ofSeconds(30))).hasMessageStartingWith("seckill.jwt.admin-secret");
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s, null, null, Duration.ofSeconds(30)))
+                .hasMessageStartingWith("seckill.jwt.admin-secret");
         assertThatThrownBy(() -> new SeckillProperties.Ids(Map.of(1, "too-short")))
                 .hasMessageStartingWith("seckill.ids.keys[1]");
         assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(0, 4, Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.order-consumer.batch-size");
         assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(50, 0, Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.order-consumer.threads");
-        assertThatThrownBy(() -> new SeckillProperties.Outbox(0, Duration.ofSeconds(30), Duration.ofMillis(500),
-                Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50), 2))
+        assertThatThrownBy(() -> new SeckillProperties.Outbox(
+                        0,
+                        Duration.ofSeconds(30),
+                        Duration.ofMillis(500),
+                        Duration.ofSeconds(60),
+                        Duration.ofHours(24),
+                        Duration.ofMillis(50),
+                        2))
                 .hasMessageStartingWith("seckill.outbox.batch-size");
-        assertThatThrownBy(() -> new SeckillProperties.Outbox(200, Duration.ofSeconds(30), Duration.ofMillis(500),
-                Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofMillis(50), 0))
+        assertThatThrownBy(() -> new SeckillProperties.Outbox(
+                        200,
+                        Duration.ofSeconds(30),
+                        Duration.ofMillis(500),
+                        Duration.ofSeconds(60),
+                        Duration.ofHours(24),
+                        Duration.ofMillis(50),
+                        0))
                 .hasMessageStartingWith("seckill.outbox.threads");
-        assertThatThrownBy(() -> new SeckillProperties(java.util.Set.of("api", "cook"), "redis://x", null, new SeckillProperties.Ids(
-                Map.of(1, s)), new SeckillProperties.Jwt(s, s + "x", null, null, Duration.ofSeconds(30)), null, null, null, null, null, null, null, null))
+        assertThatThrownBy(() -> new SeckillProperties(
+                        java.util.Set.of("api", "cook"),
+                        "redis://x",
+                        null,
+                        new SeckillProperties.Ids(Map.of(1, s)),
+                        new SeckillProperties.Jwt(s, s + "x", null, null, Duration.ofSeconds(30)),
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null))
                 .hasMessageStartingWith("seckill.roles");
         assertThatThrownBy(() -> payment("short", Duration.ofSeconds(3), Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.payment.callback-secret");
         assertThatThrownBy(() -> payment(s, Duration.ofSeconds(3), Duration.ofSeconds(5)))
                 .hasMessageStartingWith("seckill.payment.lease");
-        assertThat(payment(null, Duration.ofSeconds(3), Duration.ofSeconds(9)).callbackSecret()).isNull();
-        assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofMinutes(5),
-                Duration.ofHours(1)))
+        assertThat(payment(null, Duration.ofSeconds(3), Duration.ofSeconds(9)).callbackSecret())
+                .isNull();
+        assertThatThrownBy(() -> new SeckillProperties.Statement(
+                        Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofMinutes(5), Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.payment.statement.lookback");
-        assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofMillis(10), Duration.ZERO, Duration.ofHours(1),
-                Duration.ofHours(1)))
+        assertThatThrownBy(() -> new SeckillProperties.Statement(
+                        Duration.ofMillis(10), Duration.ZERO, Duration.ofHours(1), Duration.ofHours(1)))
                 .hasMessageStartingWith("seckill.payment.statement.interval");
-        assertThatThrownBy(() -> new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ZERO, Duration.ofHours(1),
-                Duration.ofSeconds(10))).hasMessageStartingWith("seckill.payment.statement.reread-every");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), -1, 10, -1, 32, null, Duration.ZERO, Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Statement(
+                        Duration.ofSeconds(60), Duration.ZERO, Duration.ofHours(1), Duration.ofSeconds(10)))
+                .hasMessageStartingWith("seckill.payment.statement.reread-every");
+        assertThatThrownBy(() -> new SeckillProperties.Admission(
+                        Duration.ofSeconds(15), -1, 10, -1, 32, null, Duration.ZERO, Duration.ZERO))
                 .hasMessageStartingWith("seckill.admission.max-per-second");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofMillis(10), 0, 10, -1, 32, null, Duration.ZERO, Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(
+                        Duration.ofMillis(10), 0, 10, -1, 32, null, Duration.ZERO, Duration.ZERO))
                 .hasMessageStartingWith("seckill.admission.max-unsent-age");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(2), Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Admission(
+                        Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(2), Duration.ZERO))
                 .hasMessage("seckill.admission.max-order-backlog-age: must be 0s (off) or at least 5s, got PT2S");
-        assertThat(new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO, Duration.ZERO).maxOrderBacklogAge())
-                .as("0 turns the backlog pause off").isZero();
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null,
-                Duration.ofSeconds(20), Duration.ofMillis(500)))
+        assertThat(new SeckillProperties.Admission(
+                                Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO, Duration.ZERO)
+                        .maxOrderBacklogAge())
+                .as("0 turns the backlog pause off")
+                .isZero();
+        assertThatThrownBy(() -> new SeckillProperties.Admission(
+                        Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(20), Duration.ofMillis(500)))
                 .hasMessage("seckill.admission.order-wait-target: must be 0s (off) or at least 1s, got PT0.5S");
-        assertThatThrownBy(() -> new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null,
-                Duration.ofSeconds(20), Duration.ofSeconds(20)))
-                .hasMessage("seckill.admission.order-wait-target: must be under seckill.admission.max-order-backlog-age "
-                        + "(PT20S), got PT20S");
-        assertThat(new SeckillProperties.Admission(Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO,
-                Duration.ofSeconds(30)).orderWaitTarget()).as("any target once the backlog pause is off").hasSeconds(30);
+        assertThatThrownBy(() -> new SeckillProperties.Admission(
+                        Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(20), Duration.ofSeconds(20)))
+                .hasMessage(
+                        "seckill.admission.order-wait-target: must be under seckill.admission.max-order-backlog-age "
+                                + "(PT20S), got PT20S");
+        assertThat(new SeckillProperties.Admission(
+                                Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO, Duration.ofSeconds(30))
+                        .orderWaitTarget())
+                .as("any target once the backlog pause is off")
+                .hasSeconds(30);
         assertThatThrownBy(() -> new SeckillProperties.EntryLimits(0, Duration.ofSeconds(10), 16))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-connections");
         assertThatThrownBy(() -> new SeckillProperties.EntryLimits(10, Duration.ofMillis(10), 16))
@@ -76,20 +111,31 @@ class SeckillPropertiesTest {
     }
 
     @Test
-    @DisplayName("bound from text as a deployment writes it: the refusal names the property, the bound and the value given")
+    @DisplayName(
+            "bound from text as a deployment writes it: the refusal names the property, the bound and the value given")
     void boundFromText() {
-        assertThat(bind(Map.of()).outbox().backoff()).isEqualTo(new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30)));
-        assertThat(bind(Map.of("seckill.payment.base-backoff", "2s", "seckill.payment.max-backoff", "2s")).payment().backoff())
+        assertThat(bind(Map.of()).outbox().backoff())
+                .isEqualTo(new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30)));
+        assertThat(bind(Map.of("seckill.payment.base-backoff", "2s", "seckill.payment.max-backoff", "2s"))
+                        .payment()
+                        .backoff())
                 .isEqualTo(new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(2)));
         assertThat(bind(Map.of()).reservation().sendLinger()).isEqualTo(Duration.ofMillis(5));
         assertThat(bind(Map.of()).admission().maxOrderBacklogAge()).isEqualTo(Duration.ofSeconds(20));
-        assertThat(bind(Map.of("seckill.admission.max-order-backlog-age", "0s")).admission().maxOrderBacklogAge()).isZero();
+        assertThat(bind(Map.of("seckill.admission.max-order-backlog-age", "0s"))
+                        .admission()
+                        .maxOrderBacklogAge())
+                .isZero();
         // property, value given, what the refusal says after the property's name
         String[][] refused = {
             {"seckill.outbox.batch-size", "0", "must be 1..5000, got 0"},
             {"seckill.reservation.scan-lease", "100ms", "must be at least 500ms, got PT0.1S"},
             {"seckill.reservation.max-in-flight-sends", "0", "must be at least 1, got 0"},
-            {"seckill.reservation.send-linger", "2s", "must be at most 1s (the answer does not wait for it, the order does)"},
+            {
+                "seckill.reservation.send-linger",
+                "2s",
+                "must be at most 1s (the answer does not wait for it, the order does)"
+            },
             {"seckill.payment.base-backoff", "2m", "must not exceed max-backoff (PT1M)"},
             {"seckill.outbox.base-backoff", "-1s", "must be at least 0s, got PT-1S"},
             {"seckill.reconcile.lease", "10s", "must be at least the interval (PT30S)"},
@@ -114,9 +160,19 @@ class SeckillPropertiesTest {
     }
 
     private static SeckillProperties.Payment payment(String secret, Duration timeout, Duration lease) {
-        return new SeckillProperties.Payment("paysim", "http://127.0.0.1:1", secret, Duration.ofMinutes(5), null, timeout,
-                lease, 100, Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(60),
-                new SeckillProperties.Statement(Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofHours(24),
-                        Duration.ofHours(1)));
+        return new SeckillProperties.Payment(
+                "paysim",
+                "http://127.0.0.1:1",
+                secret,
+                Duration.ofMinutes(5),
+                null,
+                timeout,
+                lease,
+                100,
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(60),
+                new SeckillProperties.Statement(
+                        Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofHours(24), Duration.ofHours(1)));
     }
 }

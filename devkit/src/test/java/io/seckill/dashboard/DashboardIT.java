@@ -2,6 +2,7 @@ package io.seckill.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.support.IntegrationTest;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,11 +18,8 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import io.seckill.support.IntegrationTest;
 
 /**
  * The live dashboard in a real headless Chromium (Debian's chromium): the page loads with an admin
@@ -36,28 +34,49 @@ class DashboardIT extends IntegrationTest {
     void numbersFollowTheSale() throws Exception {
         long activityId = openSale(5);
         Map<String, String> before = page();
-        assertThat(before.get("refreshes")).as("the page refreshed from the API").isNotEqualTo("0");
-        assertThat(before).containsEntry("pg.sold." + activityId + ".1", "0").containsEntry("pg.available." + activityId + ".1", "5")
-                .containsEntry("redis.committed." + activityId + ".1", "0").containsEntry("breaker", "open");
+        assertThat(before.get("refreshes"))
+                .as("the page refreshed from the API")
+                .isNotEqualTo("0");
+        assertThat(before)
+                .containsEntry("pg.sold." + activityId + ".1", "0")
+                .containsEntry("pg.available." + activityId + ".1", "5")
+                .containsEntry("redis.committed." + activityId + ".1", "0")
+                .containsEntry("breaker", "open");
 
         for (long user = 1; user <= 3; user++) {
             assertThat(reserve(activityId * 10 + user, activityId, 1).status()).isEqualTo(202);
         }
         awaitSettled(activityId, 3);
         Map<String, String> after = page();
-        String api = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                + "/api/v1/admin/activities/" + activityId + "/inventory")).header("Authorization", "Bearer " + adminToken())
-                .build(), HttpResponse.BodyHandlers.ofString()).body().replace(" ", "");
-        assertThat(after).containsEntry("pg.occupied." + activityId + ".1", "3").containsEntry("pg.available." + activityId + ".1", "2")
-                .containsEntry("redis.committed." + activityId + ".1", "3").containsEntry("redis.stock." + activityId + ".1", "2")
-                .containsEntry("delta." + activityId + ".1", "0").containsEntry("orders." + activityId + ".CREATED", "3")
+        String api = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/admin/activities/"
+                                        + activityId + "/inventory"))
+                                .header("Authorization", "Bearer " + adminToken())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body()
+                .replace(" ", "");
+        assertThat(after)
+                .containsEntry("pg.occupied." + activityId + ".1", "3")
+                .containsEntry("pg.available." + activityId + ".1", "2")
+                .containsEntry("redis.committed." + activityId + ".1", "3")
+                .containsEntry("redis.stock." + activityId + ".1", "2")
+                .containsEntry("delta." + activityId + ".1", "0")
+                .containsEntry("orders." + activityId + ".CREATED", "3")
                 .containsEntry("invariants." + activityId, "PASS");
         assertThat(api).contains("\"occupied\":3", "\"available\":2", "\"committed\":3");
         assertThat(after.get("rate.admitted")).as("rates are shown").isNotNull();
         String rule = "DASHBOARD_SHOWN_" + activityId;
-        jdbc.update("INSERT INTO repair_task (repair_id, object_type, object_id, rule_name, target_state, status, operator, "
-                + "reason) VALUES (?, 'SKU', ?, ?, 'X', 'DONE', 'test', 'shown on the page')", rule, rule, rule);
-        assertThat(page()).as("repair tasks of the last hour, by rule and status").containsEntry("repairs." + rule + " DONE", "1");
+        jdbc.update(
+                "INSERT INTO repair_task (repair_id, object_type, object_id, rule_name, target_state, status, operator, "
+                        + "reason) VALUES (?, 'SKU', ?, ?, 'X', 'DONE', 'test', 'shown on the page')",
+                rule,
+                rule,
+                rule);
+        assertThat(page())
+                .as("repair tasks of the last hour, by rule and status")
+                .containsEntry("repairs." + rule + " DONE", "1");
         screenshot(Path.of("target", "dashboard.png"));
         assertThat(Path.of("target", "dashboard.png")).isNotEmptyFile();
     }
@@ -66,12 +85,14 @@ class DashboardIT extends IntegrationTest {
     @DisplayName("a SKU split over Redis buckets shows each bucket's stock and counters, adding up to the SKU's")
     void bucketsOfAHotSku() throws Exception {
         long activityId = openBucketedSale(9, 3);
-        // a buyer's bucket follows from the user id, and a bucket holds 3 units: four buyers, at most three per bucket, so
+        // a buyer's bucket follows from the user id, and a bucket holds 3 units: four buyers, at most three per bucket,
+        // so
         // no unit is transferred between buckets and each bucket's figures are known
         int[] perBucket = new int[3];
         int reserved = 0;
         for (long user = activityId * 10; reserved < 4; user++) {
-            int bucket = io.seckill.redis.SkuSlot.forUser(activityId, 1, 3, user).bucket();
+            int bucket =
+                    io.seckill.redis.SkuSlot.forUser(activityId, 1, 3, user).bucket();
             if (perBucket[bucket] < 3) {
                 perBucket[bucket]++;
                 reserved++;
@@ -88,7 +109,9 @@ class DashboardIT extends IntegrationTest {
             stock += Long.parseLong(p.get("redis.stock." + key));
             committed += Long.parseLong(p.get("redis.committed." + key));
         }
-        assertThat(stock).as("bucket stocks add up to the SKU's").isEqualTo(Long.parseLong(p.get("redis.stock." + activityId + ".1")))
+        assertThat(stock)
+                .as("bucket stocks add up to the SKU's")
+                .isEqualTo(Long.parseLong(p.get("redis.stock." + activityId + ".1")))
                 .isEqualTo(5);
         assertThat(committed).isEqualTo(4).isEqualTo(Long.parseLong(p.get("redis.committed." + activityId + ".1")));
     }
@@ -122,17 +145,27 @@ class DashboardIT extends IntegrationTest {
     private static String chromium(String... args) throws IOException, InterruptedException {
         for (int attempt = 1; ; attempt++) {
             Path profile = Files.createTempDirectory("seckill-chromium");
-            List<String> cmd = new ArrayList<>(List.of(binary(), "--headless=new", "--no-sandbox", "--disable-gpu",
-                    "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile, "--virtual-time-budget=4000"));
+            List<String> cmd = new ArrayList<>(List.of(
+                    binary(),
+                    "--headless=new",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-dev-shm-usage",
+                    "--no-first-run",
+                    "--user-data-dir=" + profile,
+                    "--virtual-time-budget=4000"));
             cmd.addAll(List.of(args));
-            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            java.util.concurrent.CompletableFuture<String> out = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            Process p = new ProcessBuilder(cmd)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            java.util.concurrent.CompletableFuture<String> out =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
             boolean finished = p.waitFor(45, TimeUnit.SECONDS);
             if (!finished) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -141,7 +174,9 @@ class DashboardIT extends IntegrationTest {
                     continue;
                 }
             }
-            assertThat(finished).as("chromium finished within 45 s, twice in a row").isTrue();
+            assertThat(finished)
+                    .as("chromium finished within 45 s, twice in a row")
+                    .isTrue();
             assertThat(p.exitValue()).as("chromium exit").isZero();
             return out.join();
         }
@@ -153,7 +188,8 @@ class DashboardIT extends IntegrationTest {
                 return b;
             }
         }
-        throw new IllegalStateException("chromium is missing: install Debian's chromium package (apt-get install chromium); "
-                + "./seckill test installs it when it can");
+        throw new IllegalStateException(
+                "chromium is missing: install Debian's chromium package (apt-get install chromium); "
+                        + "./seckill test installs it when it can");
     }
 }

@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 class AdmissionCountersTest {
 
     @Test
-    @DisplayName("an instance's Prometheus page gives its breaker and Redis refusals and breaker trips of every cause; other "
-            + "series are ignored")
+    @DisplayName(
+            "an instance's Prometheus page gives its breaker and Redis refusals and breaker trips of every cause; other "
+                    + "series are ignored")
     void parsesPrometheus() {
         String page = """
                 # HELP reservation_refused_total
@@ -27,7 +28,8 @@ class AdmissionCountersTest {
     }
 
     @Test
-    @DisplayName("counters of this JVM's registry, summed with others and taken since a snapshot (a restart counts from zero)")
+    @DisplayName(
+            "counters of this JVM's registry, summed with others and taken since a snapshot (a restart counts from zero)")
     void registrySumAndSince() {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         meters.counter("reservation.refused", "reason", "admission_paused").increment(2);

@@ -1,13 +1,17 @@
 package io.seckill.entry;
 
-import static io.seckill.support.RawHttp.closedByServer;
 import static io.seckill.support.RawHttp.UNAUTHENTICATED;
 import static io.seckill.support.RawHttp.askUnauthenticated;
+import static io.seckill.support.RawHttp.closedByServer;
 import static io.seckill.support.RawHttp.connect;
 import static io.seckill.support.RawHttp.reservePath;
 import static io.seckill.support.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.RawHttp;
+import io.seckill.support.SmallLimits;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -22,17 +26,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.micrometer.core.instrument.MeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.RawHttp;
-import io.seckill.support.SmallLimits;
 
 /** What one hostile client can hold of the admission entry: connections, a trickled request, an endless pipeline. */
 @SmallLimits
@@ -40,6 +38,7 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
 
     @Autowired
     AdmissionEntry entry;
+
     @Autowired
     MeterRegistry meters;
 
@@ -61,15 +60,21 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
             }
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> open() == 4);
             try (Socket fifth = connect(entry.port(), 5_000)) {
-                assertThat(closedByServer(fifth)).as("the fifth connection is closed by the entry").isTrue();
+                assertThat(closedByServer(fifth))
+                        .as("the fifth connection is closed by the entry")
+                        .isTrue();
             }
             assertThat(failures("connection_limit") - before).isEqualTo(1);
-            assertThat(askUnauthenticated(held.getFirst())).as("a held connection is still answered").isEqualTo(401);
+            assertThat(askUnauthenticated(held.getFirst()))
+                    .as("a held connection is still answered")
+                    .isEqualTo(401);
 
             held.removeLast().close();
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> open() == 3);
             try (Socket again = connect(entry.port(), 5_000)) {
-                assertThat(askUnauthenticated(again)).as("the freed place is taken").isEqualTo(401);
+                assertThat(askUnauthenticated(again))
+                        .as("the freed place is taken")
+                        .isEqualTo(401);
             }
         } finally {
             for (Socket s : held) {
@@ -83,7 +88,8 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
             + "beside it is answered")
     void trickledRequestIsClosed() throws Exception {
         double before = failures("request_timeout");
-        try (Socket slow = connect(entry.port(), 5_000); Socket normal = connect(entry.port(), 5_000)) {
+        try (Socket slow = connect(entry.port(), 5_000);
+                Socket normal = connect(entry.port(), 5_000)) {
             OutputStream out = slow.getOutputStream();
             out.write(("POST " + reservePath(1) + " HTTP/1.1\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
@@ -92,18 +98,29 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
             ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
             AtomicInteger lines = new AtomicInteger();
             try {
-                trickler.scheduleAtFixedRate(() -> {
-                    try {
-                        out.write(("X-Trickle-" + lines.getAndIncrement() + ": a\r\n").getBytes(StandardCharsets.US_ASCII));
-                        out.flush();
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }, 200, 200, TimeUnit.MILLISECONDS);
-                assertThat(closedByServer(slow)).as("the trickling connection is closed").isTrue();
+                trickler.scheduleAtFixedRate(
+                        () -> {
+                            try {
+                                out.write(("X-Trickle-" + lines.getAndIncrement() + ": a\r\n")
+                                        .getBytes(StandardCharsets.US_ASCII));
+                                out.flush();
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        },
+                        200,
+                        200,
+                        TimeUnit.MILLISECONDS);
+                assertThat(closedByServer(slow))
+                        .as("the trickling connection is closed")
+                        .isTrue();
                 double seconds = (System.nanoTime() - start) / 1e9;
-                assertThat(seconds).as("closed at the 1 s request timeout, not by the 5 s read timeout").isBetween(0.8, 4.0);
-                assertThat(lines.get()).as("the client was still trickling when it was closed").isGreaterThanOrEqualTo(3);
+                assertThat(seconds)
+                        .as("closed at the 1 s request timeout, not by the 5 s read timeout")
+                        .isBetween(0.8, 4.0);
+                assertThat(lines.get())
+                        .as("the client was still trickling when it was closed")
+                        .isGreaterThanOrEqualTo(3);
             } finally {
                 trickler.shutdownNow();
             }
@@ -132,11 +149,10 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
             }
             written.join();
         }
-        assertThat(meters.counter("admission.entry.read.paused").count()).as("reading paused at 4 unanswered")
+        assertThat(meters.counter("admission.entry.read.paused").count())
+                .as("reading paused at 4 unanswered")
                 .isGreaterThan(pausedBefore);
     }
-
-
 
     private double open() {
         return meters.get("admission.entry.connections").gauge().value();

@@ -3,6 +3,13 @@ package io.seckill.entry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.seckill.api.TokenDecoders;
+import io.seckill.config.SeckillProperties;
+import io.seckill.support.BoundProperties;
+import io.seckill.support.JsonReplies;
+import io.seckill.trace.Traces;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -20,20 +27,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import com.sun.net.httpserver.HttpServer;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
-
-import io.seckill.api.TokenDecoders;
-import io.seckill.config.SeckillProperties;
-import io.seckill.support.BoundProperties;
-import io.seckill.support.JsonReplies;
-import io.seckill.trace.Traces;
 
 /**
  * The entry's own start and stop, on real sockets: a port it cannot take fails start-up naming the property,
@@ -42,13 +39,21 @@ import io.seckill.trace.Traces;
 class AdmissionEntryStartTest {
 
     private static AdmissionEntry entry(String port, String roles) {
-        SeckillProperties props = BoundProperties.bind(Map.of("seckill.roles", roles, "seckill.admission.entry-port", port));
-        return new AdmissionEntry(props, null, new TokenDecoders(props.jwt(), Clock.systemUTC()), new SimpleMeterRegistry(),
-                null, 65_536, "127.0.0.1");
+        SeckillProperties props =
+                BoundProperties.bind(Map.of("seckill.roles", roles, "seckill.admission.entry-port", port));
+        return new AdmissionEntry(
+                props,
+                null,
+                new TokenDecoders(props.jwt(), Clock.systemUTC()),
+                new SimpleMeterRegistry(),
+                null,
+                65_536,
+                "127.0.0.1");
     }
 
     @Test
-    @DisplayName("the entry listens on the port it is given and lets it go when stopped; off by default and without the api role")
+    @DisplayName(
+            "the entry listens on the port it is given and lets it go when stopped; off by default and without the api role")
     void startsAndStops() {
         AdmissionEntry entry = entry("0", "api");
         entry.start();
@@ -87,31 +92,49 @@ class AdmissionEntryStartTest {
             JsonReplies.reply(x, 200, "{\"keys\":[]}");
         });
         idp.start();
-        SeckillProperties props = BoundProperties.bind(Map.of("seckill.roles", "api", "seckill.admission.entry-port", "0",
-                "seckill.jwt.jwks-uri", "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks"));
-        AdmissionEntry entry = new AdmissionEntry(props, null, new TokenDecoders(props.jwt(), Clock.systemUTC()),
-                new SimpleMeterRegistry(), Traces.none(), 65_536, "127.0.0.1");
+        SeckillProperties props = BoundProperties.bind(Map.of(
+                "seckill.roles",
+                "api",
+                "seckill.admission.entry-port",
+                "0",
+                "seckill.jwt.jwks-uri",
+                "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks"));
+        AdmissionEntry entry = new AdmissionEntry(
+                props,
+                null,
+                new TokenDecoders(props.jwt(), Clock.systemUTC()),
+                new SimpleMeterRegistry(),
+                Traces.none(),
+                65_536,
+                "127.0.0.1");
         HttpClient http = HttpClient.newHttpClient();
         try {
             entry.start();
             int port = entry.port();
             Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
-            String token = b64.encodeToString("{\"alg\":\"RS256\",\"kid\":\"k1\"}".getBytes(StandardCharsets.UTF_8)) + "."
-                    + b64.encodeToString("{\"sub\":\"7\"}".getBytes(StandardCharsets.UTF_8)) + "."
-                    + b64.encodeToString(new byte[256]);
-            CompletableFuture<HttpResponse<String>> answer = http.sendAsync(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/api/v1/activities/1/skus/1/reservations"))
-                    .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"request_id\":\"r-1\"}")).build(),
+            String token =
+                    b64.encodeToString("{\"alg\":\"RS256\",\"kid\":\"k1\"}".getBytes(StandardCharsets.UTF_8)) + "."
+                            + b64.encodeToString("{\"sub\":\"7\"}".getBytes(StandardCharsets.UTF_8)) + "."
+                            + b64.encodeToString(new byte[256]);
+            CompletableFuture<HttpResponse<String>> answer = http.sendAsync(
+                    HttpRequest.newBuilder(
+                                    URI.create("http://127.0.0.1:" + port + "/api/v1/activities/1/skus/1/reservations"))
+                            .header("Authorization", "Bearer " + token)
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"request_id\":\"r-1\"}"))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
-            assertThat(asked.await(10, TimeUnit.SECONDS)).as("the call reached the token check").isTrue();
+            assertThat(asked.await(10, TimeUnit.SECONDS))
+                    .as("the call reached the token check")
+                    .isTrue();
 
             CompletableFuture<Void> stopping = CompletableFuture.runAsync(entry::stop);
             assertThat(stopping).as("the stop waits for the call in hand").isNotDone();
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> entry.port() == -1);
             try (Socket late = new Socket()) {
                 assertThatThrownBy(() -> late.connect(new InetSocketAddress("127.0.0.1", port), 2_000))
-                        .as("no new connection once the stop began").isInstanceOf(IOException.class);
+                        .as("no new connection once the stop began")
+                        .isInstanceOf(IOException.class);
             }
             assertThat(stopping).isNotDone();
 
@@ -133,7 +156,8 @@ class AdmissionEntryStartTest {
     void takenPortFailsStartUp() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             AdmissionEntry entry = entry(Integer.toString(taken.getLocalPort()), "api");
-            assertThatThrownBy(entry::start).hasMessageStartingWith("seckill.admission.entry-port")
+            assertThatThrownBy(entry::start)
+                    .hasMessageStartingWith("seckill.admission.entry-port")
                     .hasMessageContaining(Integer.toString(taken.getLocalPort()));
             assertThat(entry.isRunning()).isFalse();
             assertThat(entry.port()).isEqualTo(-1);

@@ -2,16 +2,14 @@ package io.seckill.failpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.support.RepoDocs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import io.seckill.support.RepoDocs;
 
 /** The failpoint table of docs/DESIGN.md is the registry, row for row. */
 class FailpointDocsTest {
@@ -28,8 +26,10 @@ class FailpointDocsTest {
         }
         Map<String, String> registered = new LinkedHashMap<>();
         for (Failpoint f : Failpoint.values()) {
-            registered.put(f.id(), f.where() + " | " + f.faultRows().stream().map(String::valueOf)
-                    .collect(Collectors.joining(", ")));
+            registered.put(
+                    f.id(),
+                    f.where() + " | "
+                            + f.faultRows().stream().map(String::valueOf).collect(Collectors.joining(", ")));
         }
         assertThat(documented).isEqualTo(registered);
     }

@@ -2,6 +2,12 @@ package io.seckill.failpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.activity.ActivityService;
+import io.seckill.cli.SaleClient;
+import io.seckill.payment.PaymentTestBase;
+import io.seckill.reconcile.Reconciler;
+import io.seckill.redis.SkuSlot;
+import io.seckill.support.Buckets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,20 +15,12 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.activity.ActivityService;
-import io.seckill.cli.SaleClient;
-import io.seckill.payment.PaymentTestBase;
-import io.seckill.reconcile.Reconciler;
-import io.seckill.redis.SkuSlot;
-import io.seckill.support.Buckets;
 
 /**
  * Each failpoint of DESIGN.md §13.3, repeated as a property: every repetition draws a random small
@@ -59,7 +57,8 @@ class FailpointRepetitionIT extends PaymentTestBase {
         boolean transferring = point == Failpoint.AFTER_BUCKET_TRANSFER_OUT;
         // a short business deadline: a message that exhausted its redeliveries (bounded, then %DLQ%) while the
         // failpoint kept hitting it is still brought to a terminal state, by the deadline sweeper and compensation
-        long activityId = transferring ? openBucketedSale(4 * reps + 8, 2)
+        long activityId = transferring
+                ? openBucketedSale(4 * reps + 8, 2)
                 : openSale(BUSINESS_DEADLINE_SECONDS, new int[] {compensating ? 1 : 4 * reps + 8});
         if (transferring) {
             // every unit moves to bucket 1, so each buyer homed in bucket 0 takes one across
@@ -81,7 +80,9 @@ class FailpointRepetitionIT extends PaymentTestBase {
                     UUID order = placeOrder(activityId, 1, user);
                     UUID payment = startPayment(user, order);
                     assertThat(sim.pay(payment, true)).isTrue();
-                    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> orderStatus(order).equals("PAID"));
+                    Awaitility.await()
+                            .atMost(Duration.ofSeconds(30))
+                            .until(() -> orderStatus(order).equals("PAID"));
                 }
                 case AFTER_CANCEL_PENDING -> {
                     long user = userBase + ++users;
@@ -106,12 +107,18 @@ class FailpointRepetitionIT extends PaymentTestBase {
                     redis.sync().hincrby(slot.counter(), "initial", 1);
                     users += reserveSome(activityId, consecutive(userBase + users, 1), queued);
                     // one reading of both counts: read apart, the new row could land between them and pass unsettled
-                    Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
-                        compensation.runOnce("repetition-" + name);
-                        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT count(*) = ? AND count(*) FILTER (WHERE status "
-                                + "NOT IN ('COMPENSATED', 'ORDER_CREATED')) = 0 FROM inventory_reservation WHERE activity_id = ?",
-                                Boolean.class, queued.size() + 1, activityId));
-                    });
+                    Awaitility.await()
+                            .atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(50))
+                            .until(() -> {
+                                compensation.runOnce("repetition-" + name);
+                                return Boolean.TRUE.equals(jdbc.queryForObject(
+                                        "SELECT count(*) = ? AND count(*) FILTER (WHERE status "
+                                                + "NOT IN ('COMPENSATED', 'ORDER_CREATED')) = 0 FROM inventory_reservation WHERE activity_id = ?",
+                                        Boolean.class,
+                                        queued.size() + 1,
+                                        activityId));
+                            });
                 }
                 case AFTER_BUCKET_TRANSFER_OUT -> {
                     // units a recovery landed in bucket 0 go back to bucket 1 first: every buyer must take one across
@@ -120,9 +127,12 @@ class FailpointRepetitionIT extends PaymentTestBase {
                     reserveSome(activityId, buyers, queued);
                     users = (int) (buyers.getLast() - userBase);
                 }
-                default -> users += reserveSome(activityId, consecutive(userBase + users, 1 + random.nextInt(3)), queued);
+                default ->
+                    users += reserveSome(activityId, consecutive(userBase + users, 1 + random.nextInt(3)), queued);
             }
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Failpoints.fired().getOrDefault(name, 0L) > before);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> Failpoints.fired().getOrDefault(name, 0L) > before);
             if (rep % BATCH == 0 || rep == reps) {
                 Failpoints.disarmAll();
                 recoverAndCheck(activityId, queued, transferring);
@@ -139,7 +149,9 @@ class FailpointRepetitionIT extends PaymentTestBase {
 
     /** The {@code n} users after {@code user}. */
     private static List<Long> consecutive(long user, int n) {
-        return java.util.stream.LongStream.rangeClosed(user + 1, user + n).boxed().toList();
+        return java.util.stream.LongStream.rangeClosed(user + 1, user + n)
+                .boxed()
+                .toList();
     }
 
     /**
@@ -153,9 +165,12 @@ class FailpointRepetitionIT extends PaymentTestBase {
             threads.add(Thread.ofVirtual().start(() -> {
                 try {
                     String request = UUID.randomUUID().toString();
-                    SaleClient.Response r = Awaitility.await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                    SaleClient.Response r = Awaitility.await()
+                            .atMost(Duration.ofSeconds(30))
+                            .pollDelay(Duration.ZERO)
                             .pollInterval(Duration.ofMillis(100))
-                            .until(() -> client().reserve(userToken(user), activityId, 1, request),
+                            .until(
+                                    () -> client().reserve(userToken(user), activityId, 1, request),
                                     x -> x.status() != 500 && x.status() != 503);
                     assertThat(r.status()).as(r.body().toString()).isEqualTo(202);
                     queued.add((String) r.body().get("reservation_id"));
@@ -178,21 +193,34 @@ class FailpointRepetitionIT extends PaymentTestBase {
             List<ActivityService.BucketCounters> buckets = activities.bucketCounters(
                     activities.inventoryView(activityId).getFirst().pg());
             assertThat(buckets).allSatisfy(b -> {
-                assertThat(b.transferredOut()).as("in transit from bucket " + b.bucket()).isZero();
+                assertThat(b.transferredOut())
+                        .as("in transit from bucket " + b.bucket())
+                        .isZero();
                 assertThat(b.initial()).isEqualTo(b.stock() + b.openReserved() + b.committed());
             });
-            assertThat(buckets.stream().mapToLong(ActivityService.BucketCounters::initial).sum()).isEqualTo(4L * repetitions() + 8);
+            assertThat(buckets.stream()
+                            .mapToLong(ActivityService.BucketCounters::initial)
+                            .sum())
+                    .isEqualTo(4L * repetitions() + 8);
         }
-        Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            compensation.runOnce("repetition-recovery");
-            assertThat(invariants.terminal(queued)).as("QUEUED reservations terminal").isEqualTo(queued.size());
-            assertThat(count("SELECT count(*) FROM event_outbox WHERE aggregate_id IN (SELECT order_id FROM orders "
-                    + "WHERE activity_id = ?) AND status <> 'SENT'", activityId)).isZero();
-            assertThat(activities.inventoryView(activityId)).allSatisfy(v -> {
-                assertThat(v.crossSystemDelta()).isZero();
-                assertThat(v.redis().openReserved()).isZero();
-            });
-        });
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    compensation.runOnce("repetition-recovery");
+                    assertThat(invariants.terminal(queued))
+                            .as("QUEUED reservations terminal")
+                            .isEqualTo(queued.size());
+                    assertThat(count(
+                                    "SELECT count(*) FROM event_outbox WHERE aggregate_id IN (SELECT order_id FROM orders "
+                                            + "WHERE activity_id = ?) AND status <> 'SENT'",
+                                    activityId))
+                            .isZero();
+                    assertThat(activities.inventoryView(activityId)).allSatisfy(v -> {
+                        assertThat(v.crossSystemDelta()).isZero();
+                        assertThat(v.redis().openReserved()).isZero();
+                    });
+                });
         assertInvariants(activityId, true);
     }
 }

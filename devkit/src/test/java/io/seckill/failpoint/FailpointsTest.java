@@ -16,8 +16,9 @@ class FailpointsTest {
     }
 
     @Test
-    @DisplayName("the ten failpoints of DESIGN.md §13.3 and the bucket transfer's are registered once, each with its place, "
-            + "rows and chaos action; off they do nothing")
+    @DisplayName(
+            "the ten failpoints of DESIGN.md §13.3 and the bucket transfer's are registered once, each with its place, "
+                    + "rows and chaos action; off they do nothing")
     void registryAndOff() {
         assertThat(Failpoint.ids()).hasSize(11).doesNotHaveDuplicates();
         for (Failpoint f : Failpoint.values()) {
@@ -38,9 +39,11 @@ class FailpointsTest {
     @DisplayName("armed N times, a failpoint fires N times and disarms itself")
     void countedThrow() {
         Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw*2");
-        assertThatThrownBy(() -> Failpoints.hit(Failpoint.AFTER_INBOX_INSERT)).isInstanceOf(Failpoints.FailpointException.class);
+        assertThatThrownBy(() -> Failpoints.hit(Failpoint.AFTER_INBOX_INSERT))
+                .isInstanceOf(Failpoints.FailpointException.class);
         assertThatCode(() -> Failpoints.hit(Failpoint.AFTER_ORDER_INSERT)).doesNotThrowAnyException();
-        assertThatThrownBy(() -> Failpoints.hit(Failpoint.AFTER_INBOX_INSERT)).isInstanceOf(Failpoints.FailpointException.class);
+        assertThatThrownBy(() -> Failpoints.hit(Failpoint.AFTER_INBOX_INSERT))
+                .isInstanceOf(Failpoints.FailpointException.class);
         assertThatCode(() -> Failpoints.hit(Failpoint.AFTER_INBOX_INSERT)).doesNotThrowAnyException();
         assertThat(Failpoints.armed()).isEmpty();
     }
@@ -53,7 +56,9 @@ class FailpointsTest {
         Failpoints.hit(Failpoint.AFTER_ORDER_INSERT);
         assertThat((System.nanoTime() - t) / 1_000_000).isGreaterThanOrEqualTo(45);
         assertThatThrownBy(() -> Failpoints.arm("after_lunch", "throw")).hasMessageContaining("unknown failpoint");
-        assertThatThrownBy(() -> Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "explode")).hasMessageContaining("unknown failpoint action");
-        assertThatThrownBy(() -> Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "throw%0")).hasMessageContaining("%P");
+        assertThatThrownBy(() -> Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "explode"))
+                .hasMessageContaining("unknown failpoint action");
+        assertThatThrownBy(() -> Failpoints.arm(Failpoint.AFTER_ORDER_INSERT, "throw%0"))
+                .hasMessageContaining("%P");
     }
 }

@@ -2,20 +2,18 @@ package io.seckill.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.mq.Json;
+import io.seckill.state.InboxResult;
+import io.seckill.support.IntegrationTest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
-
-import io.seckill.mq.Json;
-import io.seckill.state.InboxResult;
-import io.seckill.support.IntegrationTest;
 
 /**
  * The inbox's finishing UPDATE reads the batch's own rows and no others, whatever the statistics say:
@@ -31,8 +29,9 @@ class InboxFinishPlanIT extends IntegrationTest {
     InboxRepository inbox;
 
     @Test
-    @DisplayName("a batch of 50 finished in a group of 3,000 rows the statistics have never seen reads at most 50 inbox rows, "
-            + "and moves exactly those 50 out of PROCESSING")
+    @DisplayName(
+            "a batch of 50 finished in a group of 3,000 rows the statistics have never seen reads at most 50 inbox rows, "
+                    + "and moves exactly those 50 out of PROCESSING")
     void finishReadsOnlyTheBatch() {
         // statistics taken before the group's rows exist, and not retaken by autovacuum while the test runs
         jdbc.execute("ALTER TABLE consumer_inbox SET (autovacuum_enabled = off)");
@@ -58,16 +57,20 @@ class InboxFinishPlanIT extends IntegrationTest {
         String[] o = new String[BATCH];
 
         Long read = tx.execute(s -> {
-            String plan = jdbc.queryForObject("EXPLAIN (ANALYZE, FORMAT JSON) " + InboxRepository.FINISH, String.class,
-                    m, c, o, group, m);
+            String plan = jdbc.queryForObject(
+                    "EXPLAIN (ANALYZE, FORMAT JSON) " + InboxRepository.FINISH, String.class, m, c, o, group, m);
             s.setRollbackOnly();
             return inboxRowsRead(Json.MAPPER.readTree(plan).get(0).get("Plan"));
         });
-        assertThat(read).as("inbox rows the finishing UPDATE read for a batch of %d", BATCH).isEqualTo(BATCH);
+        assertThat(read)
+                .as("inbox rows the finishing UPDATE read for a batch of %d", BATCH)
+                .isEqualTo(BATCH);
 
         Integer finished = tx.execute(s -> inbox.finish(group, codes, Map.of()));
         assertThat(finished).isEqualTo(BATCH);
-        assertThat(count("SELECT count(*) FROM consumer_inbox WHERE consumer_group = ? AND result_code = 'PROCESSING'", group))
+        assertThat(count(
+                        "SELECT count(*) FROM consumer_inbox WHERE consumer_group = ? AND result_code = 'PROCESSING'",
+                        group))
                 .isEqualTo(GROUP_ROWS - BATCH);
         jdbc.update("DELETE FROM consumer_inbox WHERE consumer_group IN (?, ?)", group, known);
     }
@@ -93,7 +96,8 @@ class InboxFinishPlanIT extends IntegrationTest {
         long n = 0;
         if ("consumer_inbox".equals(node.path("Relation Name").asString(""))
                 && node.path("Node Type").asString("").contains("Scan")) {
-            n += node.path("Actual Rows").asLong() * Math.max(1, node.path("Actual Loops").asLong());
+            n += node.path("Actual Rows").asLong()
+                    * Math.max(1, node.path("Actual Loops").asLong());
         }
         for (JsonNode child : node.path("Plans")) {
             n += inboxRowsRead(child);

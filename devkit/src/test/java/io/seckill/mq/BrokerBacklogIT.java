@@ -2,10 +2,10 @@ package io.seckill.mq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.support.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
-
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -18,8 +18,6 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.support.IntegrationTest;
 
 /**
  * The backlog's age is the store time of the message at the group's own offset, read again at every

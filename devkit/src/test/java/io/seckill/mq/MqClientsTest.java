@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.security.SecureRandom;
 import java.util.HashSet;
 import java.util.Set;
-
 import org.apache.rocketmq.remoting.protocol.RemotingCommand;
 import org.apache.rocketmq.remoting.protocol.SerializeType;
 import org.junit.jupiter.api.DisplayName;
@@ -21,13 +20,15 @@ class MqClientsTest {
             assertThat(processes.add(MqClients.process(1, new SecureRandom()))).isTrue();
         }
         assertThat(MqClients.process(1, new SecureRandom())).startsWith("1-").hasSize(2 + 12);
-        assertThat(MqClients.instanceName("outbox-relay")).isNotEqualTo(MqClients.instanceName("outbox-relay"))
+        assertThat(MqClients.instanceName("outbox-relay"))
+                .isNotEqualTo(MqClients.instanceName("outbox-relay"))
                 .startsWith("outbox-relay-" + MqClients.PROCESS + "-");
     }
 
     @Test
-    @DisplayName("RocketMQ headers travel in its binary encoding: set when nobody chose, an operator's choice kept, and the "
-            + "one this test JVM's clients use (as the executables set it)")
+    @DisplayName(
+            "RocketMQ headers travel in its binary encoding: set when nobody chose, an operator's choice kept, and the "
+                    + "one this test JVM's clients use (as the executables set it)")
     void binaryHeaders() {
         String property = RemotingCommand.SERIALIZE_TYPE_PROPERTY;
         String before = System.getProperty(property);
@@ -37,7 +38,9 @@ class MqClientsTest {
             assertThat(System.getProperty(property)).isEqualTo("ROCKETMQ");
             System.setProperty(property, "JSON");
             MqClients.useBinaryHeaders();
-            assertThat(System.getProperty(property)).as("an operator's own setting").isEqualTo("JSON");
+            assertThat(System.getProperty(property))
+                    .as("an operator's own setting")
+                    .isEqualTo("JSON");
         } finally {
             if (before == null) {
                 System.clearProperty(property);

@@ -2,22 +2,20 @@ package io.seckill.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
-import java.time.Duration;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.UUID;
-
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import tools.jackson.databind.JsonNode;
-
 import io.seckill.cli.SaleClient;
 import io.seckill.entry.AdmissionEntry;
 import io.seckill.mq.Json;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.support.IntegrationTest;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Every metric the alert rules and the Grafana dashboard read is on /actuator/prometheus after a
@@ -27,11 +25,13 @@ class AlertMetricsIT extends IntegrationTest {
 
     @Autowired
     Reconciler reconciler;
+
     @Autowired
     AdmissionEntry entry;
 
     @Test
-    @DisplayName("every metric name in ops/prometheus/seckill-alerts.yml is exported after a sale and a reconciliation run")
+    @DisplayName(
+            "every metric name in ops/prometheus/seckill-alerts.yml is exported after a sale and a reconciliation run")
     void alertMetricsExist() throws Exception {
         long activityId = openSale(3);
         reserve(71, activityId, 1);
@@ -52,8 +52,8 @@ class AlertMetricsIT extends IntegrationTest {
         assertThat(used).as("the rules read metrics").hasSizeGreaterThan(8);
         assertThat(exported).containsAll(used);
         Set<String> panels = new TreeSet<>();
-        JsonNode dashboard = Json.MAPPER.readTree(Files.readString(AlertRulesTest.ops().getParent().resolve(
-                "grafana/seckill-sale.json")));
+        JsonNode dashboard = Json.MAPPER.readTree(
+                Files.readString(AlertRulesTest.ops().getParent().resolve("grafana/seckill-sale.json")));
         for (JsonNode panel : dashboard.get("panels")) {
             for (JsonNode target : panel.get("targets")) {
                 panels.addAll(AlertRulesTest.metricsOf(target.get("expr").asString()));

@@ -12,7 +12,6 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -24,14 +23,33 @@ import org.junit.jupiter.api.Test;
 class AlertRulesTest {
 
     static final Path RULES = ops().resolve("seckill-alerts.yml");
-    private static final Set<String> PROMQL = Set.of("max", "min", "sum", "increase", "delta", "rate", "abs", "or", "and",
-            "unless", "by", "without", "vector", "humanize", "histogram_quantile");
+    private static final Set<String> PROMQL = Set.of(
+            "max",
+            "min",
+            "sum",
+            "increase",
+            "delta",
+            "rate",
+            "abs",
+            "or",
+            "and",
+            "unless",
+            "by",
+            "without",
+            "vector",
+            "humanize",
+            "histogram_quantile");
 
     @Test
     @DisplayName("promtool check rules and promtool test rules pass on ops/prometheus")
     void promtoolChecksAndTestsTheRules() throws Exception {
         assertThat(run(promtool(), "check", "rules", RULES.toString())).contains("SUCCESS");
-        assertThat(run(promtool(), "test", "rules", ops().resolve("seckill-alerts.test.yml").toString())).contains("SUCCESS");
+        assertThat(run(
+                        promtool(),
+                        "test",
+                        "rules",
+                        ops().resolve("seckill-alerts.test.yml").toString()))
+                .contains("SUCCESS");
     }
 
     @Test
@@ -40,8 +58,10 @@ class AlertRulesTest {
         String rules = Files.readString(RULES);
         String tests = Files.readString(ops().resolve("seckill-alerts.test.yml"));
         String alerts = Files.readString(ops().getParent().getParent().resolve("docs/ALERTS.md"));
-        Matcher m = Pattern.compile("- alert: (\\w+)\\n(?:.*\\n)*?\\s+labels: \\{severity: (warning|critical)}\\n(?:.*\\n)*?"
-                + "\\s+runbook: docs/ALERTS.md#(\\w+)").matcher(rules);
+        Matcher m = Pattern.compile(
+                        "- alert: (\\w+)\\n(?:.*\\n)*?\\s+labels: \\{severity: (warning|critical)}\\n(?:.*\\n)*?"
+                                + "\\s+runbook: docs/ALERTS.md#(\\w+)")
+                .matcher(rules);
         int n = 0;
         while (m.find()) {
             n++;
@@ -64,8 +84,10 @@ class AlertRulesTest {
     /** The metric names one PromQL expression reads (label matchers, ranges, grouping and strings left out). */
     static Set<String> metricsOf(String promql) {
         Set<String> out = new TreeSet<>();
-        String bare = promql.replaceAll("\\{[^}]*}", "").replaceAll("\\[[^]]*]", "")
-                .replaceAll("\\b(by|without)\\s*\\([^)]*\\)", "").replaceAll("\"[^\"]*\"", "");
+        String bare = promql.replaceAll("\\{[^}]*}", "")
+                .replaceAll("\\[[^]]*]", "")
+                .replaceAll("\\b(by|without)\\s*\\([^)]*\\)", "")
+                .replaceAll("\"[^\"]*\"", "");
         Matcher name = Pattern.compile("\\b([a-z][a-z0-9_]*)\\b").matcher(bare);
         while (name.find()) {
             if (name.group(1).contains("_") && !PROMQL.contains(name.group(1))) {
@@ -81,7 +103,8 @@ class AlertRulesTest {
                 return dir.resolve("ops/prometheus");
             }
         }
-        throw new IllegalStateException("ops/prometheus not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "ops/prometheus not found above " + Path.of("").toAbsolutePath());
     }
 
     private static String promtool() {

@@ -2,6 +2,7 @@ package io.seckill.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.config.SeckillProperties;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.RecordComponent;
@@ -19,14 +20,11 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import io.seckill.config.SeckillProperties;
 
 /**
  * The Kubernetes manifests of deploy/k8s parse, and every setting they give names a property that
@@ -40,15 +38,21 @@ class DeploymentManifestsTest {
     private static final Path K8S = repo().resolve("deploy/k8s");
 
     @Test
-    @DisplayName("deploy/k8s parses: each document has a kind and a name; a ConfigMap, a Secret reference, API and worker Deployments")
+    @DisplayName(
+            "deploy/k8s parses: each document has a kind and a name; a ConfigMap, a Secret reference, API and worker Deployments")
     void manifestsParse() throws IOException {
         List<Map<String, Object>> docs = documents();
         assertThat(docs).allSatisfy(d -> {
             assertThat(d).containsKeys("apiVersion", "kind", "metadata");
             assertThat(map(d, "metadata")).containsKey("name");
         });
-        assertThat(docs).extracting(d -> d.get("kind") + "/" + map(d, "metadata").get("name")).contains(
-                "ConfigMap/seckill-config", "Secret/seckill-secrets", "Deployment/seckill-api", "Deployment/seckill-workers");
+        assertThat(docs)
+                .extracting(d -> d.get("kind") + "/" + map(d, "metadata").get("name"))
+                .contains(
+                        "ConfigMap/seckill-config",
+                        "Secret/seckill-secrets",
+                        "Deployment/seckill-api",
+                        "Deployment/seckill-workers");
     }
 
     @Test
@@ -68,18 +72,26 @@ class DeploymentManifestsTest {
                 named.add(a.substring(2, a.indexOf('=')));
             }
         }
-        assertThat(named).hasSizeGreaterThan(20).allSatisfy(p -> assertThat(p.startsWith("seckill.")
-                ? seckill.stream().anyMatch(known -> matches(p, known)) : boot.stream().anyMatch(known -> matches(p, known)))
-                .as(p + " is a known property").isTrue());
+        assertThat(named)
+                .hasSizeGreaterThan(20)
+                .allSatisfy(p -> assertThat(
+                                p.startsWith("seckill.")
+                                        ? seckill.stream().anyMatch(known -> matches(p, known))
+                                        : boot.stream().anyMatch(known -> matches(p, known)))
+                        .as(p + " is a known property")
+                        .isTrue());
     }
 
     @Test
-    @DisplayName("probes use the liveness and readiness groups on the management port the ConfigMap sets; the ConfigMap is "
-            + "mounted where Spring Boot reads it in the image; the roles cover every role; secrets read are the ones listed")
+    @DisplayName(
+            "probes use the liveness and readiness groups on the management port the ConfigMap sets; the ConfigMap is "
+                    + "mounted where Spring Boot reads it in the image; the roles cover every role; secrets read are the ones listed")
     void probesRolesAndSecrets() throws IOException {
-        Matcher workdir = Pattern.compile("(?m)^WORKDIR (\\S+)$").matcher(Files.readString(repo().resolve("deploy/Dockerfile")));
+        Matcher workdir =
+                Pattern.compile("(?m)^WORKDIR (\\S+)$").matcher(Files.readString(repo().resolve("deploy/Dockerfile")));
         assertThat(workdir.find()).as("the image's WORKDIR").isTrue();
-        Map<String, Object> config = new Yaml().load((String) map(one("ConfigMap"), "data").get("application.yml"));
+        Map<String, Object> config =
+                new Yaml().load((String) map(one("ConfigMap"), "data").get("application.yml"));
         Object managementPort = map(map(config, "management"), "server").get("port");
         Set<String> stringData = map(one("Secret"), "stringData").keySet();
         Set<String> roles = new TreeSet<>();
@@ -87,13 +99,19 @@ class DeploymentManifestsTest {
             Map<String, Object> ports = new LinkedHashMap<>();
             maps(c, "ports").forEach(p -> ports.put((String) p.get("name"), p.get("containerPort")));
             assertThat(ports).containsEntry("management", managementPort);
-            assertThat(maps(c, "volumeMounts")).anySatisfy(m -> assertThat(m).containsEntry("name", "config")
-                    .containsEntry("mountPath", workdir.group(1) + "/config"));
+            assertThat(maps(c, "volumeMounts"))
+                    .anySatisfy(m -> assertThat(m)
+                            .containsEntry("name", "config")
+                            .containsEntry("mountPath", workdir.group(1) + "/config"));
             for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
                 Map<String, Object> get = map(map(c, probe), "httpGet");
                 assertThat(get.get("port")).as(probe).isEqualTo("management");
-                assertThat(get.get("path")).as(probe).isEqualTo(probe.equals("readinessProbe") ? "/actuator/health/readiness"
-                        : "/actuator/health/liveness");
+                assertThat(get.get("path"))
+                        .as(probe)
+                        .isEqualTo(
+                                probe.equals("readinessProbe")
+                                        ? "/actuator/health/readiness"
+                                        : "/actuator/health/liveness");
             }
             for (Map<String, Object> env : maps(c, "env")) {
                 if (env.get("valueFrom") != null) {
@@ -104,7 +122,8 @@ class DeploymentManifestsTest {
             }
             for (String arg : args(c)) {
                 if (arg.startsWith("--seckill.roles=")) {
-                    roles.addAll(List.of(arg.substring("--seckill.roles=".length()).split(",")));
+                    roles.addAll(
+                            List.of(arg.substring("--seckill.roles=".length()).split(",")));
                 }
             }
         }
@@ -152,7 +171,8 @@ class DeploymentManifestsTest {
 
     private static void walk(String prefix, Class<?> record, Set<String> out) {
         for (RecordComponent rc : record.getRecordComponents()) {
-            String name = prefix + "." + rc.getName().replaceAll("([A-Z])", "-$1").toLowerCase();
+            String name =
+                    prefix + "." + rc.getName().replaceAll("([A-Z])", "-$1").toLowerCase();
             if (rc.getType().isRecord()) {
                 walk(name, rc.getType(), out);
             } else if (Map.class.isAssignableFrom(rc.getType())) {
@@ -167,8 +187,9 @@ class DeploymentManifestsTest {
     private static Set<String> bootProperties() throws IOException {
         Set<String> out = new HashSet<>();
         JsonMapper json = JsonMapper.builder().build();
-        Enumeration<URL> files = DeploymentManifestsTest.class.getClassLoader().getResources(
-                "META-INF/spring-configuration-metadata.json");
+        Enumeration<URL> files = DeploymentManifestsTest.class
+                .getClassLoader()
+                .getResources("META-INF/spring-configuration-metadata.json");
         while (files.hasMoreElements()) {
             try (InputStream in = files.nextElement().openStream()) {
                 for (JsonNode p : json.readTree(in).path("properties")) {
@@ -205,14 +226,18 @@ class DeploymentManifestsTest {
     }
 
     private static Map<String, Object> one(String kind) throws IOException {
-        return documents().stream().filter(d -> kind.equals(d.get("kind"))).findFirst().orElseThrow();
+        return documents().stream()
+                .filter(d -> kind.equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
     }
 
     @SuppressWarnings("unchecked")
     private static List<Map<String, Object>> documents() throws IOException {
         List<Map<String, Object>> out = new ArrayList<>();
         try (Stream<Path> files = Files.list(K8S)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
+            for (Path f :
+                    files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
                 for (Object doc : new Yaml().loadAll(Files.readString(f))) {
                     assertThat(doc).as(f + " holds a mapping").isInstanceOf(Map.class);
                     out.add((Map<String, Object>) doc);
@@ -250,6 +275,7 @@ class DeploymentManifestsTest {
                 return dir;
             }
         }
-        throw new IllegalStateException("deploy/k8s not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "deploy/k8s not found above " + Path.of("").toAbsolutePath());
     }
 }

@@ -2,6 +2,11 @@ package io.seckill.order;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.mq.Json;
+import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.reservation.OrderRequestSender;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.Messages;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,17 +15,10 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.mq.Json;
-import io.seckill.reservation.OrderCreateRequested;
-import io.seckill.reservation.OrderRequestSender;
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.Messages;
 
 /** Effect once (DESIGN.md §13.2, fault #4): one message id delivered many times, or with another payload. */
 class DuplicateMessageIT extends IntegrationTest {
@@ -29,7 +27,8 @@ class DuplicateMessageIT extends IntegrationTest {
     OrderBatchService batches;
 
     @Test
-    @DisplayName("fault #4: one message_id delivered 10,000 times concurrently to the consumer: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
+    @DisplayName(
+            "fault #4: one message_id delivered 10,000 times concurrently to the consumer: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandDirectDeliveries() throws Exception {
         OrderCreateRequested msg = reservedMessage(9001);
         List<MessageOutcome> outcomes = new ArrayList<>();
@@ -52,7 +51,8 @@ class DuplicateMessageIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("fault #4: one message_id sent 10,000 times through the real broker: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
+    @DisplayName(
+            "fault #4: one message_id sent 10,000 times through the real broker: inbox 1, order 1, ledger 1, ORDER_CREATED 1")
     void tenThousandBrokerDeliveries() throws Exception {
         OrderCreateRequested msg = reservedMessage(9002);
         double before = duplicates();
@@ -60,8 +60,10 @@ class DuplicateMessageIT extends IntegrationTest {
             producer.sendOneway(OrderRequestSender.message(props.mq().orderRequestTopic(), msg, i));
         }
         // the app's own send delivered it once more: at least 10,000 duplicates are seen
-        Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(
-                () -> duplicates() - before >= 10_000);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> duplicates() - before >= 10_000);
         assertEffectOnce(msg);
     }
 
@@ -70,25 +72,46 @@ class DuplicateMessageIT extends IntegrationTest {
     void payloadConflictIsQuarantined() throws Exception {
         OrderCreateRequested msg = reservedMessage(9003);
         awaitSettled(msg.activityId(), 1);
-        OrderCreateRequested tampered = new OrderCreateRequested(msg.schemaVersion(), msg.eventType(), msg.messageId(),
-                msg.messageKey(), msg.requestId(), msg.reservationId(), msg.activityId(), 2, 9999, null, msg.reservedAt(),
+        OrderCreateRequested tampered = new OrderCreateRequested(
+                msg.schemaVersion(),
+                msg.eventType(),
+                msg.messageId(),
+                msg.messageKey(),
+                msg.requestId(),
+                msg.reservationId(),
+                msg.activityId(),
+                2,
+                9999,
+                null,
+                msg.reservedAt(),
                 msg.businessDeadline());
         double conflictsBefore = meters.counter("inbox.payload.conflict").count();
         Map<InboundOrder, MessageOutcome> out = batches.process(List.of(Messages.inbound(tampered)));
         assertThat(out.values()).containsExactly(MessageOutcome.QUARANTINED);
         assertThat(meters.counter("inbox.payload.conflict").count()).isEqualTo(conflictsBefore + 1);
-        assertThat(count("SELECT count(*) FROM message_quarantine WHERE message_id = ? AND reason = 'PAYLOAD_CONFLICT'",
-                msg.messageId().toString())).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = 'INBOX_PAYLOAD_CONFLICT'",
-                msg.messageId().toString())).isEqualTo(1);
+        assertThat(count(
+                        "SELECT count(*) FROM message_quarantine WHERE message_id = ? AND reason = 'PAYLOAD_CONFLICT'",
+                        msg.messageId().toString()))
+                .isEqualTo(1);
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = 'INBOX_PAYLOAD_CONFLICT'",
+                        msg.messageId().toString()))
+                .isEqualTo(1);
         assertEffectOnce(msg);
         assertThat(count("SELECT count(*) FROM orders WHERE user_id = 9999")).isZero();
 
         // and through the broker: the tampered body is quarantined and acknowledged, never retried forever
-        producer.send(new org.apache.rocketmq.common.message.Message(props.mq().orderRequestTopic(),
-                OrderCreateRequested.EVENT_TYPE, msg.reservationId().toString(), Json.bytes(tampered)));
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
-                "SELECT count(*) FROM message_quarantine WHERE message_id = ?", msg.messageId().toString()) == 2);
+        producer.send(new org.apache.rocketmq.common.message.Message(
+                props.mq().orderRequestTopic(),
+                OrderCreateRequested.EVENT_TYPE,
+                msg.reservationId().toString(),
+                Json.bytes(tampered)));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> count(
+                                "SELECT count(*) FROM message_quarantine WHERE message_id = ?",
+                                msg.messageId().toString())
+                        == 2);
         assertEffectOnce(msg);
     }
 
@@ -100,8 +123,12 @@ class DuplicateMessageIT extends IntegrationTest {
                 props.mq().orderRequestTopic(), OrderCreateRequested.EVENT_TYPE, key, "{not json".getBytes());
         bad.putUserProperty("message_id", key);
         producer.send(bad);
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
-                "SELECT count(*) FROM message_quarantine WHERE message_id = ? AND reason = 'UNREADABLE'", key) == 1);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> count(
+                                "SELECT count(*) FROM message_quarantine WHERE message_id = ? AND reason = 'UNREADABLE'",
+                                key)
+                        == 1);
         long activityId = openSale(1);
         reserve(9100, activityId, 1);
         awaitSettled(activityId, 1);
@@ -121,11 +148,17 @@ class DuplicateMessageIT extends IntegrationTest {
     private void assertEffectOnce(OrderCreateRequested msg) {
         UUID reservation = msg.reservationId();
         long activityId = msg.activityId();
-        assertThat(count("SELECT count(*) FROM consumer_inbox WHERE message_id = ?", msg.messageId())).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?", reservation)).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM inventory_ledger WHERE reservation_id = ?", reservation)).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM event_outbox WHERE event_type = 'ORDER_CREATED' AND aggregate_id = "
-                + "(SELECT order_id FROM orders WHERE reservation_id = ?)", reservation)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM consumer_inbox WHERE message_id = ?", msg.messageId()))
+                .isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?", reservation))
+                .isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM inventory_ledger WHERE reservation_id = ?", reservation))
+                .isEqualTo(1);
+        assertThat(count(
+                        "SELECT count(*) FROM event_outbox WHERE event_type = 'ORDER_CREATED' AND aggregate_id = "
+                                + "(SELECT order_id FROM orders WHERE reservation_id = ?)",
+                        reservation))
+                .isEqualTo(1);
         assertThat(count("SELECT occupied_stock FROM sku_inventory WHERE activity_id = ? AND sku_id = 1", activityId))
                 .isEqualTo(1);
         awaitSettled(activityId, 1);

@@ -2,15 +2,12 @@ package io.seckill.order;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-import java.util.UUID;
-
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-
 import io.seckill.support.ClaimPlans;
 import io.seckill.support.IntegrationTest;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The deadline sweep costs the orders that expired, not the orders still open: a sale leaves many
@@ -21,8 +18,9 @@ class OrderExpiryPlanIT extends IntegrationTest {
     private static final int BATCH = 100;
 
     @Test
-    @DisplayName("the sweep of an analyzed order table with 10,000 open orders, 50 of them expired, and 20,000 paid reads at "
-            + "most 100 rows in any scan and moves exactly the 50 expired to CANCEL_PENDING")
+    @DisplayName(
+            "the sweep of an analyzed order table with 10,000 open orders, 50 of them expired, and 20,000 paid reads at "
+                    + "most 100 rows in any scan and moves exactly the 50 expired to CANCEL_PENDING")
     void sweepReadsWhatExpired() {
         ClaimPlans plans = new ClaimPlans(jdbc, tx);
         plans.inCopyOf("orders", table -> {
@@ -32,7 +30,8 @@ class OrderExpiryPlanIT extends IntegrationTest {
             jdbc.execute("ANALYZE " + table);
             String sweep = OrderRepository.MARK_EXPIRED.replace("orders", table);
 
-            assertThat(plans.mostRowsOneScanRead(table, sweep, BATCH)).as("rows one scan of the orders read by the sweep")
+            assertThat(plans.mostRowsOneScanRead(table, sweep, BATCH))
+                    .as("rows one scan of the orders read by the sweep")
                     .isLessThanOrEqualTo(BATCH);
             assertThat(plans.claim(sweep, BATCH)).containsExactlyInAnyOrderElementsOf(expired);
         });

@@ -2,23 +2,21 @@ package io.seckill.order;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-
 import io.seckill.cli.SaleClient;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.Messages;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * Redis deliberately wrong (warmed with twice the stock, user marks removed): only PostgreSQL can
@@ -28,13 +26,16 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
 
     @Autowired
     OrderConsumer consumer;
+
     @Autowired
     OrderBatchService batches;
+
     @Autowired
     ReservationIds ids;
 
     @Test
-    @DisplayName("fault #8: Redis warmed 2xN and user marks removed -> exactly N orders, one per user, surplus ORDER_REJECTED with task and event")
+    @DisplayName(
+            "fault #8: Redis warmed 2xN and user marks removed -> exactly N orders, one per user, surplus ORDER_REJECTED with task and event")
     void onlyPostgresStopsTheSurplus() throws Exception {
         double fallbacksBefore = meters.counter("order.batch.fallback").count();
         int n = 20;
@@ -54,20 +55,26 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
             for (int u = 1; u <= 5; u++) {
                 redis.sync().del(slot.user(u));
                 SaleClient.Response r = reserve(u, activityId, 1);
-                assertThat(r.status()).as("second reservation of user " + u + " passes the (wrong) Redis").isEqualTo(202);
+                assertThat(r.status())
+                        .as("second reservation of user " + u + " passes the (wrong) Redis")
+                        .isEqualTo(202);
                 reservations.add((String) r.body().get("reservation_id"));
             }
             // every message is in the broker before the consumer pulls: batches mix accepted and rejected
-            Awaitility.await().atMost(Duration.ofSeconds(20))
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
                     .until(() -> redis.sync().zcard(slot.sendDue()) == 0);
         } finally {
             consumer.resume();
         }
 
         awaitSettledIgnoringProjection(activityId, reservations.size());
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(n);
-        assertThat(count("SELECT count(DISTINCT user_id) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(n);
-        long rejected = count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_REJECTED'",
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(n);
+        assertThat(count("SELECT count(DISTINCT user_id) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(n);
+        long rejected = count(
+                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'ORDER_REJECTED'",
                 activityId);
         assertThat(rejected).isEqualTo(reservations.size() - n);
         assertThat(count("""
@@ -79,8 +86,10 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
                   AND (SELECT count(*) FROM event_outbox e WHERE e.aggregate_id = r.reservation_id
                        AND e.event_type = 'RESERVATION_COMPENSATE_REQUIRED') = 1
                 """, activityId)).isEqualTo(rejected);
-        assertThat(count("SELECT count(*) FROM consumer_inbox i JOIN inventory_reservation r USING (reservation_id) "
-                + "WHERE r.activity_id = ? AND i.result_code IN ('REJECTED_SOLD_OUT', 'REJECTED_DUPLICATE_USER')", activityId))
+        assertThat(count(
+                        "SELECT count(*) FROM consumer_inbox i JOIN inventory_reservation r USING (reservation_id) "
+                                + "WHERE r.activity_id = ? AND i.result_code IN ('REJECTED_SOLD_OUT', 'REJECTED_DUPLICATE_USER')",
+                        activityId))
                 .isEqualTo(rejected);
         assertThat(meters.counter("order.batch.fallback").count()).isGreaterThan(fallbacksBefore);
         assertInvariants(activityId, false);
@@ -88,11 +97,16 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
         // every surplus unit goes back to Redis exactly once: all reservations terminal, both systems conserved
         Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             compensation.runOnce("holds-the-line");
-            assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'COMPENSATED'",
-                    activityId)).isEqualTo(rejected);
+            assertThat(count(
+                            "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status = 'COMPENSATED'",
+                            activityId))
+                    .isEqualTo(rejected);
         });
-        assertThat(count("SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
-                + "WHERE r.activity_id = ? AND t.status = 'APPLIED'", activityId)).isEqualTo(rejected);
+        assertThat(count(
+                        "SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
+                                + "WHERE r.activity_id = ? AND t.status = 'APPLIED'",
+                        activityId))
+                .isEqualTo(rejected);
         awaitSettled(activityId, reservations.size());
         assertThat(redis.sync().get(slot.stock())).isEqualTo(Integer.toString(2 * n - n));
         assertThat(redis.sync().hget(slot.counter(), "open_reserved")).isEqualTo("0");
@@ -101,7 +115,8 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("a batch larger than the remaining stock rolls back and settles one by one: accepted, sold out and duplicate user in one batch")
+    @DisplayName(
+            "a batch larger than the remaining stock rolls back and settles one by one: accepted, sold out and duplicate user in one batch")
     void mixedBatchFallsBackMessageByMessage() throws Exception {
         long activityId = openSale(3);
         List<InboundOrder> batch = new ArrayList<>();
@@ -115,15 +130,20 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
         assertThat(out.get(batch.get(2))).isEqualTo(MessageOutcome.REJECTED_DUPLICATE_USER);
         assertThat(out.get(batch.get(3))).isEqualTo(MessageOutcome.CREATED);
         assertThat(out.get(batch.get(4))).isEqualTo(MessageOutcome.REJECTED_SOLD_OUT);
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(3);
-        assertThat(count("SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
-                + "WHERE r.activity_id = ?", activityId)).isEqualTo(2);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(3);
+        assertThat(count(
+                        "SELECT count(*) FROM compensation_task t JOIN inventory_reservation r USING (reservation_id) "
+                                + "WHERE r.activity_id = ?",
+                        activityId))
+                .isEqualTo(2);
         assertInvariants(activityId, false);
 
         // the same batch again: every message is a duplicate, nothing changes
         Map<InboundOrder, MessageOutcome> again = batches.process(batch);
         assertThat(again.values()).containsOnly(MessageOutcome.DUPLICATE);
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(3);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(3);
     }
 
     @Test
@@ -137,8 +157,10 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
         long versionBefore = count("SELECT version FROM sku_inventory WHERE activity_id = ?", activityId);
         Map<InboundOrder, MessageOutcome> out = batches.process(batch);
         assertThat(out.values()).containsOnly(MessageOutcome.CREATED);
-        assertThat(count("SELECT version FROM sku_inventory WHERE activity_id = ?", activityId)).isEqualTo(versionBefore + 1);
-        assertThat(count("SELECT available_stock FROM sku_inventory WHERE activity_id = ?", activityId)).isEqualTo(2);
+        assertThat(count("SELECT version FROM sku_inventory WHERE activity_id = ?", activityId))
+                .isEqualTo(versionBefore + 1);
+        assertThat(count("SELECT available_stock FROM sku_inventory WHERE activity_id = ?", activityId))
+                .isEqualTo(2);
         assertInvariants(activityId, false);
     }
 
@@ -150,8 +172,11 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
     }
 
     private void awaitSettledIgnoringProjection(long activityId, long expected) {
-        Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(count(
-                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'", activityId))
-                .isEqualTo(expected));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat(count(
+                                "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'",
+                                activityId))
+                        .isEqualTo(expected));
     }
 }

@@ -2,18 +2,16 @@ package io.seckill.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.retry.Backoff;
+import io.seckill.support.IntegrationTest;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.retry.Backoff;
-import io.seckill.support.IntegrationTest;
 
 /** DESIGN.md §9.5: leases on the database clock, fenced settlement, backoff, MANUAL for what the broker refuses, purge. */
 class OutboxRelayIT extends IntegrationTest {
@@ -35,8 +33,11 @@ class OutboxRelayIT extends IntegrationTest {
         jdbc.update(INSERT, id, id, "SENDING", 1, "stale-relay", "-1 second", "0 seconds");
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(status(id)));
         assertThat(outbox.markSent(List.of(id), "stale-relay")).isZero();
-        assertThat(outbox.markRetry(id, "stale-relay", new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(5)), "late")).isFalse();
-        Map<String, Object> row = jdbc.queryForMap("SELECT status, attempt_count, lease_owner FROM event_outbox WHERE event_id = ?", id);
+        assertThat(outbox.markRetry(
+                        id, "stale-relay", new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(5)), "late"))
+                .isFalse();
+        Map<String, Object> row =
+                jdbc.queryForMap("SELECT status, attempt_count, lease_owner FROM event_outbox WHERE event_id = ?", id);
         assertThat(row.get("status")).isEqualTo("SENT");
         assertThat(row.get("attempt_count")).isEqualTo(2);
         assertThat(row.get("lease_owner")).isNull();
@@ -47,8 +48,11 @@ class OutboxRelayIT extends IntegrationTest {
     void backoffNeverManual() {
         UUID retry = UUID.randomUUID();
         jdbc.update(INSERT, retry, retry, "SENDING", 3, "relay-a", "1 hour", "0 seconds");
-        assertThat(outbox.markRetry(retry, "relay-b", new Backoff(Duration.ofHours(1), Duration.ofHours(10)), "x")).isFalse();
-        assertThat(outbox.markRetry(retry, "relay-a", new Backoff(Duration.ofHours(1), Duration.ofHours(10)), "broker down")).isTrue();
+        assertThat(outbox.markRetry(retry, "relay-b", new Backoff(Duration.ofHours(1), Duration.ofHours(10)), "x"))
+                .isFalse();
+        assertThat(outbox.markRetry(
+                        retry, "relay-a", new Backoff(Duration.ofHours(1), Duration.ofHours(10)), "broker down"))
+                .isTrue();
         Map<String, Object> row = jdbc.queryForMap("""
                 SELECT status, last_error, lease_owner,
                        extract(epoch FROM next_retry_at - clock_timestamp()) AS wait
@@ -61,11 +65,15 @@ class OutboxRelayIT extends IntegrationTest {
 
         UUID many = UUID.randomUUID();
         jdbc.update(INSERT, many, many, "SENDING", 40, "relay-a", "1 hour", "0 seconds");
-        assertThat(outbox.markRetry(many, "relay-a", new Backoff(Duration.ofHours(1), Duration.ofHours(2)), "still down")).isTrue();
+        assertThat(outbox.markRetry(
+                        many, "relay-a", new Backoff(Duration.ofHours(1), Duration.ofHours(2)), "still down"))
+                .isTrue();
         Map<String, Object> capped = jdbc.queryForMap("""
                 SELECT status, extract(epoch FROM next_retry_at - clock_timestamp()) AS wait
                 FROM event_outbox WHERE event_id = ?""", many);
-        assertThat(capped.get("status")).as("a transient failure is retried, however long it lasts").isEqualTo("RETRY");
+        assertThat(capped.get("status"))
+                .as("a transient failure is retried, however long it lasts")
+                .isEqualTo("RETRY");
         assertThat(((Number) capped.get("wait")).doubleValue()).isBetween(2 * 3600 - 60.0, 2 * 3600 + 1.0);
         jdbc.update("DELETE FROM event_outbox WHERE event_id IN (?, ?)", retry, many);
     }
@@ -83,8 +91,9 @@ class OutboxRelayIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("a poison event (a body larger than any message may be) beside a healthy one: the healthy one is sent, "
-            + "the poison one goes MANUAL once - not retried forever - with an OUTBOX_MANUAL anomaly and outbox_manual_total")
+    @DisplayName(
+            "a poison event (a body larger than any message may be) beside a healthy one: the healthy one is sent, "
+                    + "the poison one goes MANUAL once - not retried forever - with an OUTBOX_MANUAL anomaly and outbox_manual_total")
     void poisonEventBesideHealthyOne() throws Exception {
         UUID poison = UUID.randomUUID();
         UUID healthy = UUID.randomUUID();
@@ -95,16 +104,24 @@ class OutboxRelayIT extends IntegrationTest {
         jdbc.update(INSERT, healthy, healthy, "PENDING", 0, null, "0 seconds", "0 seconds");
         try {
             // the counter moves just after the transaction that made the event MANUAL
-            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> "SENT".equals(status(healthy))
-                    && "MANUAL".equals(status(poison)) && meters.counter("outbox.manual").count() > before);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> "SENT".equals(status(healthy))
+                            && "MANUAL".equals(status(poison))
+                            && meters.counter("outbox.manual").count() > before);
             assertThat(meters.counter("outbox.manual").count()).isEqualTo(before + 1);
-            assertThat(jdbc.queryForObject("SELECT last_error FROM event_outbox WHERE event_id = ?", String.class, poison))
+            assertThat(jdbc.queryForObject(
+                            "SELECT last_error FROM event_outbox WHERE event_id = ?", String.class, poison))
                     .contains("MQClientException");
-            assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'OUTBOX_MANUAL' AND object_id = ? "
-                    + "AND status = 'OPEN'", poison.toString())).isEqualTo(1);
+            assertThat(count(
+                            "SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'OUTBOX_MANUAL' AND object_id = ? "
+                                    + "AND status = 'OPEN'",
+                            poison.toString()))
+                    .isEqualTo(1);
             assertThat(client().getText("/actuator/prometheus")).contains("outbox_manual_total");
             assertThat(OutboxRelay.refusedForGood(new org.apache.rocketmq.client.exception.MQClientException(
-                    org.apache.rocketmq.remoting.protocol.ResponseCode.SYSTEM_BUSY, "busy"))).as("a busy broker is transient")
+                            org.apache.rocketmq.remoting.protocol.ResponseCode.SYSTEM_BUSY, "busy")))
+                    .as("a busy broker is transient")
                     .isFalse();
         } finally {
             jdbc.update("DELETE FROM event_outbox WHERE event_id IN (?, ?)", poison, healthy);
@@ -122,18 +139,29 @@ class OutboxRelayIT extends IntegrationTest {
                 FROM generate_series(1, 400)""", batch);
         UUID waiting = UUID.randomUUID();
         jdbc.update(INSERT, waiting, waiting, "RETRY", 1, null, "0 seconds", "0 seconds");
-        jdbc.update("UPDATE event_outbox SET next_retry_at = clock_timestamp() + interval '1 hour', "
-                + "created_at = clock_timestamp() - interval '10 minutes' WHERE event_id = ?", waiting);
+        jdbc.update(
+                "UPDATE event_outbox SET next_retry_at = clock_timestamp() + interval '1 hour', "
+                        + "created_at = clock_timestamp() - interval '10 minutes' WHERE event_id = ?",
+                waiting);
         try {
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(
-                    "SELECT count(*) FROM event_outbox WHERE payload->>'batch' = ? AND status = 'SENT'", batch) == 400);
-            assertThat(count("SELECT count(*) FROM event_outbox WHERE payload->>'batch' = ? AND attempt_count <> 1", batch))
-                    .as("no event claimed by two lanes").isZero();
-            assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> count(
+                                    "SELECT count(*) FROM event_outbox WHERE payload->>'batch' = ? AND status = 'SENT'",
+                                    batch)
+                            == 400);
+            assertThat(count(
+                            "SELECT count(*) FROM event_outbox WHERE payload->>'batch' = ? AND attempt_count <> 1",
+                            batch))
+                    .as("no event claimed by two lanes")
+                    .isZero();
+            assertThat(Thread.getAllStackTraces().keySet())
+                    .extracting(Thread::getName)
                     .contains("outbox-relay-0", "outbox-relay-1", "outbox-relay-housekeeping");
             Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 assertThat(meters.get("outbox.pending").gauge().value()).isGreaterThanOrEqualTo(1);
-                assertThat(meters.get("outbox.oldest.age.seconds").gauge().value()).isGreaterThanOrEqualTo(600);
+                assertThat(meters.get("outbox.oldest.age.seconds").gauge().value())
+                        .isGreaterThanOrEqualTo(600);
             });
         } finally {
             jdbc.update("DELETE FROM event_outbox WHERE payload->>'batch' = ? OR event_id = ?", batch, waiting);
@@ -141,6 +169,7 @@ class OutboxRelayIT extends IntegrationTest {
     }
 
     private String status(UUID id) {
-        return jdbc.query("SELECT status FROM event_outbox WHERE event_id = ?", rs -> rs.next() ? rs.getString(1) : null, id);
+        return jdbc.query(
+                "SELECT status FROM event_outbox WHERE event_id = ?", rs -> rs.next() ? rs.getString(1) : null, id);
     }
 }

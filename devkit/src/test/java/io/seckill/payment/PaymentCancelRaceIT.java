@@ -2,18 +2,16 @@ package io.seckill.payment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.order.OrderRecord;
+import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.paysim.PaySim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import io.seckill.order.OrderRecord;
-import io.seckill.payment.channel.PaymentChannel;
-import io.seckill.paysim.PaySim;
 
 /**
  * Fault row 16: a payment and the timeout cancel race. Every interleaving of the payment's steps
@@ -33,7 +31,8 @@ class PaymentCancelRaceIT extends PaymentTestBase {
     }
 
     @Test
-    @DisplayName("fault #16: payment success and timeout cancel, every interleaving: paid is never cancelled, released exactly once")
+    @DisplayName(
+            "fault #16: payment success and timeout cancel, every interleaving: paid is never cancelled, released exactly once")
     void everyInterleaving() throws Exception {
         List<List<String>> schedules = interleavings(PAY, CANCEL);
         assertThat(schedules).hasSize(10);
@@ -74,7 +73,9 @@ class PaymentCancelRaceIT extends PaymentTestBase {
                 }
                 case "P2" -> {
                     if (sim.payment(payment).status() == PaymentChannel.Status.SUCCESS) {
-                        assertThat(deliverCallback(payment).statusCode()).as(label).isEqualTo(200);
+                        assertThat(deliverCallback(payment).statusCode())
+                                .as(label)
+                                .isEqualTo(200);
                     }
                 }
                 case "C1" -> {
@@ -95,9 +96,12 @@ class PaymentCancelRaceIT extends PaymentTestBase {
                 default -> throw new IllegalArgumentException(step);
             }
             assertPgConserved(activityId, 1);
-            assertThat(count("SELECT count(*) FROM orders o JOIN payment_record p ON p.order_id = o.order_id "
-                    + "WHERE o.order_id = ? AND o.status = 'CANCELLED' AND p.refund_status IS NULL", order))
-                    .as(label + " after " + step + ": a cancelled order keeps money without a refund").isZero();
+            assertThat(count(
+                            "SELECT count(*) FROM orders o JOIN payment_record p ON p.order_id = o.order_id "
+                                    + "WHERE o.order_id = ? AND o.status = 'CANCELLED' AND p.refund_status IS NULL",
+                            order))
+                    .as(label + " after " + step + ": a cancelled order keeps money without a refund")
+                    .isZero();
         }
         worker.refunds("race-refunds");
 
@@ -105,7 +109,9 @@ class PaymentCancelRaceIT extends PaymentTestBase {
         boolean moneyTaken = sim.payment(payment).status() != PaymentChannel.Status.WAITING
                 && sim.payment(payment).status() != PaymentChannel.Status.CLOSED;
         if (paidBeforeClose) {
-            assertThat(status).as(label + ": the channel had the money before the close").isEqualTo("PAID");
+            assertThat(status)
+                    .as(label + ": the channel had the money before the close")
+                    .isEqualTo("PAID");
         }
         switch (status) {
             case "PAID" -> {
@@ -115,17 +121,29 @@ class PaymentCancelRaceIT extends PaymentTestBase {
                 return "PAID";
             }
             case "CANCELLED" -> {
-                assertThat(ledger(order, "RELEASE")).as(label + ": released exactly once").isOne();
+                assertThat(ledger(order, "RELEASE"))
+                        .as(label + ": released exactly once")
+                        .isOne();
                 assertThat(ledger(order, "SELL")).as(label).isZero();
                 if (!moneyTaken) {
-                    assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order)).as(label).isZero();
+                    assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", order))
+                            .as(label)
+                            .isZero();
                     return "CANCELLED";
                 }
-                assertThat(payAfterClose).as(label + ": money after a close only when the channel takes it anyway").isTrue();
-                assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE order_id = ?", String.class, order))
-                        .as(label).isEqualTo("REFUNDED");
-                assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'PAID_AFTER_CANCEL' "
-                        + "AND object_id = ?", payment.toString())).as(label).isOne();
+                assertThat(payAfterClose)
+                        .as(label + ": money after a close only when the channel takes it anyway")
+                        .isTrue();
+                assertThat(jdbc.queryForObject(
+                                "SELECT refund_status FROM payment_record WHERE order_id = ?", String.class, order))
+                        .as(label)
+                        .isEqualTo("REFUNDED");
+                assertThat(count(
+                                "SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'PAID_AFTER_CANCEL' "
+                                        + "AND object_id = ?",
+                                payment.toString()))
+                        .as(label)
+                        .isOne();
                 return "CANCELLED+REFUNDED";
             }
             default -> throw new AssertionError(label + ": order left " + status);
@@ -139,7 +157,8 @@ class PaymentCancelRaceIT extends PaymentTestBase {
         return out;
     }
 
-    private static void merge(List<String> a, int i, List<String> b, int j, List<String> prefix, List<List<String>> out) {
+    private static void merge(
+            List<String> a, int i, List<String> b, int j, List<String> prefix, List<List<String>> out) {
         if (i == a.size() && j == b.size()) {
             out.add(List.copyOf(prefix));
             return;

@@ -3,12 +3,16 @@ package io.seckill.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.payment.PaymentStatementWorker.Pass;
+import io.seckill.payment.PaymentStatementWorker.Result;
+import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.paysim.PaySim;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.UUID;
-
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,19 +20,15 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.payment.PaymentStatementWorker.Pass;
-import io.seckill.payment.PaymentStatementWorker.Result;
-import io.seckill.payment.channel.PaymentChannel;
-import io.seckill.paysim.PaySim;
-
 /** The channel's statement finds the money no callback reported, applies it once, and says what it cannot match. */
 class PaymentStatementIT extends PaymentTestBase {
 
     @Autowired
     PaymentStatementWorker statement;
+
     @Autowired
     PaymentChannel channel;
+
     @Autowired
     MeterRegistry meters;
 
@@ -55,27 +55,34 @@ class PaymentStatementIT extends PaymentTestBase {
         assertThat(pass.count(Result.APPLIED)).isOne();
         assertThat(pass.checkedTo()).isEqualTo(pass.to());
         assertThat(orderStatus(p.order())).isEqualTo("CANCELLED");
-        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, p.payment()))
+        assertThat(jdbc.queryForObject(
+                        "SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, p.payment()))
                 .isEqualTo("REFUNDING");
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'PAID_AFTER_CANCEL' AND object_id = ?",
-                p.payment().toString())).isOne();
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'PAID_AFTER_CANCEL' AND object_id = ?",
+                        p.payment().toString()))
+                .isOne();
         worker.refunds("refunder-71");
         assertThat(sim.payment(p.payment()).status()).isEqualTo(PaymentChannel.Status.REFUNDED);
-        assertThat(jdbc.queryForObject("SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, p.payment()))
+        assertThat(jdbc.queryForObject(
+                        "SELECT refund_status FROM payment_record WHERE payment_id = ?", String.class, p.payment()))
                 .isEqualTo("REFUNDED");
 
-        jdbc.update("UPDATE payment_statement_checkpoint SET checked_to = ? WHERE provider = 'paysim'",
+        jdbc.update(
+                "UPDATE payment_statement_checkpoint SET checked_to = ? WHERE provider = 'paysim'",
                 java.sql.Timestamp.from(pass.from()));
         Pass again = settle();
         assertThat(again.count(Result.KNOWN)).as("the same window read again").isGreaterThanOrEqualTo(1);
         assertThat(again.count(Result.APPLIED)).isZero();
-        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", p.order())).isOne();
+        assertThat(count("SELECT count(*) FROM payment_record WHERE order_id = ?", p.order()))
+                .isOne();
         assertThat(ledger(p.order(), "SELL")).isZero();
         assertSettled(p);
     }
 
     @Test
-    @DisplayName("a paid order whose callback was lost: the statement makes it PAID once; the late callback finds it paid")
+    @DisplayName(
+            "a paid order whose callback was lost: the statement makes it PAID once; the late callback finds it paid")
     void paidWithoutCallback() throws Exception {
         Paying p = paying(2, 72);
         assertThat(sim.pay(p.payment(), false)).isTrue();
@@ -107,19 +114,28 @@ class PaymentStatementIT extends PaymentTestBase {
         assertThat(pass.count(Result.UNMATCHED)).isEqualTo(2);
         assertThat(pass.checkedTo()).isEqualTo(pass.to());
         assertThat(unmatchedCount() - before).isEqualTo(2);
-        assertThat(jdbc.queryForObject("SELECT evidence->>'reason' FROM reconcile_anomaly WHERE anomaly_type = "
-                + "'STATEMENT_UNMATCHED' AND object_id = ? AND status = 'OPEN'", String.class, stranger.toString()))
+        assertThat(jdbc.queryForObject(
+                        "SELECT evidence->>'reason' FROM reconcile_anomaly WHERE anomaly_type = "
+                                + "'STATEMENT_UNMATCHED' AND object_id = ? AND status = 'OPEN'",
+                        String.class,
+                        stranger.toString()))
                 .isEqualTo("ORDER_NOT_FOUND");
-        assertThat(jdbc.queryForObject("SELECT evidence->>'reason' FROM reconcile_anomaly WHERE anomaly_type = "
-                + "'STATEMENT_UNMATCHED' AND object_id = ? AND status = 'OPEN'", String.class, refundedElsewhere.toString()))
+        assertThat(jdbc.queryForObject(
+                        "SELECT evidence->>'reason' FROM reconcile_anomaly WHERE anomaly_type = "
+                                + "'STATEMENT_UNMATCHED' AND object_id = ? AND status = 'OPEN'",
+                        String.class,
+                        refundedElsewhere.toString()))
                 .isEqualTo("REFUND_UNRECORDED");
-        assertThat(count("SELECT count(*) FROM payment_record WHERE payment_id IN (?, ?)", stranger, refundedElsewhere)).isZero();
-        assertThat(count("SELECT count(*) FROM orders WHERE order_id = ?", strangersOrder)).isZero();
+        assertThat(count("SELECT count(*) FROM payment_record WHERE payment_id IN (?, ?)", stranger, refundedElsewhere))
+                .isZero();
+        assertThat(count("SELECT count(*) FROM orders WHERE order_id = ?", strangersOrder))
+                .isZero();
     }
 
     @Test
-    @DisplayName("a statement the channel cannot serve keeps the checkpoint (unknown is not empty); once it answers, the "
-            + "payment is applied")
+    @DisplayName(
+            "a statement the channel cannot serve keeps the checkpoint (unknown is not empty); once it answers, the "
+                    + "payment is applied")
     void channelUnavailable() throws Exception {
         Paying p = paying(2, 73);
         assertThat(sim.pay(p.payment(), false)).isTrue();
@@ -136,16 +152,19 @@ class PaymentStatementIT extends PaymentTestBase {
     }
 
     @Test
-    @DisplayName("an entry that cannot be applied holds the checkpoint at its payment time while the entries after it are "
-            + "applied; past the bound it is STATEMENT_STALLED; once it can be, it is applied")
+    @DisplayName(
+            "an entry that cannot be applied holds the checkpoint at its payment time while the entries after it are "
+                    + "applied; past the bound it is STATEMENT_STALLED; once it can be, it is applied")
     void poisonEntryBesideHealthyOne() throws Exception {
         long activityId = openSale(3, 3);
         UUID poison = placeOrder(activityId, 2, 74), poisonPayment = startPayment(74, poison);
         UUID healthy = placeOrder(activityId, 1, 75), healthyPayment = startPayment(75, healthy);
         awaitSettled(activityId, 2);
         // PostgreSQL says SKU 2 has no occupied unit to sell: the poison payment's PAID transaction must fail
-        jdbc.update("UPDATE sku_inventory SET occupied_stock = occupied_stock - 1, available_stock = available_stock + 1 "
-                + "WHERE activity_id = ? AND sku_id = 2", activityId);
+        jdbc.update(
+                "UPDATE sku_inventory SET occupied_stock = occupied_stock - 1, available_stock = available_stock + 1 "
+                        + "WHERE activity_id = ? AND sku_id = 2",
+                activityId);
         try {
             assertThat(sim.pay(poisonPayment, false)).isTrue();
             nextMillisecond();
@@ -158,16 +177,24 @@ class PaymentStatementIT extends PaymentTestBase {
             }
             assertThat(orderStatus(healthy)).isEqualTo("PAID");
             assertThat(orderStatus(poison)).isEqualTo("PAYING");
-            assertThat(count("SELECT count(*) FROM payment_record WHERE payment_id = ?", poisonPayment)).isZero();
-            assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'STATEMENT_STALLED' AND object_id = ? "
-                    + "AND status = 'OPEN'", poisonPayment.toString())).isOne();
+            assertThat(count("SELECT count(*) FROM payment_record WHERE payment_id = ?", poisonPayment))
+                    .isZero();
+            assertThat(count(
+                            "SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'STATEMENT_STALLED' AND object_id = ? "
+                                    + "AND status = 'OPEN'",
+                            poisonPayment.toString()))
+                    .isOne();
         } finally {
-            jdbc.update("UPDATE sku_inventory SET occupied_stock = occupied_stock + 1, available_stock = available_stock - 1 "
-                    + "WHERE activity_id = ? AND sku_id = 2", activityId);
+            jdbc.update(
+                    "UPDATE sku_inventory SET occupied_stock = occupied_stock + 1, available_stock = available_stock - 1 "
+                            + "WHERE activity_id = ? AND sku_id = 2",
+                    activityId);
         }
         Pass healed = settle();
         assertThat(healed.count(Result.APPLIED)).isOne();
-        assertThat(healed.count(Result.KNOWN)).as("the healthy payment, read again from the held checkpoint").isOne();
+        assertThat(healed.count(Result.KNOWN))
+                .as("the healthy payment, read again from the held checkpoint")
+                .isOne();
         assertThat(healed.checkedTo()).isEqualTo(healed.to());
         assertThat(orderStatus(poison)).isEqualTo("PAID");
         awaitSettled(activityId, 2);
@@ -175,8 +202,9 @@ class PaymentStatementIT extends PaymentTestBase {
     }
 
     @Test
-    @DisplayName("a payment the channel lists behind a window already read: the pass does not see it, the re-read of the "
-            + "lookback window applies it, and the checkpoint stays where it was")
+    @DisplayName(
+            "a payment the channel lists behind a window already read: the pass does not see it, the re-read of the "
+                    + "lookback window applies it, and the checkpoint stays where it was")
     void paymentListedLate() throws Exception {
         Paying p = paying(2, 76);
         Instant readUpTo = settle().checkedTo();
@@ -190,7 +218,9 @@ class PaymentStatementIT extends PaymentTestBase {
         assertThat(reread.count(Result.APPLIED)).isGreaterThanOrEqualTo(1);
         assertThat(orderStatus(p.order())).isEqualTo("PAID");
         assertThat(payments.statementCheckpoint("paysim")).contains(checkpoint);
-        assertThat(statement.reread(Instant.now()).count(Result.APPLIED)).as("read again: known").isZero();
+        assertThat(statement.reread(Instant.now()).count(Result.APPLIED))
+                .as("read again: known")
+                .isZero();
         assertSettled(p);
     }
 
@@ -203,11 +233,14 @@ class PaymentStatementIT extends PaymentTestBase {
     /** Waits until the clock has left the current millisecond (the channel's times are in milliseconds). */
     private static void nextMillisecond() {
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-        Awaitility.await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(1))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(1))
                 .until(() -> Instant.now().truncatedTo(ChronoUnit.MILLIS).isAfter(now));
     }
 
     private double unmatchedCount() {
-        return meters.counter("payment.statement.entries", "result", "unmatched").count();
+        return meters.counter("payment.statement.entries", "result", "unmatched")
+                .count();
     }
 }

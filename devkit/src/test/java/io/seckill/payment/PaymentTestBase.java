@@ -2,6 +2,11 @@ package io.seckill.payment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.order.OrderRepository;
+import io.seckill.paysim.PaySim;
+import io.seckill.support.IntegrationTest;
+import io.seckill.support.TestPaySim;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,27 +14,25 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
-
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.cli.SaleClient;
-import io.seckill.order.OrderRepository;
-import io.seckill.paysim.PaySim;
-import io.seckill.support.IntegrationTest;
-import io.seckill.support.TestPaySim;
 
 /** Helpers of the payment tests: orders, the simulator, signed callbacks over HTTP. */
 public abstract class PaymentTestBase extends IntegrationTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
 
     @Autowired
     protected PaymentWorker worker;
+
     @Autowired
     protected OrderCanceller canceller;
+
     @Autowired
     protected PaymentRepository payments;
+
     @Autowired
     protected OrderRepository orders;
 
@@ -43,8 +46,7 @@ public abstract class PaymentTestBase extends IntegrationTest {
     }
 
     /** A new sale of {@code stock} units with one order of {@code userId}, its payment opened at the channel. */
-    protected record Paying(long activityId, UUID order, UUID payment) {
-    }
+    protected record Paying(long activityId, UUID order, UUID payment) {}
 
     protected Paying paying(int stock, long userId) throws Exception {
         long activityId = openSale(stock);
@@ -68,7 +70,9 @@ public abstract class PaymentTestBase extends IntegrationTest {
     protected Paying takenAfterCancel(int stock, long userId) throws Exception {
         Paying p = cancelledUnpaid(stock, userId);
         sim.knobs(PaySim.Knobs.NORMAL.payingAfterClose());
-        assertThat(sim.pay(p.payment(), false)).as("the channel takes the money after the close").isTrue();
+        assertThat(sim.pay(p.payment(), false))
+                .as("the channel takes the money after the close")
+                .isTrue();
         return p;
     }
 
@@ -80,7 +84,9 @@ public abstract class PaymentTestBase extends IntegrationTest {
 
     /** The channel takes the money and sends nothing yet: the callback it would send, signed now. */
     protected PaySim.SignedCallback paidCallback(Paying p) throws Exception {
-        assertThat(sim.pay(p.payment(), false)).as("the channel takes the money").isTrue();
+        assertThat(sim.pay(p.payment(), false))
+                .as("the channel takes the money")
+                .isTrue();
         return sim.signedCallback(p.payment(), Instant.now().getEpochSecond());
     }
 
@@ -90,8 +96,10 @@ public abstract class PaymentTestBase extends IntegrationTest {
     }
 
     protected HttpResponse<String> deliver(PaySim.SignedCallback cb) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/payments/callbacks/paysim"))
-                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+        HttpRequest.Builder b = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/api/v1/payments/callbacks/paysim"))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(cb.body()));
         cb.headers().forEach(b::header);
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
@@ -103,7 +111,8 @@ public abstract class PaymentTestBase extends IntegrationTest {
 
     /** Makes the order's payment time run out now (the timer itself is what the tests exercise). */
     protected void expire(UUID orderId) {
-        jdbc.update("UPDATE orders SET expires_at = clock_timestamp() - interval '1 second' WHERE order_id = ?", orderId);
+        jdbc.update(
+                "UPDATE orders SET expires_at = clock_timestamp() - interval '1 second' WHERE order_id = ?", orderId);
     }
 
     protected long ledger(UUID orderId, String type) {
@@ -116,8 +125,12 @@ public abstract class PaymentTestBase extends IntegrationTest {
 
     /** PostgreSQL conservation of one SKU: initial = available + occupied + sold. */
     protected void assertPgConserved(long activityId, long skuId) {
-        Long delta = jdbc.queryForObject("SELECT initial_stock - available_stock - occupied_stock - sold_stock "
-                + "FROM sku_inventory WHERE activity_id = ? AND sku_id = ?", Long.class, activityId, skuId);
+        Long delta = jdbc.queryForObject(
+                "SELECT initial_stock - available_stock - occupied_stock - sold_stock "
+                        + "FROM sku_inventory WHERE activity_id = ? AND sku_id = ?",
+                Long.class,
+                activityId,
+                skuId);
         assertThat(delta).as("PG initial - available - occupied - sold").isZero();
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.stream.IntStream;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +22,7 @@ class PerSecondLimitTest {
     @DisplayName("a negative cap is refused naming the setting")
     void negativeCap() {
         assertThatThrownBy(() -> new PerSecondLimit("seckill.x.per-second", -1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("seckill.x.per-second:");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("seckill.x.per-second:");
     }
 }

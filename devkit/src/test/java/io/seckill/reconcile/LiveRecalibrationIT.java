@@ -2,18 +2,6 @@ package io.seckill.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
@@ -25,6 +13,16 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.BucketTransfers;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.SteadyBuyers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * A failover can take writes the old master acknowledged and never replicated (fault row 13): a
@@ -42,55 +40,80 @@ class LiveRecalibrationIT extends IntegrationTest {
 
     @Autowired
     Reconciler reconciler;
+
     @Autowired
     RedisRecalibration recalibration;
+
     @Autowired
     SaleRegistry registry;
+
     @Autowired
     OrderProjection projection;
+
     @Autowired
     BucketTransfers transfers;
+
     @Autowired
     HoldRepository holds;
 
     @Test
-    @DisplayName("fault #13: a failover lost acknowledged reservations -> the live SKU is recalibrated from PostgreSQL and "
-            + "sells exactly its stock, nobody admitted on a unit that is not there")
+    @DisplayName(
+            "fault #13: a failover lost acknowledged reservations -> the live SKU is recalibrated from PostgreSQL and "
+                    + "sells exactly its stock, nobody admitted on a unit that is not there")
     void lostReservationsRecalibrated() throws Exception {
         long activityId = saleWithOrders(10, 6);
         loseReservation(activityId, 1, 1);
         loseReservation(activityId, 1, 2);
         ActivityService.InventoryView lost = view(activityId);
-        assertThat(lost.redis().stock()).as("Redis counts the two lost units as unsold").isEqualTo(6);
+        assertThat(lost.redis().stock())
+                .as("Redis counts the two lost units as unsold")
+                .isEqualTo(6);
         assertThat(lost.crossSystemDelta()).isEqualTo(-2);
 
         Reconciler.Report report = reconciler.run(activityId, Duration.ofMillis(1));
 
-        assertThat(report.repairs()).as(report.toString()).containsEntry("REBUILD_ORDER_PROJECTION", 2)
+        assertThat(report.repairs())
+                .as(report.toString())
+                .containsEntry("REBUILD_ORDER_PROJECTION", 2)
                 .containsEntry("REDIS_RECALIBRATION", 1);
         assertThat(report.skus().getFirst().redisState()).isEqualTo("RECALIBRATED");
         ActivityService.InventoryView after = view(activityId);
         assertThat(after.redis().stock()).isEqualTo(4);
         assertThat(after.redis().committed()).isEqualTo(6);
         assertThat(after.redis().initial()).isEqualTo(10);
-        assertThat(redis.sync().hget(SkuSlot.single(activityId, 1).meta(), "status")).as("the sale admits again")
+        assertThat(redis.sync().hget(SkuSlot.single(activityId, 1).meta(), "status"))
+                .as("the sale admits again")
                 .isEqualTo("OPEN");
-        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
-                activityId + ":1")).isOne();
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REDIS_RESERVATIONS_LOST' "
-                + "AND object_id = ? AND status = 'RESOLVED'", activityId + ":1")).as("recorded, and resolved by the run").isOne();
-        assertThat(reserve(1, activityId, 1).code()).as("the lost buyer's one attempt is back").isEqualTo("ALREADY_RESERVED");
+        assertThat(count(
+                        "SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
+                        activityId + ":1"))
+                .isOne();
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REDIS_RESERVATIONS_LOST' "
+                                + "AND object_id = ? AND status = 'RESOLVED'",
+                        activityId + ":1"))
+                .as("recorded, and resolved by the run")
+                .isOne();
+        assertThat(reserve(1, activityId, 1).code())
+                .as("the lost buyer's one attempt is back")
+                .isEqualTo("ALREADY_RESERVED");
         assertInvariants(activityId, true);
 
         Map<String, Integer> answers = new HashMap<>();
         for (long u = 100; u < 120; u++) {
             answers.merge(reserve(u, activityId, 1).code(), 1, Integer::sum);
         }
-        assertThat(answers).as("exactly the four units PostgreSQL has left").containsEntry("QUEUED", 4)
-                .containsEntry("SOLD_OUT", 16).hasSize(2);
+        assertThat(answers)
+                .as("exactly the four units PostgreSQL has left")
+                .containsEntry("QUEUED", 4)
+                .containsEntry("SOLD_OUT", 16)
+                .hasSize(2);
         awaitSettled(activityId, 10);
-        assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
-                activityId)).as("no buyer queued on a unit that was not there and then rejected").isZero();
+        assertThat(count(
+                        "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
+                        activityId))
+                .as("no buyer queued on a unit that was not there and then rejected")
+                .isZero();
         Reconciler.Report quiet = reconciler.run(activityId, Duration.ofMillis(1));
         assertThat(quiet.repairs()).as("nothing left to repair: " + quiet).isEmpty();
         assertThat(quiet.anomalies()).isEmpty();
@@ -98,44 +121,66 @@ class LiveRecalibrationIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("fault #13: reservations lost while buyers keep coming -> recalibrated between their calls; the sale sells "
-            + "exactly its stock, answers 202, 409 or 503 only, nobody queued and then rejected")
+    @DisplayName(
+            "fault #13: reservations lost while buyers keep coming -> recalibrated between their calls; the sale sells "
+                    + "exactly its stock, answers 202, 409 or 503 only, nobody queued and then rejected")
     void recalibratedUnderBuyers() throws Exception {
         long activityId = openSale(600);
         List<Long> lostUsers = new ArrayList<>();
         try (SteadyBuyers buyers = SteadyBuyers.start(2, Duration.ofMillis(25), user -> reserve(user, activityId, 1))) {
             buyers.awaitMoreAdmitted(100, Duration.ofSeconds(30));
             // three buyers whose orders Redis has counted lose everything a failover can take
-            lostUsers.addAll(jdbc.queryForList("SELECT user_id FROM orders WHERE activity_id = ? ORDER BY created_at LIMIT 3",
-                    Long.class, activityId));
+            lostUsers.addAll(jdbc.queryForList(
+                    "SELECT user_id FROM orders WHERE activity_id = ? ORDER BY created_at LIMIT 3",
+                    Long.class,
+                    activityId));
             for (long u : lostUsers) {
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "ORDER_CREATED".equals(redis.sync().hget(
-                        SkuSlot.single(activityId, 1).reservation(reservation(activityId, u)), "status")));
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> "ORDER_CREATED"
+                                .equals(redis.sync()
+                                        .hget(
+                                                SkuSlot.single(activityId, 1).reservation(reservation(activityId, u)),
+                                                "status")));
                 loseReservation(activityId, 1, u);
             }
-            Reconciler.Report report = Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                    .until(() -> reconciler.run(activityId, Duration.ofMillis(1)),
+            Reconciler.Report report = Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(
+                            () -> reconciler.run(activityId, Duration.ofMillis(1)),
                             r -> r.repairs().containsKey("REDIS_RECALIBRATION"));
-            assertThat(buyers.codes()).as("the sale was still selling when it was recalibrated: " + report)
+            assertThat(buyers.codes())
+                    .as("the sale was still selling when it was recalibrated: " + report)
                     .doesNotContainKey("409 SOLD_OUT");
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> buyers.codes().containsKey("409 SOLD_OUT"));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> buyers.codes().containsKey("409 SOLD_OUT"));
             buyers.close();
             assertThat(buyers.statuses().keySet()).as(buyers.codes().toString()).isSubsetOf(202, 409, 503);
-            assertThat(buyers.statuses().get(202)).as("admitted after the recalibration: exactly what was left")
+            assertThat(buyers.statuses().get(202))
+                    .as("admitted after the recalibration: exactly what was left")
                     .isEqualTo(600);
         }
         awaitAllSettled(activityId);
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(600);
-        assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
-                activityId)).as("no buyer queued on a unit that was not there").isZero();
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(600);
+        assertThat(count(
+                        "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
+                        activityId))
+                .as("no buyer queued on a unit that was not there")
+                .isZero();
         for (long u : lostUsers) {
-            assertThat(reserve(u, activityId, 1).code()).as("buyer " + u + "'s one attempt is back").isEqualTo("ALREADY_RESERVED");
+            assertThat(reserve(u, activityId, 1).code())
+                    .as("buyer " + u + "'s one attempt is back")
+                    .isEqualTo("ALREADY_RESERVED");
         }
         assertInvariants(activityId, true);
     }
 
     @Test
-    @DisplayName("counters off with every hash in place -> CROSS_SYSTEM_DELTA recorded, the SKU recalibrated, the anomaly resolved")
+    @DisplayName(
+            "counters off with every hash in place -> CROSS_SYSTEM_DELTA recorded, the SKU recalibrated, the anomaly resolved")
     void driftRecalibratedAndResolved() throws Exception {
         long activityId = openSale(5, 5);
         placeOrder(activityId, 1, 1);
@@ -146,36 +191,49 @@ class LiveRecalibrationIT extends IntegrationTest {
         redis.sync().incr(slot.stock());
         redis.sync().hincrby(slot.counter(), "committed", -1);
 
-        // judged once the projection's consumer has acknowledged every event (it may not have, a moment after the orders)
-        Reconciler.Report report = Awaitility.await().atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(500)).until(() -> reconciler.run(activityId, Duration.ofMillis(1)),
+        // judged once the projection's consumer has acknowledged every event (it may not have, a moment after the
+        // orders)
+        Reconciler.Report report = Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> reconciler.run(activityId, Duration.ofMillis(1)),
                         r -> r.anomalies().containsKey("CROSS_SYSTEM_DELTA"));
 
         assertThat(report.repairs()).as(report.toString()).containsEntry("REDIS_RECALIBRATION", 1);
         assertThat(report.skus()).extracting(Reconciler.SkuReport::redisState).containsExactly("RECALIBRATED", "OK");
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'CROSS_SYSTEM_DELTA' AND object_id = ? "
-                + "AND status = 'RESOLVED' AND evidence->>'resolution' LIKE 'Redis counters recalibrated%'", activityId + ":1")).isOne();
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'", activityId))
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'CROSS_SYSTEM_DELTA' AND object_id = ? "
+                                + "AND status = 'RESOLVED' AND evidence->>'resolution' LIKE 'Redis counters recalibrated%'",
+                        activityId + ":1"))
+                .isOne();
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'", activityId))
                 .isZero();
-        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
-                activityId + ":2")).as("the SKU that agreed is left alone").isZero();
+        assertThat(count(
+                        "SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ?",
+                        activityId + ":2"))
+                .as("the SKU that agreed is left alone")
+                .isZero();
         assertThat(view(activityId).redis().stock()).isEqualTo(3);
         assertInvariants(activityId, true);
     }
 
     @Test
-    @DisplayName("a cancellation whose release has not reached Redis holds the recalibration back; once it lands, every unit "
-            + "is counted once")
+    @DisplayName(
+            "a cancellation whose release has not reached Redis holds the recalibration back; once it lands, every unit "
+                    + "is counted once")
     void pendingReleaseHoldsItBack() throws Exception {
         long activityId = saleWithOrders(5, 3);
-        UUID cancelled = jdbc.queryForObject("SELECT order_id FROM orders WHERE activity_id = ? AND user_id = 1", UUID.class,
-                activityId);
+        UUID cancelled = jdbc.queryForObject(
+                "SELECT order_id FROM orders WHERE activity_id = ? AND user_id = 1", UUID.class, activityId);
         SaleClient.Response c = client().post("/api/v1/orders/" + cancelled + "/cancel", userToken(1), null);
         assertThat(c.status()).as(c.body().toString()).isEqualTo(200);
         String rid = reservation(activityId, 1);
         SkuSlot slot = SkuSlot.single(activityId, 1);
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(
-                () -> "CANCELLED".equals(redis.sync().hget(slot.reservation(rid), "status")));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> "CANCELLED".equals(redis.sync().hget(slot.reservation(rid), "status")));
         // Redis as it was before the release event arrived, and a unit lost with buyer 2's reservation
         redis.sync().hset(slot.reservation(rid), "status", "ORDER_CREATED");
         redis.sync().del(slot.releaseMarker(rid));
@@ -189,21 +247,28 @@ class LiveRecalibrationIT extends IntegrationTest {
 
         assertThat(refused).startsWith("REFUSED").contains("release of cancelled reservation " + rid);
         assertThat(counters(slot)).as("nothing written").isEqualTo(before);
-        assertThat(redis.sync().hget(slot.meta(), "status")).as("the sale admits again").isEqualTo("OPEN");
+        assertThat(redis.sync().hget(slot.meta(), "status"))
+                .as("the sale admits again")
+                .isEqualTo("OPEN");
 
-        assertThat(LuaScript.code(projection.project(slot, rid, cancelled.toString(), "CANCELLED"))).isOne();
+        assertThat(LuaScript.code(projection.project(slot, rid, cancelled.toString(), "CANCELLED")))
+                .isOne();
         assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).isEqualTo("RECALIBRATED");
         ActivityService.InventoryView after = view(activityId);
-        assertThat(after.redis().stock()).as("PostgreSQL's available, the released unit once").isEqualTo(after.pg().available())
+        assertThat(after.redis().stock())
+                .as("PostgreSQL's available, the released unit once")
+                .isEqualTo(after.pg().available())
                 .isEqualTo(3);
         assertThat(after.redis().initial()).isEqualTo(after.pg().initial());
-        assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).as("a second run finds nothing to do")
+        assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of()))
+                .as("a second run finds nothing to do")
                 .isEqualTo("UNCHANGED");
         assertInvariants(activityId, true);
     }
 
     @Test
-    @DisplayName("a recalibration that could not run stays due: REDIS_RESERVATIONS_LOST is open until a later run recalibrates")
+    @DisplayName(
+            "a recalibration that could not run stays due: REDIS_RESERVATIONS_LOST is open until a later run recalibrates")
     void deferredRecalibrationStaysDue() throws Exception {
         long activityId = saleWithOrders(6, 3);
         loseReservation(activityId, 1, 2);
@@ -215,25 +280,32 @@ class LiveRecalibrationIT extends IntegrationTest {
         Reconciler.Report first = reconciler.run(activityId, Duration.ofMillis(1));
 
         assertThat(first.skus().getFirst().redisState()).as(first.toString()).isEqualTo("DRAIN_TIMEOUT");
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REDIS_RESERVATIONS_LOST' "
-                + "AND object_id = ? AND status = 'OPEN'", activityId + ":1")).isOne();
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'REDIS_RESERVATIONS_LOST' "
+                                + "AND object_id = ? AND status = 'OPEN'",
+                        activityId + ":1"))
+                .isOne();
         assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("OPEN");
         redis.sync().incr(slot.stock());
         redis.sync().hincrby(slot.counter(), "open_reserved", -1);
 
         Reconciler.Report second = reconciler.run(activityId, Duration.ofMillis(1));
 
-        assertThat(second.repairs()).as(second.toString()).containsEntry("REDIS_RECALIBRATION", 1)
+        assertThat(second.repairs())
+                .as(second.toString())
+                .containsEntry("REDIS_RECALIBRATION", 1)
                 .doesNotContainKey("REBUILD_ORDER_PROJECTION");
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'", activityId))
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'", activityId))
                 .isZero();
         assertThat(view(activityId).redis().stock()).isEqualTo(3);
         assertInvariants(activityId, true);
     }
 
     @Test
-    @DisplayName("a live recalibration that cannot drain in time resumes the sale; buyers meanwhile are asked to retry (503); "
-            + "a slot a dead reconciler left paused admits again on the next run")
+    @DisplayName(
+            "a live recalibration that cannot drain in time resumes the sale; buyers meanwhile are asked to retry (503); "
+                    + "a slot a dead reconciler left paused admits again on the next run")
     void pausesAreBoundedAndHealed() throws Exception {
         long activityId = saleWithOrders(5, 1);
         SkuSlot slot = SkuSlot.single(activityId, 1);
@@ -246,7 +318,8 @@ class LiveRecalibrationIT extends IntegrationTest {
 
         assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).isEqualTo("DRAIN_TIMEOUT");
 
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(props.reconcile().recalibrationDrain());
+        assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                .isGreaterThanOrEqualTo(props.reconcile().recalibrationDrain());
         assertThat(counters(slot)).isEqualTo(before);
         assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("OPEN");
         redis.sync().incr(slot.stock());
@@ -265,8 +338,9 @@ class LiveRecalibrationIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("recalibrate.lua writes only when the slot admits nobody, nothing is open and the counters are as read; "
-            + "pause_slot.lua pauses an open slot and resumes only a paused one")
+    @DisplayName(
+            "recalibrate.lua writes only when the slot admits nobody, nothing is open and the counters are as read; "
+                    + "pause_slot.lua pauses an open slot and resumes only a paused one")
     void scriptGuards() {
         SkuSlot slot = SkuSlot.single(newActivityId(), 1);
         String[] keys = {slot.stock(), slot.counter(), slot.meta()};
@@ -275,38 +349,50 @@ class LiveRecalibrationIT extends IntegrationTest {
         redis.sync().hset(slot.meta(), Map.of("status", "OPEN", "start_ms", "1", "end_ms", "2"));
 
         assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3")).containsExactly(-1L, "ADMITTING");
-        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "PAUSE", "", "1", "2")).containsExactly(1L, "PAUSED");
+        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "PAUSE", "", "1", "2"))
+                .containsExactly(1L, "PAUSED");
         redis.sync().hset(slot.counter(), "open_reserved", "1");
         assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3")).containsExactly(-2L, "OPEN_RESERVED", 1L);
-        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3", "LOST")).as("LOST, but the slot has its counters")
+        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3", "LOST"))
+                .as("LOST, but the slot has its counters")
                 .containsExactly(-2L, "OPEN_RESERVED", 1L);
         redis.sync().hset(slot.counter(), "open_reserved", "0");
-        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "6", "10", "3")).as("stock moved since it was read")
+        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "6", "10", "3"))
+                .as("stock moved since it was read")
                 .containsExactly(-3L, "CHANGED");
-        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "2")).as("committed moved since it was read")
+        assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "2"))
+                .as("committed moved since it was read")
                 .containsExactly(-3L, "CHANGED");
         assertThat(redis.sync().get(slot.stock())).isEqualTo("7");
 
         assertThat(RECALIBRATE.run(redis, keys, "5", "5", "7", "10", "3")).containsExactly(1L, "RECALIBRATED");
         assertThat(redis.sync().get(slot.stock())).isEqualTo("5");
-        assertThat(redis.sync().hgetall(slot.counter())).containsEntry("initial", "10").containsEntry("committed", "5")
+        assertThat(redis.sync().hgetall(slot.counter()))
+                .containsEntry("initial", "10")
+                .containsEntry("committed", "5")
                 .containsEntry("open_reserved", "0");
-        assertThat(redis.sync().hget(slot.meta(), "status")).as("resuming is the caller's step").isEqualTo("PAUSED");
+        assertThat(redis.sync().hget(slot.meta(), "status"))
+                .as("resuming is the caller's step")
+                .isEqualTo("PAUSED");
 
-        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "RESUME", "OPEN", "1", "2")).containsExactly(1L, "RESUMED");
+        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "RESUME", "OPEN", "1", "2"))
+                .containsExactly(1L, "RESUMED");
         assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("OPEN");
         redis.sync().hset(slot.meta(), "status", "CLOSED");
-        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "PAUSE", "", "1", "2")).as("admits nobody already")
+        assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "PAUSE", "", "1", "2"))
+                .as("admits nobody already")
                 .containsExactly(0L, "CLOSED");
         assertThat(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "RESUME", "OPEN", "1", "2"))
-                .as("an operator's close is not undone").containsExactly(0L, "CLOSED");
+                .as("an operator's close is not undone")
+                .containsExactly(0L, "CLOSED");
         assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("CLOSED");
         deleteKeys(slot);
     }
 
     @Test
-    @DisplayName("a bucketed SKU: reservations lost in two buckets and a unit in transit -> each bucket counts its own buyers' "
-            + "orders, the stock PostgreSQL has left is shared out, the unit in transit still lands once")
+    @DisplayName(
+            "a bucketed SKU: reservations lost in two buckets and a unit in transit -> each bucket counts its own buyers' "
+                    + "orders, the stock PostgreSQL has left is shared out, the unit in transit still lands once")
     void bucketsRecalibrated() throws Exception {
         long activityId = openBucketedSale(40, 4);
         List<Long> users = new ArrayList<>();
@@ -316,13 +402,20 @@ class LiveRecalibrationIT extends IntegrationTest {
         }
         awaitSettled(activityId, 8);
         long lostA = users.get(0);
-        long lostB = users.stream().filter(u -> bucket(activityId, u) != bucket(activityId, lostA)).findFirst().orElseThrow();
+        long lostB = users.stream()
+                .filter(u -> bucket(activityId, u) != bucket(activityId, lostA))
+                .findFirst()
+                .orElseThrow();
         loseReservation(activityId, 4, lostA);
         loseReservation(activityId, 4, lostB);
         Activity a = registry.load(activityId).orElseThrow();
         SkuSlot source = new SkuSlot(activityId, 1, 0, 4);
-        assertThat(LuaScript.code(TRANSFER_OUT.run(redis, new String[] {source.stock(), source.counter(), source.meta(),
-                source.transfers()}, UUID.randomUUID().toString(), "1"))).isOne();
+        assertThat(LuaScript.code(TRANSFER_OUT.run(
+                        redis,
+                        new String[] {source.stock(), source.counter(), source.meta(), source.transfers()},
+                        UUID.randomUUID().toString(),
+                        "1")))
+                .isOne();
 
         assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).isEqualTo("RECALIBRATED");
 
@@ -335,11 +428,19 @@ class LiveRecalibrationIT extends IntegrationTest {
             assertThat(b.committed()).as("bucket " + b.bucket()).isEqualTo(own[b.bucket()]);
             assertThat(b.initial()).isEqualTo(b.stock() + b.committed());
         }
-        assertThat(v.redis().inTransit()).as("the unit in transit is not in any bucket's stock yet").isOne();
-        assertThat(v.redis().stock() + v.redis().inTransit()).isEqualTo(v.pg().available()).isEqualTo(32);
+        assertThat(v.redis().inTransit())
+                .as("the unit in transit is not in any bucket's stock yet")
+                .isOne();
+        assertThat(v.redis().stock() + v.redis().inTransit())
+                .isEqualTo(v.pg().available())
+                .isEqualTo(32);
         for (long u : List.of(lostA, lostB)) {
-            assertThat(redis.sync().hget(SkuSlot.forUser(activityId, 1, 4, u).reservation(reservation(activityId, u)),
-                    "status")).as("lost hash of buyer " + u + " restored").isEqualTo("ORDER_CREATED");
+            assertThat(redis.sync()
+                            .hget(
+                                    SkuSlot.forUser(activityId, 1, 4, u).reservation(reservation(activityId, u)),
+                                    "status"))
+                    .as("lost hash of buyer " + u + " restored")
+                    .isEqualTo("ORDER_CREATED");
         }
         assertThat(v.crossSystemDelta()).isZero();
         assertThat(transfers.finishStale(a, a.sku(1), Duration.ZERO)).isOne();
@@ -364,38 +465,77 @@ class LiveRecalibrationIT extends IntegrationTest {
             reserved.remove("order_id");
             redis.sync().hset(slot.reservation(h.get("reservation_id")), reserved);
         }
-        assertThat(PROJECT_ORDER_CREATED.run(redis, new String[] {slot.reservation(projected.get("reservation_id")),
-                slot.counter()}, projected.get("reservation_id"), projected.get("order_id"))).containsExactly(1L, "PROJECTED");
-        assertThat(redis.sync().hgetall(slot.counter())).as("moves against nothing")
-                .containsEntry("open_reserved", "-1").doesNotContainKey("initial");
+        assertThat(PROJECT_ORDER_CREATED.run(
+                        redis,
+                        new String[] {slot.reservation(projected.get("reservation_id")), slot.counter()},
+                        projected.get("reservation_id"),
+                        projected.get("order_id")))
+                .containsExactly(1L, "PROJECTED");
+        assertThat(redis.sync().hgetall(slot.counter()))
+                .as("moves against nothing")
+                .containsEntry("open_reserved", "-1")
+                .doesNotContainKey("initial");
 
         // a hold on the reservation still behind: nobody writes it, so the counts are not rewritten around it
         String behindId = behind.get("reservation_id");
-        assertThat(holds.hold("RESERVATION", behindId, "ORDER_CREATED", "under investigation", "test")).isTrue();
+        assertThat(holds.hold("RESERVATION", behindId, "ORDER_CREATED", "under investigation", "test"))
+                .isTrue();
         // the runs wait until the broker says every order message was consumed (its offsets are committed every few s)
-        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
-            assertThat(reconciler.run(activityId, Duration.ofMillis(1)).skus().getFirst().redisState())
-                    .isEqualTo("PAUSED_DRAINING");
-            return count("SELECT count(*) FROM repair_task WHERE rule_name = 'REDIS_RECALIBRATION' AND object_id = ? "
-                    + "AND result LIKE '%under a hold%'", activityId + ":1") > 0;
-        });
-        assertThat(redis.sync().hget(slot.reservation(behindId), "status")).as("the held hash untouched").isEqualTo("RESERVED");
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(300))
+                .until(() -> {
+                    assertThat(reconciler
+                                    .run(activityId, Duration.ofMillis(1))
+                                    .skus()
+                                    .getFirst()
+                                    .redisState())
+                            .isEqualTo("PAUSED_DRAINING");
+                    return count(
+                                    "SELECT count(*) FROM repair_task WHERE rule_name = 'REDIS_RECALIBRATION' AND object_id = ? "
+                                            + "AND result LIKE '%under a hold%'",
+                                    activityId + ":1")
+                            > 0;
+                });
+        assertThat(redis.sync().hget(slot.reservation(behindId), "status"))
+                .as("the held hash untouched")
+                .isEqualTo("RESERVED");
         assertThat(holds.release("RESERVATION", behindId)).isPresent();
-        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() ->
-                "RECALIBRATED".equals(reconciler.run(activityId, Duration.ofMillis(1)).skus().getFirst().redisState()));
-        assertThat(counters(slot)).containsEntry("stock", "6").containsEntry("initial", "10")
-                .containsEntry("open_reserved", "0").containsEntry("committed", "4");
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(300))
+                .until(() -> "RECALIBRATED"
+                        .equals(reconciler
+                                .run(activityId, Duration.ofMillis(1))
+                                .skus()
+                                .getFirst()
+                                .redisState()));
+        assertThat(counters(slot))
+                .containsEntry("stock", "6")
+                .containsEntry("initial", "10")
+                .containsEntry("open_reserved", "0")
+                .containsEntry("committed", "4");
         for (long u = 1; u <= 4; u++) {
-            assertThat(redis.sync().hget(slot.reservation(reservation(activityId, u)), "status")).as("buyer " + u)
+            assertThat(redis.sync().hget(slot.reservation(reservation(activityId, u)), "status"))
+                    .as("buyer " + u)
                     .isEqualTo("ORDER_CREATED");
         }
-        assertThat(PROJECT_ORDER_CREATED.run(redis, new String[] {slot.reservation(behind.get("reservation_id")),
-                slot.counter()}, behind.get("reservation_id"), behind.get("order_id"))).as("the late projection")
+        assertThat(PROJECT_ORDER_CREATED.run(
+                        redis,
+                        new String[] {slot.reservation(behind.get("reservation_id")), slot.counter()},
+                        behind.get("reservation_id"),
+                        behind.get("order_id")))
+                .as("the late projection")
                 .containsExactly(2L, "ALREADY_PROJECTED");
         reconciler.run(activityId, Duration.ofMillis(1));
-        assertThat(counters(slot)).containsEntry("stock", "6").containsEntry("open_reserved", "0").containsEntry("committed", "4");
+        assertThat(counters(slot))
+                .containsEntry("stock", "6")
+                .containsEntry("open_reserved", "0")
+                .containsEntry("committed", "4");
         assertThat(view(activityId).crossSystemDelta()).isZero();
-        assertThat(reserve(5, activityId, 1).status()).as("the sale admits again").isEqualTo(202);
+        assertThat(reserve(5, activityId, 1).status())
+                .as("the sale admits again")
+                .isEqualTo(202);
         awaitSettled(activityId, 5);
         assertInvariants(activityId, true);
     }
@@ -412,18 +552,26 @@ class LiveRecalibrationIT extends IntegrationTest {
 
     /** Redis as a replica that never saw this buyer's reservation: its hash, mark and request map and the units it moved. */
     private void loseReservation(long activityId, int buckets, long userId) {
-        Map<String, Object> row = jdbc.queryForMap("SELECT reservation_id::text AS rid, request_id::text AS req "
-                + "FROM inventory_reservation WHERE activity_id = ? AND user_id = ?", activityId, userId);
+        Map<String, Object> row = jdbc.queryForMap(
+                "SELECT reservation_id::text AS rid, request_id::text AS req "
+                        + "FROM inventory_reservation WHERE activity_id = ? AND user_id = ?",
+                activityId,
+                userId);
         SkuSlot slot = SkuSlot.forUser(activityId, 1, buckets, userId);
-        assertThat(redis.sync().del(slot.reservation((String) row.get("rid")), slot.user(userId),
-                slot.request(userId, (String) row.get("req")))).isEqualTo(3);
+        assertThat(redis.sync()
+                        .del(slot.reservation((String) row.get("rid")), slot.user(userId), slot.request(userId, (String)
+                                row.get("req"))))
+                .isEqualTo(3);
         redis.sync().incr(slot.stock());
         redis.sync().hincrby(slot.counter(), "committed", -1);
     }
 
     private String reservation(long activityId, long userId) {
-        return jdbc.queryForObject("SELECT reservation_id::text FROM inventory_reservation WHERE activity_id = ? AND user_id = ?",
-                String.class, activityId, userId);
+        return jdbc.queryForObject(
+                "SELECT reservation_id::text FROM inventory_reservation WHERE activity_id = ? AND user_id = ?",
+                String.class,
+                activityId,
+                userId);
     }
 
     private static int bucket(long activityId, long userId) {

@@ -2,6 +2,10 @@ package io.seckill.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.order.OrderRepository;
+import io.seckill.payment.PaymentRepository;
+import io.seckill.reservation.ReservationRepository;
+import io.seckill.support.IntegrationTest;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -9,17 +13,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.test.util.ReflectionTestUtils;
-
-import io.seckill.order.OrderRepository;
-import io.seckill.payment.PaymentRepository;
-import io.seckill.reservation.ReservationRepository;
-import io.seckill.support.IntegrationTest;
 
 /** Reconciliation and status queries cost what the change costs, with the indexes their plans need. */
 class ReconcileCostIT extends IntegrationTest {
@@ -28,11 +26,13 @@ class ReconcileCostIT extends IntegrationTest {
 
     @Autowired
     Reconciler reconciler;
+
     @Autowired
     io.seckill.activity.SaleRegistry registry;
 
     @Test
-    @DisplayName("periodic runs judge a SKU whole once, then only what changed since: nothing -> 0 rows, one cancelled order -> 1")
+    @DisplayName(
+            "periodic runs judge a SKU whole once, then only what changed since: nothing -> 0 rows, one cancelled order -> 1")
     void periodicRunsJudgeTheChange() throws Exception {
         List<UUID> orders = new ArrayList<>();
         long activityId = openSale(10);
@@ -41,21 +41,33 @@ class ReconcileCostIT extends IntegrationTest {
         }
         awaitSettled(activityId, 6);
         // periodic runs cover the live sales, whose list each instance re-reads at most once a second
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> registry.live().stream().anyMatch(a -> a.activityId() == activityId));
 
-        assertThat(checked(reconciler.run(null, NOW), activityId)).as("first run: a full pass").isEqualTo(6);
-        assertThat(checked(reconciler.run(null, NOW), activityId)).as("nothing changed").isZero();
+        assertThat(checked(reconciler.run(null, NOW), activityId))
+                .as("first run: a full pass")
+                .isEqualTo(6);
+        assertThat(checked(reconciler.run(null, NOW), activityId))
+                .as("nothing changed")
+                .isZero();
 
-        jdbc.update("UPDATE orders SET status = 'CANCEL_PENDING', version = version + 1, updated_at = clock_timestamp() "
-                + "WHERE order_id = ?", orders.getFirst());
-        assertThat(checked(reconciler.run(null, NOW), activityId)).as("one order changed").isEqualTo(1);
-        assertThat(checked(reconciler.run(activityId, NOW), activityId)).as("on demand: always whole").isEqualTo(6);
+        jdbc.update(
+                "UPDATE orders SET status = 'CANCEL_PENDING', version = version + 1, updated_at = clock_timestamp() "
+                        + "WHERE order_id = ?",
+                orders.getFirst());
+        assertThat(checked(reconciler.run(null, NOW), activityId))
+                .as("one order changed")
+                .isEqualTo(1);
+        assertThat(checked(reconciler.run(activityId, NOW), activityId))
+                .as("on demand: always whole")
+                .isEqualTo(6);
     }
 
     @Test
-    @DisplayName("a reservation's status is read from the slot the status URL names, from PostgreSQL's record, or by one "
-            + "pipelined look over the live sales - each gives the same answer")
+    @DisplayName(
+            "a reservation's status is read from the slot the status URL names, from PostgreSQL's record, or by one "
+                    + "pipelined look over the live sales - each gives the same answer")
     void statusQueryFindsTheSlot() throws Exception {
         long activityId = openSale(3, 3);
         var r = reserve(961, activityId, 2);
@@ -66,11 +78,20 @@ class ReconcileCostIT extends IntegrationTest {
         for (String path : List.of(statusUrl, "/api/v1/reservations/" + rid)) {
             var v = client().get(path, userToken(961));
             assertThat(v.status()).as(path).isEqualTo(200);
-            assertThat(v.body()).as(path).containsEntry("state", "ORDER_CREATED").containsEntry("source", "redis");
+            assertThat(v.body())
+                    .as(path)
+                    .containsEntry("state", "ORDER_CREATED")
+                    .containsEntry("source", "redis");
         }
-        assertThat(client().get(statusUrl, userToken(962)).status()).as("another buyer's").isEqualTo(404);
-        assertThat(client().get("/api/v1/reservations/" + rid + "?activity_id=" + activityId + "&sku_id=1", userToken(961))
-                .body()).as("a wrong hint falls back to PostgreSQL").containsEntry("state", "ORDER_CREATED");
+        assertThat(client().get(statusUrl, userToken(962)).status())
+                .as("another buyer's")
+                .isEqualTo(404);
+        assertThat(client().get(
+                                "/api/v1/reservations/" + rid + "?activity_id=" + activityId + "&sku_id=1",
+                                userToken(961))
+                        .body())
+                .as("a wrong hint falls back to PostgreSQL")
+                .containsEntry("state", "ORDER_CREATED");
     }
 
     @Test
@@ -80,36 +101,56 @@ class ReconcileCostIT extends IntegrationTest {
         placeOrder(activityId, 1, 951);
         awaitSettled(activityId, 1);
         reconciler.run(activityId, NOW);
-        assertThat(meters.find("inventory.cross_system.delta").tag("activity", Long.toString(activityId)).gauges())
+        assertThat(meters.find("inventory.cross_system.delta")
+                        .tag("activity", Long.toString(activityId))
+                        .gauges())
                 .isNotEmpty();
-        var r = client().post("/api/v1/admin/activities/" + activityId + "/close-out?drain_seconds=30", adminToken(),
-                java.util.Map.of("reason", "test close-out"));
+        var r = client().post(
+                        "/api/v1/admin/activities/" + activityId + "/close-out?drain_seconds=30",
+                        adminToken(),
+                        java.util.Map.of("reason", "test close-out"));
         assertThat(r.status()).as(r.body().toString()).isEqualTo(200);
-        assertThat(meters.find("inventory.cross_system.delta").tag("activity", Long.toString(activityId)).gauges()).isEmpty();
-        assertThat(meters.find("inventory.pg.invariant.delta").tag("activity", Long.toString(activityId)).gauges()).isEmpty();
+        assertThat(meters.find("inventory.cross_system.delta")
+                        .tag("activity", Long.toString(activityId))
+                        .gauges())
+                .isEmpty();
+        assertThat(meters.find("inventory.pg.invariant.delta")
+                        .tag("activity", Long.toString(activityId))
+                        .gauges())
+                .isEmpty();
     }
 
     @Test
-    @DisplayName("the plans use the indexes: change windows, the task and outbox joins, holds, the runbook's id lookups")
+    @DisplayName(
+            "the plans use the indexes: change windows, the task and outbox joins, holds, the runbook's id lookups")
     void plansUseIndexes() {
         String changedReservations = sql(ReservationRepository.class, "CHANGED");
         String changedOrders = sql(OrderRepository.class, "CHANGED");
         String resolve = sql(ReservationRepository.class, "RESOLVE");
         String resolvePayment = sql(PaymentRepository.class, "RESERVATION_OF_RECORD");
-        Object[] window = {1L, 1L, java.sql.Timestamp.from(java.time.Instant.EPOCH), new UUID(0, 0), "1 second", "1 second",
-                1000};
+        Object[] window = {
+            1L, 1L, java.sql.Timestamp.from(java.time.Instant.EPOCH), new UUID(0, 0), "1 second", "1 second", 1000
+        };
         String id = UUID.randomUUID().toString();
-        // the walk and the task join use their indexes; the pending-outbox and hold anti-joins are index probes or scans
+        // the walk and the task join use their indexes; the pending-outbox and hold anti-joins are index probes or
+        // scans
         // of a partial index of pending rows only (which one PostgreSQL picks depends on its statistics) - never a
         // sequential scan of a table
-        assertThat(plan(changedReservations, window)).contains("idx_inventory_reservation_sku_changed")
-                .contains("idx_compensation_task_reservation").containsPattern("idx_event_outbox_(aggregate_pending|dispatch)")
+        assertThat(plan(changedReservations, window))
+                .contains("idx_inventory_reservation_sku_changed")
+                .contains("idx_compensation_task_reservation")
+                .containsPattern("idx_event_outbox_(aggregate_pending|dispatch)")
                 .doesNotContain("Seq Scan");
-        assertThat(plan(changedOrders, window)).contains("idx_orders_sku_changed").doesNotContain("Seq Scan");
+        assertThat(plan(changedOrders, window))
+                .contains("idx_orders_sku_changed")
+                .doesNotContain("Seq Scan");
         UUID uuid = UUID.fromString(id);
-        assertThat(plan(resolve, uuid, uuid, uuid, uuid)).contains("idx_inventory_reservation_request")
-                .contains("orders_pkey").doesNotContain("Seq Scan");
-        assertThat(plan(resolvePayment, id, "tx")).contains("idx_payment_record_provider_transaction")
+        assertThat(plan(resolve, uuid, uuid, uuid, uuid))
+                .contains("idx_inventory_reservation_request")
+                .contains("orders_pkey")
+                .doesNotContain("Seq Scan");
+        assertThat(plan(resolvePayment, id, "tx"))
+                .contains("idx_payment_record_provider_transaction")
                 .doesNotContain("Seq Scan on payment_record");
     }
 
@@ -149,7 +190,9 @@ class ReconcileCostIT extends IntegrationTest {
     }
 
     private static long checked(Reconciler.Report report, long activityId) {
-        return report.skus().stream().filter(s -> s.activityId() == activityId).mapToLong(Reconciler.SkuReport::reservationsChecked)
+        return report.skus().stream()
+                .filter(s -> s.activityId() == activityId)
+                .mapToLong(Reconciler.SkuReport::reservationsChecked)
                 .sum();
     }
 }

@@ -3,6 +3,13 @@ package io.seckill.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.seckill.activity.StockAdjustments;
+import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.failpoint.Failpoint;
+import io.seckill.failpoint.Failpoints;
+import io.seckill.payment.PaymentTestBase;
+import io.seckill.projection.OrderProjection;
+import io.seckill.redis.SkuSlot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,18 +18,9 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.activity.StockAdjustments;
-import io.seckill.compensation.CompensationTaskRepository;
-import io.seckill.failpoint.Failpoint;
-import io.seckill.failpoint.Failpoints;
-import io.seckill.payment.PaymentTestBase;
-import io.seckill.projection.OrderProjection;
-import io.seckill.redis.SkuSlot;
 
 class ReconcileIT extends PaymentTestBase {
 
@@ -30,19 +28,23 @@ class ReconcileIT extends PaymentTestBase {
 
     @Autowired
     Reconciler reconciler;
+
     @Autowired
     ReconcileRepository repo;
+
     @Autowired
     StockAdjustments adjustments;
+
     @Autowired
     CompensationTaskRepository tasks;
+
     @Autowired
     Repairs repairs;
+
     @Autowired
     OrderProjection projection;
 
-    record Sale(long activityId, UUID created, UUID createdReservation, UUID rejected, SkuSlot slot) {
-    }
+    record Sale(long activityId, UUID created, UUID createdReservation, UUID rejected, SkuSlot slot) {}
 
     /** One order (user 1) and one reservation PostgreSQL rejected (user 2: Redis admitted a unit PostgreSQL lacks). */
     private Sale sale() throws Exception {
@@ -54,8 +56,11 @@ class ReconcileIT extends PaymentTestBase {
         assertThat(reserve(2, activityId, 1).status()).isEqualTo(202);
         awaitSettled(activityId, 2);
         UUID created = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, order);
-        UUID rejected = jdbc.queryForObject("SELECT reservation_id FROM inventory_reservation WHERE activity_id = ? "
-                + "AND status = 'ORDER_REJECTED'", UUID.class, activityId);
+        UUID rejected = jdbc.queryForObject(
+                "SELECT reservation_id FROM inventory_reservation WHERE activity_id = ? "
+                        + "AND status = 'ORDER_REJECTED'",
+                UUID.class,
+                activityId);
         return new Sale(activityId, order, created, rejected, slot);
     }
 
@@ -67,7 +72,9 @@ class ReconcileIT extends PaymentTestBase {
     }
 
     private long repairs(String rule, Object objectId) {
-        return count("SELECT count(*) FROM repair_task WHERE rule_name = ? AND object_id = ? AND status = 'DONE'", rule,
+        return count(
+                "SELECT count(*) FROM repair_task WHERE rule_name = ? AND object_id = ? AND status = 'DONE'",
+                rule,
                 objectId.toString());
     }
 
@@ -79,8 +86,10 @@ class ReconcileIT extends PaymentTestBase {
         UUID poisonOrder = placeOrder(activityId, 1, 11);
         UUID healthyOrder = placeOrder(activityId, 1, 12);
         awaitSettled(activityId, 2);
-        UUID poison = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, poisonOrder);
-        UUID healthy = jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, healthyOrder);
+        UUID poison =
+                jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, poisonOrder);
+        UUID healthy =
+                jdbc.queryForObject("SELECT reservation_id FROM orders WHERE order_id = ?", UUID.class, healthyOrder);
         SkuSlot slot = SkuSlot.single(activityId, 1);
         Map<String, String> saved = redis.sync().hgetall(slot.reservation(poison.toString()));
         redis.sync().del(slot.reservation(poison.toString()));
@@ -92,7 +101,8 @@ class ReconcileIT extends PaymentTestBase {
         Reconciler.Report r = reconciler.run(activityId, NOW);
 
         assertThat(r.repairs()).containsEntry("RULE_FAILED", 1).containsEntry("REBUILD_ORDER_PROJECTION", 1);
-        assertThat(redis.sync().hget(slot.reservation(healthy.toString()), "status")).isEqualTo("ORDER_CREATED");
+        assertThat(redis.sync().hget(slot.reservation(healthy.toString()), "status"))
+                .isEqualTo("ORDER_CREATED");
         redis.sync().del(slot.reservation(poison.toString()));
         redis.sync().hset(slot.reservation(poison.toString()), saved);
         assertThat(reconciler.run(activityId, NOW).repairs()).doesNotContainKey("RULE_FAILED");
@@ -110,9 +120,9 @@ class ReconcileIT extends PaymentTestBase {
                 INSERT INTO event_outbox (event_id, aggregate_type, aggregate_id, event_type, schema_version, message_key,
                                           payload, status, attempt_count, lease_owner, lease_until, next_retry_at)
                 VALUES (?, 'ORDER', ?, 'TEST_EVENT', 1, 'k', '{}'::jsonb, 'SENDING', 1, 'relay-gone',
-                        clock_timestamp() - interval '1 minute', clock_timestamp() + interval '1 hour')""", stale,
-                UUID.randomUUID());
-        assertThat(activities.inventoryView(s.activityId()).getFirst().crossSystemDelta()).isEqualTo(-1);
+                        clock_timestamp() - interval '1 minute', clock_timestamp() + interval '1 hour')""", stale, UUID.randomUUID());
+        assertThat(activities.inventoryView(s.activityId()).getFirst().crossSystemDelta())
+                .isEqualTo(-1);
 
         ExecutorService pool = Executors.newFixedThreadPool(4);
         List<Future<Reconciler.Report>> runs = new ArrayList<>();
@@ -126,19 +136,28 @@ class ReconcileIT extends PaymentTestBase {
             tasks += r.repairs().getOrDefault("ENSURE_COMPENSATION_TASK", 0);
         }
         pool.shutdown();
-        assertThat(projections).as("projection rebuilt by exactly one reconciler").isOne();
-        assertThat(tasks).as("compensation task ensured by exactly one reconciler").isOne();
+        assertThat(projections)
+                .as("projection rebuilt by exactly one reconciler")
+                .isOne();
+        assertThat(tasks)
+                .as("compensation task ensured by exactly one reconciler")
+                .isOne();
         assertThat(repairs("REBUILD_ORDER_PROJECTION", s.createdReservation())).isOne();
         assertThat(repairs("ENSURE_COMPENSATION_TASK", s.rejected())).isOne();
         assertThat(repairs("OUTBOX_LEASE_RECLAIM", stale)).isOne();
         assertThat(jdbc.queryForObject("SELECT status FROM event_outbox WHERE event_id = ?", String.class, stale))
                 .isIn("RETRY", "SENDING", "SENT");
-        assertThat(count("SELECT count(*) FROM compensation_task WHERE reservation_id = ?", s.rejected())).isOne();
-        assertThat(redis.sync().hget(s.slot().reservation(s.createdReservation().toString()), "status")).isEqualTo("ORDER_CREATED");
-        assertThat(activities.inventoryView(s.activityId()).getFirst().crossSystemDelta()).isZero();
+        assertThat(count("SELECT count(*) FROM compensation_task WHERE reservation_id = ?", s.rejected()))
+                .isOne();
+        assertThat(redis.sync().hget(s.slot().reservation(s.createdReservation().toString()), "status"))
+                .isEqualTo("ORDER_CREATED");
+        assertThat(activities.inventoryView(s.activityId()).getFirst().crossSystemDelta())
+                .isZero();
 
         Reconciler.Report again = reconciler.run(s.activityId(), NOW);
-        assertThat(again.repairs()).as("a run after the repairs finds nothing to do").isEmpty();
+        assertThat(again.repairs())
+                .as("a run after the repairs finds nothing to do")
+                .isEmpty();
         compensation.runOnce("reconcile-test");
         awaitSettled(s.activityId(), 2);
         assertInvariants(s.activityId(), true);
@@ -146,36 +165,49 @@ class ReconcileIT extends PaymentTestBase {
     }
 
     @Test
-    @DisplayName("automatic: the compensation Lua ran but PostgreSQL stayed COMPENSATING -> finished through the worker, once")
+    @DisplayName(
+            "automatic: the compensation Lua ran but PostgreSQL stayed COMPENSATING -> finished through the worker, once")
     void finishCompensation() throws Exception {
         Sale s = sale();
         // a worker claims the task, the Lua restores the unit, and the worker dies before PostgreSQL hears of it
-        CompensationTaskRepository.Claimed claimed = tasks.claim(CompensationTaskRepository.taskId(s.rejected()),
-                "dies-after-lua", Duration.ofMillis(1)).orElseThrow();
+        CompensationTaskRepository.Claimed claimed = tasks.claim(
+                        CompensationTaskRepository.taskId(s.rejected()), "dies-after-lua", Duration.ofMillis(1))
+                .orElseThrow();
         Failpoints.arm(Failpoint.AFTER_COMPENSATION_LUA, "throw*1");
-        assertThatThrownBy(() -> compensation.apply(claimed, "dies-after-lua")).isInstanceOf(Failpoints.FailpointException.class);
-        assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
-                s.rejected())).isEqualTo("COMPENSATING");
-        assertThat(redis.sync().hget(s.slot().reservation(s.rejected().toString()), "status")).isEqualTo("COMPENSATED");
+        assertThatThrownBy(() -> compensation.apply(claimed, "dies-after-lua"))
+                .isInstanceOf(Failpoints.FailpointException.class);
+        assertThat(jdbc.queryForObject(
+                        "SELECT status FROM inventory_reservation WHERE reservation_id = ?",
+                        String.class,
+                        s.rejected()))
+                .isEqualTo("COMPENSATING");
+        assertThat(redis.sync().hget(s.slot().reservation(s.rejected().toString()), "status"))
+                .isEqualTo("COMPENSATED");
         String stockAfterLua = redis.sync().get(s.slot().stock());
 
         Reconciler.Report r = reconciler.run(s.activityId(), NOW);
         assertThat(r.repairs()).containsEntry("FINISH_COMPENSATION", 1);
-        assertThat(jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
-                s.rejected())).isEqualTo("COMPENSATED");
+        assertThat(jdbc.queryForObject(
+                        "SELECT status FROM inventory_reservation WHERE reservation_id = ?",
+                        String.class,
+                        s.rejected()))
+                .isEqualTo("COMPENSATED");
         assertThat(redis.sync().get(s.slot().stock())).as("no second increment").isEqualTo(stockAfterLua);
         assertInvariants(s.activityId(), true);
     }
 
     @Test
-    @DisplayName("automatic: a PAID or CANCELLED order whose projection is behind is re-projected by the standard scripts")
+    @DisplayName(
+            "automatic: a PAID or CANCELLED order whose projection is behind is re-projected by the standard scripts")
     void projectionOfPaidAndCancelled() throws Exception {
         long activityId = openSale(3);
         UUID paid = placeOrder(activityId, 1, 31), payment = startPayment(31, paid);
         sim.pay(payment, false);
         deliverCallback(payment);
         UUID cancelled = placeOrder(activityId, 1, 32);
-        assertThat(client().post("/api/v1/orders/" + cancelled + "/cancel", userToken(32), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/orders/" + cancelled + "/cancel", userToken(32), null)
+                        .status())
+                .isEqualTo(200);
         awaitSettled(activityId, 2);
         SkuSlot u31 = SkuSlot.forUser(activityId, 1, 1, 31);
         SkuSlot u32 = SkuSlot.forUser(activityId, 1, 1, 32);
@@ -212,18 +244,31 @@ class ReconcileIT extends PaymentTestBase {
 
         Reconciler.Report r = reconciler.run(s.activityId(), NOW);
         assertThat(r.repairs()).isEmpty();
-        assertThat(r.anomalies()).containsKeys("PAID_BUT_REDIS_COMPENSATED", "COMPENSATED_BUT_REDIS_ORDER_CREATED",
-                "REDIS_INTERNAL_INVARIANT_BROKEN");
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
-                + "'PAID_BUT_REDIS_COMPENSATED' AND evidence->>'order_status' = 'PAID'", s.createdReservation().toString())).isOne();
-        assertThat(count("SELECT count(*) FROM manual_hold WHERE object_id = ?", s.createdReservation().toString()))
-                .as("the severe conflict is frozen").isOne();
+        assertThat(r.anomalies())
+                .containsKeys(
+                        "PAID_BUT_REDIS_COMPENSATED",
+                        "COMPENSATED_BUT_REDIS_ORDER_CREATED",
+                        "REDIS_INTERNAL_INVARIANT_BROKEN");
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND anomaly_type = "
+                                + "'PAID_BUT_REDIS_COMPENSATED' AND evidence->>'order_status' = 'PAID'",
+                        s.createdReservation().toString()))
+                .isOne();
+        assertThat(count(
+                        "SELECT count(*) FROM manual_hold WHERE object_id = ?",
+                        s.createdReservation().toString()))
+                .as("the severe conflict is frozen")
+                .isOne();
         assertThat(redis.sync().hgetall(s.slot().counter())).isEqualTo(countersBefore);
-        assertThat(redis.sync().hget(s.slot().reservation(s.createdReservation().toString()), "status")).isEqualTo("COMPENSATED");
+        assertThat(redis.sync().hget(s.slot().reservation(s.createdReservation().toString()), "status"))
+                .isEqualTo("COMPENSATED");
 
         Reconciler.Report again = reconciler.run(s.activityId(), NOW);
-        assertThat(count("SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'", s.activityId()))
-                .as("a second run records nothing new").isEqualTo(count(
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE activity_id = ? AND status = 'OPEN'",
+                        s.activityId()))
+                .as("a second run records nothing new")
+                .isEqualTo(count(
                         "SELECT count(DISTINCT (anomaly_type, object_id)) FROM reconcile_anomaly WHERE activity_id = ?",
                         s.activityId()));
         assertThat(again.repairs()).isEmpty();
@@ -237,7 +282,8 @@ class ReconcileIT extends PaymentTestBase {
         Reconciler.Report young = reconciler.run(s.activityId(), Duration.ofHours(1));
         assertThat(young.repairs()).isEmpty();
         assertThat(young.skus().getFirst().reservationsChecked()).isZero();
-        assertThat(redis.sync().hget(s.slot().reservation(s.createdReservation().toString()), "status")).isEqualTo("RESERVED");
+        assertThat(redis.sync().hget(s.slot().reservation(s.createdReservation().toString()), "status"))
+                .isEqualTo("RESERVED");
         assertThat(repairs("REBUILD_ORDER_PROJECTION", s.createdReservation())).isZero();
 
         Reconciler.Report old = reconciler.run(s.activityId(), NOW);
@@ -253,8 +299,10 @@ class ReconcileIT extends PaymentTestBase {
         long activityId = openSale(10);
         UUID id = UUID.randomUUID();
         // the operator's command committed PostgreSQL and died before Redis
-        assertThat(adjustments.record(activityId, 1, 4, id, "test", "delivery")).isEqualTo(new StockAdjustments.Applied(true));
-        assertThat(activities.inventoryView(activityId).getFirst().redis().initial()).isEqualTo(10);
+        assertThat(adjustments.record(activityId, 1, 4, id, "test", "delivery"))
+                .isEqualTo(new StockAdjustments.Applied(true));
+        assertThat(activities.inventoryView(activityId).getFirst().redis().initial())
+                .isEqualTo(10);
 
         Reconciler.Report r = reconciler.run(null, NOW);
         assertThat(r.repairs()).containsEntry("FINISH_STOCK_ADJUSTMENT", 1);
@@ -267,15 +315,20 @@ class ReconcileIT extends PaymentTestBase {
     }
 
     @Test
-    @DisplayName("the periodic reconciler runs on one instance at a time: the lease is held, renewed by its owner, taken over "
-            + "only after it expires")
+    @DisplayName(
+            "the periodic reconciler runs on one instance at a time: the lease is held, renewed by its owner, taken over "
+                    + "only after it expires")
     void oneRunnerAtATime() {
         try {
             assertThat(repo.takeLease("instance-a", Duration.ofSeconds(30))).isTrue();
             assertThat(repo.takeLease("instance-b", Duration.ofSeconds(30))).isFalse();
-            assertThat(repo.takeLease("instance-a", Duration.ofSeconds(30))).as("renewed by its owner").isTrue();
+            assertThat(repo.takeLease("instance-a", Duration.ofSeconds(30)))
+                    .as("renewed by its owner")
+                    .isTrue();
             jdbc.update("UPDATE reconcile_lease SET lease_until = clock_timestamp() - interval '1 second'");
-            assertThat(repo.takeLease("instance-b", Duration.ofSeconds(30))).as("taken over after expiry").isTrue();
+            assertThat(repo.takeLease("instance-b", Duration.ofSeconds(30)))
+                    .as("taken over after expiry")
+                    .isTrue();
             assertThat(repo.takeLease("instance-a", Duration.ofSeconds(30))).isFalse();
         } finally {
             jdbc.update("UPDATE reconcile_lease SET owner = NULL, lease_until = NULL");
@@ -289,28 +342,45 @@ class ReconcileIT extends PaymentTestBase {
         unproject(s);
         reconciler.run(s.activityId(), NOW);
         String text = client().getText("/actuator/prometheus");
-        assertThat(text).contains("inventory_pg_invariant_delta{activity=\"" + s.activityId() + "\"",
-                "inventory_redis_invariant_delta{", "inventory_cross_system_delta{", "reconcile_auto_repair_total{",
-                "reconcile_anomaly_age_seconds ",
-                "reconcile_run_duration_seconds_count", "reconcile_watermark_lag_seconds");
+        assertThat(text)
+                .contains(
+                        "inventory_pg_invariant_delta{activity=\"" + s.activityId() + "\"",
+                        "inventory_redis_invariant_delta{",
+                        "inventory_cross_system_delta{",
+                        "reconcile_auto_repair_total{",
+                        "reconcile_anomaly_age_seconds ",
+                        "reconcile_run_duration_seconds_count",
+                        "reconcile_watermark_lag_seconds");
     }
 
     @Test
-    @DisplayName("a repair that finds the difference already gone (the pipeline converged after the judgement) is a false "
-            + "positive: done, changes nothing, counted in reconcile_false_positive_total")
+    @DisplayName(
+            "a repair that finds the difference already gone (the pipeline converged after the judgement) is a false "
+                    + "positive: done, changes nothing, counted in reconcile_false_positive_total")
     void repairThatFindsNothingToDoIsAFalsePositive() throws Exception {
-        double before = meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION").count();
+        double before = meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION")
+                .count();
         long activityId = openSale(2);
         String rid = firstSettled(activityId, 88);
         UUID order = jdbc.queryForObject("SELECT order_id FROM orders WHERE reservation_id = ?::uuid", UUID.class, rid);
         SkuSlot slot = SkuSlot.forUser(activityId, 1, 1, 88);
         Map<String, String> counterBefore = redis.sync().hgetall(slot.counter());
         // judged while the projection was behind; by the time the repair runs, the projection has caught up
-        Repairs.Run run = repairs.run("REBUILD_ORDER_PROJECTION", "RESERVATION", rid, 1L, "ORDER_CREATED", Reconciler.OPERATOR,
-                "judged behind", Map.of(), () -> io.seckill.redis.LuaScript.text(projection.project(slot, rid,
-                        order.toString(), "ORDER_CREATED"), 1));
+        Repairs.Run run = repairs.run(
+                "REBUILD_ORDER_PROJECTION",
+                "RESERVATION",
+                rid,
+                1L,
+                "ORDER_CREATED",
+                Reconciler.OPERATOR,
+                "judged behind",
+                Map.of(),
+                () -> io.seckill.redis.LuaScript.text(
+                        projection.project(slot, rid, order.toString(), "ORDER_CREATED"), 1));
         assertThat(run).isEqualTo(Repairs.Run.DONE);
-        assertThat(meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION").count()).isEqualTo(before + 1);
+        assertThat(meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION")
+                        .count())
+                .isEqualTo(before + 1);
         assertThat(redis.sync().hgetall(slot.counter())).as("nothing moved").isEqualTo(counterBefore);
         assertInvariants(activityId, true);
     }

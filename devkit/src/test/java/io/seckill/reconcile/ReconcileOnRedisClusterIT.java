@@ -1,11 +1,9 @@
 package io.seckill.reconcile;
 
-import org.junit.jupiter.api.Tag;
-
 import io.seckill.support.OnRedisCluster;
+import org.junit.jupiter.api.Tag;
 
 /** {@link ReconcileIT} on a Redis Cluster (three masters, a replica each): every script call stays within one slot. */
 @Tag("slow")
 @OnRedisCluster
-class ReconcileOnRedisClusterIT extends ReconcileIT {
-}
+class ReconcileOnRedisClusterIT extends ReconcileIT {}

@@ -3,16 +3,14 @@ package io.seckill.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import io.lettuce.core.RedisClient;
+import io.seckill.engines.RedisClusterNodes;
 import java.nio.file.Files;
 import java.util.List;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import io.lettuce.core.RedisClient;
-import io.seckill.engines.RedisClusterNodes;
 
 /**
  * A Redis Cluster after a master died and its replica took over: the dead node stays in every node's
@@ -36,24 +34,34 @@ class DeadClusterNodeIT {
         int dead = cluster.ownerOf(SLOT.stock());
         promoted = cluster.failover(dead);
         // the client follows the promotion (topology refresh) before the tests ask anything of the slot
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).ignoreExceptions()
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(30))
+                .ignoreExceptions()
                 .until(() -> redis.sync().set(SLOT.stock(), "0") != null);
     }
 
     @AfterAll
     static void close() throws Exception {
-        try (RedisClusterNodes nodes = cluster; Redis connection = redis) {
+        try (RedisClusterNodes nodes = cluster;
+                Redis connection = redis) {
             // the connection is closed first, then the cluster (a resource that was never made is skipped)
         }
     }
 
     @Test
-    @DisplayName("a script run for the first time after a node died runs, also on the promoted master (the dead node is "
-            + "not asked to load it)")
+    @DisplayName(
+            "a script run for the first time after a node died runs, also on the promoted master (the dead node is "
+                    + "not asked to load it)")
     void scriptsRunWithANodeDead() {
         redis.sync().set(SLOT.stock(), "7");
-        assertThat(LuaScript.text(LuaScript.load("read_counters").run(redis, KEYS), 0)).isEqualTo("7");
-        assertThat(LuaScript.text(LuaScript.load("read_counters").runAsync(redis, KEYS).toCompletableFuture().join(), 0))
+        assertThat(LuaScript.text(LuaScript.load("read_counters").run(redis, KEYS), 0))
+                .isEqualTo("7");
+        assertThat(LuaScript.text(
+                        LuaScript.load("read_counters")
+                                .runAsync(redis, KEYS)
+                                .toCompletableFuture()
+                                .join(),
+                        0))
                 .isEqualTo("7");
     }
 
@@ -67,7 +75,9 @@ class DeadClusterNodeIT {
         flushScripts(promoted);
         assertThat(LuaScript.text(script.run(redis, KEYS), 0)).isEqualTo("5");
         flushScripts(promoted);
-        assertThat(LuaScript.text(script.runAsync(redis, KEYS).toCompletableFuture().join(), 0)).isEqualTo("5");
+        assertThat(LuaScript.text(
+                        script.runAsync(redis, KEYS).toCompletableFuture().join(), 0))
+                .isEqualTo("5");
     }
 
     @Test
@@ -84,7 +94,9 @@ class DeadClusterNodeIT {
     @DisplayName("a reconnect closes the live masters' sockets and does not fail on the dead node")
     void reconnectSkipsTheDeadNode() {
         assertThatCode(redis::reconnect).doesNotThrowAnyException();
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).ignoreExceptions()
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(10))
+                .ignoreExceptions()
                 .until(() -> "PONG".equals(redis.sync().ping()));
     }
 

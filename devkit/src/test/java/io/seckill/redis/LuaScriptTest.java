@@ -11,10 +11,13 @@ class LuaScriptTest {
     @Test
     @DisplayName("a script that includes the shared reservation guards carries them once, and no include line is left")
     void includes() {
-        for (String name : new String[] {"compensate", "release_on_cancel", "project_order_status", "project_order_created"}) {
+        for (String name :
+                new String[] {"compensate", "release_on_cancel", "project_order_status", "project_order_created"}) {
             String source = LuaScript.load(name).source();
             assertThat(source).as(name).doesNotContain("--@include");
-            assertThat(source.split("local function reservation_status", -1)).as(name).hasSize(2);
+            assertThat(source.split("local function reservation_status", -1))
+                    .as(name)
+                    .hasSize(2);
             assertThat(source).as(name).contains("reservation_status(reservationKey, reservationId)");
         }
         assertThat(LuaScript.load("reserve").source()).doesNotContain("reservation_status(");

@@ -2,13 +2,12 @@ package io.seckill.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.util.SplittableRandom;
-
 import io.lettuce.core.codec.StringCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -20,8 +19,9 @@ class RedisTextTest {
     void exactSize() {
         assertThat(RedisText.UTF8.isEstimateExact()).isTrue();
         assertThat(RedisText.UTF8.estimateSize(null)).isZero();
-        for (String text : new String[] {"", "sku:{42:7}:stock", "库存-ü-€", "\uD83D\uDE00 emoji", "lone \uD800 high",
-                "lone \uDC00 low", "end \uD83D"}) {
+        for (String text : new String[] {
+            "", "sku:{42:7}:stock", "库存-ü-€", "\uD83D\uDE00 emoji", "lone \uD800 high", "lone \uDC00 low", "end \uD83D"
+        }) {
             assertSameAsStringCodec(text);
         }
         SplittableRandom random = new SplittableRandom(7);
@@ -29,12 +29,13 @@ class RedisTextTest {
             char[] chars = new char[random.nextInt(0, 40)];
             for (int c = 0; c < chars.length; c++) {
                 int kind = random.nextInt(4);
-                chars[c] = (char) switch (kind) {
-                    case 0 -> random.nextInt(0x20, 0x7f);
-                    case 1 -> random.nextInt(0x80, 0x800);
-                    case 2 -> random.nextInt(0xD800, 0xE000);
-                    default -> random.nextInt(0x800, 0x10000);
-                };
+                chars[c] = (char)
+                        switch (kind) {
+                            case 0 -> random.nextInt(0x20, 0x7f);
+                            case 1 -> random.nextInt(0x80, 0x800);
+                            case 2 -> random.nextInt(0xD800, 0xE000);
+                            default -> random.nextInt(0x800, 0x10000);
+                        };
             }
             assertSameAsStringCodec(new String(chars));
         }

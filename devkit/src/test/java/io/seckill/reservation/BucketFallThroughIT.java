@@ -2,15 +2,6 @@ package io.seckill.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.cli.SaleClient;
@@ -21,6 +12,13 @@ import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.Buckets;
 import io.seckill.support.IntegrationTest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * A hot SKU split over buckets sells as one stock (docs/SCALE-OUT.md, "Hot SKU over buckets"): a buyer
@@ -32,10 +30,13 @@ class BucketFallThroughIT extends IntegrationTest {
 
     @Autowired
     AdmissionLimiter limiter;
+
     @Autowired
     Reconciler reconciler;
+
     @Autowired
     BucketTransfers transfers;
+
     @Autowired
     SaleRegistry registry;
 
@@ -54,7 +55,9 @@ class BucketFallThroughIT extends IntegrationTest {
                 assertThat(reserve(user, activityId, 1).status()).isEqualTo(202);
             }
         }
-        assertThat(buckets(activityId)).extracting(ActivityService.BucketCounters::stock).containsExactly(10L, 0L, 0L, 0L);
+        assertThat(buckets(activityId))
+                .extracting(ActivityService.BucketCounters::stock)
+                .containsExactly(10L, 0L, 0L, 0L);
         double transferredBefore = counter("reservation.bucket.transfer");
 
         List<Long> late = new ArrayList<>();
@@ -66,17 +69,22 @@ class BucketFallThroughIT extends IntegrationTest {
         assertThat(statuses.stream().filter(s -> s == 202).count()).isEqualTo(10);
         assertThat(statuses.stream().filter(s -> s == 409).count()).isEqualTo(110);
         assertThat(counter("reservation.bucket.transfer") - transferredBefore).isEqualTo(10);
-        assertThat(buckets(activityId)).extracting(ActivityService.BucketCounters::stock).containsOnly(0L);
+        assertThat(buckets(activityId))
+                .extracting(ActivityService.BucketCounters::stock)
+                .containsOnly(0L);
         assertBooksAddUp(activityId, 40);
         awaitSettled(activityId, 40);
-        assertThat(count("SELECT count(DISTINCT user_id) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(40);
-        assertThat(count("SELECT available_stock FROM sku_inventory WHERE activity_id = ?", activityId)).isZero();
+        assertThat(count("SELECT count(DISTINCT user_id) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(40);
+        assertThat(count("SELECT available_stock FROM sku_inventory WHERE activity_id = ?", activityId))
+                .isZero();
         assertInvariants(activityId, true);
     }
 
     @Test
-    @DisplayName("one attempt per user across buckets: 50 concurrent requests of a buyer whose home bucket is empty make "
-            + "one reservation, and the units their transfers moved are still sold to others, none lost")
+    @DisplayName(
+            "one attempt per user across buckets: 50 concurrent requests of a buyer whose home bucket is empty make "
+                    + "one reservation, and the units their transfers moved are still sold to others, none lost")
     void oneAttemptPerUserAcrossBuckets() throws Exception {
         // the per-user rate limit would answer most of these 429 first; this is about what the buckets hold
         limiter.setMaxPerUserPerSecond(0);
@@ -92,10 +100,12 @@ class BucketFallThroughIT extends IntegrationTest {
             others.addAll(Buckets.homedIn(activityId, 4, b, 5, 300_000));
         }
         List<Integer> rest = ContentionIT.race(others.size(), i -> reserve(others.get(i), activityId, 1));
-        assertThat(rest.stream().filter(s -> s == 202).count()).as("the two units left, wherever transfers put them")
+        assertThat(rest.stream().filter(s -> s == 202).count())
+                .as("the two units left, wherever transfers put them")
                 .isEqualTo(2);
         awaitSettled(activityId, 4);
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = ?", activityId, hot)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = ?", activityId, hot))
+                .isEqualTo(1);
         assertBooksAddUp(activityId, 4);
         assertInvariants(activityId, true);
     }
@@ -119,8 +129,11 @@ class BucketFallThroughIT extends IntegrationTest {
 
         Reconciler.Report report = reconciler.run(activityId, Duration.ofMillis(1));
         assertThat(report.repairs()).containsEntry("FINISH_BUCKET_TRANSFER", 1);
-        assertThat(buckets(activityId)).extracting(ActivityService.BucketCounters::stock).containsExactly(1L, 0L);
-        assertThat(reconciler.run(activityId, Duration.ofMillis(1)).repairs()).doesNotContainKey("FINISH_BUCKET_TRANSFER");
+        assertThat(buckets(activityId))
+                .extracting(ActivityService.BucketCounters::stock)
+                .containsExactly(1L, 0L);
+        assertThat(reconciler.run(activityId, Duration.ofMillis(1)).repairs())
+                .doesNotContainKey("FINISH_BUCKET_TRANSFER");
 
         assertThat(reserve(buyer, activityId, 1).status()).isEqualTo(202);
         awaitSettled(activityId, 2);
@@ -129,20 +142,32 @@ class BucketFallThroughIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("a transfer landed by the reconciler and again by its buyer's script counts once: the marker holds its id")
+    @DisplayName(
+            "a transfer landed by the reconciler and again by its buyer's script counts once: the marker holds its id")
     void landingTwiceCountsOnce() throws Exception {
         long activityId = openBucketedSale(6, 2);
         SkuSlot home = new SkuSlot(activityId, 1, 0, 2);
         SkuSlot source = home.sibling(1);
         String id = transfers.takeOne(source, home);
         assertThat(id).isNotNull();
-        assertThat(transfers.finishStale(registry.load(activityId).orElseThrow(), registry.load(activityId).orElseThrow()
-                .sku(1), Duration.ZERO)).isEqualTo(1);
-        List<Object> again = LuaScript.load("land_transfer").run(redis, new String[] {home.stock(), home.counter(),
-                home.meta(), home.transferMarker(id)}, id, "60000");
+        assertThat(transfers.finishStale(
+                        registry.load(activityId).orElseThrow(),
+                        registry.load(activityId).orElseThrow().sku(1),
+                        Duration.ZERO))
+                .isEqualTo(1);
+        List<Object> again = LuaScript.load("land_transfer")
+                .run(
+                        redis,
+                        new String[] {home.stock(), home.counter(), home.meta(), home.transferMarker(id)},
+                        id,
+                        "60000");
         assertThat(LuaScript.text(again, 1)).isEqualTo("ALREADY_LANDED");
-        assertThat(buckets(activityId)).extracting(ActivityService.BucketCounters::stock).containsExactly(4L, 2L);
-        assertThat(buckets(activityId)).extracting(ActivityService.BucketCounters::transferredOut).containsOnly(0L);
+        assertThat(buckets(activityId))
+                .extracting(ActivityService.BucketCounters::stock)
+                .containsExactly(4L, 2L);
+        assertThat(buckets(activityId))
+                .extracting(ActivityService.BucketCounters::transferredOut)
+                .containsOnly(0L);
         assertBooksAddUp(activityId, 6);
     }
 
@@ -159,13 +184,19 @@ class BucketFallThroughIT extends IntegrationTest {
     /** Per bucket initial = stock + open_reserved + committed; over the SKU, initial + in transit = what it was given. */
     private void assertBooksAddUp(long activityId, long units) {
         List<ActivityService.BucketCounters> buckets = buckets(activityId);
-        assertThat(buckets).allSatisfy(b -> assertThat(b.initial()).as("bucket " + b.bucket() + " " + b)
-                .isEqualTo(b.stock() + b.openReserved() + b.committed()));
-        assertThat(buckets.stream().mapToLong(b -> b.initial() + b.transferredOut()).sum()).as(buckets.toString())
+        assertThat(buckets)
+                .allSatisfy(b -> assertThat(b.initial())
+                        .as("bucket " + b.bucket() + " " + b)
+                        .isEqualTo(b.stock() + b.openReserved() + b.committed()));
+        assertThat(buckets.stream()
+                        .mapToLong(b -> b.initial() + b.transferredOut())
+                        .sum())
+                .as(buckets.toString())
                 .isEqualTo(units);
     }
 
     private List<ActivityService.BucketCounters> buckets(long activityId) {
-        return activities.bucketCounters(activities.inventoryView(activityId).getFirst().pg());
+        return activities.bucketCounters(
+                activities.inventoryView(activityId).getFirst().pg());
     }
 }

@@ -2,16 +2,14 @@ package io.seckill.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.HashSet;
-import java.util.Set;
-
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import io.seckill.engines.RedisClusterNodes;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.OnRedisCluster;
 import io.seckill.support.TestRedisCluster;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link BucketFallThroughIT} on a Redis Cluster (three masters, a replica each): the buckets of one SKU

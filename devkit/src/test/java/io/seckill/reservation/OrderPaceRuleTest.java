@@ -4,17 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.seckill.mq.OrderBacklog;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.DoubleUnaryOperator;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import io.seckill.mq.OrderBacklog;
 
 class OrderPaceRuleTest {
 
@@ -42,7 +40,8 @@ class OrderPaceRuleTest {
 
         OrderBacklog.Reading reading(long ageMs) {
             sequence++;
-            return ageMs < 0 ? new OrderBacklog.Reading(sequence, sequence * 1_000_000_000L, -1, -1, -1)
+            return ageMs < 0
+                    ? new OrderBacklog.Reading(sequence, sequence * 1_000_000_000L, -1, -1, -1)
                     : new OrderBacklog.Reading(sequence, sequence * 1_000_000_000L, ageMs, produced, consumed);
         }
     }
@@ -61,20 +60,28 @@ class OrderPaceRuleTest {
     }
 
     @Test
-    @DisplayName("no pace while the oldest order message is within the target; one reading over it starts nothing, two in "
-            + "a row do")
+    @DisplayName(
+            "no pace while the oldest order message is within the target; one reading over it starts nothing, two in "
+                    + "a row do")
     void twoReadingsOverStartThePace() {
-        assertThat(f.second(0, 0, 0, 0, 0)).as("the first reading only opens a window").isEqualTo(NONE);
+        assertThat(f.second(0, 0, 0, 0, 0))
+                .as("the first reading only opens a window")
+                .isEqualTo(NONE);
         assertThat(f.second(300, 1_000, 0, 1_000, 1_000)).isEqualTo(NONE);
-        assertThat(f.second(2_500, 1_000, 0, 1_000, 1_000)).as("one stale reading").isEqualTo(NONE);
+        assertThat(f.second(2_500, 1_000, 0, 1_000, 1_000))
+                .as("one stale reading")
+                .isEqualTo(NONE);
         assertThat(f.second(800, 1_000, 0, 1_000, 1_000)).isEqualTo(NONE);
         assertThat(f.second(1_500, 2_000, 0, 2_000, 1_000)).isEqualTo(NONE);
-        assertThat(f.second(2_500, 2_000, 0, 2_000, 1_000)).as("the second in a row").isLessThan(NONE);
+        assertThat(f.second(2_500, 2_000, 0, 2_000, 1_000))
+                .as("the second in a row")
+                .isLessThan(NONE);
     }
 
     @Test
-    @DisplayName("the fleet admits what the consumers settle, less the backlog's excess over target x settle rate spread "
-            + "over two seconds; one instance alone takes all of it")
+    @DisplayName(
+            "the fleet admits what the consumers settle, less the backlog's excess over target x settle rate spread "
+                    + "over two seconds; one instance alone takes all of it")
     void paceIsSettleRateLessTheExcess() {
         // steady backlog 1,000/s x 1 s = 1,000; 2,000 waiting, excess 1,000 over 2 s: 1,000 - 500 = 500
         assertThat(paced(f, 2_000)).isCloseTo(500, within(0.01));
@@ -83,18 +90,22 @@ class OrderPaceRuleTest {
         // backlog 1,000 = steady: the pace is the settle rate
         assertThat(f.second(1_100, 750, 1_250, 500, 1_000)).isCloseTo(1_000, within(0.01));
         // under the target's backlog, the room left is taken as well: backlog 500 -> 1,000 + 250
-        assertThat(f.second(900, 1_000, 1_000, 500, 1_000)).as("within the target but turning buyers away")
+        assertThat(f.second(900, 1_000, 1_000, 500, 1_000))
+                .as("within the target but turning buyers away")
                 .isCloseTo(1_250, within(0.01));
         for (int i = 1; i < OrderPaceRule.SLACK_READINGS; i++) {
-            assertThat(f.second(900, 1_000, 0, 1_000, 1_000)).as("within the target, nobody turned away, reading %d", i)
+            assertThat(f.second(900, 1_000, 0, 1_000, 1_000))
+                    .as("within the target, nobody turned away, reading %d", i)
                     .isLessThan(NONE);
         }
-        assertThat(f.second(900, 1_000, 600, 1_000, 1_000)).as("turning buyers away again starts the count over")
+        assertThat(f.second(900, 1_000, 600, 1_000, 1_000))
+                .as("turning buyers away again starts the count over")
                 .isLessThan(NONE);
         for (int i = 1; i < OrderPaceRule.SLACK_READINGS; i++) {
             f.second(900, 1_000, 0, 1_000, 1_000);
         }
-        assertThat(f.second(900, 1_000, 0, 1_000, 1_000)).as("slack in %d readings in a row", OrderPaceRule.SLACK_READINGS)
+        assertThat(f.second(900, 1_000, 0, 1_000, 1_000))
+                .as("slack in %d readings in a row", OrderPaceRule.SLACK_READINGS)
                 .isEqualTo(NONE);
     }
 
@@ -109,7 +120,8 @@ class OrderPaceRuleTest {
         // 1,000 settled this second (smoothed 500/s), 1,000 waiting: steady 500, excess 500 -> 500 - 250
         assertThat(f.second(1_500, 0, 800, 0, 1_000)).isCloseTo(250, within(0.01));
         // 1,000 settled (smoothed 750/s), 250 waiting: steady 750, room 500 -> 750 + 250
-        assertThat(f.second(600, 250, 700, 250, 1_000)).as("within the target, still turning buyers away")
+        assertThat(f.second(600, 250, 700, 250, 1_000))
+                .as("within the target, still turning buyers away")
                 .isCloseTo(1_000, within(0.01));
     }
 
@@ -128,7 +140,9 @@ class OrderPaceRuleTest {
         double pace = paced(f, 2_000);
         assertThat(pace).isCloseTo(500, within(0.01));
         assertThat(f.second(-1, 500, 9_000, 500, 0)).as("unknown").isEqualTo(pace);
-        assertThat(f.second(500, 500, 0, 500, 3_000)).as("a window across the gap is not judged").isEqualTo(pace);
+        assertThat(f.second(500, 500, 0, 500, 3_000))
+                .as("a window across the gap is not judged")
+                .isEqualTo(pace);
         OrderBacklog.Reading again = f.reading(100);
         double first = f.rule.update(again, f.admitted, f.turnedAway);
         assertThat(f.rule.update(again, f.admitted, f.turnedAway + 10_000)).isEqualTo(first);
@@ -136,51 +150,66 @@ class OrderPaceRuleTest {
     }
 
     @Test
-    @DisplayName("two instances asking 1,500 and 500 a second of consumers that settle 1,000: the fleet settles into about "
-            + "1,000 admitted a second, split by demand, and the oldest order waits about the target, not more and more")
+    @DisplayName(
+            "two instances asking 1,500 and 500 a second of consumers that settle 1,000: the fleet settles into about "
+                    + "1,000 admitted a second, split by demand, and the oldest order waits about the target, not more and more")
     void twoInstancesConverge() {
         Sale sale = new Sale(1_000, 0.1, 0.2, t -> 1_500, t -> 500);
         sale.run(120);
         double fleet = (sale.admittedBetween(0, 60, 120) + sale.admittedBetween(1, 60, 120)) / 60;
         assertThat(fleet).as("admitted a second over the last minute").isBetween(850.0, 1_100.0);
-        assertThat(sale.maxWait(60, 120)).as("the longest wait of an order admitted in the last minute, s")
+        assertThat(sale.maxWait(60, 120))
+                .as("the longest wait of an order admitted in the last minute, s")
                 .isLessThanOrEqualTo(1.5);
-        assertThat(sale.admittedBetween(1, 60, 120) / 60).as("the smaller instance is not starved").isGreaterThan(150);
-        assertThat(sale.admittedBetween(0, 60, 120)).as("the busier instance admits more")
+        assertThat(sale.admittedBetween(1, 60, 120) / 60)
+                .as("the smaller instance is not starved")
+                .isGreaterThan(150);
+        assertThat(sale.admittedBetween(0, 60, 120))
+                .as("the busier instance admits more")
                 .isGreaterThan(1.5 * sale.admittedBetween(1, 60, 120));
     }
 
     @Test
-    @DisplayName("a burst from idle, 2,000 a second asked of consumers that settle 1,000: the backlog's growth starts the "
-            + "pace before the oldest message is over the target, and no order of the burst's first seconds waits twice it")
+    @DisplayName(
+            "a burst from idle, 2,000 a second asked of consumers that settle 1,000: the backlog's growth starts the "
+                    + "pace before the oldest message is over the target, and no order of the burst's first seconds waits twice it")
     void burstStartsThePaceEarly() {
         for (double phase : PHASES) {
             Sale sale = new Sale(1_000, 0.3, phase, t -> t < 5 ? 0 : 2_000);
             sale.run(35);
-            assertThat(sale.pacedFrom).as("pace started, s (offsets written %.0f%% into their interval)", phase * 100)
+            assertThat(sale.pacedFrom)
+                    .as("pace started, s (offsets written %.0f%% into their interval)", phase * 100)
                     .isBetween(5.0, 6.0);
-            assertThat(sale.maxWait(5, 10)).as("longest wait of the burst's first 5 s, s").isLessThanOrEqualTo(1.6);
+            assertThat(sale.maxWait(5, 10))
+                    .as("longest wait of the burst's first 5 s, s")
+                    .isLessThanOrEqualTo(1.6);
             assertThat(sale.maxWait(15, 35)).as("longest wait once settled, s").isLessThanOrEqualTo(1.6);
-            assertThat(sale.admittedBetween(0, 15, 35) / 20).as("admitted a second once settled").isBetween(900.0, 1_100.0);
+            assertThat(sale.admittedBetween(0, 15, 35) / 20)
+                    .as("admitted a second once settled")
+                    .isBetween(900.0, 1_100.0);
         }
     }
 
     @Test
-    @DisplayName("consumers that keep up but take 600 ms of their own for a message (and the broker sees it late by up to "
-            + "the offsets' interval): nobody is turned away")
+    @DisplayName(
+            "consumers that keep up but take 600 ms of their own for a message (and the broker sees it late by up to "
+                    + "the offsets' interval): nobody is turned away")
     void slowButSufficientConsumersAreNotPaced() {
         for (double phase : PHASES) {
             Sale sale = new Sale(1_000, 0.6, phase, t -> 900);
             sale.run(60);
-            assertThat(sale.turnedAway[0]).as("turned away (offsets written %.0f%% into their interval)", phase * 100).isZero();
+            assertThat(sale.turnedAway[0])
+                    .as("turned away (offsets written %.0f%% into their interval)", phase * 100)
+                    .isZero();
             assertThat(sale.pacedFrom).isNaN();
         }
     }
 
     @Test
-    @DisplayName("consumers whose rate swings with their batches, offsets written unevenly, buyers asking a little more than "
-            + "the consumers settle: a generous reading does not end the pace (it started again at once, the entry at full "
-            + "speed in between), and it ends once the buyers ask less")
+    @DisplayName(
+            "consumers whose rate swings with their batches, offsets written unevenly, buyers asking a little more than "
+                    + "the consumers settle: a generous reading does not end the pace (it started again at once, the entry at full "
+                    + "speed in between), and it ends once the buyers ask less")
     void aSwingingRateDoesNotLetThePaceGo() {
         for (double phase : PHASES) {
             for (double asked : new double[] {1_200, 1_500, 2_000}) {
@@ -188,11 +217,18 @@ class OrderPaceRuleTest {
                 sale.offsetGaps = new double[] {0.3, 1.7, 1.0, 0.5, 1.5};
                 sale.speeds = new double[] {0.2, 1.8, 0.4, 1.9, 1.0, 0.1, 1.6, 0.3, 2.0, 0.7};
                 sale.run(45);
-                String what = String.format("%.0f/s asked, offsets written %.0f%% into their interval", asked, phase * 100);
-                assertThat(sale.releasedAt).as("the pace let go at, s (%s)", what).hasSize(1);
+                String what =
+                        String.format("%.0f/s asked, offsets written %.0f%% into their interval", asked, phase * 100);
+                assertThat(sale.releasedAt)
+                        .as("the pace let go at, s (%s)", what)
+                        .hasSize(1);
                 assertThat(sale.releasedAt.get(0)).as(what).isBetween(35.0, 38.0);
-                assertThat(sale.maxWait(15, 35)).as("longest wait once settled, s (%s)", what).isLessThanOrEqualTo(1.2);
-                assertThat(sale.admittedBetween(0, 15, 35) / 20).as("admitted a second (%s)", what).isBetween(900.0, 1_100.0);
+                assertThat(sale.maxWait(15, 35))
+                        .as("longest wait once settled, s (%s)", what)
+                        .isLessThanOrEqualTo(1.2);
+                assertThat(sale.admittedBetween(0, 15, 35) / 20)
+                        .as("admitted a second (%s)", what)
+                        .isBetween(900.0, 1_100.0);
             }
         }
     }
@@ -225,6 +261,7 @@ class OrderPaceRuleTest {
         final ArrayDeque<double[]> unsettled = new ArrayDeque<>();
         /** Every step's messages as the broker keeps them: stored at, produced so far. */
         final List<double[]> stored = new ArrayList<>();
+
         int oldestStored;
         double produced;
         double settled;
@@ -319,8 +356,12 @@ class OrderPaceRuleTest {
                 oldestStored++;
             }
             double ageSeconds = oldestStored < stored.size() ? now - stored.get(oldestStored)[0] : 0;
-            OrderBacklog.Reading r = new OrderBacklog.Reading(sequence, Math.round(now * 1e9), Math.round(ageSeconds * 1000),
-                    Math.round(produced), Math.round(written));
+            OrderBacklog.Reading r = new OrderBacklog.Reading(
+                    sequence,
+                    Math.round(now * 1e9),
+                    Math.round(ageSeconds * 1000),
+                    Math.round(produced),
+                    Math.round(written));
             for (int k = 0; k < rules.length; k++) {
                 boolean was = !Double.isInfinite(pace[k]);
                 pace[k] = rules[k].update(r, Math.round(admitted[k]), Math.round(turnedAway[k]));

@@ -2,6 +2,9 @@ package io.seckill.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.entry.AdmissionEntry;
+import io.seckill.support.IntegrationTest;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,14 +18,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import io.seckill.cli.SaleClient;
-import io.seckill.entry.AdmissionEntry;
-import io.seckill.support.IntegrationTest;
 
 class RateLimitIT extends IntegrationTest {
 
@@ -33,7 +31,8 @@ class RateLimitIT extends IntegrationTest {
     AdmissionEntry entry;
 
     @Test
-    @DisplayName("above seckill.admission.max-per-second a reservation request is answered 429 RATE_LIMITED before Redis")
+    @DisplayName(
+            "above seckill.admission.max-per-second a reservation request is answered 429 RATE_LIMITED before Redis")
     void shedsTheExcess() throws Exception {
         long activityId = openSale(100);
         Map<String, AtomicInteger> codes = new ConcurrentHashMap<>();
@@ -63,26 +62,36 @@ class RateLimitIT extends IntegrationTest {
         }
         assertThat(codes).as(codes.toString()).containsKeys("RATE_LIMITED", "QUEUED");
         assertThat(codes.get("QUEUED").get() + codes.get("RATE_LIMITED").get()).isEqualTo(40);
-        assertThat(codes.get("QUEUED").get()).as("at most 5 per second admitted").isLessThanOrEqualTo(5 * (int) (seconds + 1));
+        assertThat(codes.get("QUEUED").get())
+                .as("at most 5 per second admitted")
+                .isLessThanOrEqualTo(5 * (int) (seconds + 1));
         assertThat(limited.getFirst().body()).containsEntry("retry_after_seconds", 1);
         long reservations = codes.get("QUEUED").get();
         awaitSettled(activityId, reservations);
-        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId)).isEqualTo(reservations);
+        assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId))
+                .isEqualTo(reservations);
         assertThat(reserve(99, activityId, 1).code()).as("no limit again").isEqualTo("QUEUED");
         assertInvariants(activityId, false);
     }
 
     @Test
-    @DisplayName("an anonymous flood is answered 401 before the limiter: it uses up no permits, a real buyer is still admitted")
+    @DisplayName(
+            "an anonymous flood is answered 401 before the limiter: it uses up no permits, a real buyer is still admitted")
     void anonymousFloodDoesNotStarveBuyers() throws Exception {
         long activityId = openSale(10);
         limiter.setMaxPerSecond(5);
         try {
             for (int i = 0; i < 50; i++) {
-                SaleClient.Response r = client().reserve("not-a-token", activityId, 1, java.util.UUID.randomUUID().toString());
+                SaleClient.Response r = client().reserve(
+                                "not-a-token",
+                                activityId,
+                                1,
+                                java.util.UUID.randomUUID().toString());
                 assertThat(r.status()).isEqualTo(401);
             }
-            assertThat(reserve(801, activityId, 1).code()).as("the permits are still there").isEqualTo("QUEUED");
+            assertThat(reserve(801, activityId, 1).code())
+                    .as("the permits are still there")
+                    .isEqualTo("QUEUED");
         } finally {
             limiter.setMaxPerSecond(0);
         }
@@ -100,17 +109,22 @@ class RateLimitIT extends IntegrationTest {
             for (int toPort : new int[] {port, entry.port()}) {
                 List<HttpResponse<String>> limited = new ArrayList<>();
                 for (int i = 0; i < 5 && limited.isEmpty(); i++) {
-                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + toPort
-                            + "/api/v1/activities/" + activityId + "/skus/1/reservations"))
-                            .header("Authorization", "Bearer " + userToken(804)).header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString("{\"request_id\":\"" + UUID.randomUUID() + "\"}")).build(),
+                    HttpResponse<String> r = http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + toPort + "/api/v1/activities/"
+                                            + activityId + "/skus/1/reservations"))
+                                    .header("Authorization", "Bearer " + userToken(804))
+                                    .header("Content-Type", "application/json")
+                                    .POST(HttpRequest.BodyPublishers.ofString(
+                                            "{\"request_id\":\"" + UUID.randomUUID() + "\"}"))
+                                    .build(),
                             HttpResponse.BodyHandlers.ofString());
                     if (r.statusCode() == 429) {
                         limited.add(r);
                     }
                 }
                 assertThat(limited).as("a 429 on port %d", toPort).isNotEmpty();
-                assertThat(limited.getFirst().headers().firstValue("Retry-After")).hasValue("1");
+                assertThat(limited.getFirst().headers().firstValue("Retry-After"))
+                        .hasValue("1");
                 assertThat(limited.getFirst().body()).contains("\"retry_after_seconds\":1");
             }
         } finally {
@@ -127,7 +141,8 @@ class RateLimitIT extends IntegrationTest {
         try {
             // one second's worth of the same buyer's retries (each with a new request id, as a script would send)
             for (int i = 0; i < 20; i++) {
-                codes.computeIfAbsent(reserve(802, activityId, 1).code(), k -> new AtomicInteger()).incrementAndGet();
+                codes.computeIfAbsent(reserve(802, activityId, 1).code(), k -> new AtomicInteger())
+                        .incrementAndGet();
             }
             assertThat(reserve(803, activityId, 1).code()).isEqualTo("QUEUED");
         } finally {

@@ -3,16 +3,6 @@ package io.seckill.reservation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
@@ -24,6 +14,14 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.RedisMemory;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 import redis.embedded.RedisServer;
 
 /**
@@ -44,8 +42,13 @@ class RedisMemoryIT extends IntegrationTest {
             port = s.getLocalPort();
         }
         Path dir = Files.createTempDirectory("seckill-redis-memory");
-        own = RedisServer.builder().port(port).bind("127.0.0.1").setting("dir " + dir).setting("save \"\"")
-                .setting("appendonly no").build();
+        own = RedisServer.builder()
+                .port(port)
+                .bind("127.0.0.1")
+                .setting("dir " + dir)
+                .setting("save \"\"")
+                .setting("appendonly no")
+                .build();
         own.start();
         ownClient = RedisClient.create("redis://127.0.0.1:" + port);
         ownRedis = Redis.of(ownClient.connect());
@@ -59,13 +62,16 @@ class RedisMemoryIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("an instance refuses a Redis that may evict (a memory limit and a policy other than noeviction), naming "
-            + "the policy; noeviction, or no limit, is accepted")
+    @DisplayName(
+            "an instance refuses a Redis that may evict (a memory limit and a policy other than noeviction), naming "
+                    + "the policy; noeviction, or no limit, is accepted")
     void evictingRedisIsRefused() {
         ownRedis.sync().configSet("maxmemory", "64mb");
         ownRedis.sync().configSet("maxmemory-policy", "allkeys-lru");
-        assertThatThrownBy(() -> RedisMemory.requireNoEviction(ownRedis)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("maxmemory-policy allkeys-lru").hasMessageContaining("set maxmemory-policy noeviction");
+        assertThatThrownBy(() -> RedisMemory.requireNoEviction(ownRedis))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("maxmemory-policy allkeys-lru")
+                .hasMessageContaining("set maxmemory-policy noeviction");
         ownRedis.sync().configSet("maxmemory-policy", "volatile-ttl");
         assertThatThrownBy(() -> RedisMemory.requireNoEviction(ownRedis)).hasMessageContaining("volatile-ttl");
 
@@ -74,7 +80,10 @@ class RedisMemoryIT extends IntegrationTest {
         ownRedis.sync().configSet("maxmemory", "0");
         ownRedis.sync().configSet("maxmemory-policy", "allkeys-lru");
         RedisMemory.requireNoEviction(ownRedis);
-        assertThat(RedisMemory.read(redis)).as("the engines' own Redis").isNotEmpty().noneMatch(RedisMemory::mayEvict);
+        assertThat(RedisMemory.read(redis))
+                .as("the engines' own Redis")
+                .isNotEmpty()
+                .noneMatch(RedisMemory::mayEvict);
     }
 
     @Test
@@ -103,14 +112,16 @@ class RedisMemoryIT extends IntegrationTest {
         watch.runPass();
         long evicted = RedisMemory.read(ownRedis).getFirst().evictedKeys() - evictedAtStart;
         assertThat(evicted).as("20 MB written into 4 MB").isGreaterThan(1_000);
-        assertThat(meters.get("redis.evictions").counter().count() - countedBefore).isEqualTo(evicted);
+        assertThat(meters.get("redis.evictions").counter().count() - countedBefore)
+                .isEqualTo(evicted);
         assertThat(meters.get("redis.memory.used.ratio").gauge().value()).isGreaterThan(0.5);
 
         ownRedis.sync().configSet("maxmemory-policy", "noeviction");
         ownRedis.sync().flushall();
         watch.runPass();
         assertThat(meters.get("redis.masters.may.evict").gauge().value()).isZero();
-        assertThat(meters.get("redis.evictions").counter().count() - countedBefore).as("nothing dropped since")
+        assertThat(meters.get("redis.evictions").counter().count() - countedBefore)
+                .as("nothing dropped since")
                 .isEqualTo(evicted);
     }
 
@@ -133,7 +144,8 @@ class RedisMemoryIT extends IntegrationTest {
         assertThat(refused.body()).containsEntry("code", "ADMISSION_PAUSED");
         assertThat(redis.sync().get(slot.stock())).as("stock untouched").isEqualTo(stock);
         assertThat(keys(slot.reservation("*"))).as("no reservation written").isZero();
-        assertThat(counter("reservation.refused", "reason", "redis_unavailable")).isPositive();
+        assertThat(counter("reservation.refused", "reason", "redis_unavailable"))
+                .isPositive();
 
         assertThat(reserve(91, activityId, 1).status()).isEqualTo(202);
         awaitSettled(activityId, 1);
@@ -144,7 +156,8 @@ class RedisMemoryIT extends IntegrationTest {
         long n = 0;
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
-            KeyScanCursor<String> page = redis.sync().scan(cursor, ScanArgs.Builder.matches(pattern).limit(500));
+            KeyScanCursor<String> page =
+                    redis.sync().scan(cursor, ScanArgs.Builder.matches(pattern).limit(500));
             n += page.getKeys().size();
             cursor = page;
         } while (!cursor.isFinished());

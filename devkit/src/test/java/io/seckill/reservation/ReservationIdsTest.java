@@ -14,7 +14,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -53,8 +52,9 @@ class ReservationIdsTest {
     }
 
     @Test
-    @DisplayName("ids made from 4 threads at once, key versions interleaved, are each HMAC(key_v, input) as a fresh HMAC "
-            + "computes it: a thread's reused HMAC carries nothing from one id to the next")
+    @DisplayName(
+            "ids made from 4 threads at once, key versions interleaved, are each HMAC(key_v, input) as a fresh HMAC "
+                    + "computes it: a thread's reused HMAC carries nothing from one id to the next")
     void reusedHmacPerThread() throws Exception {
         ReservationIds ids = new ReservationIds(Map.of(1, K1, 2, K2));
         ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -67,8 +67,10 @@ class ReservationIdsTest {
                     UUID request = UUID.randomUUID();
                     UUID rid = ids.reservationId(version, 10, 20, user, request);
                     return rid.equals(reference(version == 1 ? K1 : K2, "10|20|" + user + "|" + request))
-                            && ids.messageId(version, rid).equals(reference(version == 1 ? K1 : K2,
-                                    "ORDER_CREATE_REQUESTED|" + rid + "|" + ReservationIds.SCHEMA_VERSION));
+                            && ids.messageId(version, rid)
+                                    .equals(reference(
+                                            version == 1 ? K1 : K2,
+                                            "ORDER_CREATE_REQUESTED|" + rid + "|" + ReservationIds.SCHEMA_VERSION));
                 }));
             }
             for (Future<Boolean> c : checks) {
@@ -93,7 +95,8 @@ class ReservationIdsTest {
     @DisplayName("derived ids (order, events, tasks) are stable per kind and source")
     void derived() {
         UUID r = UUID.randomUUID();
-        assertThat(ReservationIds.derived("ORDER", r)).isEqualTo(ReservationIds.derived("ORDER", r))
+        assertThat(ReservationIds.derived("ORDER", r))
+                .isEqualTo(ReservationIds.derived("ORDER", r))
                 .isNotEqualTo(ReservationIds.derived("ORDER_CREATED", r));
     }
 
@@ -103,11 +106,18 @@ class ReservationIdsTest {
         UUID m = UUID.randomUUID();
         UUID q = UUID.randomUUID();
         UUID r = UUID.randomUUID();
-        byte[] one = io.seckill.mq.Json.bytes(OrderCreateRequested.of(m, q, r, 1, 2, 3, 1_782_360_000_123L, 1_782_360_300_000L));
-        byte[] two = io.seckill.mq.Json.bytes(OrderCreateRequested.of(m, q, r, 1, 2, 3, 1_782_360_000_123L, 1_782_360_300_000L));
+        byte[] one = io.seckill.mq.Json.bytes(
+                OrderCreateRequested.of(m, q, r, 1, 2, 3, 1_782_360_000_123L, 1_782_360_300_000L));
+        byte[] two = io.seckill.mq.Json.bytes(
+                OrderCreateRequested.of(m, q, r, 1, 2, 3, 1_782_360_000_123L, 1_782_360_300_000L));
         assertThat(one).isEqualTo(two);
         String json = new String(one, java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(json).contains("\"message_id\":\"" + m + "\"", "\"event_type\":\"ORDER_CREATE_REQUESTED\"",
-                "\"reserved_at\":\"2026-06-25T04:00:00.123Z\"", "\"order_id\":null").doesNotContain("retry_count");
+        assertThat(json)
+                .contains(
+                        "\"message_id\":\"" + m + "\"",
+                        "\"event_type\":\"ORDER_CREATE_REQUESTED\"",
+                        "\"reserved_at\":\"2026-06-25T04:00:00.123Z\"",
+                        "\"order_id\":null")
+                .doesNotContain("retry_count");
     }
 }

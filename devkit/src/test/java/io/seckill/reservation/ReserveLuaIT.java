@@ -2,35 +2,50 @@ package io.seckill.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /** reserve.lua against real Redis: key rotation, the Redis clock window, every recovery field. */
 class ReserveLuaIT extends IntegrationTest {
 
     private static final LuaScript RESERVE = LuaScript.load("reserve");
-    private final ReservationIds ids = new ReservationIds(Map.of(1, "key-one-0123456789abcdef0123456789abcdef",
-            2, "key-two-0123456789abcdef0123456789abcdef"));
+    private final ReservationIds ids = new ReservationIds(
+            Map.of(1, "key-one-0123456789abcdef0123456789abcdef", 2, "key-two-0123456789abcdef0123456789abcdef"));
 
     private List<Object> reserve(SkuSlot slot, long user, UUID request, int version, int... olderVersions) {
         UUID rid = ids.reservationId(version, slot.activityId(), slot.skuId(), user, request);
-        List<String> keys = new java.util.ArrayList<>(List.of(slot.stock(), slot.counter(), slot.meta(),
-                slot.request(user, request.toString()), slot.user(user), slot.sendDue(), slot.deadlines(),
+        List<String> keys = new java.util.ArrayList<>(List.of(
+                slot.stock(),
+                slot.counter(),
+                slot.meta(),
+                slot.request(user, request.toString()),
+                slot.user(user),
+                slot.sendDue(),
+                slot.deadlines(),
                 slot.reservation(rid.toString())));
         for (int v : olderVersions) {
-            keys.add(slot.reservation(ids.reservationId(v, slot.activityId(), slot.skuId(), user, request).toString()));
+            keys.add(slot.reservation(ids.reservationId(v, slot.activityId(), slot.skuId(), user, request)
+                    .toString()));
         }
-        return RESERVE.run(redis, keys.toArray(String[]::new), rid.toString(), ids.messageId(version, rid).toString(),
-                request.toString(), Long.toString(user), Long.toString(slot.activityId()), Long.toString(slot.skuId()),
-                Integer.toString(version), "5000", "300000", "60000");
+        return RESERVE.run(
+                redis,
+                keys.toArray(String[]::new),
+                rid.toString(),
+                ids.messageId(version, rid).toString(),
+                request.toString(),
+                Long.toString(user),
+                Long.toString(slot.activityId()),
+                Long.toString(slot.skuId()),
+                Integer.toString(version),
+                "5000",
+                "300000",
+                "60000");
     }
 
     private SkuSlot openSlot(long startOffsetMs, long endOffsetMs) {
@@ -38,13 +53,22 @@ class ReserveLuaIT extends IntegrationTest {
         long now = System.currentTimeMillis();
         redis.sync().set(slot.stock(), "10");
         redis.sync().hset(slot.counter(), Map.of("initial", "10", "open_reserved", "0", "committed", "0"));
-        redis.sync().hset(slot.meta(), Map.of("status", "OPEN", "start_ms", Long.toString(now + startOffsetMs),
-                "end_ms", Long.toString(now + endOffsetMs)));
+        redis.sync()
+                .hset(
+                        slot.meta(),
+                        Map.of(
+                                "status",
+                                "OPEN",
+                                "start_ms",
+                                Long.toString(now + startOffsetMs),
+                                "end_ms",
+                                Long.toString(now + endOffsetMs)));
         return slot;
     }
 
     @Test
-    @DisplayName("DESIGN.md §9.1: after a key rotation, a replay whose request map is gone still finds the reservation made under the old key")
+    @DisplayName(
+            "DESIGN.md §9.1: after a key rotation, a replay whose request map is gone still finds the reservation made under the old key")
     void replayAcrossKeyRotation() {
         UUID request = UUID.randomUUID();
         SkuSlot slot = openSlot(-1_000, 60_000);
@@ -67,9 +91,14 @@ class ReserveLuaIT extends IntegrationTest {
         List<Object> r = reserve(slot, 6, request, 1);
         String rid = LuaScript.text(r, 2);
         Map<String, String> h = redis.sync().hgetall(slot.reservation(rid));
-        assertThat(h).containsEntry("status", "RESERVED").containsEntry("mq_state", "PENDING")
-                .containsEntry("user_id", "6").containsEntry("request_id", request.toString())
-                .containsEntry("reservation_id", rid).containsEntry("key_version", "1").containsEntry("schema_version", "1")
+        assertThat(h)
+                .containsEntry("status", "RESERVED")
+                .containsEntry("mq_state", "PENDING")
+                .containsEntry("user_id", "6")
+                .containsEntry("request_id", request.toString())
+                .containsEntry("reservation_id", rid)
+                .containsEntry("key_version", "1")
+                .containsEntry("schema_version", "1")
                 .containsKeys("message_id", "reserved_at_ms", "business_deadline_ms", "send_attempts");
         long reservedAt = Long.parseLong(h.get("reserved_at_ms"));
         assertThat(Long.parseLong(h.get("business_deadline_ms")) - reservedAt).isEqualTo(300_000);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -20,8 +19,12 @@ class BackoffTest {
         assertThat(b.after(5)).isEqualTo(Duration.ofSeconds(8));
         assertThat(b.after(7)).isEqualTo(Duration.ofSeconds(30));
         assertThat(b.after(Integer.MAX_VALUE)).isEqualTo(Duration.ofSeconds(30));
-        assertThat(new Backoff(Duration.ofDays(1), Duration.ofDays(1000)).after(Integer.MAX_VALUE)).isEqualTo(Duration.ofDays(1000));
-        assertThat(Backoff.SQL_DELAY.formatted("attempt_count")).contains("attempt_count - 1").contains("16");
-        assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(1))).hasMessageContaining("max");
+        assertThat(new Backoff(Duration.ofDays(1), Duration.ofDays(1000)).after(Integer.MAX_VALUE))
+                .isEqualTo(Duration.ofDays(1000));
+        assertThat(Backoff.SQL_DELAY.formatted("attempt_count"))
+                .contains("attempt_count - 1")
+                .contains("16");
+        assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(1)))
+                .hasMessageContaining("max");
     }
 }

@@ -2,16 +2,14 @@ package io.seckill.runbook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import io.seckill.cli.SaleClient;
 import io.seckill.payment.PaymentTestBase;
 import io.seckill.redis.SkuSlot;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 class RunbookIT extends PaymentTestBase {
 
@@ -26,18 +24,23 @@ class RunbookIT extends PaymentTestBase {
         SaleClient.Response queued = reserve(2, activityId, 1);
         awaitSettled(activityId, 2);
         UUID rejected = UUID.fromString((String) queued.body().get("reservation_id"));
-        String messageId = jdbc.queryForObject("SELECT message_id::text FROM inventory_reservation WHERE reservation_id = ?",
-                String.class, rejected);
+        String messageId = jdbc.queryForObject(
+                "SELECT message_id::text FROM inventory_reservation WHERE reservation_id = ?", String.class, rejected);
         assertThat(redis.sync().get(slot.stock())).isEqualTo("0");
 
-        SaleClient.Response frozen = client().post("/api/v1/admin/freeze/" + messageId, adminToken(),
-                Map.of("reason", "incident 42: checking a rejected reservation"));
+        SaleClient.Response frozen = client().post(
+                        "/api/v1/admin/freeze/" + messageId,
+                        adminToken(),
+                        Map.of("reason", "incident 42: checking a rejected reservation"));
         assertThat(frozen.status()).as(frozen.body().toString()).isEqualTo(200);
         assertThat(status(rejected)).isEqualTo("MANUAL_REVIEW");
-        assertThat(jdbc.queryForObject("SELECT status FROM compensation_task WHERE reservation_id = ?", String.class, rejected))
+        assertThat(jdbc.queryForObject(
+                        "SELECT status FROM compensation_task WHERE reservation_id = ?", String.class, rejected))
                 .isEqualTo("MANUAL");
         compensation.runOnce("automation-while-frozen");
-        assertThat(redis.sync().get(slot.stock())).as("automation leaves a frozen object alone").isEqualTo("0");
+        assertThat(redis.sync().get(slot.stock()))
+                .as("automation leaves a frozen object alone")
+                .isEqualTo("0");
 
         SaleClient.Response inspected = client().get("/api/v1/admin/inspect/" + rejected, adminToken());
         assertThat(inspected.status()).isEqualTo(200);
@@ -47,13 +50,21 @@ class RunbookIT extends PaymentTestBase {
         assertThat(inspected.body().get("manual_holds").toString()).contains("incident 42");
         assertThat(inspected.body().get("4 redis").toString()).contains("reservation_hash");
 
-        assertThat(client().post("/api/v1/admin/repair/" + rejected, adminToken(), Map.of("action", "compensate")).body())
+        assertThat(client().post("/api/v1/admin/repair/" + rejected, adminToken(), Map.of("action", "compensate"))
+                        .body())
                 .containsEntry("field", "reason");
-        assertThat(client().post("/api/v1/admin/repair/" + rejected, adminToken(), Map.of("action", "reboot",
-                "reason", "x")).body()).containsEntry("field", "action");
-        assertThat(client().get("/api/v1/admin/inspect/" + UUID.randomUUID(), adminToken()).status()).isEqualTo(404);
+        assertThat(client().post(
+                                "/api/v1/admin/repair/" + rejected,
+                                adminToken(),
+                                Map.of("action", "reboot", "reason", "x"))
+                        .body())
+                .containsEntry("field", "action");
+        assertThat(client().get("/api/v1/admin/inspect/" + UUID.randomUUID(), adminToken())
+                        .status())
+                .isEqualTo(404);
 
-        Map<String, String> body = Map.of("action", "compensate", "reason", "incident 42: PostgreSQL rejected it, give it back");
+        Map<String, String> body =
+                Map.of("action", "compensate", "reason", "incident 42: PostgreSQL rejected it, give it back");
         SaleClient.Response repaired = client().post("/api/v1/admin/repair/" + rejected, adminToken(), body);
         assertThat(repaired.status()).as(repaired.body().toString()).isEqualTo(200);
         assertThat(repaired.body()).containsEntry("result", "DONE");
@@ -62,15 +73,21 @@ class RunbookIT extends PaymentTestBase {
         SaleClient.Response again = client().post("/api/v1/admin/repair/" + rejected, adminToken(), body);
         assertThat(again.status()).isEqualTo(200);
         assertThat(again.body().get("after").toString()).contains("reservation_status=COMPENSATED");
-        assertThat(redis.sync().get(slot.stock())).as("the same repair twice restores once").isEqualTo("1");
+        assertThat(redis.sync().get(slot.stock()))
+                .as("the same repair twice restores once")
+                .isEqualTo("1");
 
         SaleClient.Response inv = client().get("/api/v1/admin/invariants?activity_id=" + activityId, adminToken());
         assertThat(inv.body()).as(inv.body().toString()).containsEntry("pass", true);
         assertInvariants(activityId, true);
 
-        List<Map<String, Object>> audit = jdbc.queryForList("SELECT action, operator, reason, before IS NOT NULL AS b, "
-                + "after IS NOT NULL AS a FROM audit_log WHERE object_id = ? ORDER BY audit_id", rejected.toString());
-        assertThat(audit).extracting(m -> m.get("action")).containsExactly("FREEZE", "REPAIR_COMPENSATE", "REPAIR_COMPENSATE");
+        List<Map<String, Object>> audit = jdbc.queryForList(
+                "SELECT action, operator, reason, before IS NOT NULL AS b, "
+                        + "after IS NOT NULL AS a FROM audit_log WHERE object_id = ? ORDER BY audit_id",
+                rejected.toString());
+        assertThat(audit)
+                .extracting(m -> m.get("action"))
+                .containsExactly("FREEZE", "REPAIR_COMPENSATE", "REPAIR_COMPENSATE");
         assertThat(audit).allSatisfy(m -> {
             assertThat(m.get("operator")).isEqualTo("test");
             assertThat((String) m.get("reason")).startsWith("incident 42");
@@ -87,16 +104,22 @@ class RunbookIT extends PaymentTestBase {
         String id = UUID.randomUUID().toString();
         Map<String, Object> plus = Map.of("delta", 5, "reason", "supplier delivered 5 more", "adjustment_id", id);
         assertThat(client().post(path, adminToken(), plus).status()).isEqualTo(200);
-        assertThat(client().post(path, adminToken(), plus).status()).as("the same adjustment again").isEqualTo(200);
+        assertThat(client().post(path, adminToken(), plus).status())
+                .as("the same adjustment again")
+                .isEqualTo(200);
         assertStock(activityId, 15);
         SaleClient.Response refused = client().post(path, adminToken(), Map.of("delta", -20, "reason", "too many"));
         assertThat(refused.status()).isEqualTo(409);
         assertThat(refused.body()).containsEntry("field", "delta");
         assertStock(activityId, 15);
-        assertThat(client().post(path, adminToken(), Map.of("delta", -3, "reason", "3 damaged")).status()).isEqualTo(200);
+        assertThat(client().post(path, adminToken(), Map.of("delta", -3, "reason", "3 damaged"))
+                        .status())
+                .isEqualTo(200);
         assertStock(activityId, 12);
         assertThat(client().post(path, adminToken(), Map.of("delta", 1)).body()).containsEntry("field", "reason");
-        assertThat(count("SELECT count(*) FROM inventory_ledger WHERE activity_id = ? AND change_type = 'ADJUST'", activityId))
+        assertThat(count(
+                        "SELECT count(*) FROM inventory_ledger WHERE activity_id = ? AND change_type = 'ADJUST'",
+                        activityId))
                 .isEqualTo(2);
         placeOrder(activityId, 1, 5);
         awaitSettled(activityId, 1);
@@ -110,22 +133,28 @@ class RunbookIT extends PaymentTestBase {
         for (long u = 1; u <= 3; u++) {
             placeOrder(activityId, 1, u);
         }
-        UUID paid = jdbc.queryForObject("SELECT order_id FROM orders WHERE activity_id = ? AND user_id = 1", UUID.class,
-                activityId);
+        UUID paid = jdbc.queryForObject(
+                "SELECT order_id FROM orders WHERE activity_id = ? AND user_id = 1", UUID.class, activityId);
         UUID payment = startPayment(1, paid);
         sim.pay(payment, false);
         deliverCallback(payment);
-        SaleClient.Response r = client().post("/api/v1/admin/activities/" + activityId + "/close-out", adminToken(),
-                Map.of("reason", "sale over"));
+        SaleClient.Response r = client().post(
+                        "/api/v1/admin/activities/" + activityId + "/close-out",
+                        adminToken(),
+                        Map.of("reason", "sale over"));
         assertThat(r.status()).as(r.body().toString()).isEqualTo(200);
         assertThat(r.body()).containsEntry("drained", true).containsEntry("invariants_pass", true);
         assertThat(r.body().get("orders").toString()).contains("PAID=1", "CREATED=2");
         assertThat(reserve(9, activityId, 1).code()).isEqualTo("ACTIVITY_NOT_OPEN");
         assertThat(redis.sync().pttl(SkuSlot.single(activityId, 1).stock())).isPositive();
-        assertThat(count("SELECT count(*) FROM activity WHERE activity_id = ? AND closed_out_at IS NOT NULL", activityId))
+        assertThat(count(
+                        "SELECT count(*) FROM activity WHERE activity_id = ? AND closed_out_at IS NOT NULL",
+                        activityId))
                 .isOne();
-        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'CLOSE_OUT' AND object_id = ?",
-                Long.toString(activityId))).isOne();
+        assertThat(count(
+                        "SELECT count(*) FROM audit_log WHERE action = 'CLOSE_OUT' AND object_id = ?",
+                        Long.toString(activityId)))
+                .isOne();
     }
 
     @Test
@@ -134,15 +163,24 @@ class RunbookIT extends PaymentTestBase {
         long activityId = openSale(3);
         UUID order = placeOrder(activityId, 1, 77);
         awaitSettled(activityId, 1);
-        String[] target = {"--url", "http://127.0.0.1:" + port, "--admin-secret", ADMIN_SECRET, "--operator", "cli-test"};
-        assertThat(cli("invariants", target, "--activity", Long.toString(activityId))).isZero();
+        String[] target = {"--url", "http://127.0.0.1:" + port, "--admin-secret", ADMIN_SECRET, "--operator", "cli-test"
+        };
+        assertThat(cli("invariants", target, "--activity", Long.toString(activityId)))
+                .isZero();
         assertThat(cli("inspect", target, order.toString())).isZero();
-        assertThat(cli("reconcile", target, "--activity", Long.toString(activityId), "--watermark-seconds", "0")).isZero();
-        assertThat(cli("adjust-stock", target, Long.toString(activityId), "1", "-1", "--reason", "one unit damaged")).isZero();
-        assertThat(activities.inventoryView(activityId).getFirst().pg().initial()).isEqualTo(2);
-        assertThat(cli("inspect", target, UUID.randomUUID().toString())).as("unknown id").isEqualTo(2);
+        assertThat(cli("reconcile", target, "--activity", Long.toString(activityId), "--watermark-seconds", "0"))
+                .isZero();
+        assertThat(cli("adjust-stock", target, Long.toString(activityId), "1", "-1", "--reason", "one unit damaged"))
+                .isZero();
+        assertThat(activities.inventoryView(activityId).getFirst().pg().initial())
+                .isEqualTo(2);
+        assertThat(cli("inspect", target, UUID.randomUUID().toString()))
+                .as("unknown id")
+                .isEqualTo(2);
         redis.sync().incr(SkuSlot.single(activityId, 1).stock());
-        assertThat(cli("invariants", target, "--activity", Long.toString(activityId))).as("a violated invariant").isOne();
+        assertThat(cli("invariants", target, "--activity", Long.toString(activityId)))
+                .as("a violated invariant")
+                .isOne();
         redis.sync().decr(SkuSlot.single(activityId, 1).stock());
     }
 
@@ -163,7 +201,7 @@ class RunbookIT extends PaymentTestBase {
     }
 
     private String status(UUID reservationId) {
-        return jdbc.queryForObject("SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class,
-                reservationId);
+        return jdbc.queryForObject(
+                "SELECT status FROM inventory_reservation WHERE reservation_id = ?", String.class, reservationId);
     }
 }

@@ -2,19 +2,6 @@ package io.seckill.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.order.OrderRepository;
@@ -23,6 +10,17 @@ import io.seckill.payment.PaymentRepository;
 import io.seckill.reconcile.RepairRepository;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.support.SqlConstants;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The transitions each status enum allows and the guards of the SQL that makes the moves are the
@@ -40,7 +38,8 @@ class StateGuardsTest {
     }
 
     static List<Machine> machines() {
-        return List.of(new Machine(ReservationStatus.class, "inventory_reservation", "status", ReservationRepository.class),
+        return List.of(
+                new Machine(ReservationStatus.class, "inventory_reservation", "status", ReservationRepository.class),
                 new Machine(OrderStatus.class, "orders", "status", OrderRepository.class),
                 new Machine(OutboxStatus.class, "event_outbox", "status", OutboxRepository.class),
                 new Machine(TaskStatus.class, "compensation_task", "status", CompensationTaskRepository.class),
@@ -87,21 +86,29 @@ class StateGuardsTest {
                 allowed.add(new Move(e.name(), ((Enum<?>) to).name()));
             }
         }
-        assertThat(unguarded).as("status updates without a guard on the current status").isEmpty();
-        assertThat(made).as("moves the SQL of " + m.owner().getSimpleName() + " makes").isEqualTo(allowed);
+        assertThat(unguarded)
+                .as("status updates without a guard on the current status")
+                .isEmpty();
+        assertThat(made)
+                .as("moves the SQL of " + m.owner().getSimpleName() + " makes")
+                .isEqualTo(allowed);
     }
 
     @org.junit.jupiter.api.Test
     @DisplayName("a sale moves only to a state some state may move to, and warm, open and close repeat harmlessly")
     void saleStatus() {
         for (SaleStatus s : SaleStatus.values()) {
-            assertThat(s == SaleStatus.DRAFT || !Lifecycle.sources(SaleStatus.class, s).isEmpty()).as(s.name()).isTrue();
+            assertThat(s == SaleStatus.DRAFT
+                            || !Lifecycle.sources(SaleStatus.class, s).isEmpty())
+                    .as(s.name())
+                    .isTrue();
         }
-        assertThat(Lifecycle.sources(SaleStatus.class, SaleStatus.OPEN)).containsExactlyInAnyOrder(SaleStatus.WARMED,
-                SaleStatus.OPEN, SaleStatus.CLOSED);
-        assertThat(Lifecycle.sources(SaleStatus.class, SaleStatus.WARMED)).doesNotContain(SaleStatus.OPEN, SaleStatus.CLOSED);
-        assertThat(EnumSet.allOf(OrderStatus.class).stream().filter(Lifecycle::isFinal)).containsExactlyInAnyOrder(
-                OrderStatus.PAID, OrderStatus.CANCELLED);
+        assertThat(Lifecycle.sources(SaleStatus.class, SaleStatus.OPEN))
+                .containsExactlyInAnyOrder(SaleStatus.WARMED, SaleStatus.OPEN, SaleStatus.CLOSED);
+        assertThat(Lifecycle.sources(SaleStatus.class, SaleStatus.WARMED))
+                .doesNotContain(SaleStatus.OPEN, SaleStatus.CLOSED);
+        assertThat(EnumSet.allOf(OrderStatus.class).stream().filter(Lifecycle::isFinal))
+                .containsExactlyInAnyOrder(OrderStatus.PAID, OrderStatus.CANCELLED);
     }
 
     private static final Pattern SET_CLAUSE = Pattern.compile("(?s)\\bSET\\b(.*?)(?=\\bFROM\\b|\\bWHERE\\b)");
@@ -113,7 +120,8 @@ class StateGuardsTest {
         if (!set.find()) {
             return out;
         }
-        Matcher m = Pattern.compile("(?:^|,)\\s*" + column + "\\s*=\\s*('([A-Z_]+)'|\\?)").matcher(set.group(1));
+        Matcher m = Pattern.compile("(?:^|,)\\s*" + column + "\\s*=\\s*('([A-Z_]+)'|\\?)")
+                .matcher(set.group(1));
         if (!m.find()) {
             return out;
         }
@@ -130,13 +138,17 @@ class StateGuardsTest {
 
     /** Every state the statement requires of the column, outside its SET clause and EXISTS subqueries. */
     static Set<String> sources(String sql, String column) {
-        String guards = SET_CLAUSE.matcher(sql.replaceAll("EXISTS\\s*\\(SELECT[^()]*\\)", "EXISTS ()")).replaceAll("");
+        String guards = SET_CLAUSE
+                .matcher(sql.replaceAll("EXISTS\\s*\\(SELECT[^()]*\\)", "EXISTS ()"))
+                .replaceAll("");
         Set<String> out = new LinkedHashSet<>();
-        Matcher eq = Pattern.compile("(?<![\\w])(?:\\w+\\.)?" + column + "\\s*=\\s*'([A-Z_]+)'").matcher(guards);
+        Matcher eq = Pattern.compile("(?<![\\w])(?:\\w+\\.)?" + column + "\\s*=\\s*'([A-Z_]+)'")
+                .matcher(guards);
         while (eq.find()) {
             out.add(eq.group(1));
         }
-        Matcher in = Pattern.compile("(?<![\\w])(?:\\w+\\.)?" + column + "\\s+IN\\s*\\(([^)]*)\\)").matcher(guards);
+        Matcher in = Pattern.compile("(?<![\\w])(?:\\w+\\.)?" + column + "\\s+IN\\s*\\(([^)]*)\\)")
+                .matcher(guards);
         while (in.find()) {
             out.addAll(quoted(in.group(1)));
         }

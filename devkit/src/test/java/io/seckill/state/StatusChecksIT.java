@@ -2,19 +2,17 @@ package io.seckill.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.support.IntegrationTest;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.JdbcTemplate;
-
-import io.seckill.support.IntegrationTest;
 
 /** Each status enum has exactly the states its column's CHECK constraint allows, read from PostgreSQL's catalog. */
 class StatusChecksIT extends IntegrationTest {
@@ -22,13 +20,13 @@ class StatusChecksIT extends IntegrationTest {
     @Autowired
     JdbcTemplate jdbc;
 
-    record Column(Class<? extends Enum<?>> type, String table, String column) {
-    }
+    record Column(Class<? extends Enum<?>> type, String table, String column) {}
 
     @Test
     @DisplayName("every status enum equals its column's CHECK constraint")
     void enumsMatchChecks() {
-        List<Column> columns = List.of(new Column(SaleStatus.class, "activity", "status"),
+        List<Column> columns = List.of(
+                new Column(SaleStatus.class, "activity", "status"),
                 new Column(ReservationStatus.class, "inventory_reservation", "status"),
                 new Column(OrderStatus.class, "orders", "status"),
                 new Column(OutboxStatus.class, "event_outbox", "status"),
@@ -39,8 +37,11 @@ class StatusChecksIT extends IntegrationTest {
                 new Column(AnomalyStatus.class, "reconcile_anomaly", "status"),
                 new Column(InboxResult.class, "consumer_inbox", "result_code"));
         for (Column c : columns) {
-            Set<String> enumStates = new TreeSet<>(Arrays.stream(c.type().getEnumConstants()).map(Enum::name).toList());
-            assertThat(checked(c.table(), c.column())).as(c.table() + "." + c.column()).isEqualTo(enumStates);
+            Set<String> enumStates = new TreeSet<>(
+                    Arrays.stream(c.type().getEnumConstants()).map(Enum::name).toList());
+            assertThat(checked(c.table(), c.column()))
+                    .as(c.table() + "." + c.column())
+                    .isEqualTo(enumStates);
         }
     }
 

@@ -1,18 +1,15 @@
 package io.seckill.support;
 
+import io.seckill.config.SeckillProperties;
 import java.util.HashMap;
 import java.util.Map;
-
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
-
-import io.seckill.config.SeckillProperties;
 
 /** The engine's settings bound as Spring Boot binds them (validation included), for parts a test builds by hand. */
 public final class BoundProperties {
 
-    private BoundProperties() {
-    }
+    private BoundProperties() {}
 
     /**
      * What an instance cannot start without - an id key and, unless {@code seckill.jwt.jwks-uri} is given,
@@ -26,6 +23,8 @@ public final class BoundProperties {
             p.put("seckill.jwt.admin-secret", "a".repeat(32));
         }
         p.putAll(given);
-        return new Binder(new MapConfigurationPropertySource(p)).bind("seckill", SeckillProperties.class).get();
+        return new Binder(new MapConfigurationPropertySource(p))
+                .bind("seckill", SeckillProperties.class)
+                .get();
     }
 }

@@ -2,13 +2,12 @@ package io.seckill.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
-
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
 
 /** Setting up sales whose SKU is split over buckets: which users a bucket is home to, and a bucket emptied into another. */
 public final class Buckets {
@@ -16,8 +15,7 @@ public final class Buckets {
     private static final LuaScript TRANSFER_OUT = LuaScript.load("transfer_out");
     private static final LuaScript LAND = LuaScript.load("land_transfer");
 
-    private Buckets() {
-    }
+    private Buckets() {}
 
     /** {@code count} user ids from {@code from} on whose home bucket of SKU 1 is {@code bucket}. */
     public static List<Long> homedIn(long activityId, int buckets, int bucket, int count, long from) {
@@ -34,14 +32,21 @@ public final class Buckets {
     public static void empty(Redis redis, SkuSlot from, SkuSlot to) {
         while (true) {
             String id = UUID.randomUUID().toString();
-            List<Object> out = TRANSFER_OUT.run(redis, new String[] {from.stock(), from.counter(), from.meta(),
-                    from.transfers()}, id, Integer.toString(to.bucket()));
+            List<Object> out = TRANSFER_OUT.run(
+                    redis,
+                    new String[] {from.stock(), from.counter(), from.meta(), from.transfers()},
+                    id,
+                    Integer.toString(to.bucket()));
             if (LuaScript.code(out) != 1) {
                 assertThat(LuaScript.text(out, 1)).isEqualTo("EMPTY");
                 return;
             }
-            assertThat(LuaScript.code(LAND.run(redis, new String[] {to.stock(), to.counter(), to.meta(),
-                    to.transferMarker(id)}, id, "600000"))).isEqualTo(1);
+            assertThat(LuaScript.code(LAND.run(
+                            redis,
+                            new String[] {to.stock(), to.counter(), to.meta(), to.transferMarker(id)},
+                            id,
+                            "600000")))
+                    .isEqualTo(1);
             redis.sync().hdel(from.transfers(), id);
         }
     }

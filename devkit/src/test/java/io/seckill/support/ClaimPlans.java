@@ -2,15 +2,13 @@ package io.seckill.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.mq.Json;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
-
-import io.seckill.mq.Json;
 
 /**
  * A queue's batch claim planned and run on a copy of the queue's table ({@code LIKE ... INCLUDING ALL}:
@@ -46,13 +44,17 @@ public record ClaimPlans(JdbcTemplate jdbc, TransactionTemplate tx) {
      * {@code copy}, analyzed first: no scan reads more than twice the batch, and run it takes the
      * {@code expired} leases, none of the {@code live} ones, and the oldest {@code waiting} rows after them.
      */
-    public void assertClaimsItsBatch(String copy, String claim, int batch, List<UUID> expired, List<UUID> live,
-            List<UUID> waiting) {
+    public void assertClaimsItsBatch(
+            String copy, String claim, int batch, List<UUID> expired, List<UUID> live, List<UUID> waiting) {
         jdbc.execute("ANALYZE " + copy);
         assertThat(mostRowsOneScanRead(copy, claim, batch, "plan-worker", "30 seconds"))
-                .as("rows one scan of %s read for a claim of %d", copy, batch).isLessThanOrEqualTo(2L * batch);
-        assertThat(claim(claim, batch, "plan-worker", "30 seconds")).hasSize(batch).containsAll(expired)
-                .doesNotContainAnyElementsOf(live).containsAll(waiting.subList(0, batch - expired.size()));
+                .as("rows one scan of %s read for a claim of %d", copy, batch)
+                .isLessThanOrEqualTo(2L * batch);
+        assertThat(claim(claim, batch, "plan-worker", "30 seconds"))
+                .hasSize(batch)
+                .containsAll(expired)
+                .doesNotContainAnyElementsOf(live)
+                .containsAll(waiting.subList(0, batch - expired.size()));
     }
 
     /**
@@ -74,8 +76,10 @@ public record ClaimPlans(JdbcTemplate jdbc, TransactionTemplate tx) {
 
     private static long mostRows(JsonNode node, String relation) {
         long most = 0;
-        if (relation.equals(node.path("Relation Name").asString("")) && node.path("Node Type").asString("").contains("Scan")) {
-            long seen = node.path("Actual Rows").asLong() + node.path("Rows Removed by Filter").asLong()
+        if (relation.equals(node.path("Relation Name").asString(""))
+                && node.path("Node Type").asString("").contains("Scan")) {
+            long seen = node.path("Actual Rows").asLong()
+                    + node.path("Rows Removed by Filter").asLong()
                     + node.path("Rows Removed by Index Recheck").asLong();
             most = seen * Math.max(1, node.path("Actual Loops").asLong());
         }

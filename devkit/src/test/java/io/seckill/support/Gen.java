@@ -61,8 +61,12 @@ public interface Gen<T> {
             StringBuilder b = new StringBuilder(n);
             for (int i = 0; i < n; i++) {
                 int kind = r.nextInt(4);
-                b.append((char) (kind == 0 ? r.nextInt(0x20) : kind == 1 ? 0x20 + r.nextInt(0x5f)
-                        : kind == 2 ? 0xa0 + r.nextInt(0x2000) : 0x4e00 + r.nextInt(0x5000)));
+                b.append((char)
+                        (kind == 0
+                                ? r.nextInt(0x20)
+                                : kind == 1
+                                        ? 0x20 + r.nextInt(0x5f)
+                                        : kind == 2 ? 0xa0 + r.nextInt(0x2000) : 0x4e00 + r.nextInt(0x5000)));
             }
             return b.toString();
         };

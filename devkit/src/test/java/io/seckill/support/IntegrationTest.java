@@ -2,6 +2,21 @@ package io.seckill.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.SeckillApplication;
+import io.seckill.activity.ActivityService;
+import io.seckill.api.Tokens;
+import io.seckill.cli.SaleClient;
+import io.seckill.compensation.CompensationWorker;
+import io.seckill.config.SeckillProperties;
+import io.seckill.failpoint.Failpoints;
+import io.seckill.invariants.InvariantChecker;
+import io.seckill.redis.Redis;
+import io.seckill.redis.SkuSlot;
 import java.math.BigDecimal;
 import java.sql.Statement;
 import java.time.Duration;
@@ -12,12 +27,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
-
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -33,17 +42,6 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.seckill.SeckillApplication;
-import io.seckill.activity.ActivityService;
-import io.seckill.api.Tokens;
-import io.seckill.cli.SaleClient;
-import io.seckill.compensation.CompensationWorker;
-import io.seckill.config.SeckillProperties;
-import io.seckill.failpoint.Failpoints;
-import io.seckill.invariants.InvariantChecker;
-import io.seckill.redis.Redis;
-import io.seckill.redis.SkuSlot;
-
 /**
  * Base of the integration tests: one application context on the real engines for the whole JVM.
  * Tests isolate themselves by activity id (each test makes its own sale).
@@ -54,7 +52,8 @@ public abstract class IntegrationTest {
 
     public static final String USER_SECRET = "test-user-secret-0123456789abcdef0123456789";
     public static final String ADMIN_SECRET = "test-admin-secret-0123456789abcdef012345678";
-    private static final AtomicLong ACTIVITY_IDS = new AtomicLong(ThreadLocalRandom.current().nextLong(1_000, 1_000_000) * 1000);
+    private static final AtomicLong ACTIVITY_IDS =
+            new AtomicLong(ThreadLocalRandom.current().nextLong(1_000, 1_000_000) * 1000);
 
     @DynamicPropertySource
     static void engines(DynamicPropertyRegistry registry) {
@@ -64,8 +63,11 @@ public abstract class IntegrationTest {
         registry.add("seckill.ids.keys.1", () -> "test-id-key-v1-0123456789abcdef0123456789");
         registry.add("seckill.reservation.send-grace", () -> "2s");
         registry.add("seckill.outbox.base-backoff", () -> "100ms");
-        // the compensation and payment workers are driven explicitly by the tests, so interleavings are chosen, not raced
-        registry.add("seckill.roles", () -> "api,send-due-scanner,order-consumer,outbox-relay,projection,deadline-sweeper,dlq-watch");
+        // the compensation and payment workers are driven explicitly by the tests, so interleavings are chosen, not
+        // raced
+        registry.add(
+                "seckill.roles",
+                () -> "api,send-due-scanner,order-consumer,outbox-relay,projection,deadline-sweeper,dlq-watch");
         registry.add("seckill.payment.channel-url", () -> TestPaySim.get().url());
         registry.add("seckill.payment.callback-secret", () -> TestPaySim.SECRET);
         registry.add("seckill.payment.channel-timeout", () -> "1s");
@@ -82,22 +84,31 @@ public abstract class IntegrationTest {
 
     @LocalServerPort
     protected int port;
+
     @Autowired
     protected JdbcTemplate jdbc;
+
     @Autowired
     protected TransactionTemplate tx;
+
     @Autowired
     protected Redis redis;
+
     @Autowired
     protected InvariantChecker invariants;
+
     @Autowired
     protected ActivityService activities;
+
     @Autowired
     protected SeckillProperties props;
+
     @Autowired
     protected MeterRegistry meters;
+
     @Autowired
     protected DefaultMQProducer producer;
+
     @Autowired
     protected CompensationWorker compensation;
 
@@ -121,8 +132,12 @@ public abstract class IntegrationTest {
     protected long openSale(int... stockPerSku) throws Exception {
         long activityId = newActivityId();
         createSale(activityId, stockPerSku);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null)
+                        .status())
+                .isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null)
+                        .status())
+                .isEqualTo(200);
         return activityId;
     }
 
@@ -130,13 +145,39 @@ public abstract class IntegrationTest {
     protected long openBucketedSale(int stock, int buckets) throws Exception {
         long activityId = newActivityId();
         Instant now = Instant.now();
-        SaleClient.Response created = client().post("/api/v1/admin/activities", adminToken(), Map.of("activity_id", activityId,
-                "name", "bucketed " + activityId, "starts_at", now.minusSeconds(5).toString(), "ends_at",
-                now.plusSeconds(3600).toString(), "business_deadline_seconds", 300, "payment_timeout_seconds", 900,
-                "skus", List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock, "buckets", buckets))));
+        SaleClient.Response created = client().post(
+                        "/api/v1/admin/activities",
+                        adminToken(),
+                        Map.of(
+                                "activity_id",
+                                activityId,
+                                "name",
+                                "bucketed " + activityId,
+                                "starts_at",
+                                now.minusSeconds(5).toString(),
+                                "ends_at",
+                                now.plusSeconds(3600).toString(),
+                                "business_deadline_seconds",
+                                300,
+                                "payment_timeout_seconds",
+                                900,
+                                "skus",
+                                List.of(Map.of(
+                                        "sku_id",
+                                        1,
+                                        "price",
+                                        new BigDecimal("10.50"),
+                                        "stock",
+                                        stock,
+                                        "buckets",
+                                        buckets))));
         assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null)
+                        .status())
+                .isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null)
+                        .status())
+                .isEqualTo(200);
         return activityId;
     }
 
@@ -147,21 +188,40 @@ public abstract class IntegrationTest {
     protected long openSale(int businessDeadlineSeconds, int[] stockPerSku) throws Exception {
         long activityId = newActivityId();
         createSaleWithDeadline(activityId, businessDeadlineSeconds, stockPerSku);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null).status()).isEqualTo(200);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null).status()).isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null)
+                        .status())
+                .isEqualTo(200);
+        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", adminToken(), null)
+                        .status())
+                .isEqualTo(200);
         return activityId;
     }
 
-    protected void createSaleWithDeadline(long activityId, int businessDeadlineSeconds, int... stockPerSku) throws Exception {
+    protected void createSaleWithDeadline(long activityId, int businessDeadlineSeconds, int... stockPerSku)
+            throws Exception {
         List<Map<String, Object>> skus = new ArrayList<>();
         for (int i = 0; i < stockPerSku.length; i++) {
             skus.add(Map.of("sku_id", i + 1, "price", new BigDecimal("10.50"), "stock", stockPerSku[i]));
         }
         Instant now = Instant.now();
-        SaleClient.Response r = client().post("/api/v1/admin/activities", adminToken(), Map.of("activity_id", activityId,
-                "name", "test sale " + activityId, "starts_at", now.minusSeconds(5).toString(),
-                "ends_at", now.plusSeconds(3600).toString(), "business_deadline_seconds", businessDeadlineSeconds,
-                "payment_timeout_seconds", 900, "skus", skus));
+        SaleClient.Response r = client().post(
+                        "/api/v1/admin/activities",
+                        adminToken(),
+                        Map.of(
+                                "activity_id",
+                                activityId,
+                                "name",
+                                "test sale " + activityId,
+                                "starts_at",
+                                now.minusSeconds(5).toString(),
+                                "ends_at",
+                                now.plusSeconds(3600).toString(),
+                                "business_deadline_seconds",
+                                businessDeadlineSeconds,
+                                "payment_timeout_seconds",
+                                900,
+                                "skus",
+                                skus));
         assertThat(r.status()).as(r.body().toString()).isEqualTo(201);
     }
 
@@ -169,14 +229,26 @@ public abstract class IntegrationTest {
     protected UUID placeOrder(long activityId, long skuId, long userId) throws Exception {
         SaleClient.Response r = reserve(userId, activityId, skuId);
         assertThat(r.code()).as(r.body().toString()).isEqualTo("QUEUED");
-        return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(
-                () -> jdbc.query("SELECT order_id FROM orders WHERE activity_id = ? AND sku_id = ? AND user_id = ?",
-                        (rs, i) -> rs.getObject(1, UUID.class), activityId, skuId, userId).stream().findFirst().orElse(null),
-                java.util.Objects::nonNull);
+        return Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(
+                        () -> jdbc
+                                .query(
+                                        "SELECT order_id FROM orders WHERE activity_id = ? AND sku_id = ? AND user_id = ?",
+                                        (rs, i) -> rs.getObject(1, UUID.class),
+                                        activityId,
+                                        skuId,
+                                        userId)
+                                .stream()
+                                .findFirst()
+                                .orElse(null),
+                        java.util.Objects::nonNull);
     }
 
     protected SaleClient.Response reserve(long userId, long activityId, long skuId) throws Exception {
-        return client().reserve(userToken(userId), activityId, skuId, UUID.randomUUID().toString());
+        return client().reserve(
+                        userToken(userId), activityId, skuId, UUID.randomUUID().toString());
     }
 
     /** Reserves one unit of SKU 1 for {@code userId}: the reservation id the answer carries. */
@@ -225,7 +297,8 @@ public abstract class IntegrationTest {
         int n = 0;
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
-            KeyScanCursor<String> page = redis.sync().scan(cursor, ScanArgs.Builder.matches(slot.keyPattern()).limit(500));
+            KeyScanCursor<String> page = redis.sync()
+                    .scan(cursor, ScanArgs.Builder.matches(slot.keyPattern()).limit(500));
             if (!page.getKeys().isEmpty()) {
                 n += redis.sync().del(page.getKeys().toArray(String[]::new)).intValue();
             }
@@ -239,8 +312,10 @@ public abstract class IntegrationTest {
         jdbc.execute((ConnectionCallback<Void>) c -> {
             try (Statement st = c.createStatement()) {
                 st.execute("SET default_transaction_read_only = off");
-                st.execute(on ? "ALTER SYSTEM SET default_transaction_read_only = on"
-                        : "ALTER SYSTEM RESET default_transaction_read_only");
+                st.execute(
+                        on
+                                ? "ALTER SYSTEM SET default_transaction_read_only = on"
+                                : "ALTER SYSTEM RESET default_transaction_read_only");
                 st.execute("SELECT pg_reload_conf()");
                 st.execute("RESET default_transaction_read_only");
             }
@@ -255,14 +330,24 @@ public abstract class IntegrationTest {
 
     /** Waits (bounded) until every reservation of the sale has left RESERVED in PostgreSQL and Redis is quiet. */
     protected void awaitSettled(long activityId, long expectedReservations) {
-        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-            assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'",
-                    activityId)).isEqualTo(expectedReservations);
-            assertThat(count("SELECT count(*) FROM event_outbox WHERE aggregate_id IN (SELECT order_id FROM orders "
-                    + "WHERE activity_id = ?) AND status <> 'SENT'", activityId)).isZero();
-            assertThat(activities.inventoryView(activityId)).allSatisfy(v -> assertThat(v.crossSystemDelta())
-                    .as("Redis committed - PG occupied+sold, sku " + v.pg().skuId()).isZero());
-        });
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    assertThat(count(
+                                    "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'",
+                                    activityId))
+                            .isEqualTo(expectedReservations);
+                    assertThat(count(
+                                    "SELECT count(*) FROM event_outbox WHERE aggregate_id IN (SELECT order_id FROM orders "
+                                            + "WHERE activity_id = ?) AND status <> 'SENT'",
+                                    activityId))
+                            .isZero();
+                    assertThat(activities.inventoryView(activityId))
+                            .allSatisfy(v -> assertThat(v.crossSystemDelta())
+                                    .as("Redis committed - PG occupied+sold, sku " + v.pg().skuId())
+                                    .isZero());
+                });
     }
 
     /**
@@ -270,8 +355,11 @@ public abstract class IntegrationTest {
      * caller heard no answer, has its outcome - then as {@link #awaitSettled}; how many reservations the sale has.
      */
     protected long awaitAllSettled(long activityId) {
-        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> activities
-                .inventoryView(activityId).stream().allMatch(v -> v.redis().openReserved() == 0));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> activities.inventoryView(activityId).stream()
+                        .allMatch(v -> v.redis().openReserved() == 0));
         long reservations = count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ?", activityId);
         awaitSettled(activityId, reservations);
         return reservations;
@@ -282,30 +370,38 @@ public abstract class IntegrationTest {
      * guarantees PostgreSQL alone can judge (Redis may still be reconciled after a failover lost writes).
      */
     protected void awaitEnded(long activityId, List<String> reservationIds) {
-        Awaitility.await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(count(
-                "SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) AND status <> 'RESERVED'",
-                (Object) reservationIds.toArray(String[]::new))).as(() -> "not ended: " + notEnded(reservationIds))
-                .isEqualTo(reservationIds.size()));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(90))
+                .untilAsserted(() -> assertThat(count(
+                                "SELECT count(*) FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[]) AND status <> 'RESERVED'",
+                                (Object) reservationIds.toArray(String[]::new)))
+                        .as(() -> "not ended: " + notEnded(reservationIds))
+                        .isEqualTo(reservationIds.size()));
         assertThat(invariants.check(activityId, false))
-                .allSatisfy(c -> assertThat(c.pass()).as(c.name() + ": " + c.detail()).isTrue());
+                .allSatisfy(c ->
+                        assertThat(c.pass()).as(c.name() + ": " + c.detail()).isTrue());
     }
 
     /** Each of these reservations PostgreSQL has not decided, with what PostgreSQL and Redis hold of it. */
     private String notEnded(List<String> reservationIds) {
-        List<String> decided = jdbc.queryForList("SELECT reservation_id::text FROM inventory_reservation "
-                + "WHERE reservation_id = ANY (?::uuid[]) AND status <> 'RESERVED'", String.class,
+        List<String> decided = jdbc.queryForList(
+                "SELECT reservation_id::text FROM inventory_reservation "
+                        + "WHERE reservation_id = ANY (?::uuid[]) AND status <> 'RESERVED'",
+                String.class,
                 (Object) reservationIds.toArray(String[]::new));
         List<String> out = new ArrayList<>();
         for (String rid : reservationIds) {
             if (decided.contains(rid)) {
                 continue;
             }
-            List<String> pg = jdbc.queryForList("SELECT status FROM inventory_reservation WHERE reservation_id = ?::uuid",
-                    String.class, rid);
-            List<String> inbox = jdbc.queryForList("SELECT result_code FROM consumer_inbox WHERE reservation_id = ?::uuid",
-                    String.class, rid);
-            List<String> quarantined = jdbc.queryForList("SELECT reason FROM message_quarantine "
-                    + "WHERE convert_from(payload, 'UTF8') LIKE ?", String.class, "%" + rid + "%");
+            List<String> pg = jdbc.queryForList(
+                    "SELECT status FROM inventory_reservation WHERE reservation_id = ?::uuid", String.class, rid);
+            List<String> inbox = jdbc.queryForList(
+                    "SELECT result_code FROM consumer_inbox WHERE reservation_id = ?::uuid", String.class, rid);
+            List<String> quarantined = jdbc.queryForList(
+                    "SELECT reason FROM message_quarantine " + "WHERE convert_from(payload, 'UTF8') LIKE ?",
+                    String.class,
+                    "%" + rid + "%");
             out.add(rid + " pg=" + pg + " inbox=" + inbox + " quarantined=" + quarantined);
         }
         return out.toString();
@@ -315,6 +411,8 @@ public abstract class IntegrationTest {
     protected void assertInvariants(long activityId, boolean quiet) {
         List<InvariantChecker.Check> checks = invariants.check(activityId, quiet);
         assertThat(checks).isNotEmpty();
-        assertThat(checks).allSatisfy(c -> assertThat(c.pass()).as(c.name() + ": " + c.detail()).isTrue());
+        assertThat(checks)
+                .allSatisfy(c ->
+                        assertThat(c.pass()).as(c.name() + ": " + c.detail()).isTrue());
     }
 }

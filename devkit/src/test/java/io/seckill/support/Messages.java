@@ -1,30 +1,33 @@
 package io.seckill.support;
 
-import java.util.Map;
-import java.util.UUID;
-
-
 import io.seckill.mq.Json;
 import io.seckill.order.InboundOrder;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
+import java.util.Map;
+import java.util.UUID;
 
 /** Order messages rebuilt from a real reservation's recovery fields in Redis (as the rescan does). */
 public final class Messages {
 
-    private Messages() {
-    }
+    private Messages() {}
 
-    public static OrderCreateRequested forReservation(Redis redis, long activityId,
-            long skuId, String reservationId) {
-        Map<String, String> h = redis.sync().hgetall(SkuSlot.single(activityId, skuId).reservation(reservationId));
+    public static OrderCreateRequested forReservation(Redis redis, long activityId, long skuId, String reservationId) {
+        Map<String, String> h =
+                redis.sync().hgetall(SkuSlot.single(activityId, skuId).reservation(reservationId));
         if (h.isEmpty()) {
             throw new IllegalStateException("no reservation " + reservationId + " in Redis");
         }
-        return OrderCreateRequested.of(UUID.fromString(h.get("message_id")), UUID.fromString(h.get("request_id")),
-                UUID.fromString(reservationId), activityId, skuId, Long.parseLong(h.get("user_id")),
-                Long.parseLong(h.get("reserved_at_ms")), Long.parseLong(h.get("business_deadline_ms")));
+        return OrderCreateRequested.of(
+                UUID.fromString(h.get("message_id")),
+                UUID.fromString(h.get("request_id")),
+                UUID.fromString(reservationId),
+                activityId,
+                skuId,
+                Long.parseLong(h.get("user_id")),
+                Long.parseLong(h.get("reserved_at_ms")),
+                Long.parseLong(h.get("business_deadline_ms")));
     }
 
     public static InboundOrder inbound(OrderCreateRequested msg) {

@@ -6,7 +6,6 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.util.Map;
-
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
@@ -25,8 +24,9 @@ public @interface OnRedisCluster {
     final class Properties implements ApplicationContextInitializer<ConfigurableApplicationContext> {
         @Override
         public void initialize(ConfigurableApplicationContext context) {
-            context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("redis-cluster",
-                    Map.copyOf(TestRedisCluster.properties())));
+            context.getEnvironment()
+                    .getPropertySources()
+                    .addFirst(new MapPropertySource("redis-cluster", Map.copyOf(TestRedisCluster.properties())));
         }
     }
 }

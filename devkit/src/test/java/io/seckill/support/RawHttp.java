@@ -11,8 +11,7 @@ import java.util.Locale;
 /** HTTP/1.1 written and read by hand on a socket: pipelining, partial requests, resets - what a client library hides. */
 public final class RawHttp {
 
-    private RawHttp() {
-    }
+    private RawHttp() {}
 
     public static String reservePath(long activityId) {
         return "/api/v1/activities/" + activityId + "/skus/1/reservations";

@@ -6,8 +6,7 @@ import java.nio.file.Path;
 /** The repository's documents, found from wherever the test runs (the repository or one of its modules). */
 public final class RepoDocs {
 
-    private RepoDocs() {
-    }
+    private RepoDocs() {}
 
     /** {@code docs/<name>} of the repository. */
     public static Path doc(String name) {
@@ -17,6 +16,7 @@ public final class RepoDocs {
                 return p;
             }
         }
-        throw new IllegalStateException("docs/" + name + " not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "docs/" + name + " not found above " + Path.of("").toAbsolutePath());
     }
 }

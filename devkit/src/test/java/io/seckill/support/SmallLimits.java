@@ -4,7 +4,6 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -14,8 +13,12 @@ import org.springframework.test.context.TestPropertySource;
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
-@TestPropertySource(properties = {"seckill.admission.entry-limits.max-connections=4",
-        "seckill.admission.entry-limits.request-timeout=1s", "seckill.admission.entry-limits.max-pipelined=4",
-        "seckill.api.max-slow-bodies=4", "seckill.reservation.status-db-reads-per-second=5"})
-public @interface SmallLimits {
-}
+@TestPropertySource(
+        properties = {
+            "seckill.admission.entry-limits.max-connections=4",
+            "seckill.admission.entry-limits.request-timeout=1s",
+            "seckill.admission.entry-limits.max-pipelined=4",
+            "seckill.api.max-slow-bodies=4",
+            "seckill.reservation.status-db-reads-per-second=5"
+        })
+public @interface SmallLimits {}

@@ -3,7 +3,6 @@ package io.seckill.support;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -16,8 +15,7 @@ final class SpringContexts {
 
     private static final Set<ConfigurableApplicationContext> CONTEXTS = ConcurrentHashMap.newKeySet();
 
-    private SpringContexts() {
-    }
+    private SpringContexts() {}
 
     /** Remembers {@code context}, and forgets those closed since (Spring closes the ones its cache evicts). */
     static void track(ConfigurableApplicationContext context) {

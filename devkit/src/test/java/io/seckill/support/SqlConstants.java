@@ -1,5 +1,8 @@
 package io.seckill.support;
 
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -8,17 +11,13 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.tngtech.archunit.core.domain.JavaClass;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
-
 /** The SQL statements the product holds as constants, read by reflection, with the table each is about. */
 public final class SqlConstants {
 
-    private static final Pattern VERB = Pattern.compile("^\\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\\b",
-            Pattern.CASE_INSENSITIVE);
-    private static final Pattern TABLE = Pattern.compile("(?<!FOR )\\b(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM|FROM)\\s+([a-z_]+)\\b",
-            Pattern.CASE_INSENSITIVE);
+    private static final Pattern VERB =
+            Pattern.compile("^\\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\\b", Pattern.CASE_INSENSITIVE);
+    private static final Pattern TABLE = Pattern.compile(
+            "(?<!FOR )\\b(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM|FROM)\\s+([a-z_]+)\\b", Pattern.CASE_INSENSITIVE);
 
     /** One statement: where it is declared and its text. */
     public record Statement(Class<?> owner, String name, String sql) {
@@ -65,13 +64,13 @@ public final class SqlConstants {
         }
     }
 
-    private SqlConstants() {
-    }
+    private SqlConstants() {}
 
     /** Every static final String of the product's classes that is a SQL statement. */
     public static List<Statement> all() {
         List<Statement> out = new ArrayList<>();
-        for (JavaClass jc : new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        for (JavaClass jc : new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("io.seckill")) {
             out.addAll(of(jc.reflect()));
         }

@@ -1,5 +1,6 @@
 package io.seckill.support;
 
+import io.seckill.cli.SaleClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,10 +9,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import org.awaitility.Awaitility;
-
-import io.seckill.cli.SaleClient;
 
 /**
  * Buyers of one SKU arriving while a fault comes and goes: {@code loops} buyers at a time, each loop a
@@ -35,23 +33,25 @@ public final class SteadyBuyers implements AutoCloseable {
         List<CompletableFuture<Void>> each = new ArrayList<>();
         for (int k = 1; k <= loops; k++) {
             long first = k;
-            each.add(CompletableFuture.runAsync(() -> {
-                for (long user = first; buying.get(); user += loops) {
-                    try {
-                        SaleClient.Response r = reserve.call(user);
-                        synchronized (this) {
-                            statuses.merge(r.status(), 1, Integer::sum);
-                            codes.merge(r.status() + " " + r.code(), 1, Integer::sum);
-                            if (r.status() == 202) {
-                                queued.add((String) r.body().get("reservation_id"));
+            each.add(CompletableFuture.runAsync(
+                    () -> {
+                        for (long user = first; buying.get(); user += loops) {
+                            try {
+                                SaleClient.Response r = reserve.call(user);
+                                synchronized (this) {
+                                    statuses.merge(r.status(), 1, Integer::sum);
+                                    codes.merge(r.status() + " " + r.code(), 1, Integer::sum);
+                                    if (r.status() == 202) {
+                                        queued.add((String) r.body().get("reservation_id"));
+                                    }
+                                }
+                                TimeUnit.NANOSECONDS.sleep(pause.toNanos());
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
                             }
                         }
-                        TimeUnit.NANOSECONDS.sleep(pause.toNanos());
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-            }, task -> Thread.ofVirtual().name("buyer-", first).start(task)));
+                    },
+                    task -> Thread.ofVirtual().name("buyer-", first).start(task)));
         }
         this.loops = CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
     }

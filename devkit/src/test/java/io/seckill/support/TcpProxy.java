@@ -22,6 +22,7 @@ public final class TcpProxy implements AutoCloseable {
     private final InetSocketAddress target;
     /** Connections made before the partition with this number stay silent. */
     private volatile int epoch;
+
     private volatile boolean open = true;
 
     /** A relay on a free loopback port to {@code host:port}. */
@@ -89,7 +90,8 @@ public final class TcpProxy implements AutoCloseable {
     /** Relays {@code from} to {@code to}; a chunk read while the connection is silent is held, for good if it stays so. */
     private void pump(Socket from, Socket to, int mine) {
         byte[] buf = new byte[16 * 1024];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) >= 0) {
                 awaitLive(mine);

@@ -6,8 +6,7 @@ import java.util.Map;
 /** Configuration of the application run as a child process ({@link io.seckill.engines.AppProcess}) beside the tests. */
 public final class TestChildApps {
 
-    private TestChildApps() {
-    }
+    private TestChildApps() {}
 
     /**
      * What a child instance needs to run beside the tests: the test engines, the tests' token secrets

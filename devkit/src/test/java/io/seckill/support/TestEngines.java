@@ -8,11 +8,10 @@ import io.seckill.engines.EmbeddedEngines;
  */
 public final class TestEngines {
 
-    private static final OncePerJvm<EmbeddedEngines> ONCE = new OncePerJvm<>("embedded engines",
-            () -> EmbeddedEngines.start(false, SpringContexts::closeAll));
+    private static final OncePerJvm<EmbeddedEngines> ONCE =
+            new OncePerJvm<>("embedded engines", () -> EmbeddedEngines.start(false, SpringContexts::closeAll));
 
-    private TestEngines() {
-    }
+    private TestEngines() {}
 
     public static EmbeddedEngines get() {
         return ONCE.get();

@@ -1,12 +1,10 @@
 package io.seckill.support;
 
-import java.nio.file.Files;
-
-import java.util.Map;
-import java.util.concurrent.Callable;
-
 import io.seckill.engines.RedisClusterNodes;
 import io.seckill.redis.SkuSlot;
+import java.nio.file.Files;
+import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * One Redis Cluster on loopback per test JVM (three masters, a replica each), and the properties that
@@ -15,11 +13,12 @@ import io.seckill.redis.SkuSlot;
  */
 public final class TestRedisCluster {
 
-    private static final OncePerJvm<RedisClusterNodes> ONCE = new OncePerJvm<>("the Redis Cluster",
-            () -> OncePerJvm.closedOnExit(RedisClusterNodes.start(Files.createTempDirectory("seckill-redis-cluster"), 3, 1)));
+    private static final OncePerJvm<RedisClusterNodes> ONCE = new OncePerJvm<>(
+            "the Redis Cluster",
+            () -> OncePerJvm.closedOnExit(
+                    RedisClusterNodes.start(Files.createTempDirectory("seckill-redis-cluster"), 3, 1)));
 
-    private TestRedisCluster() {
-    }
+    private TestRedisCluster() {}
 
     public static RedisClusterNodes get() {
         return ONCE.get();
@@ -51,10 +50,16 @@ public final class TestRedisCluster {
 
     /** What runs an application on the cluster: the seed nodes, and topics and groups no other context uses. */
     public static Map<String, Object> properties() {
-        return Map.of("seckill.redis-cluster", get().seeds(),
-                "seckill.mq.order-request-topic", "SECKILL_ORDER_REQUEST_ON_CLUSTER",
-                "seckill.mq.order-event-topic", "SECKILL_ORDER_EVENT_ON_CLUSTER",
-                "seckill.mq.order-consumer-group", "seckill-order-consumer-on-cluster",
-                "seckill.mq.projection-group", "seckill-projection-on-cluster");
+        return Map.of(
+                "seckill.redis-cluster",
+                get().seeds(),
+                "seckill.mq.order-request-topic",
+                "SECKILL_ORDER_REQUEST_ON_CLUSTER",
+                "seckill.mq.order-event-topic",
+                "SECKILL_ORDER_EVENT_ON_CLUSTER",
+                "seckill.mq.order-consumer-group",
+                "seckill-order-consumer-on-cluster",
+                "seckill.mq.projection-group",
+                "seckill-projection-on-cluster");
     }
 }

@@ -7,8 +7,7 @@ import org.springframework.beans.factory.support.StaticListableBeanFactory;
 /** {@link PipelineTrace} for parts a test builds by hand, outside an application context. */
 public final class Traces {
 
-    private Traces() {
-    }
+    private Traces() {}
 
     /** Without a tracer: every span a no-op, as in an application with tracing off. */
     public static PipelineTrace none() {

@@ -2,19 +2,17 @@ package io.seckill.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.db.Backlog;
+import io.seckill.support.BoundProperties;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-
-import io.seckill.config.SeckillProperties;
-import io.seckill.db.Backlog;
-import io.seckill.support.BoundProperties;
 
 class PollingWorkerTest {
 
@@ -61,17 +59,27 @@ class PollingWorkerTest {
         w.start();
         try {
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> w.lanes.size() == 3);
-            assertThat(w.lanes).containsOnly(Map.entry(0, "polling-worker-test-0"), Map.entry(1, "polling-worker-test-1"),
-                    Map.entry(2, "polling-worker-test-2"));
+            assertThat(w.lanes)
+                    .containsOnly(
+                            Map.entry(0, "polling-worker-test-0"),
+                            Map.entry(1, "polling-worker-test-1"),
+                            Map.entry(2, "polling-worker-test-2"));
 
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> meters.get("test.pending").gauge().value() == 7);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> meters.get("test.pending").gauge().value() == 7);
             assertThat(meters.get("test.oldest.age.seconds").gauge().value()).isEqualTo(2.5);
-            assertThat(meters.get("test.worker.errors").counter().count()).as("each failed reading counted").isEqualTo(2);
-            assertThat(w.readBy).as("the gauges are read off the pass threads").isEqualTo("polling-worker-test-housekeeping");
+            assertThat(meters.get("test.worker.errors").counter().count())
+                    .as("each failed reading counted")
+                    .isEqualTo(2);
+            assertThat(w.readBy)
+                    .as("the gauges are read off the pass threads")
+                    .isEqualTo("polling-worker-test-housekeeping");
         } finally {
             w.stop();
         }
-        assertThat(Thread.getAllStackTraces().keySet()).as("every thread of the role ends with it")
+        assertThat(Thread.getAllStackTraces().keySet())
+                .as("every thread of the role ends with it")
                 .noneMatch(t -> t.getName().startsWith("polling-worker-test") && t.isAlive());
     }
 }

@@ -2,6 +2,10 @@ package io.seckill.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.entry.AdmissionEntry;
+import io.seckill.support.BoundProperties;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -10,18 +14,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.web.server.GracefulShutdownCallback;
 import org.springframework.boot.web.server.GracefulShutdownResult;
 import org.springframework.boot.web.server.WebServer;
 import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
 import org.springframework.context.support.GenericApplicationContext;
-
-import io.seckill.config.SeckillProperties;
-import io.seckill.entry.AdmissionEntry;
-import io.seckill.support.BoundProperties;
 
 /** How the roles stop when the application closes: side by side, each on its own, and never holding the close. */
 class RoleLifecycleTest {
@@ -41,8 +39,7 @@ class RoleLifecycleTest {
         }
 
         @Override
-        protected void startRole() {
-        }
+        protected void startRole() {}
 
         @Override
         protected void stopRole() {
@@ -68,8 +65,10 @@ class RoleLifecycleTest {
         try (GenericApplicationContext ctx = context(a, b, c)) {
             assertThat(a.isRunning() && b.isRunning() && c.isRunning()).isTrue();
         }
-        assertThat(new Boolean[] {a.met, b.met, c.met}).as("every stop found the other two stopping at the same time "
-                + "(one after the other, the first would have waited alone)").containsOnly(true);
+        assertThat(new Boolean[] {a.met, b.met, c.met})
+                .as("every stop found the other two stopping at the same time "
+                        + "(one after the other, the first would have waited alone)")
+                .containsOnly(true);
         assertThat(a.isRunning() || b.isRunning() || c.isRunning()).isFalse();
     }
 
@@ -82,7 +81,8 @@ class RoleLifecycleTest {
         context(failing, other).close();
         long tookMs = (System.nanoTime() - started) / 1_000_000;
         assertThat(other.met).isTrue();
-        assertThat(tookMs).as("the close went on once both had stopped, not after the phase's 10 s timeout")
+        assertThat(tookMs)
+                .as("the close went on once both had stopped, not after the phase's 10 s timeout")
                 .isLessThan(5_000);
     }
 
@@ -96,8 +96,7 @@ class RoleLifecycleTest {
         }
 
         @Override
-        protected void startRole() {
-        }
+        protected void startRole() {}
 
         @Override
         protected void stopRole() {
@@ -111,12 +110,10 @@ class RoleLifecycleTest {
         Recording role = new Recording(events);
         WebServer apiPort = new WebServer() {
             @Override
-            public void start() {
-            }
+            public void start() {}
 
             @Override
-            public void stop() {
-            }
+            public void stop() {}
 
             @Override
             public int getPort() {
@@ -130,15 +127,18 @@ class RoleLifecycleTest {
             }
         };
         GenericApplicationContext ctx = new GenericApplicationContext();
-        ctx.registerBean(WebServerGracefulShutdownLifecycle.class, () -> new WebServerGracefulShutdownLifecycle(apiPort));
+        ctx.registerBean(
+                WebServerGracefulShutdownLifecycle.class, () -> new WebServerGracefulShutdownLifecycle(apiPort));
         ctx.registerBean(RoleLifecycle.class, () -> role);
         ctx.refresh();
         assertThat(role.isRunning()).isTrue();
         ctx.close();
-        assertThat(events).as("Spring Boot's graceful shutdown of the web server comes first: a reservation taken "
-                + "on the API port during the stop reaches a running sender")
+        assertThat(events)
+                .as("Spring Boot's graceful shutdown of the web server comes first: a reservation taken "
+                        + "on the API port during the stop reaches a running sender")
                 .containsExactly("api port drained, role running: true", "role stopped");
-        assertThat(AdmissionEntry.ENTRY_PHASE).as("the admission entry drains beside the API port")
+        assertThat(AdmissionEntry.ENTRY_PHASE)
+                .as("the admission entry drains beside the API port")
                 .isEqualTo(new WebServerGracefulShutdownLifecycle(apiPort).getPhase());
     }
 
@@ -182,9 +182,11 @@ class RoleLifecycleTest {
             long started = System.nanoTime();
             w.stop();
             long tookMs = (System.nanoTime() - started) / 1_000_000;
-            assertThat(tookMs).as("one wait of %d ms for the three threads, not one each", PollingWorker.STOP_WAIT.toMillis())
+            assertThat(tookMs)
+                    .as("one wait of %d ms for the three threads, not one each", PollingWorker.STOP_WAIT.toMillis())
                     .isBetween(PollingWorker.STOP_WAIT.toMillis() - 100, 2 * PollingWorker.STOP_WAIT.toMillis() - 100);
-            assertThat(Thread.getAllStackTraces().keySet()).as("the threads still in their call are left to end")
+            assertThat(Thread.getAllStackTraces().keySet())
+                    .as("the threads still in their call are left to end")
                     .anyMatch(t -> t.getName().startsWith("deaf-worker-test") && t.isAlive());
         } finally {
             w.released.set(true);

@@ -1,23 +1,37 @@
 package io.seckill.activity;
 
+import io.seckill.redis.SkuSlot;
+import io.seckill.state.SaleStatus;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 
-import io.seckill.redis.SkuSlot;
-import io.seckill.state.SaleStatus;
-
 /** A sale: its window, deadlines and SKUs, as stored in PostgreSQL. */
-public record Activity(long activityId, String name, SaleStatus status, Instant startsAt, Instant endsAt,
-        int businessDeadlineSeconds, int paymentTimeoutSeconds, List<Sku> skus) {
+public record Activity(
+        long activityId,
+        String name,
+        SaleStatus status,
+        Instant startsAt,
+        Instant endsAt,
+        int businessDeadlineSeconds,
+        int paymentTimeoutSeconds,
+        List<Sku> skus) {
 
-    public record Sku(long skuId, BigDecimal price, int buckets, int initialStock) {
-    }
+    public record Sku(long skuId, BigDecimal price, int buckets, int initialStock) {}
 
     /** The same sale in another state (the shape never changes; the state does). */
     public Activity withStatus(SaleStatus newStatus) {
-        return newStatus == status ? this : new Activity(activityId, name, newStatus, startsAt, endsAt,
-                businessDeadlineSeconds, paymentTimeoutSeconds, skus);
+        return newStatus == status
+                ? this
+                : new Activity(
+                        activityId,
+                        name,
+                        newStatus,
+                        startsAt,
+                        endsAt,
+                        businessDeadlineSeconds,
+                        paymentTimeoutSeconds,
+                        skus);
     }
 
     /** Every Redis slot of one SKU of this sale. */

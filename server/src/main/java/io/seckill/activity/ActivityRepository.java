@@ -1,16 +1,14 @@
 package io.seckill.activity;
 
+import io.seckill.state.Lifecycle;
+import io.seckill.state.SaleStatus;
 import java.sql.Timestamp;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
-
-import io.seckill.state.Lifecycle;
-import io.seckill.state.SaleStatus;
 
 /** The SQL of the {@code activity} table. */
 @Repository
@@ -37,7 +35,8 @@ class ActivityRepository {
             ORDER BY activity_id
             """;
 
-    private static final String CLOSED_OUT = "UPDATE activity SET closed_out_at = clock_timestamp() WHERE activity_id = ?";
+    private static final String CLOSED_OUT =
+            "UPDATE activity SET closed_out_at = clock_timestamp() WHERE activity_id = ?";
 
     private final JdbcTemplate jdbc;
 
@@ -46,14 +45,33 @@ class ActivityRepository {
     }
 
     boolean insert(Activity a) {
-        return jdbc.update(INSERT, a.activityId(), a.name(), Timestamp.from(a.startsAt()), Timestamp.from(a.endsAt()),
-                a.businessDeadlineSeconds(), a.paymentTimeoutSeconds()) == 1;
+        return jdbc.update(
+                        INSERT,
+                        a.activityId(),
+                        a.name(),
+                        Timestamp.from(a.startsAt()),
+                        Timestamp.from(a.endsAt()),
+                        a.businessDeadlineSeconds(),
+                        a.paymentTimeoutSeconds())
+                == 1;
     }
 
     Optional<Activity> find(long activityId, List<Activity.Sku> skus) {
-        return jdbc.query(FIND, (rs, i) -> new Activity(rs.getLong(1), rs.getString(2), SaleStatus.valueOf(rs.getString(3)),
-                rs.getTimestamp(4).toInstant(), rs.getTimestamp(5).toInstant(), rs.getInt(6), rs.getInt(7), skus),
-                activityId).stream().findFirst();
+        return jdbc
+                .query(
+                        FIND,
+                        (rs, i) -> new Activity(
+                                rs.getLong(1),
+                                rs.getString(2),
+                                SaleStatus.valueOf(rs.getString(3)),
+                                rs.getTimestamp(4).toInstant(),
+                                rs.getTimestamp(5).toInstant(),
+                                rs.getInt(6),
+                                rs.getInt(7),
+                                skus),
+                        activityId)
+                .stream()
+                .findFirst();
     }
 
     /** Sales that are open or ended within a week (their Redis slots may hold reservations to recover), with their status. */
@@ -67,7 +85,8 @@ class ActivityRepository {
 
     /** Guarded state change: true when this call moved the activity to {@code to} from a state that may move there. */
     boolean transition(long activityId, SaleStatus to) {
-        String[] from = Lifecycle.sources(SaleStatus.class, to).stream().map(Enum::name).toArray(String[]::new);
+        String[] from =
+                Lifecycle.sources(SaleStatus.class, to).stream().map(Enum::name).toArray(String[]::new);
         int n = jdbc.update(TRANSITION, to.name(), activityId, from);
         if (n > 1) {
             throw new IllegalStateException("activity " + activityId + " transition touched " + n + " rows");

@@ -1,19 +1,5 @@
 package io.seckill.activity;
 
-import java.math.BigDecimal;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Service;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.mq.MqTopology;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
@@ -22,6 +8,18 @@ import io.seckill.redis.SlotCounters;
 import io.seckill.refusal.Input;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.SaleStatus;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Creating, warming, opening and closing sales. PostgreSQL holds the decision (guarded status
@@ -37,6 +35,7 @@ public class ActivityService {
     static final BigDecimal MAX_PRICE = new BigDecimal("9999999999.99");
     /** A deadline or payment timeout of more than 30 days is a typo, not a flash sale. */
     static final int MAX_DEADLINE_SECONDS = 30 * 24 * 3600;
+
     static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
     static final Instant LATEST = Instant.parse("2200-01-01T00:00:00Z");
 
@@ -47,8 +46,13 @@ public class ActivityService {
     private final Redis redis;
     private final MqTopology topology;
 
-    ActivityService(ActivityRepository activities, InventoryRepository inventory, SaleRegistry registry,
-            TransactionTemplate tx, Redis redis, MqTopology topology) {
+    ActivityService(
+            ActivityRepository activities,
+            InventoryRepository inventory,
+            SaleRegistry registry,
+            TransactionTemplate tx,
+            Redis redis,
+            MqTopology topology) {
         this.topology = topology;
         this.activities = activities;
         this.inventory = inventory;
@@ -57,25 +61,33 @@ public class ActivityService {
         this.redis = redis;
     }
 
-    public record NewSku(Long skuId, BigDecimal price, Integer stock, Integer buckets) {
-    }
+    public record NewSku(Long skuId, BigDecimal price, Integer stock, Integer buckets) {}
 
-    public record NewActivity(Long activityId, String name, Instant startsAt, Instant endsAt,
-            Integer businessDeadlineSeconds, Integer paymentTimeoutSeconds, List<NewSku> skus) {
-    }
+    public record NewActivity(
+            Long activityId,
+            String name,
+            Instant startsAt,
+            Instant endsAt,
+            Integer businessDeadlineSeconds,
+            Integer paymentTimeoutSeconds,
+            List<NewSku> skus) {}
 
     public Activity create(NewActivity in) {
         Activity a = validate(in);
         tx.executeWithoutResult(s -> {
             if (!activities.insert(a)) {
-                throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_EXISTS", "activity " + a.activityId() + " already exists");
+                throw new Refusal(
+                        Refusal.Kind.CONFLICT, "ACTIVITY_EXISTS", "activity " + a.activityId() + " already exists");
             }
             for (Activity.Sku sku : a.skus()) {
                 inventory.insert(a.activityId(), sku.skuId(), sku.price(), sku.buckets(), sku.initialStock());
             }
         });
         registry.forget(a.activityId());
-        log.info("activity.created activity_id={} skus={}", a.activityId(), a.skus().size());
+        log.info(
+                "activity.created activity_id={} skus={}",
+                a.activityId(),
+                a.skus().size());
         return a;
     }
 
@@ -88,18 +100,25 @@ public class ActivityService {
             throw sendPathNotReady(activityId, e.getMessage());
         }
         if (!activities.transition(activityId, SaleStatus.WARMED)) {
-            throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_WARMABLE",
+            throw new Refusal(
+                    Refusal.Kind.CONFLICT,
+                    "ACTIVITY_NOT_WARMABLE",
                     "activity " + activityId + " is " + a.status() + "; only a DRAFT or WARMED sale can be warmed");
         }
         for (SkuInventory inv : inventory.forActivity(activityId)) {
             int committed = inv.occupied() + inv.sold();
             for (SkuSlot slot : SkuSlot.all(activityId, inv.skuId(), inv.buckets())) {
-                List<Object> r = WARM.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
+                List<Object> r = WARM.run(
+                        redis,
+                        new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
                         Integer.toString(share(inv.available(), slot.bucket(), inv.buckets())),
                         Integer.toString(share(committed, slot.bucket(), inv.buckets())),
-                        Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()));
+                        Long.toString(a.startsAt().toEpochMilli()),
+                        Long.toString(a.endsAt().toEpochMilli()));
                 if (LuaScript.code(r) != 1) {
-                    throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_WARMABLE",
+                    throw new Refusal(
+                            Refusal.Kind.CONFLICT,
+                            "ACTIVITY_NOT_WARMABLE",
                             "sku " + inv.skuId() + " bucket " + slot.bucket() + ": " + LuaScript.text(r, 1));
                 }
             }
@@ -117,16 +136,23 @@ public class ActivityService {
         for (InventoryView v : inventoryView(activityId)) {
             SkuInventory pg = v.pg();
             RedisCounters r = v.redis();
-            boolean equal = r.warmedBuckets() == pg.buckets() && r.initial() == pg.initial() && r.stock() == pg.available()
-                    && r.openReserved() == 0 && r.committed() == pg.occupied() + pg.sold();
+            boolean equal = r.warmedBuckets() == pg.buckets()
+                    && r.initial() == pg.initial()
+                    && r.stock() == pg.available()
+                    && r.openReserved() == 0
+                    && r.committed() == pg.occupied() + pg.sold();
             if (!equal) {
-                throw new Refusal(Refusal.Kind.CONFLICT, "REDIS_NOT_WARMED",
-                        "sku " + pg.skuId() + ": Redis " + r + " does not match PostgreSQL " + pg, "sku_id",
+                throw new Refusal(
+                        Refusal.Kind.CONFLICT,
+                        "REDIS_NOT_WARMED",
+                        "sku " + pg.skuId() + ": Redis " + r + " does not match PostgreSQL " + pg,
+                        "sku_id",
                         Map.of("sku_id", pg.skuId()));
             }
         }
         if (!activities.transition(activityId, SaleStatus.OPEN)) {
-            throw new Refusal(Refusal.Kind.CONFLICT, "ACTIVITY_NOT_WARMED", "activity " + activityId + " is not warmed");
+            throw new Refusal(
+                    Refusal.Kind.CONFLICT, "ACTIVITY_NOT_WARMED", "activity " + activityId + " is not warmed");
         }
         setStatus(activityId, SaleStatus.OPEN);
         log.info("activity.opened activity_id={}", activityId);
@@ -151,7 +177,9 @@ public class ActivityService {
             for (SkuSlot slot : SkuSlot.all(activityId, inv.skuId(), inv.buckets())) {
                 List<Object> r = SET_STATUS.run(redis, new String[] {slot.meta()}, status.name());
                 if (LuaScript.code(r) != 1) {
-                    throw new Refusal(Refusal.Kind.CONFLICT, "REDIS_NOT_WARMED",
+                    throw new Refusal(
+                            Refusal.Kind.CONFLICT,
+                            "REDIS_NOT_WARMED",
                             "sku " + inv.skuId() + " bucket " + slot.bucket() + " is not warmed");
                 }
             }
@@ -162,8 +190,8 @@ public class ActivityService {
      * A SKU's Redis counters summed over its buckets. {@code inTransit}: units one bucket gave up to another
      * and that have not landed yet (docs/SCALE-OUT.md); they count in neither bucket's {@code initial}.
      */
-    public record RedisCounters(int warmedBuckets, long initial, long stock, long openReserved, long committed,
-            long inTransit) {
+    public record RedisCounters(
+            int warmedBuckets, long initial, long stock, long openReserved, long committed, long inTransit) {
         public long invariantDelta() {
             return initial - stock - openReserved - committed;
         }
@@ -186,24 +214,37 @@ public class ActivityService {
     }
 
     /** One bucket's Redis counters (a SKU split over several slots has one per bucket). */
-    public record BucketCounters(int bucket, boolean warmed, long initial, long stock, long openReserved, long committed,
-            long transferredOut) {
-    }
+    public record BucketCounters(
+            int bucket,
+            boolean warmed,
+            long initial,
+            long stock,
+            long openReserved,
+            long committed,
+            long transferredOut) {}
 
     public List<BucketCounters> bucketCounters(SkuInventory inv) {
         List<BucketCounters> out = new ArrayList<>(inv.buckets());
         for (SkuSlot slot : SkuSlot.all(inv.activityId(), inv.skuId(), inv.buckets())) {
             SlotCounters c = SlotCounters.read(redis, slot);
-            out.add(new BucketCounters(slot.bucket(), c.warmed(), c.initialUnits(), c.stockUnits(), c.openReservedUnits(),
-                    c.committedUnits(), c.transferredOut()));
+            out.add(new BucketCounters(
+                    slot.bucket(),
+                    c.warmed(),
+                    c.initialUnits(),
+                    c.stockUnits(),
+                    c.openReservedUnits(),
+                    c.committedUnits(),
+                    c.transferredOut()));
         }
         return out;
     }
 
     public RedisCounters redisCounters(SkuInventory inv) {
         List<BucketCounters> buckets = bucketCounters(inv);
-        return new RedisCounters((int) buckets.stream().filter(BucketCounters::warmed).count(),
-                buckets.stream().mapToLong(BucketCounters::initial).sum(), buckets.stream().mapToLong(BucketCounters::stock).sum(),
+        return new RedisCounters(
+                (int) buckets.stream().filter(BucketCounters::warmed).count(),
+                buckets.stream().mapToLong(BucketCounters::initial).sum(),
+                buckets.stream().mapToLong(BucketCounters::stock).sum(),
                 buckets.stream().mapToLong(BucketCounters::openReserved).sum(),
                 buckets.stream().mapToLong(BucketCounters::committed).sum(),
                 buckets.stream().mapToLong(BucketCounters::transferredOut).sum());
@@ -217,12 +258,17 @@ public class ActivityService {
     /** The broker cannot take the sale's order messages yet: buyers would be admitted into a stalled pipeline. */
     private static Refusal sendPathNotReady(long activityId, String problems) {
         log.warn("activity.send_path_not_ready activity_id={} problems={}", activityId, problems);
-        return new Refusal(Refusal.Kind.UNAVAILABLE, "SEND_PATH_NOT_READY",
-                "the order topics cannot take messages: " + problems, null, Map.of("problems", problems));
+        return new Refusal(
+                Refusal.Kind.UNAVAILABLE,
+                "SEND_PATH_NOT_READY",
+                "the order topics cannot take messages: " + problems,
+                null,
+                Map.of("problems", problems));
     }
 
     private static Refusal notFound(long activityId) {
-        return new Refusal(Refusal.Kind.NOT_FOUND, "ACTIVITY_NOT_FOUND", "no activity " + activityId, "activity_id", Map.of());
+        return new Refusal(
+                Refusal.Kind.NOT_FOUND, "ACTIVITY_NOT_FOUND", "no activity " + activityId, "activity_id", Map.of());
     }
 
     static Activity validate(NewActivity in) {
@@ -240,14 +286,17 @@ public class ActivityService {
             throw Refusal.invalid("ends_at", "is required and must be after starts_at");
         }
         if (in.startsAt().isBefore(EARLIEST) || in.endsAt().isAfter(LATEST)) {
-            throw Refusal.invalid(in.startsAt().isBefore(EARLIEST) ? "starts_at" : "ends_at",
+            throw Refusal.invalid(
+                    in.startsAt().isBefore(EARLIEST) ? "starts_at" : "ends_at",
                     "must lie between " + EARLIEST + " and " + LATEST);
         }
-        if (in.businessDeadlineSeconds() == null || in.businessDeadlineSeconds() <= 0
+        if (in.businessDeadlineSeconds() == null
+                || in.businessDeadlineSeconds() <= 0
                 || in.businessDeadlineSeconds() > MAX_DEADLINE_SECONDS) {
             throw Refusal.invalid("business_deadline_seconds", "must be 1.." + MAX_DEADLINE_SECONDS + " seconds");
         }
-        if (in.paymentTimeoutSeconds() == null || in.paymentTimeoutSeconds() <= 0
+        if (in.paymentTimeoutSeconds() == null
+                || in.paymentTimeoutSeconds() <= 0
                 || in.paymentTimeoutSeconds() > MAX_DEADLINE_SECONDS) {
             throw Refusal.invalid("payment_timeout_seconds", "must be 1.." + MAX_DEADLINE_SECONDS + " seconds");
         }
@@ -265,9 +314,13 @@ public class ActivityService {
             if (!seen.add(s.skuId())) {
                 throw Refusal.invalid(f + "sku_id", "duplicate sku " + s.skuId());
             }
-            if (s.price() == null || s.price().signum() < 0 || s.price().scale() > 2 || s.price().compareTo(MAX_PRICE) > 0) {
-                throw Refusal.invalid(f + "price", "must be a non-negative amount with at most 2 decimals, at most "
-                        + MAX_PRICE.toPlainString());
+            if (s.price() == null
+                    || s.price().signum() < 0
+                    || s.price().scale() > 2
+                    || s.price().compareTo(MAX_PRICE) > 0) {
+                throw Refusal.invalid(
+                        f + "price",
+                        "must be a non-negative amount with at most 2 decimals, at most " + MAX_PRICE.toPlainString());
             }
             if (s.stock() == null || s.stock() < 0) {
                 throw Refusal.invalid(f + "stock", "must be a non-negative integer");
@@ -278,18 +331,46 @@ public class ActivityService {
             }
             skus.add(new Activity.Sku(s.skuId(), s.price(), buckets, s.stock()));
         }
-        return new Activity(in.activityId(), in.name(), SaleStatus.DRAFT, in.startsAt(), in.endsAt(),
-                in.businessDeadlineSeconds(), in.paymentTimeoutSeconds(), List.copyOf(skus));
+        return new Activity(
+                in.activityId(),
+                in.name(),
+                SaleStatus.DRAFT,
+                in.startsAt(),
+                in.endsAt(),
+                in.businessDeadlineSeconds(),
+                in.paymentTimeoutSeconds(),
+                List.copyOf(skus));
     }
 
     static Map<String, Object> describe(InventoryView v) {
         Map<String, Object> m = new LinkedHashMap<>();
         SkuInventory pg = v.pg();
         m.put("sku_id", pg.skuId());
-        m.put("pg", Map.of("initial", pg.initial(), "available", pg.available(), "occupied", pg.occupied(), "sold", pg.sold()));
+        m.put(
+                "pg",
+                Map.of(
+                        "initial",
+                        pg.initial(),
+                        "available",
+                        pg.available(),
+                        "occupied",
+                        pg.occupied(),
+                        "sold",
+                        pg.sold()));
         RedisCounters r = v.redis();
-        m.put("redis", Map.of("initial", r.initial(), "stock", r.stock(), "open_reserved", r.openReserved(),
-                "committed", r.committed(), "warmed_buckets", r.warmedBuckets()));
+        m.put(
+                "redis",
+                Map.of(
+                        "initial",
+                        r.initial(),
+                        "stock",
+                        r.stock(),
+                        "open_reserved",
+                        r.openReserved(),
+                        "committed",
+                        r.committed(),
+                        "warmed_buckets",
+                        r.warmedBuckets()));
         m.put("pg_invariant_delta", pg.invariantDelta());
         m.put("redis_invariant_delta", r.invariantDelta());
         m.put("cross_system_delta", v.crossSystemDelta());

@@ -2,7 +2,6 @@ package io.seckill.activity;
 
 import java.util.List;
 import java.util.Map;
-
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -11,7 +10,6 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
-
 
 /** Admin API (separate credential): create, warm, open, close, and the inventory view. */
 @RestController
@@ -27,7 +25,8 @@ class AdminController {
     @PostMapping
     ResponseEntity<Map<String, Object>> create(@RequestBody(required = false) ActivityService.NewActivity body) {
         Activity a = service.create(body);
-        return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("activity_id", a.activityId(), "status", a.status()));
+        return ResponseEntity.status(HttpStatus.CREATED)
+                .body(Map.of("activity_id", a.activityId(), "status", a.status()));
     }
 
     @PostMapping("/{activityId}/warm")
@@ -50,6 +49,8 @@ class AdminController {
 
     @GetMapping("/{activityId}/inventory")
     List<Map<String, Object>> inventory(@PathVariable long activityId) {
-        return service.inventoryView(activityId).stream().map(ActivityService::describe).toList();
+        return service.inventoryView(activityId).stream()
+                .map(ActivityService::describe)
+                .toList();
     }
 }

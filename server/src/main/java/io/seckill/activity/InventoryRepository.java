@@ -2,7 +2,6 @@ package io.seckill.activity;
 
 import java.math.BigDecimal;
 import java.util.List;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Repository;
@@ -39,8 +38,15 @@ public class InventoryRepository {
             WHERE activity_id = ? AND sku_id = ? AND available_stock + ? >= 0
             """;
 
-    private static final RowMapper<SkuInventory> ROW = (rs, i) -> new SkuInventory(rs.getLong(1), rs.getLong(2),
-            rs.getBigDecimal(3), rs.getInt(4), rs.getInt(5), rs.getInt(6), rs.getInt(7), rs.getInt(8));
+    private static final RowMapper<SkuInventory> ROW = (rs, i) -> new SkuInventory(
+            rs.getLong(1),
+            rs.getLong(2),
+            rs.getBigDecimal(3),
+            rs.getInt(4),
+            rs.getInt(5),
+            rs.getInt(6),
+            rs.getInt(7),
+            rs.getInt(8));
 
     private final JdbcTemplate jdbc;
 
@@ -95,7 +101,8 @@ public class InventoryRepository {
 
     private static boolean single(int rows, long activityId, long skuId) {
         if (rows > 1) {
-            throw new IllegalStateException("sku_inventory " + activityId + "/" + skuId + " update touched " + rows + " rows");
+            throw new IllegalStateException(
+                    "sku_inventory " + activityId + "/" + skuId + " update touched " + rows + " rows");
         }
         return rows == 1;
     }

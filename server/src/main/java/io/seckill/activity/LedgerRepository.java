@@ -1,13 +1,11 @@
 package io.seckill.activity;
 
+import io.seckill.db.Sql;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
-
-import io.seckill.db.Sql;
 
 /** The SQL of {@code inventory_ledger}: one row per stock movement, unique idempotency key. */
 @Repository
@@ -32,7 +30,9 @@ public class LedgerRepository {
                                           idempotency_key)
             VALUES (?, ?, 'ADJUST', ?, 0, 0, ?)
             """;
-    private static final String OF_RESERVATION = "SELECT * FROM inventory_ledger WHERE reservation_id = ? ORDER BY ledger_id";
+
+    private static final String OF_RESERVATION =
+            "SELECT * FROM inventory_ledger WHERE reservation_id = ? ORDER BY ledger_id";
     private static final String BY_TYPE = """
             SELECT change_type, count(*) FROM inventory_ledger WHERE activity_id = ? GROUP BY 1 ORDER BY 1
             """;
@@ -49,11 +49,9 @@ public class LedgerRepository {
         this.jdbc = jdbc;
     }
 
-    public record Movement(long activityId, long skuId, UUID reservationId, UUID orderId) {
-    }
+    public record Movement(long activityId, long skuId, UUID reservationId, UUID orderId) {}
 
-    public record SkuCounts(long occupy, long sell, long release) {
-    }
+    public record SkuCounts(long occupy, long sell, long release) {}
 
     /** The ADJUST row of a stock adjustment, key {@code ADJUST:<adjustment>}. */
     public void adjust(UUID adjustmentId, long activityId, long skuId, int delta) {
@@ -70,13 +68,23 @@ public class LedgerRepository {
     }
 
     public SkuCounts skuCounts(long activityId, long skuId) {
-        return jdbc.queryForObject(SKU_COUNTS, (rs, i) -> new SkuCounts(rs.getLong(1), rs.getLong(2), rs.getLong(3)),
-                activityId, skuId);
+        return jdbc.queryForObject(
+                SKU_COUNTS, (rs, i) -> new SkuCounts(rs.getLong(1), rs.getLong(2), rs.getLong(3)), activityId, skuId);
     }
 
     /** The SELL row of a paid order: occupied - 1, sold + 1, key {@code SELL:<order>}. */
     public void sell(Movement m) {
-        jdbc.update(ONE, m.activityId(), m.skuId(), m.reservationId(), m.orderId(), "SELL", 0, -1, 1, "SELL:" + m.orderId());
+        jdbc.update(
+                ONE,
+                m.activityId(),
+                m.skuId(),
+                m.reservationId(),
+                m.orderId(),
+                "SELL",
+                0,
+                -1,
+                1,
+                "SELL:" + m.orderId());
     }
 
     /**
@@ -84,7 +92,16 @@ public class LedgerRepository {
      * second release of the same order violates the unique key and rolls its transaction back.
      */
     public void release(Movement m) {
-        jdbc.update(ONE, m.activityId(), m.skuId(), m.reservationId(), m.orderId(), "RELEASE", 1, -1, 0,
+        jdbc.update(
+                ONE,
+                m.activityId(),
+                m.skuId(),
+                m.reservationId(),
+                m.orderId(),
+                "RELEASE",
+                1,
+                -1,
+                0,
                 "RELEASE:" + m.orderId());
     }
 

@@ -1,15 +1,13 @@
 package io.seckill.activity;
 
+import io.seckill.redis.SkuSlot;
+import io.seckill.state.SaleStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.springframework.stereotype.Component;
-
-import io.seckill.redis.SkuSlot;
-import io.seckill.state.SaleStatus;
 
 /**
  * The immutable shape of each sale (SKUs, buckets, price, deadlines), cached per instance so the
@@ -43,17 +41,20 @@ public class SaleRegistry {
             return Optional.empty();
         }
         Optional<Activity> loaded = load(activityId);
-        loaded.ifPresentOrElse(a -> {
-            known.put(activityId, a);
-            unknownUntil.remove(activityId);
-        }, () -> unknownUntil.put(activityId, System.nanoTime() + NEGATIVE_TTL_NANOS));
+        loaded.ifPresentOrElse(
+                a -> {
+                    known.put(activityId, a);
+                    unknownUntil.remove(activityId);
+                },
+                () -> unknownUntil.put(activityId, System.nanoTime() + NEGATIVE_TTL_NANOS));
         return loaded;
     }
 
     /** Fresh from PostgreSQL, status included. */
     public Optional<Activity> load(long activityId) {
         List<Activity.Sku> skus = inventory.forActivity(activityId).stream()
-                .map(s -> new Activity.Sku(s.skuId(), s.price(), s.buckets(), s.initial())).toList();
+                .map(s -> new Activity.Sku(s.skuId(), s.price(), s.buckets(), s.initial()))
+                .toList();
         return activities.find(activityId, skus);
     }
 

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
@@ -43,8 +42,7 @@ class StockAdjustmentRepository {
         this.jdbc = jdbc;
     }
 
-    record Adjustment(long activityId, long skuId, int delta, boolean redisApplied) {
-    }
+    record Adjustment(long activityId, long skuId, int delta, boolean redisApplied) {}
 
     /** @return false when this adjustment id was already recorded */
     boolean insert(UUID id, long activityId, long skuId, int delta, String reason, String operator) {
@@ -52,8 +50,13 @@ class StockAdjustmentRepository {
     }
 
     Optional<Adjustment> find(UUID id) {
-        return jdbc.query(FIND, (rs, i) -> new Adjustment(rs.getLong(1), rs.getLong(2), rs.getInt(3), rs.getBoolean(4)), id)
-                .stream().findFirst();
+        return jdbc
+                .query(
+                        FIND,
+                        (rs, i) -> new Adjustment(rs.getLong(1), rs.getLong(2), rs.getInt(3), rs.getBoolean(4)),
+                        id)
+                .stream()
+                .findFirst();
     }
 
     void redisDone(UUID id) {

@@ -1,15 +1,13 @@
 package io.seckill.activity;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.UUID;
-
-import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * A change of a SKU's stock mid-sale, once per adjustment id: the PostgreSQL half (the adjustment
@@ -17,26 +15,27 @@ import io.seckill.redis.SkuSlot;
  * marker) - by the operator's command, or by reconciliation when the command stopped in between.
  */
 @Component
-public record StockAdjustments(StockAdjustmentRepository repo, InventoryRepository inventory, LedgerRepository ledger,
-        SaleRegistry registry, TransactionTemplate tx, Redis redis) {
+public record StockAdjustments(
+        StockAdjustmentRepository repo,
+        InventoryRepository inventory,
+        LedgerRepository ledger,
+        SaleRegistry registry,
+        TransactionTemplate tx,
+        Redis redis) {
 
     private static final LuaScript ADJUST = LuaScript.load("adjust_stock");
 
     /** What the PostgreSQL half did. */
-    public sealed interface Recorded {
-    }
+    public sealed interface Recorded {}
 
     /** This call recorded it, or an earlier call recorded the same change under this id. */
-    public record Applied(boolean now) implements Recorded {
-    }
+    public record Applied(boolean now) implements Recorded {}
 
     /** Available stock would go below zero: nothing was written. */
-    public record BelowZero(long skuId) implements Recorded {
-    }
+    public record BelowZero(long skuId) implements Recorded {}
 
     /** The id was recorded for a different change. */
-    public record IdConflict(long activityId, long skuId, int delta) implements Recorded {
-    }
+    public record IdConflict(long activityId, long skuId, int delta) implements Recorded {}
 
     /** The PostgreSQL half, in one transaction; repeating an id repeats nothing. */
     public Recorded record(long activityId, long skuId, int delta, UUID adjustmentId, String operator, String reason) {
@@ -69,10 +68,16 @@ public record StockAdjustments(StockAdjustmentRepository repo, InventoryReposito
         }
         Activity a = registry.load(adj.activityId()).orElseThrow();
         // a bucketed SKU takes the whole change in bucket 0
-        SkuSlot slot = new SkuSlot(adj.activityId(), adj.skuId(), 0, a.sku(adj.skuId()).buckets());
-        String result = LuaScript.text(ADJUST.run(redis, new String[] {slot.stock(), slot.counter(),
-                slot.adjustmentMarker(adjustmentId.toString())}, Integer.toString(adj.delta()), adjustmentId.toString(),
-                Long.toString(Duration.ofDays(30).toMillis())), 1);
+        SkuSlot slot =
+                new SkuSlot(adj.activityId(), adj.skuId(), 0, a.sku(adj.skuId()).buckets());
+        String result = LuaScript.text(
+                ADJUST.run(
+                        redis,
+                        new String[] {slot.stock(), slot.counter(), slot.adjustmentMarker(adjustmentId.toString())},
+                        Integer.toString(adj.delta()),
+                        adjustmentId.toString(),
+                        Long.toString(Duration.ofDays(30).toMillis())),
+                1);
         repo.redisDone(adjustmentId);
         return result;
     }

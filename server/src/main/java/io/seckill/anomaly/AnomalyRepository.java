@@ -1,13 +1,11 @@
 package io.seckill.anomaly;
 
-import java.util.List;
-import java.util.Map;
-
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.stereotype.Repository;
-
 import io.seckill.db.Sql;
 import io.seckill.mq.Json;
+import java.util.List;
+import java.util.Map;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
 
 /**
  * The SQL of {@code reconcile_anomaly}: what automation will not decide goes here, with its evidence,
@@ -67,18 +65,20 @@ public class AnomalyRepository {
     }
 
     /** @return true when this is a new open anomaly */
-    public boolean record(String type, String objectType, String objectId, Long activityId, Long skuId,
-            Map<String, ?> evidence) {
+    public boolean record(
+            String type, String objectType, String objectId, Long activityId, Long skuId, Map<String, ?> evidence) {
         return jdbc.update(INSERT, type, objectType, objectId, activityId, skuId, Json.text(evidence)) == 1;
     }
 
-    public record Open(long anomalyId, String objectId) {
-    }
+    public record Open(long anomalyId, String objectId) {}
 
     /** Open anomalies of the given types, oldest first. */
     public List<Open> open(List<String> types, int limit) {
-        return jdbc.query(OPEN_OF_TYPES, (rs, i) -> new Open(rs.getLong(1), rs.getString(2)),
-                types.toArray(String[]::new), limit);
+        return jdbc.query(
+                OPEN_OF_TYPES,
+                (rs, i) -> new Open(rs.getLong(1), rs.getString(2)),
+                types.toArray(String[]::new),
+                limit);
     }
 
     /** Closes an open anomaly that automation has shown to be harmless, with the reason in its evidence. */

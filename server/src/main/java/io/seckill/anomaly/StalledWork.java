@@ -1,14 +1,12 @@
 package io.seckill.anomaly;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
-
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * What a background worker says when one unit of work keeps failing: past its bound the unit becomes
@@ -27,7 +25,9 @@ public class StalledWork {
     private final int alertAfterAttempts;
 
     /** {@code seckill.workers.stall-alert-attempts}: failed attempts of one unit after which a person hears of it. */
-    StalledWork(AnomalyRepository anomalies, MeterRegistry meters,
+    StalledWork(
+            AnomalyRepository anomalies,
+            MeterRegistry meters,
             @Value("${seckill.workers.stall-alert-attempts:5}") int alertAfterAttempts) {
         if (alertAfterAttempts < 1) {
             throw new IllegalArgumentException("seckill.workers.stall-alert-attempts: must be at least 1");
@@ -42,8 +42,16 @@ public class StalledWork {
      *
      * @return true when this call opened the anomaly
      */
-    public boolean failed(String worker, String type, String objectType, String objectId, Long activityId, Long skuId,
-            int attempts, String error, Map<String, ?> evidence) {
+    public boolean failed(
+            String worker,
+            String type,
+            String objectType,
+            String objectId,
+            Long activityId,
+            Long skuId,
+            int attempts,
+            String error,
+            Map<String, ?> evidence) {
         meters.counter("work.failed", "worker", worker).increment();
         if (attempts < alertAfterAttempts) {
             return false;
@@ -55,8 +63,17 @@ public class StalledWork {
         boolean opened = anomalies.record(type, objectType, objectId, activityId, skuId, e);
         if (opened) {
             meters.counter("work.stalled", "worker", worker, "type", type).increment();
-            log.error("work.stalled worker={} type={} object_type={} object_id={} activity_id={} sku_id={} attempts={}: {} "
-                    + "(still retried with backoff)", worker, type, objectType, objectId, activityId, skuId, attempts, error);
+            log.error(
+                    "work.stalled worker={} type={} object_type={} object_id={} activity_id={} sku_id={} attempts={}: {} "
+                            + "(still retried with backoff)",
+                    worker,
+                    type,
+                    objectType,
+                    objectId,
+                    activityId,
+                    skuId,
+                    attempts,
+                    error);
         }
         return opened;
     }

@@ -1,7 +1,6 @@
 package io.seckill.api;
 
 import java.util.Set;
-
 import org.apache.coyote.http11.Http11NioProtocol;
 import org.apache.tomcat.util.net.NioChannel;
 import org.apache.tomcat.util.net.SocketWrapperBase;

@@ -1,24 +1,5 @@
 package io.seckill.api;
 
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UnsupportedEncodingException;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
-import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpStatus;
-import org.springframework.stereotype.Component;
-import org.springframework.web.filter.OncePerRequestFilter;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -33,6 +14,23 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UnsupportedEncodingException;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Every request body on the API port is read whole before its handler runs, without holding a request
@@ -71,9 +69,11 @@ class BodyReadFilter extends OncePerRequestFilter {
     private final Counter clientGone;
     private final Counter busy;
 
-    BodyReadFilter(@Value("${seckill.api.max-body-bytes:65536}") long maxBytes,
+    BodyReadFilter(
+            @Value("${seckill.api.max-body-bytes:65536}") long maxBytes,
             @Value("${seckill.api.body-timeout:5s}") Duration timeout,
-            @Value("${seckill.api.max-slow-bodies:1000}") int maxSlowBodies, MeterRegistry meters) {
+            @Value("${seckill.api.max-slow-bodies:1000}") int maxSlowBodies,
+            MeterRegistry meters) {
         if (maxBytes < 1024) {
             throw new IllegalArgumentException("seckill.api.max-body-bytes: must be at least 1024");
         }
@@ -92,7 +92,8 @@ class BodyReadFilter extends OncePerRequestFilter {
         this.busy = refused(meters, "busy");
         Gauge.builder("api.request.body.slow", slowBodies, AtomicInteger::get)
                 .description("request bodies being received after their headers, each read without a thread; "
-                        + "at seckill.api.max-slow-bodies more are refused 503").register(meters);
+                        + "at seckill.api.max-slow-bodies more are refused 503")
+                .register(meters);
     }
 
     private static Counter refused(MeterRegistry meters, String reason) {
@@ -100,7 +101,8 @@ class BodyReadFilter extends OncePerRequestFilter {
                 .description("request bodies on the API port not handed to a handler: timeout (408), too_large (413), "
                         + "busy (503: max-slow-bodies being received), client_gone (the connection failed while the "
                         + "body was read)")
-                .tag("reason", reason).register(meters);
+                .tag("reason", reason)
+                .register(meters);
     }
 
     /** The dispatch after the read comes through here too: it carries the body to the handler. */
@@ -117,8 +119,13 @@ class BodyReadFilter extends OncePerRequestFilter {
             request.removeAttribute(OUTCOME);
             switch (outcome) {
                 case Body body -> chain.doFilter(new WithBody(request, body.bytes()), response);
-                case Refused.TIMED_OUT -> Problems.write(request, response, HttpStatus.REQUEST_TIMEOUT, "REQUEST_TIMEOUT",
-                        "the request body was not received within " + timeoutMs + " ms");
+                case Refused.TIMED_OUT ->
+                    Problems.write(
+                            request,
+                            response,
+                            HttpStatus.REQUEST_TIMEOUT,
+                            "REQUEST_TIMEOUT",
+                            "the request body was not received within " + timeoutMs + " ms");
                 case Refused.TOO_LARGE -> tooLarge(request, response);
                 default -> throw new IllegalStateException("unknown body outcome " + outcome);
             }
@@ -140,7 +147,11 @@ class BodyReadFilter extends OncePerRequestFilter {
             slowBodies.decrementAndGet();
             busy.increment();
             response.setHeader("Retry-After", "1");
-            Problems.write(request, response, HttpStatus.SERVICE_UNAVAILABLE, "BUSY",
+            Problems.write(
+                    request,
+                    response,
+                    HttpStatus.SERVICE_UNAVAILABLE,
+                    "BUSY",
                     "too many request bodies are being received; send the body with its headers, or retry in a second");
             return;
         }
@@ -152,16 +163,20 @@ class BodyReadFilter extends OncePerRequestFilter {
     }
 
     private void tooLarge(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        Problems.write(request, response, HttpStatus.PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE",
+        Problems.write(
+                request,
+                response,
+                HttpStatus.PAYLOAD_TOO_LARGE,
+                "PAYLOAD_TOO_LARGE",
                 "request body is over the limit of " + maxBytes + " bytes");
     }
 
     /** A body read whole. */
-    private record Body(byte[] bytes) {
-    }
+    private record Body(byte[] bytes) {}
 
     private enum Refused {
-        TIMED_OUT, TOO_LARGE
+        TIMED_OUT,
+        TOO_LARGE
     }
 
     /** One body being read: it ends once, by the whole body, the deadline, the bound or the connection failing. */

@@ -1,14 +1,12 @@
 package io.seckill.api;
 
-import java.util.Map;
-
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.stereotype.Component;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.ratelimit.PerUserWindow;
 import io.seckill.refusal.Refusal;
+import java.util.Map;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.stereotype.Component;
 
 /**
  * One buyer's share of the buyer API beside the reserve call ({@code seckill.api.max-calls-per-buyer-per-second},
@@ -27,18 +25,24 @@ public class BuyerCallLimit {
 
     BuyerCallLimit(@Value("${seckill.api.max-calls-per-buyer-per-second:20}") int perSecond, MeterRegistry meters) {
         if (perSecond < 0) {
-            throw new IllegalArgumentException("seckill.api.max-calls-per-buyer-per-second: must be 0 (no cap) or positive");
+            throw new IllegalArgumentException(
+                    "seckill.api.max-calls-per-buyer-per-second: must be 0 (no cap) or positive");
         }
         this.perSecond = perSecond;
         this.limited = Counter.builder("api.buyer.rate_limited")
-                .description("buyer calls (beside reserve) answered 429: over the buyer's share per second").register(meters);
+                .description("buyer calls (beside reserve) answered 429: over the buyer's share per second")
+                .register(meters);
     }
 
     /** Counts one call of {@code userId}; a {@link Refusal} of kind TOO_MANY when over the share. */
     void acquire(long userId) {
         if (!window.tryAcquire(userId, perSecond)) {
             limited.increment();
-            throw new Refusal(Refusal.Kind.TOO_MANY, "RATE_LIMITED", "too many calls; retry in a second", null,
+            throw new Refusal(
+                    Refusal.Kind.TOO_MANY,
+                    "RATE_LIMITED",
+                    "too many calls; retry in a second",
+                    null,
                     Map.of("retry_after_seconds", 1));
         }
     }

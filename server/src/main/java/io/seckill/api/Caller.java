@@ -1,10 +1,10 @@
 package io.seckill.api;
 
+import io.seckill.refusal.Refusal;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-
 import org.springframework.core.MethodParameter;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -14,24 +14,19 @@ import org.springframework.web.context.request.NativeWebRequest;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.method.support.ModelAndViewContainer;
 
-import io.seckill.refusal.Refusal;
-
 /**
  * Who is calling, as a handler parameter: a {@link Buyer} on the buyer API, an {@link Operator} on
  * the admin API - taken from the token the security filter already verified.
  */
 public final class Caller {
 
-    private Caller() {
-    }
+    private Caller() {}
 
     /** A buyer: the user id of the token's subject. */
-    public record Buyer(long userId) {
-    }
+    public record Buyer(long userId) {}
 
     /** An operator: the admin token's subject, written to the audit log. */
-    public record Operator(String name) {
-    }
+    public record Operator(String name) {}
 
     /**
      * On a buyer handler whose calls are capped by a limiter of their own (the reserve call): the
@@ -39,8 +34,7 @@ public final class Caller {
      */
     @Target(ElementType.METHOD)
     @Retention(RetentionPolicy.RUNTIME)
-    public @interface OwnRateLimit {
-    }
+    public @interface OwnRateLimit {}
 
     /**
      * Resolves {@link Buyer} and {@link Operator} parameters from the authenticated token; a buyer's
@@ -61,7 +55,10 @@ public final class Caller {
         }
 
         @Override
-        public Object resolveArgument(MethodParameter parameter, ModelAndViewContainer mav, NativeWebRequest request,
+        public Object resolveArgument(
+                MethodParameter parameter,
+                ModelAndViewContainer mav,
+                NativeWebRequest request,
                 WebDataBinderFactory binders) {
             Authentication auth = SecurityContextHolder.getContext().getAuthentication();
             if (!(auth instanceof JwtAuthenticationToken token)) {

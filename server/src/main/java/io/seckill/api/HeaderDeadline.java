@@ -1,12 +1,14 @@
 package io.seckill.api;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.metrics.LogThrottle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.coyote.AbstractProcessor;
 import org.apache.coyote.Constants;
 import org.apache.coyote.Request;
@@ -19,10 +21,6 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.stereotype.Component;
-
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.metrics.LogThrottle;
 
 /**
  * A request's line and headers must arrive on the API port within {@code seckill.api.header-timeout}
@@ -92,8 +90,11 @@ class HeaderDeadline implements WebServerFactoryCustomizer<TomcatServletWebServe
             if (closed > 0) {
                 long suppressed = logThrottle.tryAcquire();
                 if (suppressed >= 0) {
-                    log.warn("api.header_timeout closed={} timeout_ms={} suppressed_lines={}", closed,
-                            TimeUnit.NANOSECONDS.toMillis(timeoutNanos), suppressed);
+                    log.warn(
+                            "api.header_timeout closed={} timeout_ms={} suppressed_lines={}",
+                            closed,
+                            TimeUnit.NANOSECONDS.toMillis(timeoutNanos),
+                            suppressed);
                 }
             }
         } catch (RuntimeException e) {
@@ -126,14 +127,16 @@ class HeaderDeadline implements WebServerFactoryCustomizer<TomcatServletWebServe
      * {@link BodyReadFilter}) is past its headers and has a deadline of its own.
      */
     private boolean overdue(SocketWrapperBase<NioChannel> connection, long now) {
-        if (!(connection.getCurrentProcessor() instanceof AbstractProcessor processor) || processor.isAsync()
+        if (!(connection.getCurrentProcessor() instanceof AbstractProcessor processor)
+                || processor.isAsync()
                 || connection.isClosed()) {
             return false;
         }
         Request request = processor.getRequest();
         int stage = request.getRequestProcessor().getStage();
         long firstByte = request.getStartTimeNanos();
-        return (stage == Constants.STAGE_PARSE || stage == Constants.STAGE_ENDED) && firstByte != -1
+        return (stage == Constants.STAGE_PARSE || stage == Constants.STAGE_ENDED)
+                && firstByte != -1
                 && now - firstByte > timeoutNanos;
     }
 

@@ -1,10 +1,5 @@
 package io.seckill.api;
 
-import java.security.Key;
-import java.security.MessageDigest;
-import java.util.Set;
-import javax.crypto.spec.SecretKeySpec;
-
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -14,8 +9,11 @@ import com.nimbusds.jose.crypto.factories.DefaultJWSVerifierFactory;
 import com.nimbusds.jose.jca.JCAContext;
 import com.nimbusds.jose.proc.JWSVerifierFactory;
 import com.nimbusds.jose.util.Base64URL;
-
 import io.seckill.crypto.HmacSha256;
+import java.security.Key;
+import java.security.MessageDigest;
+import java.util.Set;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Nimbus's verifier factory for one HS256 secret, with the HMAC set up once per thread. Nimbus's own
@@ -46,7 +44,8 @@ final class HmacVerifiers implements JWSVerifierFactory {
 
     @Override
     public JWSVerifier createJWSVerifier(JWSHeader header, Key key) throws JOSEException {
-        return secret.equals(key) && JWSAlgorithm.HS256.equals(header.getAlgorithm()) ? verifier
+        return secret.equals(key) && JWSAlgorithm.HS256.equals(header.getAlgorithm())
+                ? verifier
                 : others.createJWSVerifier(header, key);
     }
 

@@ -1,5 +1,7 @@
 package io.seckill.api;
 
+import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.http.HttpServletRequest;
 import org.apache.catalina.Context;
 import org.apache.catalina.Host;
 import org.apache.catalina.Lifecycle;
@@ -19,9 +21,6 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-import jakarta.servlet.RequestDispatcher;
-import jakarta.servlet.http.HttpServletRequest;
-
 /**
  * Every error answer is a problem document, whichever layer produced it: the container's own
  * refusals go through {@link ProblemErrorValve} (in place of Tomcat's HTML report), and errors the
@@ -32,8 +31,7 @@ final class ProblemErrorPages {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProblemErrorPages.class);
 
-    private ProblemErrorPages() {
-    }
+    private ProblemErrorPages() {}
 
     /** Puts {@link ProblemErrorValve} on the host, replacing any other error report valve. */
     @Component
@@ -41,7 +39,8 @@ final class ProblemErrorPages {
         @Override
         public void customize(TomcatServletWebServerFactory factory) {
             factory.addContextLifecycleListeners(event -> {
-                if (Lifecycle.BEFORE_START_EVENT.equals(event.getType()) && event.getLifecycle() instanceof Context context
+                if (Lifecycle.BEFORE_START_EVENT.equals(event.getType())
+                        && event.getLifecycle() instanceof Context context
                         && context.getParent() instanceof Host host) {
                     boolean present = false;
                     for (Valve v : host.getPipeline().getValves()) {
@@ -69,12 +68,16 @@ final class ProblemErrorPages {
             Object message = request.getAttribute(RequestDispatcher.ERROR_MESSAGE);
             if (status >= 500) {
                 Object failure = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
-                LOG.error("request failed before the application "
-                        + "uri={} error={}", request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI), message,
+                LOG.error(
+                        "request failed before the application " + "uri={} error={}",
+                        request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI),
+                        message,
                         failure instanceof Throwable t ? t : null);
             }
-            String detail = message instanceof String m && !m.isBlank() ? m : "the request was refused (" + status + ")";
-            return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+            String detail =
+                    message instanceof String m && !m.isBlank() ? m : "the request was refused (" + status + ")";
+            return ResponseEntity.status(status)
+                    .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                     .body(Problems.problem(HttpStatusCode.valueOf(status), Problems.codeFor(status), detail));
         }
     }

@@ -2,7 +2,6 @@ package io.seckill.api;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ErrorReportValve;
@@ -21,7 +20,8 @@ public class ProblemErrorValve extends ErrorReportValve {
             return;
         }
         String message = response.getMessage();
-        String detail = message == null || message.isBlank() ? "the request was refused by the server (" + status + ")"
+        String detail = message == null || message.isBlank()
+                ? "the request was refused by the server (" + status + ")"
                 : message;
         byte[] body = Problems.json(status, Problems.codeFor(status), detail);
         try {

@@ -1,8 +1,10 @@
 package io.seckill.api;
 
+import io.seckill.db.DbBreaker;
+import io.seckill.metrics.LogThrottle;
+import io.seckill.refusal.Refusal;
 import java.time.Duration;
 import java.util.Map;
-
 import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,10 +23,6 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
-
-import io.seckill.db.DbBreaker;
-import io.seckill.metrics.LogThrottle;
-import io.seckill.refusal.Refusal;
 
 /**
  * The one place that turns refusals and failures into RFC 9457 problem details with a stable code.
@@ -46,7 +44,8 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             p.setProperty("field", e.field());
         }
         e.extra().forEach(p::setProperty);
-        ResponseEntity.BodyBuilder answer = ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON);
+        ResponseEntity.BodyBuilder answer =
+                ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON);
         String retryAfter = Problems.retryAfter(e);
         if (retryAfter != null) {
             answer.header(HttpHeaders.RETRY_AFTER, retryAfter);
@@ -57,7 +56,8 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
     ResponseEntity<ProblemDetail> badPath(MethodArgumentTypeMismatchException e) {
         Class<?> type = e.getRequiredType();
-        return api(Refusal.invalid(snake(e.getName()), "not a valid " + (type == null ? "value" : type.getSimpleName())));
+        return api(
+                Refusal.invalid(snake(e.getName()), "not a valid " + (type == null ? "value" : type.getSimpleName())));
     }
 
     /** A query string or form the container cannot decode (a bad %-escape, say). */
@@ -84,47 +84,64 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         }
         long suppressed = databaseAway.tryAcquire();
         if (suppressed >= 0) {
-            log.warn("request.database_unavailable error_class={} suppressed_since_last={}: {}", e.getClass().getName(),
-                    suppressed, e.getMessage());
+            log.warn(
+                    "request.database_unavailable error_class={} suppressed_since_last={}: {}",
+                    e.getClass().getName(),
+                    suppressed,
+                    e.getMessage());
         }
-        return api(new Refusal(Refusal.Kind.UNAVAILABLE, "UNAVAILABLE", "the database is not answering; retry later", null,
+        return api(new Refusal(
+                Refusal.Kind.UNAVAILABLE,
+                "UNAVAILABLE",
+                "the database is not answering; retry later",
+                null,
                 Map.of("retry_after_seconds", 1)));
     }
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
         log.error("request failed error_class={}", e.getClass().getName(), e);
-        return problem(HttpStatus.INTERNAL_SERVER_ERROR,
+        return problem(
+                HttpStatus.INTERNAL_SERVER_ERROR,
                 Problems.problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error"));
     }
 
     @Override
-    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e, HttpHeaders headers,
-            HttpStatusCode status, WebRequest request) {
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(
+            HttpMessageNotReadableException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
         return cast(api(Refusal.invalid("body", "missing or malformed JSON body")));
     }
 
     @Override
-    protected ResponseEntity<Object> handleHttpMediaTypeNotSupported(HttpMediaTypeNotSupportedException e,
-            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-        return cast(api(new Refusal(Refusal.Kind.UNSUPPORTED_MEDIA, "UNSUPPORTED_MEDIA_TYPE",
-                "content type must be application/json", "content_type", java.util.Map.of())));
+    protected ResponseEntity<Object> handleHttpMediaTypeNotSupported(
+            HttpMediaTypeNotSupportedException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        return cast(api(new Refusal(
+                Refusal.Kind.UNSUPPORTED_MEDIA,
+                "UNSUPPORTED_MEDIA_TYPE",
+                "content type must be application/json",
+                "content_type",
+                java.util.Map.of())));
     }
 
     /** Every other framework refusal: the framework's status and detail, our code. */
     @Override
-    protected ResponseEntity<Object> handleExceptionInternal(Exception e, Object body, HttpHeaders headers,
-            HttpStatusCode status, WebRequest request) {
+    protected ResponseEntity<Object> handleExceptionInternal(
+            Exception e, Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
         String detail = body instanceof ProblemDetail p && p.getDetail() != null ? p.getDetail() : e.getMessage();
         ProblemDetail p = Problems.problem(status, Problems.codeFor(status.value()), detail == null ? "" : detail);
         if (status.is5xxServerError()) {
             log.error("request failed error_class={}", e.getClass().getName(), e);
         }
-        return ResponseEntity.status(status).headers(headers).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(p);
+        return ResponseEntity.status(status)
+                .headers(headers)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(p);
     }
 
     private static ResponseEntity<ProblemDetail> problem(HttpStatusCode status, ProblemDetail p) {
-        return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(p);
+        return ResponseEntity.status(status)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(p);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

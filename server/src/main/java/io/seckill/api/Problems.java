@@ -1,27 +1,24 @@
 package io.seckill.api;
 
+import io.seckill.mq.Json;
+import io.seckill.refusal.Refusal;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
-
-import io.seckill.mq.Json;
-import io.seckill.refusal.Refusal;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 
 /** RFC 9457 problem details with a stable {@code code}: one shape for the application, filters and the container. */
 public final class Problems {
 
     public static final String CONTENT_TYPE = "application/problem+json";
 
-    private Problems() {
-    }
+    private Problems() {}
 
     public static ProblemDetail problem(HttpStatusCode status, String code, String detail) {
         ProblemDetail p = ProblemDetail.forStatusAndDetail(status, detail);
@@ -109,8 +106,9 @@ public final class Problems {
      * before its body was received whole is told its connection closes: the rest of the body is not
      * read ({@link UnreadBodyValve}), and a client must not send its next request on that connection.
      */
-    public static void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code,
-            String detail) throws IOException {
+    public static void write(
+            HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code, String detail)
+            throws IOException {
         if (request.getAttribute(UnreadBodyValve.BODY_STILL_COMING) != null) {
             response.setHeader("Connection", "close");
         }

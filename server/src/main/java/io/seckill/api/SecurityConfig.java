@@ -1,9 +1,11 @@
 package io.seckill.api;
 
+import io.seckill.config.SeckillProperties;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.List;
-
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpStatus;
@@ -21,14 +23,10 @@ import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
+import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.AccessDeniedHandler;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
-import org.springframework.security.web.AuthenticationEntryPoint;
-
-import io.seckill.config.SeckillProperties;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 
 /**
  * Authentication and authorization, in one place: Spring Security's OAuth2 resource server checks
@@ -64,31 +62,35 @@ class SecurityConfig {
     SecurityFilterChain api(HttpSecurity http, TokenDecoders decoders) throws Exception {
         AuthenticationManager buyers = manager(decoders.buyers(), false);
         AuthenticationManager admins = manager(decoders.admins(), true);
-        AuthenticationManagerResolver<HttpServletRequest> byPath = request -> request.getRequestURI()
-                .startsWith("/api/v1/admin/") ? admins : buyers;
+        AuthenticationManagerResolver<HttpServletRequest> byPath =
+                request -> request.getRequestURI().startsWith("/api/v1/admin/") ? admins : buyers;
         http.csrf(AbstractHttpConfigurer::disable)
                 .formLogin(AbstractHttpConfigurer::disable)
                 .httpBasic(AbstractHttpConfigurer::disable)
                 .logout(AbstractHttpConfigurer::disable)
                 .requestCache(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .authorizeHttpRequests(a -> a
-                        .requestMatchers(ADMIN_PATHS).hasRole(ADMIN)
-                        .requestMatchers("/api/v1/payments/callbacks/**").permitAll()
-                        .requestMatchers("/api/v1/**").hasRole(BUYER)
-                        .anyRequest().permitAll())
+                .authorizeHttpRequests(a -> a.requestMatchers(ADMIN_PATHS)
+                        .hasRole(ADMIN)
+                        .requestMatchers("/api/v1/payments/callbacks/**")
+                        .permitAll()
+                        .requestMatchers("/api/v1/**")
+                        .hasRole(BUYER)
+                        .anyRequest()
+                        .permitAll())
                 .oauth2ResourceServer(o -> o.authenticationManagerResolver(byPath)
                         .authenticationEntryPoint(unauthorized())
                         .accessDeniedHandler(forbidden()))
-                .exceptionHandling(e -> e.authenticationEntryPoint(unauthorized()).accessDeniedHandler(forbidden()));
+                .exceptionHandling(
+                        e -> e.authenticationEntryPoint(unauthorized()).accessDeniedHandler(forbidden()));
         return http.build();
     }
 
     /** A request the firewall refuses (a malformed or hostile path or parameter) is a 400 problem, not a 500. */
     @Bean
     RequestRejectedHandler requestRejected() {
-        return (request, response, e) -> write(request, response, HttpStatus.BAD_REQUEST, "INVALID_REQUEST",
-                "request refused: " + e.getMessage());
+        return (request, response, e) -> write(
+                request, response, HttpStatus.BAD_REQUEST, "INVALID_REQUEST", "request refused: " + e.getMessage());
     }
 
     private static AuthenticationManager manager(JwtDecoder decoder, boolean admin) {
@@ -112,17 +114,23 @@ class SecurityConfig {
     }
 
     private static AccessDeniedHandler forbidden() {
-        return (request, response, e) -> write(request, response, HttpStatus.FORBIDDEN, "FORBIDDEN",
+        return (request, response, e) -> write(
+                request,
+                response,
+                HttpStatus.FORBIDDEN,
+                "FORBIDDEN",
                 request.getRequestURI().startsWith("/api/v1/admin/") ? "admin scope required" : "not allowed");
     }
 
     private static String detail(AuthenticationException e) {
-        return e.getMessage() == null || e.getMessage().startsWith("Full authentication") ? "missing bearer token"
+        return e.getMessage() == null || e.getMessage().startsWith("Full authentication")
+                ? "missing bearer token"
                 : e.getMessage();
     }
 
-    private static void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code,
-            String detail) throws IOException {
+    private static void write(
+            HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code, String detail)
+            throws IOException {
         if (!response.isCommitted()) {
             if (status == HttpStatus.UNAUTHORIZED) {
                 response.setHeader("WWW-Authenticate", "Bearer");

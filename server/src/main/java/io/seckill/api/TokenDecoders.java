@@ -1,5 +1,6 @@
 package io.seckill.api;
 
+import io.seckill.config.SeckillProperties;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -9,7 +10,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import javax.crypto.spec.SecretKeySpec;
-
 import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2Error;
@@ -24,8 +24,6 @@ import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
 import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
 import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 import org.springframework.web.client.RestTemplate;
-
-import io.seckill.config.SeckillProperties;
 
 /**
  * The two token decoders: buyers' and the admin credential's. With shared secrets each has its own
@@ -76,8 +74,13 @@ public final class TokenDecoders {
     private static NimbusJwtDecoder secret(String secret, OAuth2TokenValidator<Jwt> rules) {
         SecretKeySpec key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
         HmacVerifiers verifiers = new HmacVerifiers(key);
-        return withRules(NimbusJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).validateType(false)
-                .jwtProcessorCustomizer(p -> p.setJWSVerifierFactory(verifiers)).build(), rules);
+        return withRules(
+                NimbusJwtDecoder.withSecretKey(key)
+                        .macAlgorithm(MacAlgorithm.HS256)
+                        .validateType(false)
+                        .jwtProcessorCustomizer(p -> p.setJWSVerifierFactory(verifiers))
+                        .build(),
+                rules);
     }
 
     /** The provider's key set, fetched with bounded waits: a slow identity provider must not hold request threads. */
@@ -85,8 +88,12 @@ public final class TokenDecoders {
         SimpleClientHttpRequestFactory http = new SimpleClientHttpRequestFactory();
         http.setConnectTimeout(Duration.ofSeconds(2));
         http.setReadTimeout(Duration.ofSeconds(3));
-        return withRules(NimbusJwtDecoder.withJwkSetUri(cfg.jwksUri()).restOperations(new RestTemplate(http))
-                .validateType(false).build(), rules);
+        return withRules(
+                NimbusJwtDecoder.withJwkSetUri(cfg.jwksUri())
+                        .restOperations(new RestTemplate(http))
+                        .validateType(false)
+                        .build(),
+                rules);
     }
 
     /** The rules, over the claims as the token carries them, typed by {@link ClaimTypes}. */
@@ -132,8 +139,8 @@ public final class TokenDecoders {
         rules.add(jwt -> {
             Instant iat = jwt.getIssuedAt();
             return iat != null && iat.minus(cfg.leeway()).isAfter(clock.instant())
-                    ? OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token", "token issued in the future (iat)",
-                            null))
+                    ? OAuth2TokenValidatorResult.failure(
+                            new OAuth2Error("invalid_token", "token issued in the future (iat)", null))
                     : OAuth2TokenValidatorResult.success();
         });
         if (cfg.issuer() != null && !cfg.issuer().isBlank()) {

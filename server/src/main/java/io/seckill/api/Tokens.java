@@ -1,33 +1,33 @@
 package io.seckill.api;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Date;
-
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
 
 /** Issues tokens for the demo, the load generator and tests (a real deployment uses its identity provider). */
 public final class Tokens {
 
-    private Tokens() {
-    }
+    private Tokens() {}
 
     public static String user(String secret, long userId, Duration ttl) {
         return sign(secret, new JWTClaimsSet.Builder().subject(Long.toString(userId)), ttl);
     }
 
     public static String admin(String secret, String operator, Duration ttl) {
-        return sign(secret, new JWTClaimsSet.Builder().subject(operator).claim("scope", TokenDecoders.ADMIN_SCOPE), ttl);
+        return sign(
+                secret, new JWTClaimsSet.Builder().subject(operator).claim("scope", TokenDecoders.ADMIN_SCOPE), ttl);
     }
 
     private static String sign(String secret, JWTClaimsSet.Builder claims, Duration ttl) {
         try {
-            SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256),
+            SignedJWT jwt = new SignedJWT(
+                    new JWSHeader(JWSAlgorithm.HS256),
                     claims.expirationTime(Date.from(Instant.now().plus(ttl))).build());
             jwt.sign(new MACSigner(secret));
             return jwt.serialize();

@@ -1,7 +1,7 @@
 package io.seckill.api;
 
+import jakarta.servlet.ServletException;
 import java.io.IOException;
-
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ValveBase;
@@ -9,8 +9,6 @@ import org.apache.coyote.ActionCode;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.stereotype.Component;
-
-import jakarta.servlet.ServletException;
 
 /**
  * A request answered without its body read - refused before it (a bad token, an unknown path, a

@@ -1,7 +1,6 @@
 package io.seckill.api;
 
 import java.util.List;
-
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;

@@ -1,14 +1,12 @@
 package io.seckill.cli;
 
+import io.seckill.api.Tokens;
+import io.seckill.mq.Json;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
-
-import io.seckill.api.Tokens;
-import io.seckill.cli.SaleClient;
-import io.seckill.mq.Json;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -21,8 +19,7 @@ import picocli.CommandLine.Parameters;
  */
 final class AdminCommands {
 
-    private AdminCommands() {
-    }
+    private AdminCommands() {}
 
     /** Where the instance is and how to prove we are an operator. */
     static final class Target {
@@ -32,7 +29,9 @@ final class AdminCommands {
         @Option(names = "--token", description = "admin bearer token (default: $SECKILL_ADMIN_TOKEN)")
         String token = System.getenv("SECKILL_ADMIN_TOKEN");
 
-        @Option(names = "--admin-secret", description = "mint a token with this admin secret (default: $SECKILL_JWT_ADMIN_SECRET)")
+        @Option(
+                names = "--admin-secret",
+                description = "mint a token with this admin secret (default: $SECKILL_JWT_ADMIN_SECRET)")
         String adminSecret = System.getenv("SECKILL_JWT_ADMIN_SECRET");
 
         @Option(names = "--operator", description = "your name in the audit log (default: $USER)")
@@ -45,15 +44,16 @@ final class AdminCommands {
             if (adminSecret != null && adminSecret.length() >= 32) {
                 return Tokens.admin(adminSecret, operator, Duration.ofMinutes(10));
             }
-            throw new IllegalArgumentException("--token or --admin-secret (or $SECKILL_ADMIN_TOKEN / $SECKILL_JWT_ADMIN_SECRET)"
-                    + " is required");
+            throw new IllegalArgumentException(
+                    "--token or --admin-secret (or $SECKILL_ADMIN_TOKEN / $SECKILL_JWT_ADMIN_SECRET)" + " is required");
         }
 
         int call(String method, String path, Object body, boolean failWhenNotPass) {
             PrintStream out = System.out;
             try {
                 SaleClient client = new SaleClient(url);
-                SaleClient.Response r = method.equals("GET") ? client.get(path, token()) : client.post(path, token(), body);
+                SaleClient.Response r =
+                        method.equals("GET") ? client.get(path, token()) : client.post(path, token(), body);
                 out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(r.body()));
                 if (r.status() >= 400) {
                     System.err.println("refused: HTTP " + r.status() + " " + r.code());
@@ -70,9 +70,12 @@ final class AdminCommands {
         }
     }
 
-    @Command(name = "inspect", mixinStandardHelpOptions = true,
-            description = "Every source's evidence about any business id (reservation, request, message, order, payment,"
-                    + " task), in the authority order of the runbook.")
+    @Command(
+            name = "inspect",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Every source's evidence about any business id (reservation, request, message, order, payment,"
+                            + " task), in the authority order of the runbook.")
     static final class Inspect implements Callable<Integer> {
         @Mixin
         Target target;
@@ -86,7 +89,9 @@ final class AdminCommands {
         }
     }
 
-    @Command(name = "freeze", mixinStandardHelpOptions = true,
+    @Command(
+            name = "freeze",
+            mixinStandardHelpOptions = true,
             description = "Take an object out of automation: reservation MANUAL_REVIEW, tasks MANUAL, its order held.")
     static final class Freeze implements Callable<Integer> {
         @Mixin
@@ -104,7 +109,9 @@ final class AdminCommands {
         }
     }
 
-    @Command(name = "repair", mixinStandardHelpOptions = true,
+    @Command(
+            name = "repair",
+            mixinStandardHelpOptions = true,
             description = "Run one standard action as an idempotent repair task: release-hold | compensate | "
                     + "rebuild-projection | refund.")
     static final class Repair implements Callable<Integer> {
@@ -114,7 +121,10 @@ final class AdminCommands {
         @Parameters(index = "0", description = "any business id")
         String id;
 
-        @Option(names = "--action", required = true, description = "release-hold | compensate | rebuild-projection | refund")
+        @Option(
+                names = "--action",
+                required = true,
+                description = "release-hold | compensate | rebuild-projection | refund")
         String action;
 
         @Option(names = "--reason", required = true, description = "why (goes to the audit log)")
@@ -126,7 +136,9 @@ final class AdminCommands {
         }
     }
 
-    @Command(name = "invariants", mixinStandardHelpOptions = true,
+    @Command(
+            name = "invariants",
+            mixinStandardHelpOptions = true,
             description = "Check every invariant of the live sales (or one); exit status 1 on any violation.")
     static final class Invariants implements Callable<Integer> {
         @Mixin
@@ -137,7 +149,10 @@ final class AdminCommands {
 
         @Override
         public Integer call() {
-            return target.call("GET", "/api/v1/admin/invariants" + (activity == null ? "" : "?activity_id=" + activity), null,
+            return target.call(
+                    "GET",
+                    "/api/v1/admin/invariants" + (activity == null ? "" : "?activity_id=" + activity),
+                    null,
                     true);
         }
     }
@@ -150,7 +165,9 @@ final class AdminCommands {
         @Option(names = "--activity", description = "only this activity")
         Long activity;
 
-        @Option(names = "--watermark-seconds", description = "judge only data older than this (default: the instance's)")
+        @Option(
+                names = "--watermark-seconds",
+                description = "judge only data older than this (default: the instance's)")
         Long watermarkSeconds;
 
         @Override
@@ -163,13 +180,19 @@ final class AdminCommands {
                 q.put("watermark_seconds", watermarkSeconds);
             }
             StringBuilder path = new StringBuilder("/api/v1/admin/reconcile");
-            q.forEach((k, v) -> path.append(path.indexOf("?") < 0 ? '?' : '&').append(k).append('=').append(v));
+            q.forEach((k, v) -> path.append(path.indexOf("?") < 0 ? '?' : '&')
+                    .append(k)
+                    .append('=')
+                    .append(v));
             return target.call("POST", path.toString(), null, false);
         }
     }
 
-    @Command(name = "adjust-stock", mixinStandardHelpOptions = true,
-            description = "Change a SKU's stock mid-sale through the ledger, in PostgreSQL and Redis, once per adjustment id.")
+    @Command(
+            name = "adjust-stock",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Change a SKU's stock mid-sale through the ledger, in PostgreSQL and Redis, once per adjustment id.")
     static final class AdjustStock implements Callable<Integer> {
         @Mixin
         Target target;
@@ -203,12 +226,16 @@ final class AdminCommands {
             body.put("reason", reason);
             body.put("adjustment_id", id == null ? java.util.UUID.randomUUID().toString() : id);
             System.err.println("adjustment id " + body.get("adjustment_id") + " (repeat with --id to retry safely)");
-            return target.call("POST", "/api/v1/admin/activities/" + activity + "/skus/" + sku + "/adjust-stock", body, false);
+            return target.call(
+                    "POST", "/api/v1/admin/activities/" + activity + "/skus/" + sku + "/adjust-stock", body, false);
         }
     }
 
-    @Command(name = "close-out", mixinStandardHelpOptions = true,
-            description = "Stop admission, drain the pipeline, reconcile a last time, report the sale, expire its keys.")
+    @Command(
+            name = "close-out",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Stop admission, drain the pipeline, reconcile a last time, report the sale, expire its keys.")
     static final class CloseOut implements Callable<Integer> {
         @Mixin
         Target target;
@@ -224,8 +251,11 @@ final class AdminCommands {
 
         @Override
         public Integer call() {
-            return target.call("POST", "/api/v1/admin/activities/" + activity + "/close-out?drain_seconds=" + drainSeconds,
-                    Map.of("reason", reason), true);
+            return target.call(
+                    "POST",
+                    "/api/v1/admin/activities/" + activity + "/close-out?drain_seconds=" + drainSeconds,
+                    Map.of("reason", reason),
+                    true);
         }
     }
 }

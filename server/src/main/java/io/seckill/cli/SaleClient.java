@@ -1,5 +1,6 @@
 package io.seckill.cli;
 
+import io.seckill.mq.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -7,8 +8,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
-
-import io.seckill.mq.Json;
 
 /** A small HTTP client for the engine's API, used by the demo and the load generator. */
 public final class SaleClient {
@@ -25,7 +24,10 @@ public final class SaleClient {
     public SaleClient(String base, String reserveBase) {
         this.base = base;
         this.reserveBase = reserveBase;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     public record Response(int status, Map<String, Object> body) {
@@ -45,9 +47,13 @@ public final class SaleClient {
     }
 
     private Response post(String to, String path, String token, Object body) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(to + path)).timeout(Duration.ofSeconds(30))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(to + path))
+                .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
-                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(Json.text(body)));
+                .POST(
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofString(Json.text(body)));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
         }
@@ -55,7 +61,9 @@ public final class SaleClient {
     }
 
     public Response get(String path, String token) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET();
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofSeconds(30))
+                .GET();
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
         }
@@ -64,8 +72,13 @@ public final class SaleClient {
 
     /** A plain-text GET (metrics). */
     public String getText(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return http.send(
+                        HttpRequest.newBuilder(URI.create(base + path))
+                                .timeout(Duration.ofSeconds(30))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     @SuppressWarnings("unchecked")
@@ -75,8 +88,12 @@ public final class SaleClient {
         return new Response(r.statusCode(), body);
     }
 
-    public Response reserve(String token, long activityId, long skuId, String requestId) throws IOException, InterruptedException {
-        return post(reserveBase, "/api/v1/activities/" + activityId + "/skus/" + skuId + "/reservations", token,
+    public Response reserve(String token, long activityId, long skuId, String requestId)
+            throws IOException, InterruptedException {
+        return post(
+                reserveBase,
+                "/api/v1/activities/" + activityId + "/skus/" + skuId + "/reservations",
+                token,
                 Map.of("request_id", requestId));
     }
 }

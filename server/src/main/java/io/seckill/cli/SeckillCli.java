@@ -1,25 +1,35 @@
 package io.seckill.cli;
 
+import io.seckill.SeckillApplication;
+import io.seckill.mq.MqClients;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-
 import org.springframework.boot.SpringApplication;
-import picocli.CommandLine.Command;
 import picocli.CommandLine;
-
-import io.seckill.SeckillApplication;
-import io.seckill.mq.MqClients;
+import picocli.CommandLine.Command;
 
 /**
  * The server's executable: {@code serve} and the operator's commands. The dev kit's executable adds
  * the demo, the bench and the payment simulator to the same parser.
  */
-@Command(name = "seckill", mixinStandardHelpOptions = true, version = "seckill 0.1.0",
+@Command(
+        name = "seckill",
+        mixinStandardHelpOptions = true,
+        version = "seckill 0.1.0",
         description = "Flash-sale order engine: Redis admission, RocketMQ, PostgreSQL orders.",
-        subcommands = {SeckillCli.Serve.class, TokenCommand.class, io.seckill.dlq.DlqCommand.class, AdminCommands.Inspect.class,
-                AdminCommands.Freeze.class, AdminCommands.Repair.class, AdminCommands.Invariants.class,
-                AdminCommands.Reconcile.class, AdminCommands.AdjustStock.class, AdminCommands.CloseOut.class})
+        subcommands = {
+            SeckillCli.Serve.class,
+            TokenCommand.class,
+            io.seckill.dlq.DlqCommand.class,
+            AdminCommands.Inspect.class,
+            AdminCommands.Freeze.class,
+            AdminCommands.Repair.class,
+            AdminCommands.Invariants.class,
+            AdminCommands.Reconcile.class,
+            AdminCommands.AdjustStock.class,
+            AdminCommands.CloseOut.class
+        })
 public final class SeckillCli implements Callable<Integer> {
 
     public static void main(String[] args) {
@@ -52,8 +62,11 @@ public final class SeckillCli implements Callable<Integer> {
         return 2;
     }
 
-    @Command(name = "serve", description = "Run the application (roles from seckill.roles) against configured servers. "
-            + "Health, metrics and Prometheus answer on the management port (default 8081), not on the buyers' port.")
+    @Command(
+            name = "serve",
+            description =
+                    "Run the application (roles from seckill.roles) against configured servers. "
+                            + "Health, metrics and Prometheus answer on the management port (default 8081), not on the buyers' port.")
     static final class Serve implements Callable<Integer> {
 
         /**

@@ -1,18 +1,20 @@
 package io.seckill.cli;
 
+import io.seckill.api.Tokens;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-
-import io.seckill.api.Tokens;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** Mints a bearer token with the instance's secret: a buyer's, to try the API with curl, or an operator's. */
-@Command(name = "token", mixinStandardHelpOptions = true,
-        description = "Print a bearer token for a buyer (--user ID) or an operator (--admin NAME), signed with the secret.")
+@Command(
+        name = "token",
+        mixinStandardHelpOptions = true,
+        description =
+                "Print a bearer token for a buyer (--user ID) or an operator (--admin NAME), signed with the secret.")
 final class TokenCommand implements Callable<Integer> {
 
     static final class Who {
@@ -56,7 +58,9 @@ final class TokenCommand implements Callable<Integer> {
 
     private int print(String secret, String option, java.util.function.Supplier<String> token) {
         if (secret == null || secret.length() < 32) {
-            spec.commandLine().getErr().println(option + ": the instance's secret is required (at least 32 characters)");
+            spec.commandLine()
+                    .getErr()
+                    .println(option + ": the instance's secret is required (at least 32 characters)");
             return 2;
         }
         spec.commandLine().getOut().println(token.get());

@@ -3,19 +3,17 @@ package io.seckill.compensation;
 import static io.seckill.db.Sql.count;
 import static io.seckill.db.Sql.interval;
 
+import io.seckill.db.Backlog;
+import io.seckill.db.Sql;
+import io.seckill.reservation.ReservationIds;
+import io.seckill.retry.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
-
-import io.seckill.db.Backlog;
-import io.seckill.db.Sql;
-import io.seckill.reservation.ReservationIds;
-import io.seckill.retry.Backoff;
 
 /**
  * The SQL of {@code compensation_task} (DESIGN.md §9.4, §9.7): the durable decision that a Redis
@@ -34,9 +32,15 @@ public class CompensationTaskRepository {
             """;
 
     /** DESIGN.md §9.7 claim, for a batch: due tasks, or tasks whose lease expired, with a lease on the database clock. */
-    static final String CLAIM_DUE = Sql.claimBatch("compensation_task", "t", "task_id",
-            Sql.claimable("CLAIMED"), "next_retry_at, created_at",
-            "status = 'CLAIMED', " + Sql.LEASE + ", attempt_count = t.attempt_count + 1, updated_at = clock_timestamp()", "")
+    static final String CLAIM_DUE = Sql.claimBatch(
+                    "compensation_task",
+                    "t",
+                    "task_id",
+                    Sql.claimable("CLAIMED"),
+                    "next_retry_at, created_at",
+                    "status = 'CLAIMED', " + Sql.LEASE
+                            + ", attempt_count = t.attempt_count + 1, updated_at = clock_timestamp()",
+                    "")
             + "RETURNING t.task_id, t.reservation_id, t.attempt_count";
     /** DESIGN.md §9.7 claim of one task. */
     private static final String CLAIM = """
@@ -47,6 +51,7 @@ public class CompensationTaskRepository {
               AND (status IN ('PENDING', 'RETRY') OR (status = 'CLAIMED' AND lease_until < clock_timestamp()))
             RETURNING task_id, reservation_id, attempt_count
             """;
+
     private static final String MARK_APPLIED = """
             UPDATE compensation_task
             SET status = 'APPLIED', lease_owner = NULL, lease_until = NULL, last_result = ?, last_error = NULL,
@@ -84,6 +89,7 @@ public class CompensationTaskRepository {
                    updated_at = clock_timestamp()
             WHERE reservation_id = ? AND status = 'MANUAL'
             """;
+
     private static final String UNSETTLED = """
             SELECT count(*) FROM compensation_task t JOIN inventory_reservation r ON r.reservation_id = t.reservation_id
             WHERE r.activity_id = ? AND t.status IN ('PENDING', 'CLAIMED', 'RETRY')
@@ -115,17 +121,27 @@ public class CompensationTaskRepository {
         return jdbc.update(INSERT, t, r);
     }
 
-    public record Claimed(UUID taskId, UUID reservationId, int attempt) {
-    }
+    public record Claimed(UUID taskId, UUID reservationId, int attempt) {}
 
     public List<Claimed> claimDue(int limit, String owner, Duration lease) {
-        return jdbc.query(CLAIM_DUE, (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                rs.getInt(3)), limit, owner, interval(lease));
+        return jdbc.query(
+                CLAIM_DUE,
+                (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getInt(3)),
+                limit,
+                owner,
+                interval(lease));
     }
 
     public Optional<Claimed> claim(UUID taskId, String owner, Duration lease) {
-        return jdbc.query(CLAIM, (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                rs.getInt(3)), owner, interval(lease), taskId).stream().findFirst();
+        return jdbc
+                .query(
+                        CLAIM,
+                        (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getInt(3)),
+                        owner,
+                        interval(lease),
+                        taskId)
+                .stream()
+                .findFirst();
     }
 
     /** @return false when this owner no longer holds the lease (a newer owner decides) */
@@ -152,7 +168,8 @@ public class CompensationTaskRepository {
     }
 
     public Optional<UUID> reservationOf(UUID taskId) {
-        return jdbc.query(RESERVATION_OF, (rs, i) -> rs.getObject(1, UUID.class), taskId).stream().findFirst();
+        return jdbc.query(RESERVATION_OF, (rs, i) -> rs.getObject(1, UUID.class), taskId).stream()
+                .findFirst();
     }
 
     /** The reservation's task rows as stored, for an operator's evidence. */

@@ -1,18 +1,7 @@
 package io.seckill.compensation;
 
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
@@ -28,6 +17,15 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.retry.Backoff;
 import io.seckill.worker.PollingWorker;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The compensation worker (DESIGN.md §7.5, §9.6, §9.7, §16.10-16.11): a rejected reservation's unit goes
@@ -47,6 +45,7 @@ public class CompensationWorker extends PollingWorker {
     static final Duration TERMINAL_TTL = Duration.ofDays(7);
     /** Compensations that found their unit already given back (a retry, a second worker): the design's effect-once in action. */
     private final Counter alreadyApplied;
+
     private static final Backoff RETRY = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30));
 
     private final CompensationTaskRepository tasks;
@@ -58,9 +57,16 @@ public class CompensationWorker extends PollingWorker {
     private final TransactionTemplate tx;
     private final String owner = MqClients.instanceName("compensation");
 
-    CompensationWorker(CompensationTaskRepository tasks, ReservationRepository reservations, AnomalyRepository anomalies,
-            StalledWork stalled, SaleRegistry registry, Redis redis, TransactionTemplate tx,
-            SeckillProperties props, MeterRegistry meters) {
+    CompensationWorker(
+            CompensationTaskRepository tasks,
+            ReservationRepository reservations,
+            AnomalyRepository anomalies,
+            StalledWork stalled,
+            SaleRegistry registry,
+            Redis redis,
+            TransactionTemplate tx,
+            SeckillProperties props,
+            MeterRegistry meters) {
         super("compensation", "compensation.worker", Duration.ofMillis(200), props, meters);
         this.tasks = tasks;
         this.reservations = reservations;
@@ -84,18 +90,32 @@ public class CompensationWorker extends PollingWorker {
     public int runOnce(String leaseOwner) {
         List<CompensationTaskRepository.Claimed> claimed = tasks.claimDue(100, leaseOwner, Duration.ofSeconds(30));
         for (CompensationTaskRepository.Claimed task : claimed) {
-            try (LogContext ids = LogContext.of("compensation_id", task.taskId(), "reservation_id", task.reservationId())) {
+            try (LogContext ids =
+                    LogContext.of("compensation_id", task.taskId(), "reservation_id", task.reservationId())) {
                 apply(task, leaseOwner);
             } catch (RuntimeException e) {
                 // Redis or PostgreSQL unavailable, a timeout: transient - retried with capped backoff for as long as it
                 // lasts, the task stays in the pending gauges, and past the bound a person hears of it
                 String error = e.getClass().getSimpleName() + ": " + e.getMessage();
                 meters.counter("compensation", "result", "retry").increment();
-                log.warn("compensation.retry compensation_id={} reservation_id={} attempt_count={} error_class={}: {}",
-                        task.taskId(), task.reservationId(), task.attempt(), e.getClass().getName(), e.getMessage());
+                log.warn(
+                        "compensation.retry compensation_id={} reservation_id={} attempt_count={} error_class={}: {}",
+                        task.taskId(),
+                        task.reservationId(),
+                        task.attempt(),
+                        e.getClass().getName(),
+                        e.getMessage());
                 tasks.markRetry(task.taskId(), leaseOwner, RETRY, error);
-                stalled.failed("compensation", "COMPENSATION_STALLED", "RESERVATION", task.reservationId().toString(), null,
-                        null, task.attempt(), error, Map.of("compensation_id", task.taskId().toString()));
+                stalled.failed(
+                        "compensation",
+                        "COMPENSATION_STALLED",
+                        "RESERVATION",
+                        task.reservationId().toString(),
+                        null,
+                        null,
+                        task.attempt(),
+                        error,
+                        Map.of("compensation_id", task.taskId().toString()));
             }
         }
         return claimed.size();
@@ -105,7 +125,11 @@ public class CompensationWorker extends PollingWorker {
     public void apply(CompensationTaskRepository.Claimed task, String leaseOwner) {
         UUID rid = task.reservationId();
         if (reservations.target(rid).isEmpty()) {
-            manual(task, leaseOwner, new ReservationRepository.Target(rid, 0, 0, 0, null), "RESERVATION_UNKNOWN",
+            manual(
+                    task,
+                    leaseOwner,
+                    new ReservationRepository.Target(rid, 0, 0, 0, null),
+                    "RESERVATION_UNKNOWN",
                     "the task names a reservation PostgreSQL does not have");
             return;
         }
@@ -114,7 +138,8 @@ public class CompensationWorker extends PollingWorker {
         ReservationRepository.Target target = reservations.target(rid).orElseThrow();
         if (!authorized) {
             switch (target.status()) {
-                case COMPENSATING -> log.info("compensation.resumed compensation_id={} reservation_id={}", task.taskId(), rid);
+                case COMPENSATING ->
+                    log.info("compensation.resumed compensation_id={} reservation_id={}", task.taskId(), rid);
                 case COMPENSATED -> {
                     alreadyApplied.increment();
                     finish(task, leaseOwner, "ALREADY_COMPENSATED");
@@ -128,16 +153,27 @@ public class CompensationWorker extends PollingWorker {
         } else {
             log.info("compensation.authorized compensation_id={} reservation_id={}", task.taskId(), rid);
         }
-        Activity.Sku sku = registry.find(target.activityId()).map(a -> a.sku(target.skuId())).orElse(null);
+        Activity.Sku sku = registry.find(target.activityId())
+                .map(a -> a.sku(target.skuId()))
+                .orElse(null);
         if (sku == null) {
-            manual(task, leaseOwner, target, "SKU_UNKNOWN", "no sale " + target.activityId() + " with sku " + target.skuId());
+            manual(
+                    task,
+                    leaseOwner,
+                    target,
+                    "SKU_UNKNOWN",
+                    "no sale " + target.activityId() + " with sku " + target.skuId());
             return;
         }
         SkuSlot slot = SkuSlot.forUser(target.activityId(), target.skuId(), sku.buckets(), target.userId());
         String r = rid.toString();
-        List<Object> reply = COMPENSATE.run(redis, new String[] {slot.reservation(r), slot.stock(),
-                slot.compensationMarker(r), slot.counter()}, r, task.taskId().toString(),
-                Long.toString(System.currentTimeMillis()), Long.toString(TERMINAL_TTL.toMillis()));
+        List<Object> reply = COMPENSATE.run(
+                redis,
+                new String[] {slot.reservation(r), slot.stock(), slot.compensationMarker(r), slot.counter()},
+                r,
+                task.taskId().toString(),
+                Long.toString(System.currentTimeMillis()),
+                Long.toString(TERMINAL_TTL.toMillis()));
         long code = LuaScript.code(reply);
         String word = LuaScript.text(reply, 1);
         if (code == 2) {
@@ -145,9 +181,14 @@ public class CompensationWorker extends PollingWorker {
         }
         if (code == 1 || code == 2) {
             Failpoints.hit(Failpoint.AFTER_COMPENSATION_LUA);
-            log.info("compensation.{} compensation_id={} reservation_id={} activity_id={} sku_id={} user_id={}",
-                    code == 1 ? "redis_applied" : "already_applied", task.taskId(), rid, target.activityId(),
-                    target.skuId(), target.userId());
+            log.info(
+                    "compensation.{} compensation_id={} reservation_id={} activity_id={} sku_id={} user_id={}",
+                    code == 1 ? "redis_applied" : "already_applied",
+                    task.taskId(),
+                    rid,
+                    target.activityId(),
+                    target.skuId(),
+                    target.userId());
             finish(task, leaseOwner, word);
             return;
         }
@@ -172,16 +213,29 @@ public class CompensationWorker extends PollingWorker {
             meters.counter("compensation", "result", result.toLowerCase()).increment();
         } else {
             meters.counter("compensation", "result", "lease_lost").increment();
-            log.debug("compensation.lease_lost compensation_id={} reservation_id={} owner={}: the current owner finishes it",
-                    task.taskId(), task.reservationId(), leaseOwner);
+            log.debug(
+                    "compensation.lease_lost compensation_id={} reservation_id={} owner={}: the current owner finishes it",
+                    task.taskId(),
+                    task.reservationId(),
+                    leaseOwner);
         }
     }
 
-    private void manual(CompensationTaskRepository.Claimed task, String leaseOwner, ReservationRepository.Target target,
-            String result, String error) {
+    private void manual(
+            CompensationTaskRepository.Claimed task,
+            String leaseOwner,
+            ReservationRepository.Target target,
+            String result,
+            String error) {
         meters.counter("compensation", "result", "manual").increment();
-        log.error("compensation.manual compensation_id={} reservation_id={} activity_id={} sku_id={} user_id={} result={}",
-                task.taskId(), target.reservationId(), target.activityId(), target.skuId(), target.userId(), result);
+        log.error(
+                "compensation.manual compensation_id={} reservation_id={} activity_id={} sku_id={} user_id={} result={}",
+                task.taskId(),
+                target.reservationId(),
+                target.activityId(),
+                target.skuId(),
+                target.userId(),
+                result);
         tx.executeWithoutResult(s -> {
             if (tasks.markManual(task.taskId(), leaseOwner, result, error)) {
                 // DESIGN.md, States: the reservation leaves the states that must progress; a person takes it from here
@@ -192,10 +246,14 @@ public class CompensationWorker extends PollingWorker {
                 evidence.put("result", result);
                 evidence.put("error", error);
                 evidence.put("reservation_frozen", frozen);
-                anomalies.record("COMPENSATION_" + result.replaceAll("[^A-Z_]", "_"), "RESERVATION",
-                        target.reservationId().toString(), target.activityId(), target.skuId(), evidence);
+                anomalies.record(
+                        "COMPENSATION_" + result.replaceAll("[^A-Z_]", "_"),
+                        "RESERVATION",
+                        target.reservationId().toString(),
+                        target.activityId(),
+                        target.skuId(),
+                        evidence);
             }
         });
     }
-
 }

@@ -1,11 +1,9 @@
 package io.seckill.compensation;
 
-import java.util.List;
-
-import org.springframework.stereotype.Component;
-
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
+import java.util.List;
+import org.springframework.stereotype.Component;
 
 /**
  * What goes with every durable rejection of a reservation, written once: a release task (the
@@ -16,8 +14,7 @@ import io.seckill.outbox.OutboxRepository;
 public class Rejections {
 
     /** A reservation PostgreSQL now holds as rejected. */
-    public record Rejected(java.util.UUID reservationId, long activityId, long skuId, long userId) {
-    }
+    public record Rejected(java.util.UUID reservationId, long activityId, long skuId, long userId) {}
 
     private final CompensationTaskRepository tasks;
     private final OutboxRepository outbox;
@@ -33,9 +30,17 @@ public class Rejections {
             return;
         }
         tasks.insertRelease(rejected.stream().map(Rejected::reservationId).toList());
-        outbox.insert("RESERVATION", OutboxEvent.RESERVATION_COMPENSATE_REQUIRED, rejected.stream()
-                .map(r -> OutboxEvent.compensateRequired(r.reservationId(), r.activityId(), r.skuId(), r.userId(), reason,
-                        CompensationTaskRepository.taskId(r.reservationId())))
-                .toList());
+        outbox.insert(
+                "RESERVATION",
+                OutboxEvent.RESERVATION_COMPENSATE_REQUIRED,
+                rejected.stream()
+                        .map(r -> OutboxEvent.compensateRequired(
+                                r.reservationId(),
+                                r.activityId(),
+                                r.skuId(),
+                                r.userId(),
+                                reason,
+                                CompensationTaskRepository.taskId(r.reservationId())))
+                        .toList());
     }
 }

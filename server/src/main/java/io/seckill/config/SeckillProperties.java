@@ -1,16 +1,14 @@
 package io.seckill.config;
 
+import io.seckill.retry.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.convert.DurationStyle;
-
-import io.seckill.retry.Backoff;
 
 /**
  * All of the engine's own settings, checked when bound: a nonsensical value fails start-up with
@@ -18,9 +16,20 @@ import io.seckill.retry.Backoff;
  */
 @ConfigurationProperties("seckill")
 public record SeckillProperties(
-        @DefaultValue({"api", "send-due-scanner", "order-consumer", "outbox-relay", "projection", "compensation",
-                "deadline-sweeper", "dlq-watch", "payment", "reconciler"})
+        @DefaultValue({
+            "api",
+            "send-due-scanner",
+            "order-consumer",
+            "outbox-relay",
+            "projection",
+            "compensation",
+            "deadline-sweeper",
+            "dlq-watch",
+            "payment",
+            "reconciler"
+        })
         Set<String> roles,
+
         @DefaultValue("redis://127.0.0.1:6379") String redisUri,
         /** Seed nodes of a Redis Cluster ({@code redis://host:port}, comma-separated); when set, {@code redisUri} is unused. */
         List<String> redisCluster,
@@ -35,8 +44,17 @@ public record SeckillProperties(
         @DefaultValue Payment payment,
         @DefaultValue Reconcile reconcile) {
 
-    public static final Set<String> KNOWN_ROLES = Set.of("api", "send-due-scanner", "order-consumer", "outbox-relay",
-            "projection", "compensation", "deadline-sweeper", "dlq-watch", "payment", "reconciler");
+    public static final Set<String> KNOWN_ROLES = Set.of(
+            "api",
+            "send-due-scanner",
+            "order-consumer",
+            "outbox-relay",
+            "projection",
+            "compensation",
+            "deadline-sweeper",
+            "dlq-watch",
+            "payment",
+            "reconciler");
 
     public SeckillProperties {
         for (String role : roles) {
@@ -47,7 +65,9 @@ public record SeckillProperties(
         require(redisUri != null && redisUri.startsWith("redis"), "seckill.redis-uri", "must be a redis:// URI");
         redisCluster = redisCluster == null ? List.of() : List.copyOf(redisCluster);
         for (String seed : redisCluster) {
-            require(seed.startsWith("redis://") || seed.startsWith("rediss://"), "seckill.redis-cluster",
+            require(
+                    seed.startsWith("redis://") || seed.startsWith("rediss://"),
+                    "seckill.redis-cluster",
                     "each seed node must be a redis:// URI, got '" + seed + "'");
         }
     }
@@ -62,8 +82,13 @@ public record SeckillProperties(
             require(keys != null && !keys.isEmpty(), "seckill.ids.keys", "at least one id key is required");
             keys = new TreeMap<>(keys);
             for (var e : keys.entrySet()) {
-                require(e.getKey() > 0 && e.getKey() < 1000, "seckill.ids.keys", "version must be 1..999, got " + e.getKey());
-                require(e.getValue() != null && e.getValue().length() >= 32, "seckill.ids.keys[" + e.getKey() + "]",
+                require(
+                        e.getKey() > 0 && e.getKey() < 1000,
+                        "seckill.ids.keys",
+                        "version must be 1..999, got " + e.getKey());
+                require(
+                        e.getValue() != null && e.getValue().length() >= 32,
+                        "seckill.ids.keys[" + e.getKey() + "]",
                         "secret must be at least 32 characters");
             }
         }
@@ -76,21 +101,38 @@ public record SeckillProperties(
      * id); {@code issuer}, when set, must be each token's {@code iss}. {@code exp} is required;
      * {@code exp}, {@code nbf} and {@code iat} are judged with {@code leeway} of clock skew.
      */
-    public record Jwt(String userSecret, String adminSecret, String jwksUri, String issuer,
+    public record Jwt(
+            String userSecret,
+            String adminSecret,
+            String jwksUri,
+            String issuer,
             @DefaultValue("30s") Duration leeway) {
         public Jwt {
-            require(leeway != null && !leeway.isNegative() && leeway.toMinutes() <= 10, "seckill.jwt.leeway",
+            require(
+                    leeway != null && !leeway.isNegative() && leeway.toMinutes() <= 10,
+                    "seckill.jwt.leeway",
                     "must be 0..10m");
             if (jwksUri == null || jwksUri.isBlank()) {
-                require(userSecret != null && userSecret.length() >= 32, "seckill.jwt.user-secret",
+                require(
+                        userSecret != null && userSecret.length() >= 32,
+                        "seckill.jwt.user-secret",
                         "must be at least 32 characters (or set seckill.jwt.jwks-uri)");
-                require(adminSecret != null && adminSecret.length() >= 32, "seckill.jwt.admin-secret",
+                require(
+                        adminSecret != null && adminSecret.length() >= 32,
+                        "seckill.jwt.admin-secret",
                         "must be at least 32 characters (or set seckill.jwt.jwks-uri)");
-                require(!userSecret.equals(adminSecret), "seckill.jwt.admin-secret", "must differ from the user secret");
+                require(
+                        !userSecret.equals(adminSecret),
+                        "seckill.jwt.admin-secret",
+                        "must differ from the user secret");
             } else {
-                require(jwksUri.startsWith("http://") || jwksUri.startsWith("https://"), "seckill.jwt.jwks-uri",
+                require(
+                        jwksUri.startsWith("http://") || jwksUri.startsWith("https://"),
+                        "seckill.jwt.jwks-uri",
                         "must be an http(s) URL");
-                require(userSecret == null && adminSecret == null, "seckill.jwt.jwks-uri",
+                require(
+                        userSecret == null && adminSecret == null,
+                        "seckill.jwt.jwks-uri",
                         "is an alternative to the secrets: set one or the other");
             }
         }
@@ -137,7 +179,9 @@ public record SeckillProperties(
             between(sendBatch, 1, 1000, "seckill.reservation.send-batch");
             between(statusDbReadsPerSecond, 0, Integer.MAX_VALUE, "seckill.reservation.status-db-reads-per-second");
             atLeast(sendLinger, "0ms", "seckill.reservation.send-linger");
-            require(sendLinger.compareTo(Duration.ofSeconds(1)) <= 0, "seckill.reservation.send-linger",
+            require(
+                    sendLinger.compareTo(Duration.ofSeconds(1)) <= 0,
+                    "seckill.reservation.send-linger",
                     "must be at most 1s (the answer does not wait for it, the order does)");
             between(sendBatchesInFlight, 1, Integer.MAX_VALUE, "seckill.reservation.send-batches-in-flight");
             atLeast(sendGrace, "100ms", "seckill.reservation.send-grace");
@@ -174,7 +218,8 @@ public record SeckillProperties(
             @DefaultValue("30s") Duration maxBackoff,
             @DefaultValue("24h") Duration retention,
             @DefaultValue("50ms") Duration idlePoll,
-            @DefaultValue("2") int threads) implements Retrying {
+            @DefaultValue("2") int threads)
+            implements Retrying {
         public Outbox {
             between(batchSize, 1, 5000, "seckill.outbox.batch-size");
             between(threads, 1, 64, "seckill.outbox.threads");
@@ -190,14 +235,21 @@ public record SeckillProperties(
      * {@code lookback} back; every {@code rereadEvery} the whole lookback window is read again (a
      * payment the channel listed later than {@code delay}).
      */
-    public record Statement(@DefaultValue("60s") Duration interval, @DefaultValue("30s") Duration delay,
-            @DefaultValue("24h") Duration lookback, @DefaultValue("1h") Duration rereadEvery) {
+    public record Statement(
+            @DefaultValue("60s") Duration interval,
+            @DefaultValue("30s") Duration delay,
+            @DefaultValue("24h") Duration lookback,
+            @DefaultValue("1h") Duration rereadEvery) {
         public Statement {
             atLeast(interval, "100ms", "seckill.payment.statement.interval");
             atLeast(delay, "0s", "seckill.payment.statement.delay");
-            require(lookback.compareTo(delay) > 0, "seckill.payment.statement.lookback",
+            require(
+                    lookback.compareTo(delay) > 0,
+                    "seckill.payment.statement.lookback",
                     "must be longer than the delay (" + delay + ")");
-            require(rereadEvery.compareTo(interval) >= 0, "seckill.payment.statement.reread-every",
+            require(
+                    rereadEvery.compareTo(interval) >= 0,
+                    "seckill.payment.statement.reread-every",
                     "must be at least the interval (" + interval + ")");
         }
     }
@@ -214,10 +266,15 @@ public record SeckillProperties(
      * {@code entryPort}: the port of the lean admission entry, which serves only the reserve call
      * (-1: off; 0: any free port); {@code entryThreads}: the threads that answer it.
      */
-    public record Admission(@DefaultValue("15s") Duration maxUnsentAge, @DefaultValue("0") int maxPerSecond,
-            @DefaultValue("10") int maxPerUserPerSecond, @DefaultValue("-1") int entryPort,
-            @DefaultValue("32") int entryThreads, @DefaultValue EntryLimits entryLimits,
-            @DefaultValue("20s") Duration maxOrderBacklogAge, @DefaultValue("0s") Duration orderWaitTarget) {
+    public record Admission(
+            @DefaultValue("15s") Duration maxUnsentAge,
+            @DefaultValue("0") int maxPerSecond,
+            @DefaultValue("10") int maxPerUserPerSecond,
+            @DefaultValue("-1") int entryPort,
+            @DefaultValue("32") int entryThreads,
+            @DefaultValue EntryLimits entryLimits,
+            @DefaultValue("20s") Duration maxOrderBacklogAge,
+            @DefaultValue("0s") Duration orderWaitTarget) {
         /**
          * The shortest order wait target. The broker's view of the oldest order message holds, besides its
          * wait, up to 250 ms of offsets not yet written and the consumers' own time for a message (pull,
@@ -227,23 +284,38 @@ public record SeckillProperties(
 
         public Admission {
             requireOrderWaitTarget(orderWaitTarget);
-            require(entryPort >= -1 && entryPort <= 65535, "seckill.admission.entry-port", "must be -1 (off), 0 (any) or a port");
+            require(
+                    entryPort >= -1 && entryPort <= 65535,
+                    "seckill.admission.entry-port",
+                    "must be -1 (off), 0 (any) or a port");
             between(entryThreads, 1, 1024, "seckill.admission.entry-threads");
-            require(maxPerUserPerSecond >= 0, "seckill.admission.max-per-user-per-second", "must be 0 (no limit) or positive");
+            require(
+                    maxPerUserPerSecond >= 0,
+                    "seckill.admission.max-per-user-per-second",
+                    "must be 0 (no limit) or positive");
             atLeast(maxUnsentAge, "1s", "seckill.admission.max-unsent-age");
-            require(maxOrderBacklogAge != null && (maxOrderBacklogAge.isZero()
-                    || maxOrderBacklogAge.compareTo(Duration.ofSeconds(5)) >= 0), "seckill.admission.max-order-backlog-age",
+            require(
+                    maxOrderBacklogAge != null
+                            && (maxOrderBacklogAge.isZero()
+                                    || maxOrderBacklogAge.compareTo(Duration.ofSeconds(5)) >= 0),
+                    "seckill.admission.max-order-backlog-age",
                     "must be 0s (off) or at least 5s, got " + maxOrderBacklogAge);
             require(maxPerSecond >= 0, "seckill.admission.max-per-second", "must be 0 (no limit) or positive");
-            require(orderWaitTarget.isZero() || maxOrderBacklogAge.isZero() || orderWaitTarget.compareTo(maxOrderBacklogAge) < 0,
-                    "seckill.admission.order-wait-target", "must be under seckill.admission.max-order-backlog-age ("
-                            + maxOrderBacklogAge + "), got " + orderWaitTarget);
+            require(
+                    orderWaitTarget.isZero()
+                            || maxOrderBacklogAge.isZero()
+                            || orderWaitTarget.compareTo(maxOrderBacklogAge) < 0,
+                    "seckill.admission.order-wait-target",
+                    "must be under seckill.admission.max-order-backlog-age (" + maxOrderBacklogAge + "), got "
+                            + orderWaitTarget);
         }
 
         /** Refuses an order wait target that is neither 0 (off) nor at least {@link #MIN_ORDER_WAIT_TARGET}. */
         public static void requireOrderWaitTarget(Duration target) {
-            require(target != null && (target.isZero() || target.compareTo(MIN_ORDER_WAIT_TARGET) >= 0),
-                    "seckill.admission.order-wait-target", "must be 0s (off) or at least 1s, got " + target);
+            require(
+                    target != null && (target.isZero() || target.compareTo(MIN_ORDER_WAIT_TARGET) >= 0),
+                    "seckill.admission.order-wait-target",
+                    "must be 0s (off) or at least 1s, got " + target);
         }
     }
 
@@ -253,7 +325,9 @@ public record SeckillProperties(
      * {@code requestTimeout} of its first byte (a client trickling bytes is closed); a connection with
      * {@code maxPipelined} calls unanswered is not read further until answers go out.
      */
-    public record EntryLimits(@DefaultValue("10000") int maxConnections, @DefaultValue("10s") Duration requestTimeout,
+    public record EntryLimits(
+            @DefaultValue("10000") int maxConnections,
+            @DefaultValue("10s") Duration requestTimeout,
             @DefaultValue("16") int maxPipelined) {
         public EntryLimits {
             between(maxConnections, 1, Integer.MAX_VALUE, "seckill.admission.entry-limits.max-connections");
@@ -289,16 +363,30 @@ public record SeckillProperties(
             @DefaultValue("500ms") Duration scanInterval,
             @DefaultValue("1s") Duration baseBackoff,
             @DefaultValue("60s") Duration maxBackoff,
-            @DefaultValue Statement statement) implements Retrying {
+            @DefaultValue Statement statement)
+            implements Retrying {
         public Payment {
-            require("paysim".equals(provider), "seckill.payment.provider", "unknown provider '" + provider + "', known: [paysim]");
-            require(channelUrl != null && channelUrl.startsWith("http"), "seckill.payment.channel-url", "must be an http(s) URL");
-            require(callbackSecret == null || callbackSecret.length() >= 32, "seckill.payment.callback-secret",
+            require(
+                    "paysim".equals(provider),
+                    "seckill.payment.provider",
+                    "unknown provider '" + provider + "', known: [paysim]");
+            require(
+                    channelUrl != null && channelUrl.startsWith("http"),
+                    "seckill.payment.channel-url",
+                    "must be an http(s) URL");
+            require(
+                    callbackSecret == null || callbackSecret.length() >= 32,
+                    "seckill.payment.callback-secret",
                     "must be at least 32 characters");
             atLeast(callbackWindow, "1s", "seckill.payment.callback-window");
-            require(notifyUrl == null || notifyUrl.startsWith("http"), "seckill.payment.notify-url", "must be an http(s) URL");
+            require(
+                    notifyUrl == null || notifyUrl.startsWith("http"),
+                    "seckill.payment.notify-url",
+                    "must be an http(s) URL");
             atLeast(channelTimeout, "100ms", "seckill.payment.channel-timeout");
-            require(lease.compareTo(channelTimeout.multipliedBy(3)) >= 0, "seckill.payment.lease",
+            require(
+                    lease.compareTo(channelTimeout.multipliedBy(3)) >= 0,
+                    "seckill.payment.lease",
                     "must be at least three channel timeouts (" + channelTimeout.multipliedBy(3) + ")");
             between(batch, 1, 5000, "seckill.payment.batch");
             atLeast(scanInterval, "10ms", "seckill.payment.scan-interval");
@@ -314,15 +402,21 @@ public record SeckillProperties(
      * recalibration pauses its admission for at most {@code recalibrationDrain} while its open
      * reservations settle, then tries again on a later run.
      */
-    public record Reconcile(@DefaultValue("2m") Duration watermark, @DefaultValue("30s") Duration interval,
-            @DefaultValue("5m") Duration lease, @DefaultValue("10m") Duration fullPassEvery,
+    public record Reconcile(
+            @DefaultValue("2m") Duration watermark,
+            @DefaultValue("30s") Duration interval,
+            @DefaultValue("5m") Duration lease,
+            @DefaultValue("10m") Duration fullPassEvery,
             @DefaultValue("5s") Duration recalibrationDrain) {
         public Reconcile {
             atLeast(fullPassEvery, "1s", "seckill.reconcile.full-pass-every");
             atLeast(recalibrationDrain, "100ms", "seckill.reconcile.recalibration-drain");
             atLeast(watermark, "1s", "seckill.reconcile.watermark");
             atLeast(interval, "1s", "seckill.reconcile.interval");
-            require(lease.compareTo(interval) >= 0, "seckill.reconcile.lease", "must be at least the interval (" + interval + ")");
+            require(
+                    lease.compareTo(interval) >= 0,
+                    "seckill.reconcile.lease",
+                    "must be at least the interval (" + interval + ")");
         }
     }
 
@@ -344,15 +438,21 @@ public record SeckillProperties(
     }
 
     static void between(long value, long min, long max, String property) {
-        require(value >= min && value <= max, property,
-                max == Integer.MAX_VALUE ? "must be at least " + min + ", got " + value
+        require(
+                value >= min && value <= max,
+                property,
+                max == Integer.MAX_VALUE
+                        ? "must be at least " + min + ", got " + value
                         : "must be " + min + ".." + max + ", got " + value);
     }
 
     /** {@code min} in the properties' own notation ({@code 100ms}, {@code 1s}, {@code 1m}). */
     static void atLeast(Duration value, String min, String property) {
         require(value != null, property, "is required");
-        require(value.compareTo(DurationStyle.SIMPLE.parse(min)) >= 0, property, "must be at least " + min + ", got " + value);
+        require(
+                value.compareTo(DurationStyle.SIMPLE.parse(min)) >= 0,
+                property,
+                "must be at least " + min + ", got " + value);
     }
 
     static void backoffRange(Duration base, Duration max, String group) {

@@ -1,7 +1,6 @@
 package io.seckill.dashboard;
 
 import java.util.Map;
-
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 

@@ -1,20 +1,8 @@
 package io.seckill.dashboard;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.stereotype.Service;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
@@ -23,6 +11,16 @@ import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
 import io.seckill.reconcile.RepairRepository;
 import io.seckill.reservation.ReservationRepository;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Service;
 
 /**
  * What the live dashboard shows, in one read: per sale and SKU, Redis beside PostgreSQL; the sale's
@@ -31,27 +29,61 @@ import io.seckill.reservation.ReservationRepository;
  * the invariants' last result (checked at most every {@link #INVARIANTS_EVERY_MS} ms per sale).
  */
 @Service
-public record SaleBoard(SaleRegistry registry, ActivityService activities, ReservationRepository reservations,
-        OrderRepository orders, AnomalyRepository anomalies, RepairRepository repairs, InvariantChecker invariants,
-        MeterRegistry meters, Map<Long, Checked> checked) {
+public record SaleBoard(
+        SaleRegistry registry,
+        ActivityService activities,
+        ReservationRepository reservations,
+        OrderRepository orders,
+        AnomalyRepository anomalies,
+        RepairRepository repairs,
+        InvariantChecker invariants,
+        MeterRegistry meters,
+        Map<Long, Checked> checked) {
 
     static final long INVARIANTS_EVERY_MS = 10_000;
 
     /** The pipeline gauges the page shows, by the name it shows them under. */
-    private static final Map<String, String> LAGS = orderedMap("send_pending", "reservation.send.pending",
-            "send_oldest_age_seconds", "reservation.send.oldest.age.seconds", "order_backlog_age_seconds",
-            "mq.order.backlog.age.seconds", "outbox_pending", "outbox.pending", "outbox_oldest_age_seconds",
-            "outbox.oldest.age.seconds", "compensation_pending", "compensation.pending", "cancel_pending",
-            "order.cancel.backlog", "admission_paused", "admission.paused");
+    private static final Map<String, String> LAGS = orderedMap(
+            "send_pending",
+            "reservation.send.pending",
+            "send_oldest_age_seconds",
+            "reservation.send.oldest.age.seconds",
+            "order_backlog_age_seconds",
+            "mq.order.backlog.age.seconds",
+            "outbox_pending",
+            "outbox.pending",
+            "outbox_oldest_age_seconds",
+            "outbox.oldest.age.seconds",
+            "compensation_pending",
+            "compensation.pending",
+            "cancel_pending",
+            "order.cancel.backlog",
+            "admission_paused",
+            "admission.paused");
 
     /** The invariants' last result of one sale, and when it was taken. */
-    record Checked(long atMs, Map<String, Object> result) {
-    }
+    record Checked(long atMs, Map<String, Object> result) {}
 
     @Autowired
-    SaleBoard(SaleRegistry registry, ActivityService activities, ReservationRepository reservations, OrderRepository orders,
-            AnomalyRepository anomalies, RepairRepository repairs, InvariantChecker invariants, MeterRegistry meters) {
-        this(registry, activities, reservations, orders, anomalies, repairs, invariants, meters, new ConcurrentHashMap<>());
+    SaleBoard(
+            SaleRegistry registry,
+            ActivityService activities,
+            ReservationRepository reservations,
+            OrderRepository orders,
+            AnomalyRepository anomalies,
+            RepairRepository repairs,
+            InvariantChecker invariants,
+            MeterRegistry meters) {
+        this(
+                registry,
+                activities,
+                reservations,
+                orders,
+                anomalies,
+                repairs,
+                invariants,
+                meters,
+                new ConcurrentHashMap<>());
     }
 
     public Map<String, Object> state() {
@@ -85,16 +117,46 @@ public record SaleBoard(SaleRegistry registry, ActivityService activities, Reser
             Map<String, Object> k = new LinkedHashMap<>();
             k.put("sku_id", v.pg().skuId());
             k.put("buckets", v.pg().buckets());
-            k.put("pg", orderedMap("initial", v.pg().initial(), "available", v.pg().available(), "occupied",
-                    v.pg().occupied(), "sold", v.pg().sold()));
-            k.put("redis", orderedMap("initial", v.redis().initial(), "stock", v.redis().stock(), "open_reserved",
-                    v.redis().openReserved(), "committed", v.redis().committed()));
+            k.put(
+                    "pg",
+                    orderedMap(
+                            "initial",
+                            v.pg().initial(),
+                            "available",
+                            v.pg().available(),
+                            "occupied",
+                            v.pg().occupied(),
+                            "sold",
+                            v.pg().sold()));
+            k.put(
+                    "redis",
+                    orderedMap(
+                            "initial",
+                            v.redis().initial(),
+                            "stock",
+                            v.redis().stock(),
+                            "open_reserved",
+                            v.redis().openReserved(),
+                            "committed",
+                            v.redis().committed()));
             k.put("cross_system_delta", v.crossSystemDelta());
             if (v.pg().buckets() > 1) {
                 // a hot SKU over several slots: where its units are, bucket by bucket
-                k.put("redis_buckets", activities.bucketCounters(v.pg()).stream().map(b -> orderedMap("bucket", b.bucket(),
-                        "initial", b.initial(), "stock", b.stock(), "open_reserved", b.openReserved(), "committed",
-                        b.committed())).toList());
+                k.put(
+                        "redis_buckets",
+                        activities.bucketCounters(v.pg()).stream()
+                                .map(b -> orderedMap(
+                                        "bucket",
+                                        b.bucket(),
+                                        "initial",
+                                        b.initial(),
+                                        "stock",
+                                        b.stock(),
+                                        "open_reserved",
+                                        b.openReserved(),
+                                        "committed",
+                                        b.committed()))
+                                .toList());
             }
             skus.add(k);
         }
@@ -113,7 +175,12 @@ public record SaleBoard(SaleRegistry registry, ActivityService activities, Reser
             List<InvariantChecker.Check> checks = invariants.check(activityId, false);
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("pass", checks.stream().allMatch(InvariantChecker.Check::pass));
-            r.put("failing", checks.stream().filter(c -> !c.pass()).map(c -> c.name() + ": " + c.detail()).toList());
+            r.put(
+                    "failing",
+                    checks.stream()
+                            .filter(c -> !c.pass())
+                            .map(c -> c.name() + ": " + c.detail())
+                            .toList());
             r.put("checked_at", Instant.ofEpochMilli(now).toString());
             last = new Checked(now, r);
             checked.put(activityId, last);
@@ -122,13 +189,18 @@ public record SaleBoard(SaleRegistry registry, ActivityService activities, Reser
     }
 
     private double gauge(String name) {
-        return meters.find(name).gauges().stream().mapToDouble(Gauge::value).filter(v -> !Double.isNaN(v)).sum();
+        return meters.find(name).gauges().stream()
+                .mapToDouble(Gauge::value)
+                .filter(v -> !Double.isNaN(v))
+                .sum();
     }
 
     /** A counter's total, or its totals by one tag. */
     private Object count(String name, String tag) {
         if (tag == null) {
-            return meters.find(name).counters().stream().mapToDouble(Counter::count).sum();
+            return meters.find(name).counters().stream()
+                    .mapToDouble(Counter::count)
+                    .sum();
         }
         Map<String, Double> by = new TreeMap<>();
         for (Counter c : meters.find(name).counters()) {

@@ -1,12 +1,11 @@
 package io.seckill.db;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.retry.FailFast;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.stereotype.Component;
-
-import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.retry.FailFast;
 
 /**
  * PostgreSQL reads on a buyer's request fail fast while PostgreSQL does not answer ({@link FailFast}).
@@ -27,7 +26,8 @@ public class DbBreaker extends FailFast {
 
     /** PostgreSQL did not answer: no connection, a statement timed out, a resource failing for now. */
     public static boolean noAnswer(Throwable e) {
-        return e instanceof DataAccessResourceFailureException || e instanceof QueryTimeoutException
+        return e instanceof DataAccessResourceFailureException
+                || e instanceof QueryTimeoutException
                 || e instanceof TransientDataAccessResourceException;
     }
 

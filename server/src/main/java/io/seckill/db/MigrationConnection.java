@@ -22,6 +22,7 @@ class MigrationConnection implements FlywayConfigurationCustomizer {
 
     @Override
     public void customize(FluentConfiguration configuration) {
-        configuration.dataSource(datasource.determineUrl(), datasource.determineUsername(), datasource.determinePassword());
+        configuration.dataSource(
+                datasource.determineUrl(), datasource.determineUsername(), datasource.determinePassword());
     }
 }

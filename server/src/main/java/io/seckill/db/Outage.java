@@ -5,7 +5,6 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Set;
-
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
@@ -44,8 +43,10 @@ public enum Outage {
     /** The outage {@code failure} says PostgreSQL is in, or null when it failed on a database that serves. */
     public static Outage of(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof CannotCreateTransactionException || t instanceof CannotGetJdbcConnectionException
-                    || t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
+            if (t instanceof CannotCreateTransactionException
+                    || t instanceof CannotGetJdbcConnectionException
+                    || t instanceof SQLTransientConnectionException
+                    || t instanceof SQLNonTransientConnectionException
                     || t instanceof ConnectException) {
                 return UNREACHABLE;
             }
@@ -59,7 +60,8 @@ public enum Outage {
                 }
             }
             // a rollback that failed on the lost connection hides the failure that lost it
-            if (t instanceof TransactionSystemException tse && tse.getApplicationException() != null
+            if (t instanceof TransactionSystemException tse
+                    && tse.getApplicationException() != null
                     && tse.getApplicationException() != failure) {
                 Outage hidden = of(tse.getApplicationException());
                 if (hidden != null) {

@@ -7,14 +7,12 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Small conversions every repository needs when it binds parameters or reads rows. */
 public final class Sql {
 
-    private Sql() {
-    }
+    private Sql() {}
 
     /** A duration as a PostgreSQL interval literal, bound as {@code ?::interval}. */
     public static String interval(Duration d) {
@@ -38,9 +36,12 @@ public final class Sql {
     /** The rows of a {@code SELECT key, count(*) ... GROUP BY key}, sorted by key. */
     public static Map<String, Long> countsByKey(JdbcTemplate jdbc, String sql, Object... args) {
         Map<String, Long> out = new TreeMap<>();
-        jdbc.query(sql, rs -> {
-            out.put(rs.getString(1), rs.getLong(2));
-        }, args);
+        jdbc.query(
+                sql,
+                rs -> {
+                    out.put(rs.getString(1), rs.getLong(2));
+                },
+                args);
         return out;
     }
 
@@ -56,8 +57,8 @@ public final class Sql {
      * joined to the claim instead, a recheck that repeats an index's predicate was planned as a scan of
      * that whole index (every open order, at each deadline sweep).
      */
-    public static String claimBatch(String table, String alias, String key, String due, String orderBy, String set,
-            String recheck) {
+    public static String claimBatch(
+            String table, String alias, String key, String due, String orderBy, String set, String recheck) {
         return """
                 WITH due AS (
                     SELECT %2$s FROM %1$s

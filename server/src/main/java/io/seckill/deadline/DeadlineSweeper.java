@@ -1,17 +1,6 @@
 package io.seckill.deadline;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
 import io.micrometer.core.instrument.MeterRegistry;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
@@ -27,6 +16,15 @@ import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
 import io.seckill.worker.EntryFailures;
 import io.seckill.worker.PollingWorker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The business-deadline sweeper (DESIGN.md §11.2). The SLO, the business deadline and the TTL are three
@@ -53,12 +51,21 @@ class DeadlineSweeper extends PollingWorker {
     private final EntryFailures failures = new EntryFailures();
     private final TransactionTemplate tx;
 
-    DeadlineSweeper(SaleRegistry registry, Redis redis, ReservationRepository reservations,
-            Rejections rejections, AnomalyRepository anomalies, StalledWork stalled,
-            TransactionTemplate tx, OrderBacklog backlog, SeckillProperties props, MeterRegistry meters) {
+    DeadlineSweeper(
+            SaleRegistry registry,
+            Redis redis,
+            ReservationRepository reservations,
+            Rejections rejections,
+            AnomalyRepository anomalies,
+            StalledWork stalled,
+            TransactionTemplate tx,
+            OrderBacklog backlog,
+            SeckillProperties props,
+            MeterRegistry meters) {
         super("deadline-sweeper", "deadline.sweep", java.time.Duration.ofMillis(500), props, meters);
         this.limit = new BacklogLimit(props.deadline().pauseWhenBacklogOlderThan(), 1.0);
-        io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.limit.paused() ? 1 : 0).register(meters);
+        io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.limit.paused() ? 1 : 0)
+                .register(meters);
         this.registry = registry;
         this.redis = redis;
         this.reservations = reservations;
@@ -90,7 +97,10 @@ class DeadlineSweeper extends PollingWorker {
         OrderBacklog.Reading r = backlog.read();
         boolean backed = limit.update(r);
         if (backed != was) {
-            log.warn("deadline.{} order_backlog_age_ms={} threshold_ms={}", backed ? "paused" : "resumed", r.ageMs(),
+            log.warn(
+                    "deadline.{} order_backlog_age_ms={} threshold_ms={}",
+                    backed ? "paused" : "resumed",
+                    r.ageMs(),
                     limit.limitMs());
         }
         return backed;
@@ -145,10 +155,24 @@ class DeadlineSweeper extends PollingWorker {
         int attempts = failures.failed(redis, slot.deadlines(), entry);
         String error = e.getClass().getSimpleName() + ": " + e.getMessage();
         meters.counter("deadline.entry.failed").increment();
-        log.warn("deadline.entry_failed reservation_id={} slot={} attempts={} backoff_ms={} error_class={}: {}", entry,
-                slot.tag(), attempts, EntryFailures.backoffMs(attempts), e.getClass().getName(), e.getMessage());
-        stalled.failed("deadline-sweeper", "DEADLINE_SWEEP_STALLED", "RESERVATION", entry, slot.activityId(), slot.skuId(),
-                attempts, error, Map.of("slot", slot.tag()));
+        log.warn(
+                "deadline.entry_failed reservation_id={} slot={} attempts={} backoff_ms={} error_class={}: {}",
+                entry,
+                slot.tag(),
+                attempts,
+                EntryFailures.backoffMs(attempts),
+                e.getClass().getName(),
+                e.getMessage());
+        stalled.failed(
+                "deadline-sweeper",
+                "DEADLINE_SWEEP_STALLED",
+                "RESERVATION",
+                entry,
+                slot.activityId(),
+                slot.skuId(),
+                attempts,
+                error,
+                Map.of("slot", slot.tag()));
     }
 
     /** @return true when PostgreSQL now holds a decision for the reservation */
@@ -156,17 +180,34 @@ class DeadlineSweeper extends PollingWorker {
         Map<String, String> h = redis.sync().hgetall(slot.reservation(rid.toString()));
         if (h.isEmpty() && !knownToPostgres) {
             meters.counter("deadline.redis.missing").increment();
-            log.error("deadline.reservation_missing reservation_id={} slot={}: past its deadline, unknown to PostgreSQL and "
-                    + "gone from Redis; recorded for reconciliation", rid, slot.tag());
-            anomalies.record(AnomalyRepository.DEADLINE_RESERVATION_MISSING, "RESERVATION", rid.toString(), slot.activityId(), slot.skuId(),
+            log.error(
+                    "deadline.reservation_missing reservation_id={} slot={}: past its deadline, unknown to PostgreSQL and "
+                            + "gone from Redis; recorded for reconciliation",
+                    rid,
+                    slot.tag());
+            anomalies.record(
+                    AnomalyRepository.DEADLINE_RESERVATION_MISSING,
+                    "RESERVATION",
+                    rid.toString(),
+                    slot.activityId(),
+                    slot.skuId(),
                     Map.of("slot", slot.tag()));
             return true;
         }
-        OrderCreateRequested x = h.isEmpty() ? null : OrderCreateRequested.of(UUID.fromString(h.get("message_id")),
-                UUID.fromString(h.get("request_id")), rid, slot.activityId(), slot.skuId(), Long.parseLong(h.get("user_id")),
-                Long.parseLong(h.get("reserved_at_ms")), Long.parseLong(h.get("business_deadline_ms")));
+        OrderCreateRequested x = h.isEmpty()
+                ? null
+                : OrderCreateRequested.of(
+                        UUID.fromString(h.get("message_id")),
+                        UUID.fromString(h.get("request_id")),
+                        rid,
+                        slot.activityId(),
+                        slot.skuId(),
+                        Long.parseLong(h.get("user_id")),
+                        Long.parseLong(h.get("reserved_at_ms")),
+                        Long.parseLong(h.get("business_deadline_ms")));
         Boolean decided = tx.execute(s -> {
-            boolean rejected = x != null && !knownToPostgres ? reservations.insertTombstone(x, REASON)
+            boolean rejected = x != null && !knownToPostgres
+                    ? reservations.insertTombstone(x, REASON)
                     : reservations.markRejected(List.of(rid), REASON) == 1;
             if (!rejected) {
                 return reservations.states(List.of(rid)).containsKey(rid);
@@ -174,11 +215,15 @@ class DeadlineSweeper extends PollingWorker {
             ReservationRepository.Target t = reservations.target(rid).orElseThrow();
             rejections.compensate(List.of(new Rejections.Rejected(rid, t.activityId(), t.skuId(), t.userId())), REASON);
             meters.counter("deadline.rejected").increment();
-            log.info("deadline.rejected reservation_id={} activity_id={} sku_id={} user_id={} reason={}", rid,
-                    t.activityId(), t.skuId(), t.userId(), REASON);
+            log.info(
+                    "deadline.rejected reservation_id={} activity_id={} sku_id={} user_id={} reason={}",
+                    rid,
+                    t.activityId(),
+                    t.skuId(),
+                    t.userId(),
+                    REASON);
             return true;
         });
         return Boolean.TRUE.equals(decided);
     }
-
 }

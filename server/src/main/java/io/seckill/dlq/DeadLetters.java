@@ -1,9 +1,9 @@
 package io.seckill.dlq;
 
+import io.seckill.mq.MqClients;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-
 import org.apache.rocketmq.client.consumer.PullResult;
 import org.apache.rocketmq.client.consumer.PullStatus;
 import org.apache.rocketmq.client.exception.MQClientException;
@@ -15,8 +15,6 @@ import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageConst;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
-
-import io.seckill.mq.MqClients;
 
 /**
  * A consumer group's dead-letter queue (DESIGN.md §7.3, §15.8): a quarantine waiting for the business
@@ -42,9 +40,15 @@ public final class DeadLetters implements AutoCloseable {
     }
 
     /** One dead letter, with what is needed to judge it. */
-    public record Letter(String brokerMsgId, String originalTopic, String keys, String messageId, int reconsumeTimes,
-            long storeTimestamp, byte[] body, MessageExt raw) {
-    }
+    public record Letter(
+            String brokerMsgId,
+            String originalTopic,
+            String keys,
+            String messageId,
+            int reconsumeTimes,
+            long storeTimestamp,
+            byte[] body,
+            MessageExt raw) {}
 
     /** Messages in the group's DLQ (0 when it has never received one). */
     public long count(String group) {
@@ -76,7 +80,8 @@ public final class DeadLetters implements AutoCloseable {
             return out;
         }
         org.apache.rocketmq.client.consumer.DefaultMQPullConsumer reader =
-                new org.apache.rocketmq.client.consumer.DefaultMQPullConsumer("seckill-dlq-reader-" + UUID.randomUUID());
+                new org.apache.rocketmq.client.consumer.DefaultMQPullConsumer(
+                        "seckill-dlq-reader-" + UUID.randomUUID());
         reader.setNamesrvAddr(namesrv);
         reader.setInstanceName(MqClients.instanceName("dlq-reader"));
         reader.start();
@@ -134,8 +139,15 @@ public final class DeadLetters implements AutoCloseable {
 
     private static Letter letter(MessageExt m) {
         String original = m.getProperty(MessageConst.PROPERTY_RETRY_TOPIC);
-        return new Letter(m.getMsgId(), original == null ? m.getTopic() : original, m.getKeys(), m.getUserProperty("message_id"),
-                m.getReconsumeTimes(), m.getStoreTimestamp(), m.getBody(), m);
+        return new Letter(
+                m.getMsgId(),
+                original == null ? m.getTopic() : original,
+                m.getKeys(),
+                m.getUserProperty("message_id"),
+                m.getReconsumeTimes(),
+                m.getStoreTimestamp(),
+                m.getBody(),
+                m);
     }
 
     @Override

@@ -1,15 +1,13 @@
 package io.seckill.dlq;
 
+import io.seckill.hold.HoldRepository;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-
-import io.seckill.hold.HoldRepository;
 
 /** {@code seckill dlq list|replay}: the dead letters of a consumer group, and their re-drive with the same ids. */
 @Command(name = "dlq", mixinStandardHelpOptions = true, description = "List or replay a consumer group's dead letters.")
@@ -27,8 +25,10 @@ public final class DlqCommand implements Callable<Integer> {
     @Option(names = "--max", description = "at most this many letters (default ${DEFAULT-VALUE})")
     int max = 1000;
 
-    @Option(names = "--jdbc-url", description = "PostgreSQL of the engine (default: $SECKILL_JDBC_URL); when given, replay "
-            + "skips letters of objects under a manual hold (seckill freeze)")
+    @Option(
+            names = "--jdbc-url",
+            description = "PostgreSQL of the engine (default: $SECKILL_JDBC_URL); when given, replay "
+                    + "skips letters of objects under a manual hold (seckill freeze)")
     String jdbcUrl = System.getenv("SECKILL_JDBC_URL");
 
     @Option(names = "--db-user", description = "database user (default: $SECKILL_DB_USER)")
@@ -44,7 +44,8 @@ public final class DlqCommand implements Callable<Integer> {
         }
         HoldRepository holds = HoldRepository.connect(jdbcUrl, dbUser, dbPassword);
         return l -> {
-            boolean skip = !holds.holds(List.of(String.valueOf(l.keys()), String.valueOf(l.messageId()))).isEmpty();
+            boolean skip = !holds.holds(List.of(String.valueOf(l.keys()), String.valueOf(l.messageId())))
+                    .isEmpty();
             if (skip) {
                 System.out.printf("skipped %s (key %s is under a manual hold)%n", l.brokerMsgId(), l.keys());
             }
@@ -60,9 +61,15 @@ public final class DlqCommand implements Callable<Integer> {
                     List<DeadLetters.Letter> letters = dlq.list(group, max);
                     System.out.printf("%d dead letters in %s%n", letters.size(), DeadLetters.topic(group));
                     for (DeadLetters.Letter l : letters) {
-                        System.out.printf("%s  topic=%s key=%s message_id=%s reconsumed=%d stored=%s body=%s%n",
-                                l.brokerMsgId(), l.originalTopic(), l.keys(), l.messageId(), l.reconsumeTimes(),
-                                Instant.ofEpochMilli(l.storeTimestamp()), abbreviate(new String(l.body(), StandardCharsets.UTF_8)));
+                        System.out.printf(
+                                "%s  topic=%s key=%s message_id=%s reconsumed=%d stored=%s body=%s%n",
+                                l.brokerMsgId(),
+                                l.originalTopic(),
+                                l.keys(),
+                                l.messageId(),
+                                l.reconsumeTimes(),
+                                Instant.ofEpochMilli(l.storeTimestamp()),
+                                abbreviate(new String(l.body(), StandardCharsets.UTF_8)));
                     }
                     return 0;
                 }

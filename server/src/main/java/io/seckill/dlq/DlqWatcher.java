@@ -1,17 +1,15 @@
 package io.seckill.dlq;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
-
-import org.apache.rocketmq.client.exception.MQClientException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.worker.PollingWorker;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * Watches the dead-letter queues of both consumer groups (DESIGN.md §12.3 "DLQ new: any"): the order
@@ -29,10 +27,13 @@ class DlqWatcher extends PollingWorker {
 
     DlqWatcher(SeckillProperties props, MeterRegistry meters) {
         super("dlq-watch", "dlq.watch", Duration.ofSeconds(5), props, meters);
-        for (String group : java.util.List.of(props.mq().orderConsumerGroup(), props.mq().projectionGroup())) {
+        for (String group :
+                java.util.List.of(props.mq().orderConsumerGroup(), props.mq().projectionGroup())) {
             AtomicLong count = new AtomicLong();
             counts.put(group, count);
-            Gauge.builder("mq.dlq.messages", count, AtomicLong::get).tag("group", group).register(meters);
+            Gauge.builder("mq.dlq.messages", count, AtomicLong::get)
+                    .tag("group", group)
+                    .register(meters);
         }
     }
 
@@ -49,8 +50,14 @@ class DlqWatcher extends PollingWorker {
             long now = dlq.count(group);
             long before = count.getAndSet(now);
             if (now > before) {
-                log.error("mq.dlq_grew consumer_group={} dead_letters={} new={}: list them with 'seckill dlq list --group {}', "
-                        + "re-drive with 'seckill dlq replay --group {}'", group, now, now - before, group, group);
+                log.error(
+                        "mq.dlq_grew consumer_group={} dead_letters={} new={}: list them with 'seckill dlq list --group {}', "
+                                + "re-drive with 'seckill dlq replay --group {}'",
+                        group,
+                        now,
+                        now - before,
+                        group,
+                        group);
             }
         });
         return 0;

@@ -1,12 +1,5 @@
 package io.seckill.entry;
 
-import java.net.InetSocketAddress;
-import java.time.Duration;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -29,18 +22,23 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.stereotype.Component;
-
 import io.seckill.api.TokenDecoders;
 import io.seckill.config.SeckillProperties;
 import io.seckill.metrics.LogThrottle;
 import io.seckill.reservation.ReserveCall;
 import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.RoleLifecycle;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.stereotype.Component;
 
 /**
  * The lean admission entry ({@code seckill.admission.entry-port}): an HTTP/1.1 server on Netty that
@@ -61,6 +59,7 @@ public class AdmissionEntry extends RoleLifecycle {
     public static final int ENTRY_PHASE = WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE;
     /** How long a stop lets the calls in hand finish. */
     private static final Duration DRAIN = Duration.ofSeconds(5);
+
     private static final int IDLE_SECONDS = 60;
 
     private final SeckillProperties.Admission config;
@@ -71,6 +70,7 @@ public class AdmissionEntry extends RoleLifecycle {
     private final long maxBodyBytes;
     /** The API port's bind address ({@code server.address}), the entry's too; all interfaces when unset. */
     private final String address;
+
     private EventLoopGroup acceptor;
     private EventLoopGroup io;
     private ThreadPoolExecutor answering;
@@ -82,10 +82,16 @@ public class AdmissionEntry extends RoleLifecycle {
     private final AtomicInteger connections = new AtomicInteger();
     /** The open connections themselves, closed one by one when the entry stops (a closed one leaves by itself). */
     private final ChannelGroup open = new DefaultChannelGroup("admission-entry", GlobalEventExecutor.INSTANCE);
+
     private final LogThrottle overLimit = new LogThrottle(Duration.ofSeconds(10));
 
-    AdmissionEntry(SeckillProperties props, ReserveCall reserve, TokenDecoders decoders, MeterRegistry meters,
-            PipelineTrace trace, @Value("${seckill.api.max-body-bytes:65536}") long maxBodyBytes,
+    AdmissionEntry(
+            SeckillProperties props,
+            ReserveCall reserve,
+            TokenDecoders decoders,
+            MeterRegistry meters,
+            PipelineTrace trace,
+            @Value("${seckill.api.max-body-bytes:65536}") long maxBodyBytes,
             @Value("${server.address:}") String address) {
         super("api", props);
         this.address = address;
@@ -96,7 +102,8 @@ public class AdmissionEntry extends RoleLifecycle {
         this.meters = meters;
         this.maxBodyBytes = maxBodyBytes;
         Gauge.builder("admission.entry.connections", connections, AtomicInteger::get)
-                .description("open connections of the admission entry").register(meters);
+                .description("open connections of the admission entry")
+                .register(meters);
     }
 
     /** The port it listens on, or -1 when it does not run. */
@@ -112,20 +119,27 @@ public class AdmissionEntry extends RoleLifecycle {
         }
         AtomicInteger n = new AtomicInteger();
         // a full queue is answered 503 at once: a buyer waits for a refusal, never for a queue
-        answering = new ThreadPoolExecutor(config.entryThreads(), config.entryThreads(), 60, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(config.entryThreads() * 16), r -> {
+        answering = new ThreadPoolExecutor(
+                config.entryThreads(),
+                config.entryThreads(),
+                60,
+                TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(config.entryThreads() * 16),
+                r -> {
                     Thread t = new Thread(r, "admission-entry-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
                 });
         acceptor = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        io = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors() / 2),
-                NioIoHandler.newFactory());
+        io = new MultiThreadIoEventLoopGroup(
+                Math.max(1, Runtime.getRuntime().availableProcessors() / 2), NioIoHandler.newFactory());
         EntryMetrics metrics = new EntryMetrics(meters);
         SeckillProperties.EntryLimits limits = config.entryLimits();
-        ReserveHandler.Shared shared = new ReserveHandler.Shared(reserve, decoders.buyers(), answering, metrics, trace,
-                limits.maxPipelined());
-        ServerBootstrap b = new ServerBootstrap().group(acceptor, io).channel(NioServerSocketChannel.class)
+        ReserveHandler.Shared shared =
+                new ReserveHandler.Shared(reserve, decoders.buyers(), answering, metrics, trace, limits.maxPipelined());
+        ServerBootstrap b = new ServerBootstrap()
+                .group(acceptor, io)
+                .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -138,8 +152,12 @@ public class AdmissionEntry extends RoleLifecycle {
                             metrics.channelFailed("connection_limit");
                             long suppressed = overLimit.tryAcquire();
                             if (suppressed >= 0) {
-                                log.warn("admission.entry.connection_limit max_connections={} remote={} (and {} more since"
-                                        + " the last line)", limits.maxConnections(), ch.remoteAddress(), suppressed);
+                                log.warn(
+                                        "admission.entry.connection_limit max_connections={} remote={} (and {} more since"
+                                                + " the last line)",
+                                        limits.maxConnections(),
+                                        ch.remoteAddress(),
+                                        suppressed);
                             }
                             ch.close();
                             return;
@@ -151,15 +169,18 @@ public class AdmissionEntry extends RoleLifecycle {
                         // or one holding connections open)
                         ch.pipeline().addLast(new IdleStateHandler(0, 0, IDLE_SECONDS, TimeUnit.SECONDS));
                         ch.pipeline().addLast(deadline.start());
-                        ch.pipeline().addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(4096)
-                                .setMaxHeaderSize(8192)));
+                        ch.pipeline()
+                                .addLast(new HttpServerCodec(new HttpDecoderConfig()
+                                        .setMaxInitialLineLength(4096)
+                                        .setMaxHeaderSize(8192)));
                         ch.pipeline().addLast(new HttpServerKeepAliveHandler());
                         ch.pipeline().addLast(new BoundedAggregator(maxBodyBytes, metrics));
                         ch.pipeline().addLast(deadline.end());
                         ch.pipeline().addLast(new ReserveHandler(shared));
                     }
                 });
-        InetSocketAddress at = address == null || address.isBlank() ? new InetSocketAddress(config.entryPort())
+        InetSocketAddress at = address == null || address.isBlank()
+                ? new InetSocketAddress(config.entryPort())
                 : new InetSocketAddress(address, config.entryPort());
         ChannelFuture bound = b.bind(at).awaitUninterruptibly();
         if (!bound.isSuccess()) {
@@ -188,7 +209,9 @@ public class AdmissionEntry extends RoleLifecycle {
             answering.shutdown();
             try {
                 if (!answering.awaitTermination(DRAIN.toMillis(), TimeUnit.MILLISECONDS)) {
-                    log.warn("admission.entry.stop_unfinished calls_in_hand={} waited_ms={}", answering.getActiveCount(),
+                    log.warn(
+                            "admission.entry.stop_unfinished calls_in_hand={} waited_ms={}",
+                            answering.getActiveCount(),
                             DRAIN.toMillis());
                 }
             } catch (InterruptedException e) {
@@ -208,7 +231,9 @@ public class AdmissionEntry extends RoleLifecycle {
             }
         }
         if (!open.newCloseFuture().awaitUninterruptibly(2, TimeUnit.SECONDS)) {
-            log.warn("admission.entry.stop_unfinished connections_open={} (answers not written within 2 s)", open.size());
+            log.warn(
+                    "admission.entry.stop_unfinished connections_open={} (answers not written within 2 s)",
+                    open.size());
         }
         if (io != null) {
             io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();

@@ -1,13 +1,12 @@
 package io.seckill.entry;
 
-import java.util.concurrent.TimeUnit;
-
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Whole requests of at most {@code seckill.api.max-body-bytes}, as on the API port: a body over the
@@ -32,8 +31,12 @@ final class BoundedAggregator extends HttpObjectAggregator {
         // written past the keep-alive handler, which would close the connection the moment this answer (which says
         // Connection: close) is written
         ChannelHandlerContext keepAlive = ctx.pipeline().context(HttpServerKeepAliveHandler.class);
-        (keepAlive == null ? ctx : keepAlive).writeAndFlush(Answers.problem(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "PAYLOAD_TOO_LARGE",
-                "request body is over the limit of " + maxContentLength() + " bytes", false))
+        (keepAlive == null ? ctx : keepAlive)
+                .writeAndFlush(Answers.problem(
+                        HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                        "PAYLOAD_TOO_LARGE",
+                        "request body is over the limit of " + maxContentLength() + " bytes",
+                        false))
                 .addListener(f -> lingerThenClose(ctx));
         metrics.answered(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code(), "PAYLOAD_TOO_LARGE", start);
     }

@@ -1,11 +1,10 @@
 package io.seckill.entry;
 
-import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code admission_entry_requests_seconds}: every answer of the admission entry, by status and code,
@@ -40,13 +39,23 @@ final class EntryMetrics {
     }
 
     void answered(int status, String code, long startNanos) {
-        timers.computeIfAbsent(status + " " + code, k -> Timer.builder("admission.entry.requests")
-                .description("Answers of the admission entry (seckill.admission.entry-port)")
-                .tag("status", Integer.toString(status)).tag("code", code)
-                .publishPercentileHistogram()
-                .serviceLevelObjectives(Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
-                        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
-                        Duration.ofSeconds(1))
-                .register(meters)).record(System.nanoTime() - startNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        timers.computeIfAbsent(
+                        status + " " + code,
+                        k -> Timer.builder("admission.entry.requests")
+                                .description("Answers of the admission entry (seckill.admission.entry-port)")
+                                .tag("status", Integer.toString(status))
+                                .tag("code", code)
+                                .publishPercentileHistogram()
+                                .serviceLevelObjectives(
+                                        Duration.ofMillis(5),
+                                        Duration.ofMillis(10),
+                                        Duration.ofMillis(25),
+                                        Duration.ofMillis(50),
+                                        Duration.ofMillis(100),
+                                        Duration.ofMillis(250),
+                                        Duration.ofMillis(500),
+                                        Duration.ofSeconds(1))
+                                .register(meters))
+                .record(System.nanoTime() - startNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 }

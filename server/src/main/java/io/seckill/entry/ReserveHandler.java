@@ -1,13 +1,5 @@
 package io.seckill.entry;
 
-import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
 import io.netty.buffer.ByteBufUtil;
@@ -23,17 +15,23 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.seckill.mq.Json;
+import io.seckill.refusal.Refusal;
+import io.seckill.reservation.ReserveCall;
+import io.seckill.trace.PipelineTrace;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.security.oauth2.jwt.BadJwtException;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtException;
-
-import io.seckill.mq.Json;
-import io.seckill.refusal.Refusal;
-import io.seckill.reservation.ReserveCall;
-import io.seckill.trace.PipelineTrace;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -51,9 +49,13 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private static final String SPAN_NAME = "POST /api/v1/activities/{activityId}/skus/{skuId}/reservations";
 
     /** What every connection's handler shares, made once when the entry starts. */
-    record Shared(ReserveCall reserve, JwtDecoder buyers, Executor answering, EntryMetrics metrics, PipelineTrace trace,
-            int maxPipelined) {
-    }
+    record Shared(
+            ReserveCall reserve,
+            JwtDecoder buyers,
+            Executor answering,
+            EntryMetrics metrics,
+            PipelineTrace trace,
+            int maxPipelined) {}
 
     private final Shared shared;
     /** The last call of this connection handed on; touched by its event loop only. */
@@ -66,45 +68,86 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     }
 
     /** What the answering thread needs of the request: its bytes are copied out of the event loop's buffers. */
-    private record Call(long startNanos, HttpMethod method, String uri, String authorization, String contentType,
-            String traceparent, byte[] body, boolean keepAlive) {
-    }
+    private record Call(
+            long startNanos,
+            HttpMethod method,
+            String uri,
+            String authorization,
+            String contentType,
+            String traceparent,
+            byte[] body,
+            boolean keepAlive) {}
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         long start = System.nanoTime();
         // a client pipelining without end is not read further while it has maxPipelined calls unanswered: what it
         // sent waits in its own socket buffers, not as calls in this process's memory
-        if (unanswered.incrementAndGet() >= shared.maxPipelined() && ctx.channel().config().isAutoRead()) {
+        if (unanswered.incrementAndGet() >= shared.maxPipelined()
+                && ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(false);
             shared.metrics().readPaused();
         }
         boolean keepAlive = HttpUtil.isKeepAlive(request);
-        Call call = request.decoderResult().isFailure() ? null
-                : new Call(start, request.method(), request.uri(), request.headers().get(HttpHeaderNames.AUTHORIZATION),
-                        request.headers().get(HttpHeaderNames.CONTENT_TYPE), request.headers().get(PipelineTrace.TRACEPARENT),
-                        ByteBufUtil.getBytes(request.content()), keepAlive);
+        Call call = request.decoderResult().isFailure()
+                ? null
+                : new Call(
+                        start,
+                        request.method(),
+                        request.uri(),
+                        request.headers().get(HttpHeaderNames.AUTHORIZATION),
+                        request.headers().get(HttpHeaderNames.CONTENT_TYPE),
+                        request.headers().get(PipelineTrace.TRACEPARENT),
+                        ByteBufUtil.getBytes(request.content()),
+                        keepAlive);
         // one connection's answers leave in the order of its requests (HTTP/1.1 pipelining): each call waits for
         // the one before it on the same connection; connections run side by side
-        previous = previous.thenRunAsync(() -> {
-            if (call == null) {
-                send(ctx, start, Answers.problem(HttpResponseStatus.BAD_REQUEST, "INVALID_REQUEST", "malformed HTTP request",
-                        false), "INVALID_REQUEST");
-            } else {
-                answer(ctx, call);
-            }
-        }, shared.answering()).exceptionally(e -> {
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof RejectedExecutionException) {
-                send(ctx, start, Answers.problem(HttpResponseStatus.SERVICE_UNAVAILABLE, "ADMISSION_PAUSED",
-                        "the admission entry is saturated; retry later", keepAlive), "ADMISSION_PAUSED");
-            } else {
-                log.error("admission.entry.answer_failed error_class={}", cause.getClass().getName(), cause);
-                send(ctx, start, Answers.problem(HttpResponseStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error",
-                        false), "INTERNAL_ERROR");
-            }
-            return null;
-        });
+        previous = previous.thenRunAsync(
+                        () -> {
+                            if (call == null) {
+                                send(
+                                        ctx,
+                                        start,
+                                        Answers.problem(
+                                                HttpResponseStatus.BAD_REQUEST,
+                                                "INVALID_REQUEST",
+                                                "malformed HTTP request",
+                                                false),
+                                        "INVALID_REQUEST");
+                            } else {
+                                answer(ctx, call);
+                            }
+                        },
+                        shared.answering())
+                .exceptionally(e -> {
+                    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                    if (cause instanceof RejectedExecutionException) {
+                        send(
+                                ctx,
+                                start,
+                                Answers.problem(
+                                        HttpResponseStatus.SERVICE_UNAVAILABLE,
+                                        "ADMISSION_PAUSED",
+                                        "the admission entry is saturated; retry later",
+                                        keepAlive),
+                                "ADMISSION_PAUSED");
+                    } else {
+                        log.error(
+                                "admission.entry.answer_failed error_class={}",
+                                cause.getClass().getName(),
+                                cause);
+                        send(
+                                ctx,
+                                start,
+                                Answers.problem(
+                                        HttpResponseStatus.INTERNAL_SERVER_ERROR,
+                                        "INTERNAL_ERROR",
+                                        "internal error",
+                                        false),
+                                "INTERNAL_ERROR");
+                    }
+                    return null;
+                });
     }
 
     /** A connection idle past the entry's limit (no request, no answer owed) is closed and counted. */
@@ -119,8 +162,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     }
 
     /** A response and the code it answers with (the metric's tag). */
-    private record Answered(FullHttpResponse response, String code) {
-    }
+    private record Answered(FullHttpResponse response, String code) {}
 
     /** The call answered under its request span: the order message's send is its child, as on the API port. */
     private void answer(ChannelHandlerContext ctx, Call call) {
@@ -129,7 +171,10 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         try (Tracer.SpanInScope scope = shared.trace().inScope(span)) {
             a = answer(call);
         }
-        span.tag("http.response.status_code", Integer.toString(a.response().status().code())).end();
+        span.tag(
+                        "http.response.status_code",
+                        Integer.toString(a.response().status().code()))
+                .end();
         send(ctx, call.startNanos(), a.response(), a.code());
     }
 
@@ -146,14 +191,19 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         } catch (Refusal r) {
             return new Answered(Answers.refusal(r, instance, call.keepAlive()), r.code());
         } catch (MethodNotAllowed e) {
-            FullHttpResponse response = Answers.problem(HttpResponseStatus.METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED",
-                    e.getMessage(), call.keepAlive());
+            FullHttpResponse response = Answers.problem(
+                    HttpResponseStatus.METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", e.getMessage(), call.keepAlive());
             response.headers().set(HttpHeaderNames.ALLOW, "POST");
             return new Answered(response, "METHOD_NOT_ALLOWED");
         } catch (RuntimeException e) {
             log.error("request failed error_class={}", e.getClass().getName(), e);
-            return new Answered(Answers.problem(HttpResponseStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error",
-                    call.keepAlive()), "INTERNAL_ERROR");
+            return new Answered(
+                    Answers.problem(
+                            HttpResponseStatus.INTERNAL_SERVER_ERROR,
+                            "INTERNAL_ERROR",
+                            "internal error",
+                            call.keepAlive()),
+                    "INTERNAL_ERROR");
         }
     }
 
@@ -166,7 +216,8 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         // only the answer that brings the count below the bound asks the event loop to read again
         if (unanswered.decrementAndGet() == shared.maxPipelined() - 1) {
             ctx.executor().execute(() -> {
-                if (unanswered.get() < shared.maxPipelined() && !ctx.channel().config().isAutoRead()) {
+                if (unanswered.get() < shared.maxPipelined()
+                        && !ctx.channel().config().isAutoRead()) {
                     ctx.channel().config().setAutoRead(true);
                 }
             });
@@ -204,19 +255,27 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         boolean client = cause instanceof java.io.IOException || cause instanceof PrematureChannelClosureException;
         shared.metrics().channelFailed(client ? "client_io" : cause.getClass().getSimpleName());
         if (client) {
-            log.debug("admission.entry.connection_lost remote={}: {}", ctx.channel().remoteAddress(), cause.toString());
+            log.debug(
+                    "admission.entry.connection_lost remote={}: {}",
+                    ctx.channel().remoteAddress(),
+                    cause.toString());
         } else {
-            log.warn("admission.entry.channel_failed remote={} error_class={}", ctx.channel().remoteAddress(),
-                    cause.getClass().getName(), cause);
+            log.warn(
+                    "admission.entry.channel_failed remote={} error_class={}",
+                    ctx.channel().remoteAddress(),
+                    cause.getClass().getName(),
+                    cause);
         }
         ctx.close();
     }
 
     /** {@code [activityId, skuId]} of the one path served here; anything else is refused as the API port would. */
     private static long[] route(HttpMethod method, String path) {
-        String[] parts = path.startsWith(PREFIX) ? path.substring(PREFIX.length()).split("/", -1) : new String[0];
+        String[] parts =
+                path.startsWith(PREFIX) ? path.substring(PREFIX.length()).split("/", -1) : new String[0];
         if (parts.length != 4 || !parts[1].equals("skus") || !parts[3].equals("reservations")) {
-            throw Refusal.notFound("NOT_FOUND", "no endpoint " + path + " on the admission entry (it serves reservations)");
+            throw Refusal.notFound(
+                    "NOT_FOUND", "no endpoint " + path + " on the admission entry (it serves reservations)");
         }
         if (!HttpMethod.POST.equals(method)) {
             throw new MethodNotAllowed(method);
@@ -241,8 +300,12 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         int semicolon = type.indexOf(';');
         String media = (semicolon < 0 ? type : type.substring(0, semicolon)).strip();
         if (!media.equals("application/json") && !media.endsWith("+json")) {
-            throw new Refusal(Refusal.Kind.UNSUPPORTED_MEDIA, "UNSUPPORTED_MEDIA_TYPE",
-                    "content type must be application/json", "content_type", Map.of());
+            throw new Refusal(
+                    Refusal.Kind.UNSUPPORTED_MEDIA,
+                    "UNSUPPORTED_MEDIA_TYPE",
+                    "content type must be application/json",
+                    "content_type",
+                    Map.of());
         }
         // read token by token, neither bound to the record nor built as a tree (each cost a share of the entry's CPU);
         // what binding accepts is accepted alike: a string or a number as the id, null or absent as none, a

@@ -1,7 +1,6 @@
 package io.seckill.failpoint;
 
 import java.util.Map;
-
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Configuration;
@@ -12,7 +11,8 @@ import org.springframework.core.env.Environment;
 class FailpointConfig {
 
     FailpointConfig(Environment env) {
-        Map<String, String> configured = Binder.get(env).bind("seckill.failpoints", Bindable.mapOf(String.class, String.class))
+        Map<String, String> configured = Binder.get(env)
+                .bind("seckill.failpoints", Bindable.mapOf(String.class, String.class))
                 .orElse(Map.of());
         configured.forEach(Failpoints::arm);
     }

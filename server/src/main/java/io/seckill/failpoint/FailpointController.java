@@ -1,7 +1,7 @@
 package io.seckill.failpoint;
 
+import io.seckill.refusal.Refusal;
 import java.util.Map;
-
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -9,8 +9,6 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
-
-import io.seckill.refusal.Refusal;
 
 /** Failpoints over the admin API - armed only when {@code seckill.failpoints-admin=true} (test and chaos runs). */
 @RestController
@@ -21,8 +19,7 @@ class FailpointController {
         this.adminEnabled = adminEnabled;
     }
 
-    record ArmRequest(String action) {
-    }
+    record ArmRequest(String action) {}
 
     @GetMapping("/api/v1/admin/failpoints")
     Map<String, String> list() {
@@ -30,10 +27,10 @@ class FailpointController {
     }
 
     @PostMapping("/api/v1/admin/failpoints/{name}")
-    Map<String, String> arm(@PathVariable String name,
-            @RequestBody(required = false) ArmRequest body) {
+    Map<String, String> arm(@PathVariable String name, @RequestBody(required = false) ArmRequest body) {
         if (!adminEnabled) {
-            throw new Refusal(Refusal.Kind.FORBIDDEN, "FAILPOINTS_DISABLED", "failpoints cannot be armed on this instance");
+            throw new Refusal(
+                    Refusal.Kind.FORBIDDEN, "FAILPOINTS_DISABLED", "failpoints cannot be armed on this instance");
         }
         if (body == null || body.action() == null) {
             throw Refusal.invalid("action", "is required");

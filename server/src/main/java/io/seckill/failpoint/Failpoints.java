@@ -1,15 +1,13 @@
 package io.seckill.failpoint;
 
+import io.seckill.db.Outage;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.seckill.db.Outage;
 
 /**
  * Arms and fires the {@link Failpoint}s at their points in the code. Off, a failpoint costs one
@@ -32,8 +30,7 @@ public final class Failpoints {
     private static final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> FIRED =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    private Failpoints() {
-    }
+    private Failpoints() {}
 
     /** The failpoint is reached. */
     public static void hit(Failpoint point) {
@@ -132,18 +129,21 @@ public final class Failpoints {
             if (colon >= 0) {
                 arg = Long.parseLong(s.substring(colon + 1));
             }
-            if (!List.of("throw", "lose-response", "lose-connection", "delay", "crash").contains(kind)) {
+            if (!List.of("throw", "lose-response", "lose-connection", "delay", "crash")
+                    .contains(kind)) {
                 throw new IllegalArgumentException("unknown failpoint action '" + spec
                         + "' (throw | lose-response | lose-connection | delay:<ms> | crash, optional *N and %P)");
             }
             if (percent < 1 || percent > 100 || times == 0) {
-                throw new IllegalArgumentException("failpoint action '" + spec + "': %P must be 1..100 and *N positive");
+                throw new IllegalArgumentException(
+                        "failpoint action '" + spec + "': %P must be 1..100 and *N positive");
             }
             return new Action(spec, kind, arg, times, percent);
         }
 
         void fire(String name) {
-            if (percent < 100 && java.util.concurrent.ThreadLocalRandom.current().nextInt(100) >= percent) {
+            if (percent < 100
+                    && java.util.concurrent.ThreadLocalRandom.current().nextInt(100) >= percent) {
                 return;
             }
             if (remaining.get() >= 0) {
@@ -155,7 +155,8 @@ public final class Failpoints {
                     disarm(name);
                 }
             }
-            FIRED.computeIfAbsent(name, k -> new java.util.concurrent.atomic.AtomicLong()).incrementAndGet();
+            FIRED.computeIfAbsent(name, k -> new java.util.concurrent.atomic.AtomicLong())
+                    .incrementAndGet();
             log.warn("failpoint.fired name={} action={}", name, spec);
             switch (kind) {
                 case "delay" -> {
@@ -167,8 +168,10 @@ public final class Failpoints {
                     }
                 }
                 case "crash" -> Runtime.getRuntime().halt(137);
-                case "lose-connection" -> throw new FailpointException("failpoint " + name + " (" + kind + ")",
-                        Outage.lostConnection("failpoint " + name + ": connection lost"));
+                case "lose-connection" ->
+                    throw new FailpointException(
+                            "failpoint " + name + " (" + kind + ")",
+                            Outage.lostConnection("failpoint " + name + ": connection lost"));
                 default -> throw new FailpointException("failpoint " + name + " (" + kind + ")");
             }
         }

@@ -1,14 +1,12 @@
 package io.seckill.hold;
 
+import io.seckill.mq.Json;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.stereotype.Repository;
-
-import io.seckill.mq.Json;
 
 /** The SQL of {@code manual_hold} and {@code audit_log}: what a person took over, and what every person did. */
 @Repository
@@ -21,7 +19,8 @@ public class HoldRepository {
     private static final String FIND = """
             SELECT object_type, object_id, previous_status, reason, operator, created_at FROM manual_hold WHERE object_id = ANY (?)
             """;
-    private static final String RELEASE = "DELETE FROM manual_hold WHERE object_type = ? AND object_id = ? RETURNING previous_status";
+    private static final String RELEASE =
+            "DELETE FROM manual_hold WHERE object_type = ? AND object_id = ? RETURNING previous_status";
     private static final String AUDIT = """
             INSERT INTO audit_log (operator, action, object_type, object_id, before, after, evidence, reason)
             VALUES (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?)
@@ -52,12 +51,28 @@ public class HoldRepository {
 
     /** @return the status the object had when it was held, if it was held */
     public Optional<String> release(String objectType, String objectId) {
-        return jdbc.query(RELEASE, (rs, i) -> String.valueOf(rs.getString(1)), objectType, objectId).stream().findFirst();
+        return jdbc.query(RELEASE, (rs, i) -> String.valueOf(rs.getString(1)), objectType, objectId).stream()
+                .findFirst();
     }
 
-    public void audit(String operator, String action, String objectType, String objectId, Object before, Object after,
-            Object evidence, String reason) {
-        jdbc.update(AUDIT, operator, action, objectType, objectId, Json.text(before), Json.text(after), Json.text(evidence),
+    public void audit(
+            String operator,
+            String action,
+            String objectType,
+            String objectId,
+            Object before,
+            Object after,
+            Object evidence,
+            String reason) {
+        jdbc.update(
+                AUDIT,
+                operator,
+                action,
+                objectType,
+                objectId,
+                Json.text(before),
+                Json.text(after),
+                Json.text(evidence),
                 reason);
     }
 

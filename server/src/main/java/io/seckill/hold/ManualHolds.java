@@ -19,8 +19,13 @@ public class ManualHolds {
     public boolean hold(String objectType, String objectId, String previousStatus, String reason, String operator) {
         boolean added = repo.hold(objectType, objectId, previousStatus, reason, operator);
         if (added) {
-            log.warn("manual.hold object_type={} object_id={} previous_status={} operator={} reason={}", objectType, objectId,
-                    previousStatus, operator, reason);
+            log.warn(
+                    "manual.hold object_type={} object_id={} previous_status={} operator={} reason={}",
+                    objectType,
+                    objectId,
+                    previousStatus,
+                    operator,
+                    reason);
         }
         return added;
     }

@@ -1,16 +1,14 @@
 package io.seckill.inbox;
 
+import io.seckill.db.Sql;
+import io.seckill.state.InboxResult;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
-
-import io.seckill.db.Sql;
-import io.seckill.state.InboxResult;
 
 /**
  * The SQL of {@code consumer_inbox} (DESIGN.md §9.2): the insert comes first in the consuming
@@ -65,11 +63,9 @@ public class InboxRepository {
         }
     }
 
-    public record Claim(UUID messageId, UUID reservationId, UUID requestId, byte[] payloadHash) {
-    }
+    public record Claim(UUID messageId, UUID reservationId, UUID requestId, byte[] payloadHash) {}
 
-    public record Entry(UUID messageId, byte[] payloadHash, InboxResult result, UUID orderId) {
-    }
+    public record Entry(UUID messageId, byte[] payloadHash, InboxResult result, UUID orderId) {}
 
     /** Inserts PROCESSING rows; returns the message ids this transaction now owns. */
     public List<UUID> claim(String group, String topic, String eventType, List<Claim> claims) {
@@ -87,10 +83,20 @@ public class InboxRepository {
 
     public Map<UUID, Entry> find(String group, List<UUID> messageIds) {
         Map<UUID, Entry> out = new HashMap<>();
-        jdbc.query(FIND, rs -> {
-            UUID id = rs.getObject(1, UUID.class);
-            out.put(id, new Entry(id, rs.getBytes(2), InboxResult.valueOf(rs.getString(3)), rs.getObject(4, UUID.class)));
-        }, group, Sql.uuids(messageIds));
+        jdbc.query(
+                FIND,
+                rs -> {
+                    UUID id = rs.getObject(1, UUID.class);
+                    out.put(
+                            id,
+                            new Entry(
+                                    id,
+                                    rs.getBytes(2),
+                                    InboxResult.valueOf(rs.getString(3)),
+                                    rs.getObject(4, UUID.class)));
+                },
+                group,
+                Sql.uuids(messageIds));
         return out;
     }
 

@@ -1,9 +1,8 @@
 package io.seckill.inbox;
 
+import io.seckill.anomaly.AnomalyRepository;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
-
-import io.seckill.anomaly.AnomalyRepository;
 
 /**
  * The SQL of {@code message_quarantine} and the anomaly it raises: a message whose id is known
@@ -27,8 +26,15 @@ public class QuarantineRepository {
         this.anomalies = anomalies;
     }
 
-    public void quarantine(String group, String topic, String messageId, String brokerMsgId, String reason, byte[] payload,
-            byte[] payloadHash, byte[] existingHash) {
+    public void quarantine(
+            String group,
+            String topic,
+            String messageId,
+            String brokerMsgId,
+            String reason,
+            byte[] payload,
+            byte[] payloadHash,
+            byte[] existingHash) {
         jdbc.update(INSERT, group, topic, messageId, brokerMsgId, reason, payload, payloadHash, existingHash);
         java.util.Map<String, Object> evidence = new java.util.LinkedHashMap<>();
         evidence.put("consumer_group", group);

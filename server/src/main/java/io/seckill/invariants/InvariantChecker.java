@@ -1,21 +1,19 @@
 package io.seckill.invariants;
 
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.List;
-
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.stereotype.Component;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SkuInventory;
 import io.seckill.order.OrderRepository;
 import io.seckill.payment.PaymentRepository;
 import io.seckill.reservation.ReservationRepository;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The guarantees (DESIGN.md, Guarantees) as checks (§11.6 step 6, §13.4): no oversell, one order
@@ -23,12 +21,22 @@ import io.seckill.reservation.ReservationRepository;
  * equal to PostgreSQL occupied + sold.
  */
 @Component
-public record InvariantChecker(OrderRepository orders, LedgerRepository ledger, PaymentRepository payments,
-        ReservationRepository reservations, ActivityService activities, TransactionTemplate snapshot) {
+public record InvariantChecker(
+        OrderRepository orders,
+        LedgerRepository ledger,
+        PaymentRepository payments,
+        ReservationRepository reservations,
+        ActivityService activities,
+        TransactionTemplate snapshot) {
 
     @Autowired
-    InvariantChecker(OrderRepository orders, LedgerRepository ledger, PaymentRepository payments,
-            ReservationRepository reservations, ActivityService activities, PlatformTransactionManager tm) {
+    InvariantChecker(
+            OrderRepository orders,
+            LedgerRepository ledger,
+            PaymentRepository payments,
+            ReservationRepository reservations,
+            ActivityService activities,
+            PlatformTransactionManager tm) {
         this(orders, ledger, payments, reservations, activities, snapshotOf(tm));
     }
 
@@ -40,8 +48,7 @@ public record InvariantChecker(OrderRepository orders, LedgerRepository ledger, 
         return t;
     }
 
-    public record Check(String name, boolean pass, String detail) {
-    }
+    public record Check(String name, boolean pass, String detail) {}
 
     /** Every invariant of the sale; {@code quiet} adds the cross-system equation (only meaningful after drain). */
     public List<Check> check(long activityId, boolean quiet) {
@@ -51,11 +58,14 @@ public record InvariantChecker(OrderRepository orders, LedgerRepository ledger, 
     private List<Check> checkInSnapshot(long activityId, boolean quiet) {
         List<Check> out = new ArrayList<>();
         long dupUsers = orders.duplicateUsers(activityId);
-        out.add(new Check("one order per user", dupUsers == 0, dupUsers + " (activity, sku, user) with more than one order"));
+        out.add(new Check(
+                "one order per user", dupUsers == 0, dupUsers + " (activity, sku, user) with more than one order"));
         long dupRes = orders.duplicateReservations(activityId);
         out.add(new Check("one order per reservation", dupRes == 0, dupRes + " reservations with more than one order"));
         long unrefunded = payments.unrefunded(activityId);
-        out.add(new Check("paid is never cancelled silently", unrefunded == 0,
+        out.add(new Check(
+                "paid is never cancelled silently",
+                unrefunded == 0,
                 unrefunded + " payments kept for orders that are not PAID, with no refund"));
         for (ActivityService.InventoryView v : activities.inventoryView(activityId)) {
             SkuInventory pg = v.pg();
@@ -63,25 +73,35 @@ public record InvariantChecker(OrderRepository orders, LedgerRepository ledger, 
             OrderRepository.SkuCounts o = orders.skuCounts(activityId, pg.skuId());
             LedgerRepository.SkuCounts l = ledger.skuCounts(activityId, pg.skuId());
             long live = o.live();
-            out.add(new Check(sku + ": no oversell", live <= pg.initial() && pg.available() >= 0,
+            out.add(new Check(
+                    sku + ": no oversell",
+                    live <= pg.initial() && pg.available() >= 0,
                     live + " live orders for " + pg.initial() + " units"));
-            out.add(new Check(sku + ": PG initial = available + occupied + sold", pg.invariantDelta() == 0,
+            out.add(new Check(
+                    sku + ": PG initial = available + occupied + sold",
+                    pg.invariantDelta() == 0,
                     pg.initial() + " = " + pg.available() + " + " + pg.occupied() + " + " + pg.sold()));
             long all = o.all(), paid = o.paid(), cancelled = o.cancelled();
-            out.add(new Check(sku + ": ledger OCCUPY/SELL/RELEASE = orders/paid/cancelled",
+            out.add(new Check(
+                    sku + ": ledger OCCUPY/SELL/RELEASE = orders/paid/cancelled",
                     l.occupy() == all && l.sell() == paid && l.release() == cancelled,
-                    l.occupy() + "/" + l.sell() + "/" + l.release() + " ledger rows for " + all + "/" + paid + "/" + cancelled
-                            + " orders"));
-            out.add(new Check(sku + ": PG sold = paid orders, occupied = unpaid live orders",
+                    l.occupy() + "/" + l.sell() + "/" + l.release() + " ledger rows for " + all + "/" + paid + "/"
+                            + cancelled + " orders"));
+            out.add(new Check(
+                    sku + ": PG sold = paid orders, occupied = unpaid live orders",
                     pg.sold() == paid && pg.occupied() == all - paid - cancelled,
                     "sold " + pg.sold() + " vs " + paid + " paid; occupied " + pg.occupied() + " vs "
                             + (all - paid - cancelled) + " unpaid"));
             ActivityService.RedisCounters r = v.redis();
-            out.add(new Check(sku + ": Redis initial = stock + open_reserved + committed", r.invariantDelta() == 0,
+            out.add(new Check(
+                    sku + ": Redis initial = stock + open_reserved + committed",
+                    r.invariantDelta() == 0,
                     r.initial() + " = " + r.stock() + " + " + r.openReserved() + " + " + r.committed()
                             + (r.inTransit() == 0 ? "" : "; " + r.inTransit() + " more in transit between buckets")));
             if (quiet) {
-                out.add(new Check(sku + ": Redis committed = PG occupied + sold", v.crossSystemDelta() == 0,
+                out.add(new Check(
+                        sku + ": Redis committed = PG occupied + sold",
+                        v.crossSystemDelta() == 0,
                         r.committed() + " = " + pg.occupied() + " + " + pg.sold()));
             }
         }

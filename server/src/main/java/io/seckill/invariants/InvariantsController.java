@@ -3,12 +3,10 @@ package io.seckill.invariants;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-
 
 /** {@code GET /api/v1/admin/activities/{id}/invariants}: every guarantee check (DESIGN.md) of a sale, each PASS or FAIL. */
 @RestController
@@ -26,7 +24,11 @@ class InvariantsController {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("activity_id", activityId);
         out.put("pass", checks.stream().allMatch(InvariantChecker.Check::pass));
-        out.put("checks", checks.stream().map(c -> Map.of("name", c.name(), "pass", c.pass(), "detail", c.detail())).toList());
+        out.put(
+                "checks",
+                checks.stream()
+                        .map(c -> Map.of("name", c.name(), "pass", c.pass(), "detail", c.detail()))
+                        .toList());
         return out;
     }
 }

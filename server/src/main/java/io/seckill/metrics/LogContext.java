@@ -2,7 +2,6 @@ package io.seckill.metrics;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.slf4j.MDC;
 
 /**
@@ -16,8 +15,7 @@ public final class LogContext implements AutoCloseable {
     private final List<String> keys = new ArrayList<>();
     private final List<String> previous = new ArrayList<>();
 
-    private LogContext() {
-    }
+    private LogContext() {}
 
     /** {@code of("reservation_id", rid, "order_id", oid, ...)}: pairs of key and value. */
     public static LogContext of(Object... keysAndValues) {

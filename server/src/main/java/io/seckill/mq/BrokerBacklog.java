@@ -1,8 +1,8 @@
 package io.seckill.mq;
 
+import io.seckill.config.SeckillProperties;
 import java.nio.ByteBuffer;
 import java.util.Map;
-
 import org.apache.rocketmq.client.consumer.PullResult;
 import org.apache.rocketmq.client.consumer.PullStatus;
 import org.apache.rocketmq.client.exception.MQClientException;
@@ -24,8 +24,6 @@ import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
 import org.springframework.stereotype.Component;
 
-import io.seckill.config.SeckillProperties;
-
 /**
  * How far behind a consumer group is, by age (DESIGN.md §11.3 point 7: the oldest message, not the
  * count): for every queue with a backlog, the store time of the first message the group has not
@@ -36,6 +34,7 @@ public final class BrokerBacklog implements AutoCloseable {
 
     /** The group the offset reads pull as (no offset of its own is ever committed); created with the others. */
     public static final String READER_GROUP = "seckill-backlog-reader";
+
     private static final long TIMEOUT_MS = 3_000;
     /** Pull with the subscription in the request ("*"), no suspension, no offset commit. */
     private static final int PULL_FLAGS = PullSysFlag.buildSysFlag(false, false, true, false);
@@ -75,8 +74,7 @@ public final class BrokerBacklog implements AutoCloseable {
      * {@code produced} the broker's (messages stored), {@code consumed} the group's (messages it has
      * acknowledged). Two readings give the rates at which messages arrive and are settled.
      */
-    public record Backlog(long ageMs, long produced, long consumed) {
-    }
+    public record Backlog(long ageMs, long produced, long consumed) {}
 
     /**
      * The backlog of {@code group} over {@code topics}; a topic the broker does not have (a retry topic
@@ -105,7 +103,8 @@ public final class BrokerBacklog implements AutoCloseable {
                     continue;
                 }
                 ConsumeStats stats = api.getConsumeStats(addr, group, topic, TIMEOUT_MS);
-                for (Map.Entry<MessageQueue, OffsetWrapper> e : stats.getOffsetTable().entrySet()) {
+                for (Map.Entry<MessageQueue, OffsetWrapper> e :
+                        stats.getOffsetTable().entrySet()) {
                     OffsetWrapper w = e.getValue();
                     long at = Math.max(0, w.getConsumerOffset());
                     produced += w.getBrokerOffset();

@@ -22,8 +22,7 @@ public final class Json {
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
 
-    private Json() {
-    }
+    private Json() {}
 
     public static byte[] bytes(Object value) {
         return MAPPER.writeValueAsBytes(value);

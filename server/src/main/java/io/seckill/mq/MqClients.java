@@ -1,11 +1,11 @@
 package io.seckill.mq;
 
+import io.seckill.config.SeckillProperties;
 import java.lang.management.ManagementFactory;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -13,8 +13,6 @@ import org.apache.rocketmq.remoting.protocol.RemotingCommand;
 import org.apache.rocketmq.remoting.protocol.SerializeType;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import io.seckill.config.SeckillProperties;
 
 /** RocketMQ clients (classic remoting client, talking to the NameServer and brokers directly). */
 @Configuration(proxyBeanMethods = false)

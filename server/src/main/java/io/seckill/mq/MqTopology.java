@@ -1,11 +1,12 @@
 package io.seckill.mq;
 
+import io.seckill.config.SeckillProperties;
+import io.seckill.worker.RoleLifecycle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -25,9 +26,6 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
-
-import io.seckill.config.SeckillProperties;
-import io.seckill.worker.RoleLifecycle;
 
 /**
  * The broker-side shape the pipeline needs before a sale can take buyers: the order request and
@@ -66,8 +64,11 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
             }
             for (String addr : masters) {
                 for (String topic : topics()) {
-                    api.createTopic(addr, TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, new TopicConfig(topic, QUEUES, QUEUES,
-                            PermName.PERM_READ | PermName.PERM_WRITE), TIMEOUT_MS);
+                    api.createTopic(
+                            addr,
+                            TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC,
+                            new TopicConfig(topic, QUEUES, QUEUES, PermName.PERM_READ | PermName.PERM_WRITE),
+                            TIMEOUT_MS);
                 }
                 for (String group : groups()) {
                     SubscriptionGroupConfig g = new SubscriptionGroupConfig();
@@ -82,8 +83,8 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
             Thread.currentThread().interrupt();
             throw new NotReady("interrupted while creating topics");
         } catch (Exception e) {
-            throw new NotReady("cannot create topics and groups at " + mq.namesrv() + ": " + e.getClass().getSimpleName()
-                    + ": " + e.getMessage());
+            throw new NotReady("cannot create topics and groups at " + mq.namesrv() + ": "
+                    + e.getClass().getSimpleName() + ": " + e.getMessage());
         }
         long deadline = System.nanoTime() + ROUTE_WAIT.toNanos();
         List<String> problems = problems();
@@ -118,15 +119,17 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
                     out.add("topic " + topic + " has no writable queue");
                 }
             } catch (MQClientException e) {
-                out.add(e.getResponseCode() == ResponseCode.TOPIC_NOT_EXIST ? "topic " + topic + " does not exist"
-                        : "topic " + topic + ": " + e.getErrorMessage());
+                out.add(
+                        e.getResponseCode() == ResponseCode.TOPIC_NOT_EXIST
+                                ? "topic " + topic + " does not exist"
+                                : "topic " + topic + ": " + e.getErrorMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 out.add("interrupted");
                 return out;
             } catch (Exception e) {
-                out.add("topic " + topic + ": NameServer " + mq.namesrv() + " unreachable (" + e.getClass().getSimpleName()
-                        + ")");
+                out.add("topic " + topic + ": NameServer " + mq.namesrv() + " unreachable ("
+                        + e.getClass().getSimpleName() + ")");
             }
         }
         return out;
@@ -135,7 +138,8 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
     @Override
     public Health health() {
         List<String> problems = problems();
-        return problems.isEmpty() ? Health.up().withDetail("topics", topics()).build()
+        return problems.isEmpty()
+                ? Health.up().withDetail("topics", topics()).build()
                 : Health.outOfService().withDetail("problems", problems).build();
     }
 

@@ -1,16 +1,14 @@
 package io.seckill.mq;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.config.SeckillProperties;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.rocketmq.common.MixAll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-
-import io.seckill.config.SeckillProperties;
 
 /**
  * How far the order consumer group is behind, by age (DESIGN.md §11.3 point 7): the oldest order
@@ -29,6 +27,7 @@ public class OrderBacklog {
      * entry's reader thread asks this often, for its breaker and its pace).
      */
     public static final long READ_EVERY_MS = 250;
+
     private static final long FRESH_NANOS = Duration.ofMillis(READ_EVERY_MS).toNanos();
     /**
      * The order consumer writes its group's acknowledged offsets to the broker this often: a reading's
@@ -63,7 +62,8 @@ public class OrderBacklog {
         this.topics = new String[] {props.mq().orderRequestTopic(), MixAll.getRetryTopic(group)};
         Gauge.builder("mq.order.backlog.age.seconds", ageMs, v -> v.get() / 1000.0)
                 .description("age of the oldest order message the consumer group has not consumed, on the order topic "
-                        + "or the group's retry topic").register(meters);
+                        + "or the group's retry topic")
+                .register(meters);
     }
 
     /** The latest reading, taken now when the last one is {@link #READ_EVERY_MS} old or older. */
@@ -80,7 +80,10 @@ public class OrderBacklog {
             last = new Reading(sequence, now, b.ageMs(), b.produced(), b.consumed());
         } catch (Exception e) {
             // an unknown backlog is never an empty one: each asker keeps its state until a reading says more
-            log.warn("mq.order_backlog_unknown consumer_group={} error_class={}: {}", group, e.getClass().getName(),
+            log.warn(
+                    "mq.order_backlog_unknown consumer_group={} error_class={}: {}",
+                    group,
+                    e.getClass().getName(),
                     e.getMessage());
             last = new Reading(sequence, now, -1, -1, -1);
         }

@@ -1,10 +1,9 @@
 package io.seckill.mq;
 
-import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
-import org.apache.rocketmq.client.exception.MQClientException;
-
 import io.seckill.config.SeckillProperties;
 import io.seckill.worker.RoleLifecycle;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.exception.MQClientException;
 
 /** A RocketMQ push consumer that runs when its role is switched on, started and stopped with the application. */
 public abstract class PushConsumerRole extends RoleLifecycle {

@@ -1,9 +1,8 @@
 package io.seckill.order;
 
+import io.seckill.reservation.OrderCreateRequested;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-
-import io.seckill.reservation.OrderCreateRequested;
 
 /** One received order message: the parsed body, its exact bytes and their SHA-256. */
 public record InboundOrder(OrderCreateRequested msg, byte[] body, byte[] hash, String brokerMsgId, String traceparent) {

@@ -1,29 +1,8 @@
 package io.seckill.order;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
-import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.stereotype.Service;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
@@ -42,6 +21,25 @@ import io.seckill.reservation.ReservationIds;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.InboxResult;
 import io.seckill.state.ReservationStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The order transaction of DESIGN.md §9.2-9.4, batched: inbox first, reservation upsert and lock,
@@ -57,47 +55,99 @@ import io.seckill.state.ReservationStatus;
  * new connection (DESIGN.md §9.8): never compensated, never blindly redone.
  */
 @Service
-public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, QuarantineRepository quarantine,
-        ReservationRepository reservations, InventoryRepository inventory, OrderRepository orders, LedgerRepository ledger,
-        OutboxRepository outbox, Rejections rejections, SaleRegistry registry, String group, String topic,
-        MeterRegistry meters, Counts counts) {
+public record OrderBatchService(
+        TransactionTemplate tx,
+        InboxRepository inbox,
+        QuarantineRepository quarantine,
+        ReservationRepository reservations,
+        InventoryRepository inventory,
+        OrderRepository orders,
+        LedgerRepository ledger,
+        OutboxRepository outbox,
+        Rejections rejections,
+        SaleRegistry registry,
+        String group,
+        String topic,
+        MeterRegistry meters,
+        Counts counts) {
 
     private static final Logger log = LoggerFactory.getLogger(OrderBatchService.class);
     static final String REASON_SOLD_OUT = "DB_STOCK_EXHAUSTED";
     static final String REASON_DUPLICATE_USER = "DUPLICATE_USER_ORDER";
     /** (activity, sku) keys in one fixed order, so concurrent batches lock hot rows without deadlock. */
-    private static final Comparator<List<Long>> SKU_ORDER = Comparator.<List<Long>, Long>comparing(k -> k.get(0))
-            .thenComparing(k -> k.get(1));
+    private static final Comparator<List<Long>> SKU_ORDER =
+            Comparator.<List<Long>, Long>comparing(k -> k.get(0)).thenComparing(k -> k.get(1));
 
     /** What the order transaction counts, registered once. */
-    record Counts(Counter duplicates, Counter payloadConflicts, Counter stockRejects, Counter userConflicts,
-            Counter commitUnknown, Counter fallbacks, Timer queuedToOrder, Map<MessageOutcome, Counter> consumed) {
+    record Counts(
+            Counter duplicates,
+            Counter payloadConflicts,
+            Counter stockRejects,
+            Counter userConflicts,
+            Counter commitUnknown,
+            Counter fallbacks,
+            Timer queuedToOrder,
+            Map<MessageOutcome, Counter> consumed) {
 
         static Counts of(MeterRegistry meters) {
             Map<MessageOutcome, Counter> consumed = new EnumMap<>(MessageOutcome.class);
             for (MessageOutcome o : MessageOutcome.values()) {
-                consumed.put(o, meters.counter("order.consume", "result", o.name().toLowerCase()));
+                consumed.put(
+                        o, meters.counter("order.consume", "result", o.name().toLowerCase()));
             }
-            return new Counts(meters.counter("inbox.duplicate"), meters.counter("inbox.payload.conflict"),
-                    meters.counter("db.final.stock.reject"), meters.counter("order.user.unique.conflict"),
-                    meters.counter("db.commit.unknown"), meters.counter("order.batch.fallback"),
+            return new Counts(
+                    meters.counter("inbox.duplicate"),
+                    meters.counter("inbox.payload.conflict"),
+                    meters.counter("db.final.stock.reject"),
+                    meters.counter("order.user.unique.conflict"),
+                    meters.counter("db.commit.unknown"),
+                    meters.counter("order.batch.fallback"),
                     Timer.builder("order.created.latency")
                             .description("QUEUED (Redis admitted the reservation) to ORDER_CREATED (the order "
                                     + "transaction committed)")
-                            .serviceLevelObjectives(Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
-                                    Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(3),
+                            .serviceLevelObjectives(
+                                    Duration.ofMillis(50),
+                                    Duration.ofMillis(100),
+                                    Duration.ofMillis(250),
+                                    Duration.ofMillis(500),
+                                    Duration.ofSeconds(1),
+                                    Duration.ofSeconds(3),
                                     Duration.ofSeconds(10))
-                            .publishPercentileHistogram().register(meters), consumed);
+                            .publishPercentileHistogram()
+                            .register(meters),
+                    consumed);
         }
     }
 
     @Autowired
-    OrderBatchService(TransactionTemplate tx, InboxRepository inbox, QuarantineRepository quarantine,
-            ReservationRepository reservations, InventoryRepository inventory, OrderRepository orders,
-            LedgerRepository ledger, OutboxRepository outbox, Rejections rejections,
-            SaleRegistry registry, SeckillProperties props, MeterRegistry meters) {
-        this(tx, inbox, quarantine, reservations, inventory, orders, ledger, outbox, rejections, registry,
-                props.mq().orderConsumerGroup(), props.mq().orderRequestTopic(), meters, Counts.of(meters));
+    OrderBatchService(
+            TransactionTemplate tx,
+            InboxRepository inbox,
+            QuarantineRepository quarantine,
+            ReservationRepository reservations,
+            InventoryRepository inventory,
+            OrderRepository orders,
+            LedgerRepository ledger,
+            OutboxRepository outbox,
+            Rejections rejections,
+            SaleRegistry registry,
+            SeckillProperties props,
+            MeterRegistry meters) {
+        this(
+                tx,
+                inbox,
+                quarantine,
+                reservations,
+                inventory,
+                orders,
+                ledger,
+                outbox,
+                rejections,
+                registry,
+                props.mq().orderConsumerGroup(),
+                props.mq().orderRequestTopic(),
+                meters,
+                Counts.of(meters));
     }
 
     /** Processes a batch; every message gets an outcome (RETRY when it could not be settled now). */
@@ -115,8 +165,11 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
                 log.debug("order.batch_unsatisfiable size={} {}", batch.size(), e.getMessage());
             } catch (RuntimeException e) {
                 DatabaseOutage.throwIfSo(e);
-                log.warn("order.batch_failed size={} error_class={}: {}; processing one by one", batch.size(),
-                        e.getClass().getName(), e.getMessage());
+                log.warn(
+                        "order.batch_failed size={} error_class={}: {}; processing one by one",
+                        batch.size(),
+                        e.getClass().getName(),
+                        e.getMessage());
             }
             counts.fallbacks().increment();
         }
@@ -127,9 +180,17 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
                 // the messages settled before this one answer again from the inbox when the batch is tried again
                 DatabaseOutage.throwIfSo(e);
                 OrderCreateRequested x = m.msg();
-                log.error("order.consume_failed message_id={} reservation_id={} activity_id={} sku_id={} user_id={} "
-                        + "consumer_group={} error_class={}", x.messageId(), x.reservationId(), x.activityId(), x.skuId(),
-                        x.userId(), group, e.getClass().getName(), e);
+                log.error(
+                        "order.consume_failed message_id={} reservation_id={} activity_id={} sku_id={} user_id={} "
+                                + "consumer_group={} error_class={}",
+                        x.messageId(),
+                        x.reservationId(),
+                        x.activityId(),
+                        x.skuId(),
+                        x.userId(),
+                        group,
+                        e.getClass().getName(),
+                        e);
                 out.put(m, MessageOutcome.RETRY);
             }
         }
@@ -142,8 +203,16 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
         for (var e : out.entrySet()) {
             counts.consumed().get(e.getValue()).increment();
             if (e.getValue() == MessageOutcome.CREATED) {
-                counts.queuedToOrder().record(Math.max(0, now - e.getKey().msg().reservedAtInstant().toEpochMilli()),
-                        TimeUnit.MILLISECONDS);
+                counts.queuedToOrder()
+                        .record(
+                                Math.max(
+                                        0,
+                                        now
+                                                - e.getKey()
+                                                        .msg()
+                                                        .reservedAtInstant()
+                                                        .toEpochMilli()),
+                                TimeUnit.MILLISECONDS);
             }
         }
     }
@@ -211,8 +280,11 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             for (var e : result.entrySet()) {
                 if (e.getValue() == MessageOutcome.CREATED) {
                     OrderCreateRequested x = e.getKey().msg();
-                    log.debug("order.transaction_committed message_id={} reservation_id={} user_id={}", x.messageId(),
-                            x.reservationId(), x.userId());
+                    log.debug(
+                            "order.transaction_committed message_id={} reservation_id={} user_id={}",
+                            x.messageId(),
+                            x.reservationId(),
+                            x.userId());
                 }
             }
             return result;
@@ -221,8 +293,12 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
                 throw e;
             }
             counts.commitUnknown().increment();
-            log.warn("order.commit_unknown batch={} consumer_group={} error_class={}: {}", batch.size(), group,
-                    e.getClass().getName(), e.getMessage());
+            log.warn(
+                    "order.commit_unknown batch={} consumer_group={} error_class={}: {}",
+                    batch.size(),
+                    group,
+                    e.getClass().getName(),
+                    e.getMessage());
             return resolveCommitOutcome(batch);
         }
     }
@@ -236,11 +312,15 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
         Map<InboundOrder, MessageOutcome> out = new IdentityHashMap<>();
         Map<UUID, InboxRepository.Entry> found;
         try {
-            found = inbox.find(group, batch.stream().map(m -> m.msg().messageId()).toList());
+            found = inbox.find(
+                    group, batch.stream().map(m -> m.msg().messageId()).toList());
         } catch (RuntimeException e) {
             // unknown until the database answers again; held like any batch that cannot reach it
             DatabaseOutage.throwIfSo(e);
-            log.warn("order.commit_unknown_unresolved batch={} error_class={}: {}", batch.size(), e.getClass().getName(),
+            log.warn(
+                    "order.commit_unknown_unresolved batch={} error_class={}: {}",
+                    batch.size(),
+                    e.getClass().getName(),
                     e.getMessage());
             batch.forEach(m -> out.put(m, MessageOutcome.RETRY));
             return out;
@@ -263,7 +343,11 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
         try {
             return tx.execute(s -> duplicateOrConflict(m, knownHash));
         } catch (RuntimeException ex) {
-            log.error("order.quarantine_failed message_id={} error_class={}", m.msg().messageId(), ex.getClass().getName(), ex);
+            log.error(
+                    "order.quarantine_failed message_id={} error_class={}",
+                    m.msg().messageId(),
+                    ex.getClass().getName(),
+                    ex);
             return MessageOutcome.RETRY;
         }
     }
@@ -279,14 +363,16 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             }
         }
         List<InboxRepository.Claim> claims = firstById.values().stream()
-                .map(m -> new InboxRepository.Claim(m.msg().messageId(), m.msg().reservationId(), m.msg().requestId(), m.hash()))
+                .map(m -> new InboxRepository.Claim(
+                        m.msg().messageId(), m.msg().reservationId(), m.msg().requestId(), m.hash()))
                 .toList();
-        java.util.Set<UUID> owned = new java.util.LinkedHashSet<>(inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE,
-                claims));
+        java.util.Set<UUID> owned =
+                new java.util.LinkedHashSet<>(inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE, claims));
         Failpoints.hit(Failpoint.AFTER_INBOX_INSERT);
 
         // 2. messages this group already has: same payload = duplicate, different = quarantine
-        List<UUID> known = firstById.keySet().stream().filter(id -> !owned.contains(id)).toList();
+        List<UUID> known =
+                firstById.keySet().stream().filter(id -> !owned.contains(id)).toList();
         if (!known.isEmpty()) {
             Map<UUID, InboxRepository.Entry> existing = inbox.find(group, known);
             for (UUID id : known) {
@@ -309,7 +395,8 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             return out;
         }
         Map<UUID, ReservationRepository.Row> rows = new HashMap<>();
-        for (ReservationRepository.Row r : reservations.lock(mine.stream().map(m -> m.msg().reservationId()).toList())) {
+        for (ReservationRepository.Row r : reservations.lock(
+                mine.stream().map(m -> m.msg().reservationId()).toList())) {
             rows.put(r.reservationId(), r);
         }
         Map<UUID, InboxResult> inboxCodes = new LinkedHashMap<>();
@@ -318,7 +405,9 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
         for (InboundOrder m : mine) {
             ReservationRepository.Row row = rows.get(m.msg().reservationId());
             if (row == null) {
-                candidatesBySku.computeIfAbsent(List.of(m.msg().activityId(), m.msg().skuId()), k -> new ArrayList<>()).add(m);
+                candidatesBySku
+                        .computeIfAbsent(List.of(m.msg().activityId(), m.msg().skuId()), k -> new ArrayList<>())
+                        .add(m);
                 continue;
             }
             if (!row.messageId().equals(m.msg().messageId())) {
@@ -326,8 +415,11 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
                         + row.reservationId() + " whose message is " + row.messageId());
             }
             switch (row.status()) {
-                case RESERVED -> candidatesBySku.computeIfAbsent(List.of(m.msg().activityId(), m.msg().skuId()),
-                        k -> new ArrayList<>()).add(m);
+                case RESERVED ->
+                    candidatesBySku
+                            .computeIfAbsent(
+                                    List.of(m.msg().activityId(), m.msg().skuId()), k -> new ArrayList<>())
+                            .add(m);
                 case ORDER_CREATED -> settle(out, inboxCodes, inboxOrders, m, MessageOutcome.CREATED, row.orderId());
                 default -> settle(out, inboxCodes, inboxOrders, m, MessageOutcome.LATE_REJECTED, null);
             }
@@ -358,8 +450,15 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             }
             for (InboundOrder m : group) {
                 OrderCreateRequested x = m.msg();
-                newOrders.add(new OrderRepository.NewOrder(ReservationIds.derived("ORDER", x.reservationId()), activityId,
-                        skuId, x.userId(), x.requestId(), x.reservationId(), sku.price(), activity.paymentTimeoutSeconds()));
+                newOrders.add(new OrderRepository.NewOrder(
+                        ReservationIds.derived("ORDER", x.reservationId()),
+                        activityId,
+                        skuId,
+                        x.userId(),
+                        x.requestId(),
+                        x.reservationId(),
+                        sku.price(),
+                        activity.paymentTimeoutSeconds()));
                 byReservation.put(x.reservationId(), m);
             }
         }
@@ -383,8 +482,9 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             }
             createdBySku.merge(sku, 1, Integer::sum);
             movements.add(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), orderId));
-            createdEvents.add(OutboxEvent.orderCreated(orderId, o.reservationId(), o.activityId(), o.skuId(), o.userId(),
-                    o.amount()).tracedBy(m.traceparent()));
+            createdEvents.add(OutboxEvent.orderCreated(
+                            orderId, o.reservationId(), o.activityId(), o.skuId(), o.userId(), o.amount())
+                    .tracedBy(m.traceparent()));
             settle(out, inboxCodes, inboxOrders, m, MessageOutcome.CREATED, orderId);
         }
         if (single) {
@@ -405,15 +505,28 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
             if (!moved.isEmpty()) {
                 expect(reservations.markOrderCreated(moved), moved.size(), "RESERVED -> ORDER_CREATED");
             }
-            reservations.insertSettled(mine.stream().map(InboundOrder::msg).filter(x -> fresh.containsKey(x.reservationId()))
-                    .toList(), ReservationStatus.ORDER_CREATED, null, fresh);
+            reservations.insertSettled(
+                    mine.stream()
+                            .map(InboundOrder::msg)
+                            .filter(x -> fresh.containsKey(x.reservationId()))
+                            .toList(),
+                    ReservationStatus.ORDER_CREATED,
+                    null,
+                    fresh);
         }
         outbox.insert("ORDER", OutboxEvent.ORDER_CREATED, createdEvents);
 
         // 6. rejections: durable decision + compensation task + event, in this transaction
         reject(soldOut, REASON_SOLD_OUT, MessageOutcome.REJECTED_SOLD_OUT, rows, out, inboxCodes, inboxOrders);
         counts.stockRejects().increment(soldOut.size());
-        reject(duplicateUsers, REASON_DUPLICATE_USER, MessageOutcome.REJECTED_DUPLICATE_USER, rows, out, inboxCodes, inboxOrders);
+        reject(
+                duplicateUsers,
+                REASON_DUPLICATE_USER,
+                MessageOutcome.REJECTED_DUPLICATE_USER,
+                rows,
+                out,
+                inboxCodes,
+                inboxOrders);
         counts.userConflicts().increment(duplicateUsers.size());
 
         // 7. one outcome per owned message
@@ -432,8 +545,14 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
         return out;
     }
 
-    private void reject(List<InboundOrder> rejected, String reason, MessageOutcome outcome, Map<UUID, ReservationRepository.Row> rows,
-            Map<InboundOrder, MessageOutcome> out, Map<UUID, InboxResult> inboxCodes, Map<UUID, UUID> inboxOrders) {
+    private void reject(
+            List<InboundOrder> rejected,
+            String reason,
+            MessageOutcome outcome,
+            Map<UUID, ReservationRepository.Row> rows,
+            Map<InboundOrder, MessageOutcome> out,
+            Map<UUID, InboxResult> inboxCodes,
+            Map<UUID, UUID> inboxOrders) {
         if (rejected.isEmpty()) {
             return;
         }
@@ -442,20 +561,44 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
         if (!known.isEmpty()) {
             expect(reservations.markRejected(known, reason), known.size(), "RESERVED -> ORDER_REJECTED");
         }
-        reservations.insertSettled(rejected.stream().map(InboundOrder::msg).filter(x -> !rows.containsKey(x.reservationId()))
-                .toList(), ReservationStatus.ORDER_REJECTED, reason, Map.of());
-        rejections.compensate(rejected.stream().map(m -> new Rejections.Rejected(m.msg().reservationId(),
-                m.msg().activityId(), m.msg().skuId(), m.msg().userId())).toList(), reason);
+        reservations.insertSettled(
+                rejected.stream()
+                        .map(InboundOrder::msg)
+                        .filter(x -> !rows.containsKey(x.reservationId()))
+                        .toList(),
+                ReservationStatus.ORDER_REJECTED,
+                reason,
+                Map.of());
+        rejections.compensate(
+                rejected.stream()
+                        .map(m -> new Rejections.Rejected(
+                                m.msg().reservationId(),
+                                m.msg().activityId(),
+                                m.msg().skuId(),
+                                m.msg().userId()))
+                        .toList(),
+                reason);
         for (InboundOrder m : rejected) {
             OrderCreateRequested x = m.msg();
-            log.info("order.rejected message_id={} reservation_id={} activity_id={} sku_id={} user_id={} reason={}",
-                    x.messageId(), x.reservationId(), x.activityId(), x.skuId(), x.userId(), reason);
+            log.info(
+                    "order.rejected message_id={} reservation_id={} activity_id={} sku_id={} user_id={} reason={}",
+                    x.messageId(),
+                    x.reservationId(),
+                    x.activityId(),
+                    x.skuId(),
+                    x.userId(),
+                    reason);
             settle(out, inboxCodes, inboxOrders, m, outcome, null);
         }
     }
 
-    private static void settle(Map<InboundOrder, MessageOutcome> out, Map<UUID, InboxResult> inboxCodes, Map<UUID, UUID> inboxOrders,
-            InboundOrder m, MessageOutcome outcome, UUID orderId) {
+    private static void settle(
+            Map<InboundOrder, MessageOutcome> out,
+            Map<UUID, InboxResult> inboxCodes,
+            Map<UUID, UUID> inboxOrders,
+            InboundOrder m,
+            MessageOutcome outcome,
+            UUID orderId) {
         out.put(m, outcome);
         inboxCodes.put(m.msg().messageId(), outcome.inboxResult());
         if (orderId != null) {
@@ -466,15 +609,29 @@ public record OrderBatchService(TransactionTemplate tx, InboxRepository inbox, Q
     private MessageOutcome duplicateOrConflict(InboundOrder m, byte[] knownHash) {
         if (Arrays.equals(knownHash, m.hash())) {
             counts.duplicates().increment();
-            log.debug("order.consumer_duplicate message_id={} reservation_id={} consumer_group={}", m.msg().messageId(),
-                    m.msg().reservationId(), group);
+            log.debug(
+                    "order.consumer_duplicate message_id={} reservation_id={} consumer_group={}",
+                    m.msg().messageId(),
+                    m.msg().reservationId(),
+                    group);
             return MessageOutcome.DUPLICATE;
         }
         counts.payloadConflicts().increment();
-        log.error("order.payload_conflict message_id={} reservation_id={} consumer_group={}: same message_id, different "
-                + "payload; quarantined", m.msg().messageId(), m.msg().reservationId(), group);
-        quarantine.quarantine(group, topic, m.msg().messageId().toString(), m.brokerMsgId(), "PAYLOAD_CONFLICT", m.body(),
-                m.hash(), knownHash);
+        log.error(
+                "order.payload_conflict message_id={} reservation_id={} consumer_group={}: same message_id, different "
+                        + "payload; quarantined",
+                m.msg().messageId(),
+                m.msg().reservationId(),
+                group);
+        quarantine.quarantine(
+                group,
+                topic,
+                m.msg().messageId().toString(),
+                m.brokerMsgId(),
+                "PAYLOAD_CONFLICT",
+                m.body(),
+                m.hash(),
+                knownHash);
         return MessageOutcome.QUARANTINED;
     }
 

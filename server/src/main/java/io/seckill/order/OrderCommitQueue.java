@@ -1,5 +1,11 @@
 package io.seckill.order;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.db.Outage;
+import io.seckill.worker.StopWait;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -10,16 +16,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.seckill.db.Outage;
-import io.seckill.worker.StopWait;
 
 /**
  * Group commit for the order consumer. The broker hands the consumer one short list per queue pull,
@@ -38,8 +36,7 @@ final class OrderCommitQueue {
 
     private static final Logger log = LoggerFactory.getLogger(OrderCommitQueue.class);
 
-    private record Pending(List<InboundOrder> orders, CompletableFuture<Map<InboundOrder, MessageOutcome>> done) {
-    }
+    private record Pending(List<InboundOrder> orders, CompletableFuture<Map<InboundOrder, MessageOutcome>> done) {}
 
     private final OrderBatchService service;
     private final DistributionSummary groupSizes;
@@ -52,9 +49,11 @@ final class OrderCommitQueue {
     static final int MAX_FAILURES_WHILE_ANSWERING = 5;
     /** How long a stop waits for the committers, all of them together. */
     static final Duration STOP_WAIT = Duration.ofSeconds(30);
+
     private final Duration stopWait;
     /** A held group is tried again after 0.2 s, the pause doubling to 5 s. */
     private static final long PAUSE_MIN_MS = 200;
+
     private static final long PAUSE_MAX_MS = 5_000;
 
     private final AtomicInteger held = new AtomicInteger();
@@ -74,13 +73,15 @@ final class OrderCommitQueue {
         this.maxBatch = maxBatch;
         this.committers = committers;
         this.holds = Counter.builder("order.commit.held")
-                .description("order groups held because PostgreSQL could not be reached or would not write (tried again once it serves)")
+                .description(
+                        "order groups held because PostgreSQL could not be reached or would not write (tried again once it serves)")
                 .register(meters);
         this.released = Counter.builder("order.commit.hold_released")
                 .description("held order groups handed back to the broker: they kept failing while PostgreSQL answered")
                 .register(meters);
         Gauge.builder("order.commit.holding", held, AtomicInteger::get)
-                .description("order groups held right now, waiting for PostgreSQL to serve").register(meters);
+                .description("order groups held right now, waiting for PostgreSQL to serve")
+                .register(meters);
     }
 
     synchronized void start() {
@@ -106,7 +107,10 @@ final class OrderCommitQueue {
             stopping = List.copyOf(threads);
         }
         for (Thread t : StopWait.join(stopping, stopWait)) {
-            log.warn("order.commit.stop_unfinished thread={} waited_ms={} queued_lists={}", t.getName(), stopWait.toMillis(),
+            log.warn(
+                    "order.commit.stop_unfinished thread={} waited_ms={} queued_lists={}",
+                    t.getName(),
+                    stopWait.toMillis(),
                     queue.size());
         }
     }
@@ -130,7 +134,10 @@ final class OrderCommitQueue {
         } catch (ExecutionException e) {
             // the batch failed as a whole (OrderBatchService settles per message, so this is not expected): every
             // message of this list is redelivered, and the inbox makes the settled ones harmless duplicates
-            log.error("order.commit_group_failed orders={} error_class={}", orders.size(), e.getCause().getClass().getName(),
+            log.error(
+                    "order.commit_group_failed orders={} error_class={}",
+                    orders.size(),
+                    e.getCause().getClass().getName(),
                     e.getCause());
             return Map.of();
         }
@@ -190,7 +197,10 @@ final class OrderCommitQueue {
                 Map<InboundOrder, MessageOutcome> outcomes = service.process(all);
                 if (heldSince != 0) {
                     held.decrementAndGet();
-                    log.info("order.database_back orders={} held_ms={}", all.size(), (System.nanoTime() - heldSince) / 1_000_000);
+                    log.info(
+                            "order.database_back orders={} held_ms={}",
+                            all.size(),
+                            (System.nanoTime() - heldSince) / 1_000_000);
                 }
                 return outcomes;
             } catch (OrderBatchService.DatabaseOutage e) {
@@ -199,15 +209,25 @@ final class OrderCommitQueue {
                     heldSince = System.nanoTime();
                     held.incrementAndGet();
                     holds.increment();
-                    log.warn("order.database_out orders={} outage={} error_class={}: {}; holding them until it serves",
-                            all.size(), e.kind(), e.getCause().getClass().getName(), e.getMessage());
+                    log.warn(
+                            "order.database_out orders={} outage={} error_class={}: {}; holding them until it serves",
+                            all.size(),
+                            e.kind(),
+                            e.getCause().getClass().getName(),
+                            e.getMessage());
                 } else if (e.kind() == Outage.UNREACHABLE && ++failedWhileAnswering >= MAX_FAILURES_WHILE_ANSWERING) {
                     // the database answers, yet this group keeps failing as if it did not: not an outage this hold
-                    // can wait out - the group goes back to the broker, whose redeliveries are bounded and end in the DLQ
+                    // can wait out - the group goes back to the broker, whose redeliveries are bounded and end in the
+                    // DLQ
                     held.decrementAndGet();
                     released.increment();
-                    log.error("order.hold_released orders={} attempts={} error_class={}: {}", all.size(), failedWhileAnswering,
-                            e.getCause().getClass().getName(), e.getMessage(), e);
+                    log.error(
+                            "order.hold_released orders={} attempts={} error_class={}: {}",
+                            all.size(),
+                            failedWhileAnswering,
+                            e.getCause().getClass().getName(),
+                            e.getMessage(),
+                            e);
                     return service.handBack(all);
                 }
                 if (e.kind() == Outage.UNREACHABLE) {

@@ -1,26 +1,9 @@
 package io.seckill.order;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.tracing.Span;
-import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
-import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
-import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
-import org.apache.rocketmq.client.exception.MQClientException;
-import org.apache.rocketmq.common.message.MessageExt;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
@@ -31,6 +14,21 @@ import io.seckill.mq.OrderBacklog;
 import io.seckill.mq.PushConsumerRole;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.trace.PipelineTrace;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The order consumer role: RocketMQ push consumer, batches of up to
@@ -52,20 +50,31 @@ class OrderConsumer extends PushConsumerRole {
     private final OrderCommitQueue commits;
     private final Timer brokerWait;
 
-    OrderConsumer(SeckillProperties props, OrderBatchService service, QuarantineRepository quarantine, TransactionTemplate tx,
-            PipelineTrace trace, MeterRegistry meters) {
+    OrderConsumer(
+            SeckillProperties props,
+            OrderBatchService service,
+            QuarantineRepository quarantine,
+            TransactionTemplate tx,
+            PipelineTrace trace,
+            MeterRegistry meters) {
         super("order-consumer", props);
         this.service = service;
         this.quarantine = quarantine;
         this.tx = tx;
         this.trace = trace;
-        this.commits = new OrderCommitQueue(service, props.orderConsumer().batchSize(), props.orderConsumer().threads(),
+        this.commits = new OrderCommitQueue(
+                service,
+                props.orderConsumer().batchSize(),
+                props.orderConsumer().threads(),
                 meters);
         this.batchSizes = DistributionSummary.builder("order.consume.batch.size")
-                .description("messages per consumer delivery").register(meters);
+                .description("messages per consumer delivery")
+                .register(meters);
         this.brokerWait = Timer.builder("order.request.broker.wait")
-                .description("an order request's time in the broker: stored to handed to the order consumer (consumer lag)")
-                .serviceLevelObjectives(Duration.ofMillis(10), Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(10))
+                .description(
+                        "an order request's time in the broker: stored to handed to the order consumer (consumer lag)")
+                .serviceLevelObjectives(
+                        Duration.ofMillis(10), Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(10))
                 .register(meters);
     }
 
@@ -89,8 +98,13 @@ class OrderConsumer extends PushConsumerRole {
         c.setPersistConsumerOffsetInterval((int) OrderBacklog.OFFSETS_WRITTEN_MS);
         c.subscribe(props.mq().orderRequestTopic(), "*");
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
-        log.info("order consumer: group={} topic={} batch={} threads={} consume_timeout={}", props.mq().orderConsumerGroup(),
-                props.mq().orderRequestTopic(), cfg.batchSize(), cfg.threads(), cfg.consumeTimeout());
+        log.info(
+                "order consumer: group={} topic={} batch={} threads={} consume_timeout={}",
+                props.mq().orderConsumerGroup(),
+                props.mq().orderRequestTopic(),
+                cfg.batchSize(),
+                cfg.threads(),
+                cfg.consumeTimeout());
         return c;
     }
 
@@ -169,8 +183,12 @@ class OrderConsumer extends PushConsumerRole {
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         } catch (Exception e) {
             // The whole batch comes back; the inbox makes the settled ones harmless duplicates.
-            log.warn("order.send_back_failed batch={} retry={} error_class={}: {}", msgs.size(), retry.size(),
-                    e.getClass().getName(), e.getMessage());
+            log.warn(
+                    "order.send_back_failed batch={} retry={} error_class={}: {}",
+                    msgs.size(),
+                    retry.size(),
+                    e.getClass().getName(),
+                    e.getMessage());
             return ConsumeConcurrentlyStatus.RECONSUME_LATER;
         }
     }
@@ -181,13 +199,18 @@ class OrderConsumer extends PushConsumerRole {
             OrderCreateRequested x = Json.read(m.getBody(), OrderCreateRequested.class);
             String problem = problem(x);
             if (problem != null) {
-                log.error("order.message_invalid broker_msg_id={} keys={} field={}", m.getMsgId(), m.getKeys(), problem);
+                log.error(
+                        "order.message_invalid broker_msg_id={} keys={} field={}", m.getMsgId(), m.getKeys(), problem);
                 return null;
             }
             return InboundOrder.of(x, m.getBody(), m.getMsgId());
         } catch (RuntimeException e) {
-            log.error("order.message_unreadable broker_msg_id={} keys={} error_class={}: {}", m.getMsgId(), m.getKeys(),
-                    e.getClass().getName(), e.getMessage());
+            log.error(
+                    "order.message_unreadable broker_msg_id={} keys={} error_class={}: {}",
+                    m.getMsgId(),
+                    m.getKeys(),
+                    e.getClass().getName(),
+                    e.getMessage());
             return null;
         }
     }
@@ -233,12 +256,22 @@ class OrderConsumer extends PushConsumerRole {
     /** An unreadable message is kept for a human and acknowledged; false if even that failed (then it is retried). */
     private boolean quarantineUnreadable(MessageExt m) {
         try {
-            tx.executeWithoutResult(s -> quarantine.quarantine(props.mq().orderConsumerGroup(), m.getTopic(),
-                    m.getUserProperty("message_id") == null ? m.getMsgId() : m.getUserProperty("message_id"), m.getMsgId(),
-                    "UNREADABLE", m.getBody(), InboundOrder.sha256(m.getBody()), null));
+            tx.executeWithoutResult(s -> quarantine.quarantine(
+                    props.mq().orderConsumerGroup(),
+                    m.getTopic(),
+                    m.getUserProperty("message_id") == null ? m.getMsgId() : m.getUserProperty("message_id"),
+                    m.getMsgId(),
+                    "UNREADABLE",
+                    m.getBody(),
+                    InboundOrder.sha256(m.getBody()),
+                    null));
             return true;
         } catch (RuntimeException e) {
-            log.error("order.quarantine_failed broker_msg_id={} error_class={}", m.getMsgId(), e.getClass().getName(), e);
+            log.error(
+                    "order.quarantine_failed broker_msg_id={} error_class={}",
+                    m.getMsgId(),
+                    e.getClass().getName(),
+                    e);
             return false;
         }
     }

@@ -4,6 +4,12 @@ import static io.seckill.db.Sql.count;
 import static io.seckill.db.Sql.instant;
 import static io.seckill.db.Sql.interval;
 
+import io.seckill.db.Backlog;
+import io.seckill.db.Sql;
+import io.seckill.reservation.Judged;
+import io.seckill.reservation.ReservationRepository;
+import io.seckill.retry.Backoff;
+import io.seckill.state.OrderStatus;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,16 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
-
-import io.seckill.db.Backlog;
-import io.seckill.db.Sql;
-import io.seckill.reservation.Judged;
-import io.seckill.reservation.ReservationRepository;
-import io.seckill.retry.Backoff;
-import io.seckill.state.OrderStatus;
 
 /**
  * The SQL of {@code orders} and its state machine ({@link OrderStatus}). One order per (activity,
@@ -49,7 +47,8 @@ public class OrderRepository {
             o.paid_at, o.cancelled_at, o.cancel_reason, o.cancel_attempts
             """;
     private static final String FIND = "SELECT " + ORDER_COLUMNS + " FROM orders o WHERE o.order_id = ?";
-    private static final String FIND_BY_RESERVATION = "SELECT " + ORDER_COLUMNS + " FROM orders o WHERE o.reservation_id = ?";
+    private static final String FIND_BY_RESERVATION =
+            "SELECT " + ORDER_COLUMNS + " FROM orders o WHERE o.reservation_id = ?";
     /** CREATED -> PAYING while the order has not expired. */
     private static final String START_PAYING = """
             UPDATE orders
@@ -67,14 +66,19 @@ public class OrderRepository {
      * Expired orders enter CANCEL_PENDING a batch at a time, without waiting on locked rows; an order
      * an operator holds is left alone.
      */
-    static final String MARK_EXPIRED = Sql.claimBatch("orders", "o", "order_id", """
+    static final String MARK_EXPIRED = Sql.claimBatch(
+                    "orders",
+                    "o",
+                    "order_id",
+                    """
             status IN ('CREATED', 'PAYING') AND expires_at %s
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)"""
-            .formatted(Sql.DUE),
-            "expires_at", """
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)""".formatted(Sql.DUE),
+                    "expires_at",
+                    """
             status = 'CANCEL_PENDING', cancel_reason = 'PAYMENT_TIMEOUT', cancel_next_at = clock_timestamp(),
                 version = o.version + 1, updated_at = clock_timestamp()""",
-            "o.status IN ('CREATED', 'PAYING') AND o.expires_at <= clock_timestamp()") + "RETURNING " + ORDER_COLUMNS;
+                    "o.status IN ('CREATED', 'PAYING') AND o.expires_at <= clock_timestamp()")
+            + "RETURNING " + ORDER_COLUMNS;
     /** The buyer gives up an unpaid order; no expiry condition. */
     private static final String MARK_BUYER_CANCEL = """
             UPDATE orders AS o
@@ -83,12 +87,18 @@ public class OrderRepository {
             WHERE o.order_id = ? AND o.user_id = ? AND o.status IN ('CREATED', 'PAYING')
             RETURNING
             """ + ORDER_COLUMNS;
-    private static final String CLAIM_CANCELS = Sql.claimBatch("orders", "o", "order_id", """
+
+    private static final String CLAIM_CANCELS = Sql.claimBatch(
+                    "orders",
+                    "o",
+                    "order_id",
+                    """
             status = 'CANCEL_PENDING' AND cancel_next_at %s
               AND (lease_until IS NULL OR lease_until < clock_timestamp())
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)"""
-            .formatted(Sql.DUE),
-            "cancel_next_at", Sql.LEASE + ", cancel_attempts = o.cancel_attempts + 1", "o.status = 'CANCEL_PENDING'")
+              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_type = 'ORDER' AND h.object_id = order_id::text)""".formatted(Sql.DUE),
+                    "cancel_next_at",
+                    Sql.LEASE + ", cancel_attempts = o.cancel_attempts + 1",
+                    "o.status = 'CANCEL_PENDING'")
             + "RETURNING " + ORDER_COLUMNS;
     private static final String CLAIM_CANCEL = """
             UPDATE orders AS o
@@ -114,6 +124,7 @@ public class OrderRepository {
               AND lease_owner = ?
               AND NOT EXISTS (SELECT 1 FROM payment_record p WHERE p.order_id = orders.order_id AND p.status = 'SUCCESS')
             """;
+
     private static final String CANCEL_BACKLOG = """
             SELECT count(*), coalesce(extract(epoch FROM clock_timestamp() - min(updated_at)), 0)
             FROM orders WHERE status = 'CANCEL_PENDING'
@@ -128,7 +139,8 @@ public class OrderRepository {
      * The change window of one SKU's orders: those that changed (paid, cancelled) after the cursor
      * and before the watermark, with their reservation and task (index idx_orders_sku_changed).
      */
-    private static final String CHANGED = "SELECT " + ReservationRepository.JUDGED + ", o.updated_at, o.order_id\n" + """
+    private static final String CHANGED = "SELECT " + ReservationRepository.JUDGED + ", o.updated_at, o.order_id\n"
+            + """
             FROM orders o
             JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
@@ -161,13 +173,18 @@ public class OrderRepository {
         this.jdbc = jdbc;
     }
 
-    record NewOrder(UUID orderId, long activityId, long skuId, long userId, UUID requestId, UUID reservationId,
-            BigDecimal amount, int paymentTimeoutSeconds) {
-    }
+    record NewOrder(
+            UUID orderId,
+            long activityId,
+            long skuId,
+            long userId,
+            UUID requestId,
+            UUID reservationId,
+            BigDecimal amount,
+            int paymentTimeoutSeconds) {}
 
     /** One SKU's orders by kind, for the books an invariant check compares. */
-    public record SkuCounts(long all, long live, long paid, long cancelled) {
-    }
+    public record SkuCounts(long all, long live, long paid, long cancelled) {}
 
     /** @return reservation id -> order id for the orders actually inserted */
     Map<UUID, UUID> insert(List<NewOrder> orders) {
@@ -187,9 +204,19 @@ public class OrderRepository {
             ttl[i] = x.paymentTimeoutSeconds();
         }
         Map<UUID, UUID> inserted = new HashMap<>();
-        jdbc.query(INSERT, rs -> {
-            inserted.put(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class));
-        }, o, a, s, u, q, r, p, ttl);
+        jdbc.query(
+                INSERT,
+                rs -> {
+                    inserted.put(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class));
+                },
+                o,
+                a,
+                s,
+                u,
+                q,
+                r,
+                p,
+                ttl);
         return inserted;
     }
 
@@ -198,7 +225,8 @@ public class OrderRepository {
     }
 
     public Optional<OrderRecord> ofReservation(UUID reservationId) {
-        return jdbc.query(FIND_BY_RESERVATION, OrderRepository::orderRow, reservationId).stream().findFirst();
+        return jdbc.query(FIND_BY_RESERVATION, OrderRepository::orderRow, reservationId).stream()
+                .findFirst();
     }
 
     public boolean startPaying(UUID orderId) {
@@ -214,7 +242,8 @@ public class OrderRepository {
     }
 
     public Optional<OrderRecord> markBuyerCancel(UUID orderId, long userId) {
-        return jdbc.query(MARK_BUYER_CANCEL, OrderRepository::orderRow, orderId, userId).stream().findFirst();
+        return jdbc.query(MARK_BUYER_CANCEL, OrderRepository::orderRow, orderId, userId).stream()
+                .findFirst();
     }
 
     public List<OrderRecord> claimCancels(int limit, String owner, Duration lease) {
@@ -222,7 +251,8 @@ public class OrderRepository {
     }
 
     public Optional<OrderRecord> claimCancel(UUID orderId, String owner, Duration lease) {
-        return jdbc.query(CLAIM_CANCEL, OrderRepository::orderRow, owner, interval(lease), orderId).stream().findFirst();
+        return jdbc.query(CLAIM_CANCEL, OrderRepository::orderRow, owner, interval(lease), orderId).stream()
+                .findFirst();
     }
 
     public boolean cancelBackoff(UUID orderId, String owner, Backoff backoff) {
@@ -242,7 +272,8 @@ public class OrderRepository {
     }
 
     public Optional<UUID> reservationOf(UUID orderId) {
-        return jdbc.query(RESERVATION_OF, (rs, i) -> rs.getObject(1, UUID.class), orderId).stream().findFirst();
+        return jdbc.query(RESERVATION_OF, (rs, i) -> rs.getObject(1, UUID.class), orderId).stream()
+                .findFirst();
     }
 
     /** The reservation's order row as stored, for an operator's evidence. */
@@ -264,14 +295,26 @@ public class OrderRepository {
     }
 
     public SkuCounts skuCounts(long activityId, long skuId) {
-        return jdbc.queryForObject(SKU_COUNTS, (rs, i) -> new SkuCounts(rs.getLong(1), rs.getLong(2), rs.getLong(3),
-                rs.getLong(4)), activityId, skuId);
+        return jdbc.queryForObject(
+                SKU_COUNTS,
+                (rs, i) -> new SkuCounts(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)),
+                activityId,
+                skuId);
     }
 
     private static OrderRecord orderRow(ResultSet rs, int i) throws SQLException {
-        return new OrderRecord(rs.getObject(1, UUID.class), rs.getLong(2), rs.getLong(3), rs.getLong(4),
-                rs.getObject(5, UUID.class), OrderStatus.valueOf(rs.getString(6)), rs.getBigDecimal(7),
-                instant(rs.getTimestamp(8)), instant(rs.getTimestamp(9)), instant(rs.getTimestamp(10)), rs.getString(11),
+        return new OrderRecord(
+                rs.getObject(1, UUID.class),
+                rs.getLong(2),
+                rs.getLong(3),
+                rs.getLong(4),
+                rs.getObject(5, UUID.class),
+                OrderStatus.valueOf(rs.getString(6)),
+                rs.getBigDecimal(7),
+                instant(rs.getTimestamp(8)),
+                instant(rs.getTimestamp(9)),
+                instant(rs.getTimestamp(10)),
+                rs.getString(11),
                 rs.getInt(12));
     }
 }

@@ -1,5 +1,15 @@
 package io.seckill.outbox;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.StalledWork;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.MqClients;
+import io.seckill.trace.PipelineTrace;
+import io.seckill.worker.PollingWorker;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -10,11 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
-
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.tracing.Span;
 import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -27,13 +32,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
-
-import io.seckill.anomaly.AnomalyRepository;
-import io.seckill.anomaly.StalledWork;
-import io.seckill.config.SeckillProperties;
-import io.seckill.mq.MqClients;
-import io.seckill.trace.PipelineTrace;
-import io.seckill.worker.PollingWorker;
 
 /**
  * The outbox relay (DESIGN.md §9.5, §10.4): claim due rows with a lease (one short statement, SKIP
@@ -58,23 +56,34 @@ class OutboxRelay extends PollingWorker {
     private final SeckillProperties.Outbox cfg;
     /** One lease owner per lane: a pass settles only what its own claim holds. */
     private final String[] owners;
+
     private final DistributionSummary attempts;
     private final TransactionTemplate tx;
 
-    OutboxRelay(OutboxRepository outbox, DefaultMQProducer producer, StalledWork stalled, AnomalyRepository anomalies,
-            PipelineTrace trace, TransactionTemplate tx, SeckillProperties props, MeterRegistry meters) {
+    OutboxRelay(
+            OutboxRepository outbox,
+            DefaultMQProducer producer,
+            StalledWork stalled,
+            AnomalyRepository anomalies,
+            PipelineTrace trace,
+            TransactionTemplate tx,
+            SeckillProperties props,
+            MeterRegistry meters) {
         super("outbox-relay", "outbox.relay", props.outbox().idlePoll(), props, meters);
         this.cfg = props.outbox();
         this.manual = Counter.builder("outbox.manual")
-                .description("events the broker refuses as they are, kept MANUAL with an anomaly").register(meters);
+                .description("events the broker refuses as they are, kept MANUAL with an anomaly")
+                .register(meters);
         String instance = MqClients.instanceName("outbox-relay");
-        this.owners = IntStream.range(0, cfg.threads()).mapToObj(i -> instance + "/" + i)
+        this.owners = IntStream.range(0, cfg.threads())
+                .mapToObj(i -> instance + "/" + i)
                 .toArray(String[]::new);
         showBacklog("outbox.pending", "outbox.oldest.age.seconds", outbox::backlog);
         everySecond("purge", this::purge);
         this.attempts = DistributionSummary.builder("outbox.attempt.count")
                 .description("how many sends an event took before the broker confirmed it (1 = the first)")
-                .serviceLevelObjectives(1, 2, 3, 5, 10).register(meters);
+                .serviceLevelObjectives(1, 2, 3, 5, 10)
+                .register(meters);
         this.outbox = outbox;
         this.producer = producer;
         this.stalled = stalled;
@@ -113,13 +122,19 @@ class OutboxRelay extends PollingWorker {
         List<CompletableFuture<Void>> sends = new ArrayList<>(claimed.size());
         List<UUID> sent = Collections.synchronizedList(new ArrayList<>());
         for (OutboxRepository.Claimed c : claimed) {
-            log.debug("outbox.claimed outbox_event_id={} event_type={} attempt_count={}", c.eventId(), c.eventType(), c.attempt());
+            log.debug(
+                    "outbox.claimed outbox_event_id={} event_type={} attempt_count={}",
+                    c.eventId(),
+                    c.eventType(),
+                    c.attempt());
             CompletableFuture<Void> f = new CompletableFuture<>();
             sends.add(f);
             send(c, f, sent);
         }
-        CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).orTimeout(
-                props.mq().sendTimeout().toMillis() * 3, TimeUnit.MILLISECONDS).exceptionally(e -> null).join();
+        CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
+                .orTimeout(props.mq().sendTimeout().toMillis() * 3, TimeUnit.MILLISECONDS)
+                .exceptionally(e -> null)
+                .join();
         if (!sent.isEmpty()) {
             Set<UUID> ids;
             synchronized (sent) {
@@ -132,8 +147,12 @@ class OutboxRelay extends PollingWorker {
                 }
             }
             if (settled != ids.size()) {
-                log.warn("outbox.lease_lost owner={} sent={} settled={}: the rest will be sent again (receivers dedupe by "
-                        + "event_id)", owner, ids.size(), settled);
+                log.warn(
+                        "outbox.lease_lost owner={} sent={} settled={}: the rest will be sent again (receivers dedupe by "
+                                + "event_id)",
+                        owner,
+                        ids.size(),
+                        settled);
             }
         }
         for (int i = 0; i < claimed.size(); i++) {
@@ -147,20 +166,39 @@ class OutboxRelay extends PollingWorker {
                     continue;
                 }
                 meters.counter("outbox.send", "result", "retry").increment();
-                log.warn("outbox.send_unknown outbox_event_id={} event_type={} attempt_count={}: {}", c.eventId(),
-                        c.eventType(), c.attempt(), error);
+                log.warn(
+                        "outbox.send_unknown outbox_event_id={} event_type={} attempt_count={}: {}",
+                        c.eventId(),
+                        c.eventType(),
+                        c.attempt(),
+                        error);
                 if (!outbox.markRetry(c.eventId(), owner, cfg.backoff(), error)) {
                     log.warn("outbox.lease_lost owner={} outbox_event_id={}", owner, c.eventId());
                 }
-                stalled.failed("outbox-relay", "OUTBOX_SEND_STALLED", "OUTBOX_EVENT", c.eventId().toString(), null, null,
-                        c.attempt(), error, Map.of("event_type", c.eventType(), "aggregate_id", c.aggregateId().toString()));
+                stalled.failed(
+                        "outbox-relay",
+                        "OUTBOX_SEND_STALLED",
+                        "OUTBOX_EVENT",
+                        c.eventId().toString(),
+                        null,
+                        null,
+                        c.attempt(),
+                        error,
+                        Map.of(
+                                "event_type",
+                                c.eventType(),
+                                "aggregate_id",
+                                c.aggregateId().toString()));
             }
         }
         return claimed.size();
     }
 
     private void send(OutboxRepository.Claimed c, CompletableFuture<Void> done, List<UUID> sent) {
-        Message m = new Message(props.mq().orderEventTopic(), c.eventType(), c.aggregateId().toString(),
+        Message m = new Message(
+                props.mq().orderEventTopic(),
+                c.eventType(),
+                c.aggregateId().toString(),
                 c.payload().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         m.putUserProperty("event_id", c.eventId().toString());
         m.putUserProperty("event_type", c.eventType());
@@ -172,23 +210,27 @@ class OutboxRelay extends PollingWorker {
             span.end();
         });
         try {
-            producer.send(m, new SendCallback() {
-                @Override
-                public void onSuccess(SendResult r) {
-                    if (r.getSendStatus() == SendStatus.SEND_OK) {
-                        meters.counter("outbox.send", "result", "ok").increment();
-                        sent.add(c.eventId());
-                        done.complete(null);
-                    } else {
-                        done.completeExceptionally(new IllegalStateException("send status " + r.getSendStatus()));
-                    }
-                }
+            producer.send(
+                    m,
+                    new SendCallback() {
+                        @Override
+                        public void onSuccess(SendResult r) {
+                            if (r.getSendStatus() == SendStatus.SEND_OK) {
+                                meters.counter("outbox.send", "result", "ok").increment();
+                                sent.add(c.eventId());
+                                done.complete(null);
+                            } else {
+                                done.completeExceptionally(
+                                        new IllegalStateException("send status " + r.getSendStatus()));
+                            }
+                        }
 
-                @Override
-                public void onException(Throwable e) {
-                    done.completeExceptionally(e);
-                }
-            }, props.mq().sendTimeout().toMillis());
+                        @Override
+                        public void onException(Throwable e) {
+                            done.completeExceptionally(e);
+                        }
+                    },
+                    props.mq().sendTimeout().toMillis());
         } catch (Exception e) {
             done.completeExceptionally(e);
         }
@@ -211,8 +253,19 @@ class OutboxRelay extends PollingWorker {
             if (!outbox.markManual(c.eventId(), owner, error)) {
                 return false;
             }
-            anomalies.record("OUTBOX_MANUAL", "OUTBOX_EVENT", c.eventId().toString(), null, null, Map.of("event_type",
-                    c.eventType(), "aggregate_id", c.aggregateId().toString(), "error", error));
+            anomalies.record(
+                    "OUTBOX_MANUAL",
+                    "OUTBOX_EVENT",
+                    c.eventId().toString(),
+                    null,
+                    null,
+                    Map.of(
+                            "event_type",
+                            c.eventType(),
+                            "aggregate_id",
+                            c.aggregateId().toString(),
+                            "error",
+                            error));
             return true;
         }));
         if (!owned) {
@@ -220,8 +273,14 @@ class OutboxRelay extends PollingWorker {
             return;
         }
         manual.increment();
-        log.error("outbox.manual outbox_event_id={} event_type={} aggregate_id={} attempt_count={}: the broker refuses the "
-                + "event as it is; kept MANUAL for a person: {}", c.eventId(), c.eventType(), c.aggregateId(), c.attempt(), error);
+        log.error(
+                "outbox.manual outbox_event_id={} event_type={} aggregate_id={} attempt_count={}: the broker refuses the "
+                        + "event as it is; kept MANUAL for a person: {}",
+                c.eventId(),
+                c.eventType(),
+                c.aggregateId(),
+                c.attempt(),
+                error);
     }
 
     private void purge() {
@@ -230,5 +289,4 @@ class OutboxRelay extends PollingWorker {
             log.debug("outbox.purged rows={}", purged);
         }
     }
-
 }

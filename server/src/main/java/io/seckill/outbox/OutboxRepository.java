@@ -3,18 +3,16 @@ package io.seckill.outbox;
 import static io.seckill.db.Sql.count;
 import static io.seckill.db.Sql.interval;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.stereotype.Repository;
-
 import io.seckill.db.Backlog;
 import io.seckill.db.Sql;
 import io.seckill.retry.Backoff;
 import io.seckill.trace.PipelineTrace;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
 
 /**
  * The SQL of {@code event_outbox} (DESIGN.md §9.4-9.5, 10.4): rows are written inside business
@@ -31,9 +29,14 @@ public class OutboxRepository {
             FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[]) AS t(e, a, p, tp)
             ON CONFLICT (event_id) DO NOTHING
             """;
-    static final String CLAIM_DUE = Sql.claimBatch("event_outbox", "o", "event_id",
-            Sql.claimable("SENDING"), "next_retry_at, created_at",
-            "status = 'SENDING', " + Sql.LEASE + ", attempt_count = o.attempt_count + 1", "")
+    static final String CLAIM_DUE = Sql.claimBatch(
+                    "event_outbox",
+                    "o",
+                    "event_id",
+                    Sql.claimable("SENDING"),
+                    "next_retry_at, created_at",
+                    "status = 'SENDING', " + Sql.LEASE + ", attempt_count = o.attempt_count + 1",
+                    "")
             + "RETURNING o.event_id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text, o.attempt_count, "
             + "o.trace_parent";
     private static final String MARK_SENT = """
@@ -72,6 +75,7 @@ public class OutboxRepository {
             WHERE event_id = ANY (ARRAY(SELECT event_id FROM event_outbox
                                         WHERE status = 'SENT' AND sent_at < now() - ?::interval LIMIT ?))
             """;
+
     private static final String BACKLOG = """
             SELECT count(*), extract(epoch FROM clock_timestamp() - min(created_at))
             FROM event_outbox WHERE status IN ('PENDING', 'RETRY', 'SENDING')
@@ -83,6 +87,7 @@ public class OutboxRepository {
             WHERE status = 'SENDING' AND lease_until < clock_timestamp() - ?::interval
             LIMIT 1000
             """;
+
     private static final String RECLAIM = """
             UPDATE event_outbox
             SET status = 'RETRY', lease_owner = NULL, lease_until = NULL, next_retry_at = clock_timestamp(),
@@ -101,6 +106,7 @@ public class OutboxRepository {
               AND (e.aggregate_id IN (SELECT order_id FROM orders WHERE activity_id = ?)
                    OR e.aggregate_id IN (SELECT reservation_id FROM inventory_reservation WHERE activity_id = ?))
             """;
+
     private static final String OF_RESERVATION = """
             SELECT event_id, event_type, status, attempt_count, lease_owner, lease_until, last_error, created_at, sent_at
             FROM event_outbox
@@ -116,12 +122,16 @@ public class OutboxRepository {
         this.trace = trace;
     }
 
-    public record Claimed(UUID eventId, String aggregateType, UUID aggregateId, String eventType, String payload, int attempt,
-            String traceparent) {
-    }
+    public record Claimed(
+            UUID eventId,
+            String aggregateType,
+            UUID aggregateId,
+            String eventType,
+            String payload,
+            int attempt,
+            String traceparent) {}
 
-    public record Stale(UUID eventId, int attempts) {
-    }
+    public record Stale(UUID eventId, int attempts) {}
 
     /** Inside the business transaction: events of one type. */
     public void insert(String aggregateType, String eventType, List<OutboxEvent> events) {
@@ -145,9 +155,19 @@ public class OutboxRepository {
     }
 
     public List<Claimed> claimDue(int limit, String owner, Duration lease) {
-        return jdbc.query(CLAIM_DUE, (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getString(2),
-                rs.getObject(3, UUID.class), rs.getString(4), rs.getString(5), rs.getInt(6), rs.getString(7)),
-                limit, owner, interval(lease));
+        return jdbc.query(
+                CLAIM_DUE,
+                (rs, i) -> new Claimed(
+                        rs.getObject(1, UUID.class),
+                        rs.getString(2),
+                        rs.getObject(3, UUID.class),
+                        rs.getString(4),
+                        rs.getString(5),
+                        rs.getInt(6),
+                        rs.getString(7)),
+                limit,
+                owner,
+                interval(lease));
     }
 
     /** @return how many rows this owner settled (rows whose lease was lost are not touched) */
@@ -161,8 +181,9 @@ public class OutboxRepository {
     }
 
     public boolean markRetry(UUID eventId, String owner, Backoff backoff, String error) {
-        return jdbc.update(MARK_RETRY, truncate(error), interval(backoff.base()), interval(backoff.max()), eventId,
-                owner) == 1;
+        return jdbc.update(
+                        MARK_RETRY, truncate(error), interval(backoff.base()), interval(backoff.max()), eventId, owner)
+                == 1;
     }
 
     public List<Stale> stale(Duration watermark) {

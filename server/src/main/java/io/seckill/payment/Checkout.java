@@ -1,12 +1,5 @@
 package io.seckill.payment;
 
-import java.math.BigDecimal;
-import java.util.UUID;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Service;
-
 import io.seckill.db.DbBreaker;
 import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRecord;
@@ -14,6 +7,11 @@ import io.seckill.order.OrderRepository;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.OrderStatus;
+import java.math.BigDecimal;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
 
 /**
  * The buyer's two moves on an order: open its payment at the channel (CREATED -> PAYING, once; a
@@ -27,9 +25,14 @@ public class Checkout {
     private static final Logger log = LoggerFactory.getLogger(Checkout.class);
 
     /** A payment opened at the channel. */
-    public record Opened(UUID orderId, UUID paymentId, String provider, String providerTransactionId, String payUrl,
-            BigDecimal amount, PaymentChannel.Status channelStatus) {
-    }
+    public record Opened(
+            UUID orderId,
+            UUID paymentId,
+            String provider,
+            String providerTransactionId,
+            String payUrl,
+            BigDecimal amount,
+            PaymentChannel.Status channelStatus) {}
 
     private final OrderRepository orders;
     private final PaymentRepository payments;
@@ -38,7 +41,11 @@ public class Checkout {
     private final DbBreaker dbCalls;
     private final String owner = MqClients.instanceName("buyer-cancel");
 
-    Checkout(OrderRepository orders, PaymentRepository payments, PaymentChannel channel, OrderCanceller canceller,
+    Checkout(
+            OrderRepository orders,
+            PaymentRepository payments,
+            PaymentChannel channel,
+            OrderCanceller canceller,
             DbBreaker dbCalls) {
         this.orders = orders;
         this.payments = payments;
@@ -52,7 +59,8 @@ public class Checkout {
      * once while PostgreSQL does not answer ({@link DbBreaker}), which the web layer answers 503.
      */
     public OrderRecord owned(long userId, UUID orderId) {
-        return dbCalls.call(() -> orders.find(orderId)).filter(o -> o.userId() == userId)
+        return dbCalls.call(() -> orders.find(orderId))
+                .filter(o -> o.userId() == userId)
                 .orElseThrow(() -> Refusal.notFound("ORDER_NOT_FOUND", "no order " + orderId + " for this user"));
     }
 
@@ -64,8 +72,11 @@ public class Checkout {
                 if (!orders.startPaying(o.orderId())) {
                     OrderRecord now = orders.find(o.orderId()).orElseThrow();
                     if (now.status() != OrderStatus.PAYING) {
-                        throw now.status() == OrderStatus.CREATED ? Refusal.conflict("ORDER_EXPIRED",
-                                "the payment time of order " + o.orderId() + " ran out at " + o.expiresAt()) : cancelled(now);
+                        throw now.status() == OrderStatus.CREATED
+                                ? Refusal.conflict(
+                                        "ORDER_EXPIRED",
+                                        "the payment time of order " + o.orderId() + " ran out at " + o.expiresAt())
+                                : cancelled(now);
                     }
                 }
             }
@@ -80,15 +91,23 @@ public class Checkout {
             created = channel.create(paymentId, o.orderId(), o.amount(), notifyUrl);
         } catch (PaymentChannel.ChannelUnavailable e) {
             log.warn("payment.create_failed order_id={} payment_id={}: {}", o.orderId(), paymentId, e.getMessage());
-            throw new Refusal(Refusal.Kind.UPSTREAM_FAILED, "PAYMENT_CHANNEL_UNAVAILABLE",
+            throw new Refusal(
+                    Refusal.Kind.UPSTREAM_FAILED,
+                    "PAYMENT_CHANNEL_UNAVAILABLE",
                     "the payment channel did not answer; try again");
         }
         if (created.status() == PaymentChannel.Status.CLOSED) {
             throw Refusal.conflict("ORDER_CANCELLED", "order " + o.orderId() + " is being cancelled");
         }
         payments.attemptOpened(paymentId, created.providerTransactionId(), created.payUrl());
-        return new Opened(o.orderId(), paymentId, channel.provider(), created.providerTransactionId(), created.payUrl(),
-                o.amount(), created.status());
+        return new Opened(
+                o.orderId(),
+                paymentId,
+                channel.provider(),
+                created.providerTransactionId(),
+                created.payUrl(),
+                o.amount(),
+                created.status());
     }
 
     /** The buyer gives the order up; returns it as it stands after the attempt. */

@@ -1,16 +1,6 @@
 package io.seckill.payment;
 
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.UUID;
-
 import io.micrometer.core.instrument.MeterRegistry;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.StalledWork;
@@ -25,6 +15,14 @@ import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.OrderStatus;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Cancelling an unpaid order without ever cancelling a paid one (DESIGN.md §7.6, §9.9, §15.10).
@@ -47,9 +45,17 @@ import io.seckill.state.OrderStatus;
  * pass) has no second effect: every step is a CAS and the release ledger key is unique.
  */
 @Component
-public record OrderCanceller(OrderRepository orders, PaymentService paymentService, PaymentChannel channel,
-        InventoryRepository inventory, LedgerRepository ledger, ReservationRepository reservations,
-        OutboxRepository outbox, TransactionTemplate tx, MeterRegistry meters, SeckillProperties props,
+public record OrderCanceller(
+        OrderRepository orders,
+        PaymentService paymentService,
+        PaymentChannel channel,
+        InventoryRepository inventory,
+        LedgerRepository ledger,
+        ReservationRepository reservations,
+        OutboxRepository outbox,
+        TransactionTemplate tx,
+        MeterRegistry meters,
+        SeckillProperties props,
         StalledWork stalled) {
 
     private static final Logger log = LoggerFactory.getLogger(OrderCanceller.class);
@@ -58,7 +64,10 @@ public record OrderCanceller(OrderRepository orders, PaymentService paymentServi
     public int markExpired(int limit) {
         List<OrderRecord> moved = tx.execute(s -> {
             List<OrderRecord> expired = orders.markExpired(limit);
-            outbox.insert("ORDER", OutboxEvent.ORDER_CANCEL_PENDING, expired.stream().map(OrderCanceller::pendingEvent).toList());
+            outbox.insert(
+                    "ORDER",
+                    OutboxEvent.ORDER_CANCEL_PENDING,
+                    expired.stream().map(OrderCanceller::pendingEvent).toList());
             return expired;
         });
         if (!moved.isEmpty()) {
@@ -86,21 +95,43 @@ public record OrderCanceller(OrderRepository orders, PaymentService paymentServi
 
     /** Steps 2-3 for the due CANCEL_PENDING orders, as {@code owner}; returns how many were claimed. */
     public int resolvePending(String owner) {
-        List<OrderRecord> claimed = orders.claimCancels(props.payment().batch(), owner, props.payment().lease());
+        List<OrderRecord> claimed = orders.claimCancels(
+                props.payment().batch(), owner, props.payment().lease());
         for (OrderRecord o : claimed) {
-            try (LogContext ids = LogContext.of("order_id", o.orderId(), "reservation_id", o.reservationId(), "activity_id",
-                    o.activityId(), "sku_id", o.skuId(), "user_id", o.userId())) {
+            try (LogContext ids = LogContext.of(
+                    "order_id",
+                    o.orderId(),
+                    "reservation_id",
+                    o.reservationId(),
+                    "activity_id",
+                    o.activityId(),
+                    "sku_id",
+                    o.skuId(),
+                    "user_id",
+                    o.userId())) {
                 resolve(o, owner);
             } catch (RuntimeException e) {
                 // one order that cannot be resolved does not hold up the others: backed off, counted, and past the
                 // bound an anomaly; it stays CANCEL_PENDING (visible in the backlog gauges) and is asked again
                 String error = e.getClass().getSimpleName() + ": " + e.getMessage();
-                log.warn("order.cancel_failed order_id={} attempts={} error_class={}: {}", o.orderId(), o.cancelAttempts(),
-                        e.getClass().getName(), e.getMessage());
+                log.warn(
+                        "order.cancel_failed order_id={} attempts={} error_class={}: {}",
+                        o.orderId(),
+                        o.cancelAttempts(),
+                        e.getClass().getName(),
+                        e.getMessage());
                 orders.cancelBackoff(o.orderId(), owner, props.payment().backoff());
                 meters.counter("order.cancel", "result", "failed").increment();
-                stalled.failed("payment", "CANCEL_STALLED", "ORDER", o.orderId().toString(), o.activityId(), o.skuId(),
-                        o.cancelAttempts(), error, Map.of("reservation_id", o.reservationId().toString()));
+                stalled.failed(
+                        "payment",
+                        "CANCEL_STALLED",
+                        "ORDER",
+                        o.orderId().toString(),
+                        o.activityId(),
+                        o.skuId(),
+                        o.cancelAttempts(),
+                        error,
+                        Map.of("reservation_id", o.reservationId().toString()));
             }
         }
         return claimed.size();
@@ -108,7 +139,9 @@ public record OrderCanceller(OrderRepository orders, PaymentService paymentServi
 
     /** Steps 2-3 for one order right now (the buyer's cancel), if no other worker holds it. */
     public CancelOutcome resolveNow(UUID orderId, String owner) {
-        return orders.claimCancel(orderId, owner, props.payment().lease()).map(o -> resolve(o, owner)).orElse(CancelOutcome.NOOP);
+        return orders.claimCancel(orderId, owner, props.payment().lease())
+                .map(o -> resolve(o, owner))
+                .orElse(CancelOutcome.NOOP);
     }
 
     /** Step 2 then 3 for a claimed order. */
@@ -136,10 +169,19 @@ public record OrderCanceller(OrderRepository orders, PaymentService paymentServi
             // money that came and was given back leaves the order unpaid: it is cancelled like a closed one
             case CLOSED, NOT_FOUND, REFUNDED -> finish(o, owner);
             case SUCCESS -> {
-                paymentService.applyPaid(channel.provider(), paymentId, o.orderId(), state.providerTransactionId(),
-                        state.amount(), state.paidAt() == null ? java.time.Instant.now() : state.paidAt(), "cancel_query");
+                paymentService.applyPaid(
+                        channel.provider(),
+                        paymentId,
+                        o.orderId(),
+                        state.providerTransactionId(),
+                        state.amount(),
+                        state.paidAt() == null ? java.time.Instant.now() : state.paidAt(),
+                        "cancel_query");
                 meters.counter("order.cancel", "result", "paid").increment();
-                log.warn("order.cancel_found_paid order_id={} payment_id={} provider_transaction_id={}", o.orderId(), paymentId,
+                log.warn(
+                        "order.cancel_found_paid order_id={} payment_id={} provider_transaction_id={}",
+                        o.orderId(),
+                        paymentId,
                         state.providerTransactionId());
                 yield CancelOutcome.PAID;
             }
@@ -151,8 +193,16 @@ public record OrderCanceller(OrderRepository orders, PaymentService paymentServi
         orders.cancelBackoff(o.orderId(), owner, props.payment().backoff());
         meters.counter("order.cancel", "result", "unknown").increment();
         log.warn("order.cancel_unknown order_id={} attempts={} reason={}", o.orderId(), o.cancelAttempts(), why);
-        stalled.failed("payment", "CANCEL_STALLED", "ORDER", o.orderId().toString(), o.activityId(), o.skuId(),
-                o.cancelAttempts(), why, Map.of("reservation_id", o.reservationId().toString()));
+        stalled.failed(
+                "payment",
+                "CANCEL_STALLED",
+                "ORDER",
+                o.orderId().toString(),
+                o.activityId(),
+                o.skuId(),
+                o.cancelAttempts(),
+                why,
+                Map.of("reservation_id", o.reservationId().toString()));
         return CancelOutcome.UNKNOWN;
     }
 
@@ -163,33 +213,56 @@ public record OrderCanceller(OrderRepository orders, PaymentService paymentServi
                 return false;
             }
             if (!inventory.release(o.activityId(), o.skuId())) {
-                throw new IllegalStateException("sku " + o.activityId() + "/" + o.skuId() + " has no occupied unit to release for "
-                        + o.orderId());
+                throw new IllegalStateException("sku " + o.activityId() + "/" + o.skuId()
+                        + " has no occupied unit to release for " + o.orderId());
             }
             if (!reservations.markCancelled(o.reservationId())) {
-                throw new IllegalStateException("reservation " + o.reservationId() + " of order " + o.orderId()
-                        + " is not ORDER_CREATED");
+                throw new IllegalStateException(
+                        "reservation " + o.reservationId() + " of order " + o.orderId() + " is not ORDER_CREATED");
             }
             ledger.release(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), o.orderId()));
-            outbox.insert("ORDER", OutboxEvent.ORDER_CANCELLED, List.of(OutboxEvent.orderStatus(OutboxEvent.ORDER_CANCELLED,
-                    o.orderId(), o.reservationId(), o.activityId(), o.skuId(), o.userId(), OrderStatus.CANCELLED)));
+            outbox.insert(
+                    "ORDER",
+                    OutboxEvent.ORDER_CANCELLED,
+                    List.of(OutboxEvent.orderStatus(
+                            OutboxEvent.ORDER_CANCELLED,
+                            o.orderId(),
+                            o.reservationId(),
+                            o.activityId(),
+                            o.skuId(),
+                            o.userId(),
+                            OrderStatus.CANCELLED)));
             return true;
         });
         if (cancelled) {
             meters.counter("order.cancel", "result", "cancelled").increment();
-            log.info("order.cancelled order_id={} reservation_id={} activity_id={} sku_id={} reason={}", o.orderId(),
-                    o.reservationId(), o.activityId(), o.skuId(), o.cancelReason());
+            log.info(
+                    "order.cancelled order_id={} reservation_id={} activity_id={} sku_id={} reason={}",
+                    o.orderId(),
+                    o.reservationId(),
+                    o.activityId(),
+                    o.skuId(),
+                    o.cancelReason());
             return CancelOutcome.CANCELLED;
         }
         OrderStatus now = orders.find(o.orderId()).map(OrderRecord::status).orElse(null);
         String seen = now == null ? "missing" : now.name().toLowerCase();
         meters.counter("order.cancel", "result", "refused_" + seen).increment();
-        log.info("order.cancel_refused order_id={} status={} (paid, already cancelled, or the lease moved on)", o.orderId(), seen);
+        log.info(
+                "order.cancel_refused order_id={} status={} (paid, already cancelled, or the lease moved on)",
+                o.orderId(),
+                seen);
         return now == OrderStatus.PAID ? CancelOutcome.PAID : CancelOutcome.NOOP;
     }
 
     private static OutboxEvent pendingEvent(OrderRecord o) {
-        return OutboxEvent.orderStatus(OutboxEvent.ORDER_CANCEL_PENDING, o.orderId(), o.reservationId(), o.activityId(),
-                o.skuId(), o.userId(), OrderStatus.CANCEL_PENDING);
+        return OutboxEvent.orderStatus(
+                OutboxEvent.ORDER_CANCEL_PENDING,
+                o.orderId(),
+                o.reservationId(),
+                o.activityId(),
+                o.skuId(),
+                o.userId(),
+                OrderStatus.CANCEL_PENDING);
     }
 }

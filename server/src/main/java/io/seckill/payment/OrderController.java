@@ -1,11 +1,16 @@
 package io.seckill.payment;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.api.Caller.Buyer;
+import io.seckill.config.SeckillProperties;
+import io.seckill.order.OrderRecord;
+import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.refusal.Refusal;
+import io.seckill.state.RefundStatus;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
-
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.env.Environment;
@@ -18,13 +23,6 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
-
-import io.seckill.api.Caller.Buyer;
-import io.seckill.config.SeckillProperties;
-import io.seckill.order.OrderRecord;
-import io.seckill.payment.channel.PaymentChannel;
-import io.seckill.refusal.Refusal;
-import io.seckill.state.RefundStatus;
 
 /** The buyer's order API (see, pay, cancel) and the channel's callback endpoint, over {@link Checkout} and {@link PaymentService}. */
 @RestController
@@ -40,8 +38,14 @@ class OrderController {
     private final Environment env;
     private final MeterRegistry meters;
 
-    OrderController(PaymentRepository payments, PaymentService paymentService, Checkout checkout, PaymentChannel channel,
-            SeckillProperties props, Environment env, MeterRegistry meters) {
+    OrderController(
+            PaymentRepository payments,
+            PaymentService paymentService,
+            Checkout checkout,
+            PaymentChannel channel,
+            SeckillProperties props,
+            Environment env,
+            MeterRegistry meters) {
         this.payments = payments;
         this.paymentService = paymentService;
         this.checkout = checkout;
@@ -76,7 +80,9 @@ class OrderController {
     }
 
     @PostMapping("/api/v1/payments/callbacks/{provider}")
-    Map<String, Object> callback(@PathVariable String provider, @RequestHeader HttpHeaders headers,
+    Map<String, Object> callback(
+            @PathVariable String provider,
+            @RequestHeader HttpHeaders headers,
             @RequestBody(required = false) byte[] body) {
         if (!channel.provider().equals(provider)) {
             throw new Refusal(Refusal.Kind.NOT_FOUND, "UNKNOWN_PROVIDER", "no payment provider '" + provider + "'");
@@ -94,7 +100,9 @@ class OrderController {
         // only a successful payment pays an order; a refund notice never does: it is answered with the refund state
         // this side already holds (the refund worker confirms refunds with the channel itself), and writes nothing
         if (cb.status() == PaymentChannel.Status.REFUNDED) {
-            RefundStatus known = payments.payment(cb.paymentId()).map(PaymentRepository.Payment::refundStatus).orElse(null);
+            RefundStatus known = payments.payment(cb.paymentId())
+                    .map(PaymentRepository.Payment::refundStatus)
+                    .orElse(null);
             meters.counter("payment.callback.refund_notice").increment();
             out.put("result", known == null ? "IGNORED" : known.name());
             return out;
@@ -105,8 +113,14 @@ class OrderController {
             out.put("result", "IGNORED");
             return out;
         }
-        PaymentOutcome r = paymentService.applyPaid(provider, cb.paymentId(), cb.orderId(), cb.providerTransactionId(),
-                cb.amount(), cb.paidAt() == null ? Instant.now() : cb.paidAt(), "callback");
+        PaymentOutcome r = paymentService.applyPaid(
+                provider,
+                cb.paymentId(),
+                cb.orderId(),
+                cb.providerTransactionId(),
+                cb.amount(),
+                cb.paidAt() == null ? Instant.now() : cb.paidAt(),
+                "callback");
         out.put("result", r.name());
         return out;
     }

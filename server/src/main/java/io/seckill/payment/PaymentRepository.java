@@ -3,6 +3,10 @@ package io.seckill.payment;
 import static io.seckill.db.Sql.count;
 import static io.seckill.db.Sql.interval;
 
+import io.seckill.db.Sql;
+import io.seckill.retry.Backoff;
+import io.seckill.state.PaymentStatus;
+import io.seckill.state.RefundStatus;
 import java.math.BigDecimal;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -12,14 +16,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
-
-import io.seckill.db.Sql;
-import io.seckill.retry.Backoff;
-import io.seckill.state.PaymentStatus;
-import io.seckill.state.RefundStatus;
 
 /**
  * The SQL of {@code payment_attempt} and {@code payment_record}: what was asked of the channel, what
@@ -51,10 +49,16 @@ public class PaymentRepository {
             SET refund_status = 'REFUNDING', refund_id = ?, refund_next_at = clock_timestamp(), updated_at = clock_timestamp()
             WHERE payment_id = ? AND refund_status IS NULL
             """;
-    private static final String CLAIM_REFUNDS = Sql.claimBatch("payment_record", "p", "payment_id", """
+    private static final String CLAIM_REFUNDS = Sql.claimBatch(
+                    "payment_record",
+                    "p",
+                    "payment_id",
+                    """
             refund_status = 'REFUNDING' AND refund_next_at %s
               AND (lease_until IS NULL OR lease_until < clock_timestamp())""".formatted(Sql.DUE),
-            "refund_next_at", Sql.LEASE + ", refund_attempts = p.refund_attempts + 1", "p.refund_status = 'REFUNDING'")
+                    "refund_next_at",
+                    Sql.LEASE + ", refund_attempts = p.refund_attempts + 1",
+                    "p.refund_status = 'REFUNDING'")
             + "RETURNING p.payment_id, p.order_id, p.amount, p.refund_id, p.refund_attempts";
     private static final String MARK_REFUNDED = """
             UPDATE payment_record
@@ -84,6 +88,7 @@ public class PaymentRepository {
             WHERE p.payment_id = ?::uuid OR p.provider_transaction_id = ?
             LIMIT 2
             """;
+
     private static final String RESERVATION_OF_TRANSACTION = """
             SELECT o.reservation_id FROM payment_record p JOIN orders o ON o.order_id = p.order_id
             WHERE p.provider_transaction_id = ?
@@ -104,6 +109,7 @@ public class PaymentRepository {
             SELECT id FROM unnest(?::uuid[]) AS id
             WHERE NOT EXISTS (SELECT 1 FROM payment_record p WHERE p.payment_id = id)
             """;
+
     private static final String STATEMENT_CHECKPOINT = """
             SELECT checked_to FROM payment_statement_checkpoint WHERE provider = ?
             """;
@@ -124,13 +130,17 @@ public class PaymentRepository {
     }
 
     /** A payment as recorded; {@code refundStatus} null while the money is kept. */
-    public record Payment(UUID paymentId, UUID orderId, String provider, String providerTransactionId, BigDecimal amount,
-            PaymentStatus status, RefundStatus refundStatus) {
-    }
+    public record Payment(
+            UUID paymentId,
+            UUID orderId,
+            String provider,
+            String providerTransactionId,
+            BigDecimal amount,
+            PaymentStatus status,
+            RefundStatus refundStatus) {}
 
     /** A refund to drive through the channel. */
-    public record Refund(UUID paymentId, UUID orderId, BigDecimal amount, UUID refundId, int attempts) {
-    }
+    public record Refund(UUID paymentId, UUID orderId, BigDecimal amount, UUID refundId, int attempts) {}
 
     public void recordAttempt(UUID paymentId, UUID orderId, String provider, BigDecimal amount) {
         jdbc.update(INSERT_ATTEMPT, paymentId, orderId, provider, amount);
@@ -141,16 +151,39 @@ public class PaymentRepository {
     }
 
     /** @return true when this call inserted the record (false: the payment or the channel transaction was known) */
-    public boolean insertPayment(UUID paymentId, UUID orderId, String provider, String providerTransactionId,
-            BigDecimal amount, Instant paidAt) {
-        return jdbc.update(INSERT_PAYMENT, paymentId, orderId, provider, providerTransactionId, amount,
-                Timestamp.from(paidAt)) == 1;
+    public boolean insertPayment(
+            UUID paymentId,
+            UUID orderId,
+            String provider,
+            String providerTransactionId,
+            BigDecimal amount,
+            Instant paidAt) {
+        return jdbc.update(
+                        INSERT_PAYMENT,
+                        paymentId,
+                        orderId,
+                        provider,
+                        providerTransactionId,
+                        amount,
+                        Timestamp.from(paidAt))
+                == 1;
     }
 
     public Optional<Payment> payment(UUID paymentId) {
-        return jdbc.query(FIND_PAYMENT, (rs, i) -> new Payment(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                rs.getString(3), rs.getString(4), rs.getBigDecimal(5), PaymentStatus.valueOf(rs.getString(6)),
-                rs.getString(7) == null ? null : RefundStatus.valueOf(rs.getString(7))), paymentId).stream().findFirst();
+        return jdbc
+                .query(
+                        FIND_PAYMENT,
+                        (rs, i) -> new Payment(
+                                rs.getObject(1, UUID.class),
+                                rs.getObject(2, UUID.class),
+                                rs.getString(3),
+                                rs.getString(4),
+                                rs.getBigDecimal(5),
+                                PaymentStatus.valueOf(rs.getString(6)),
+                                rs.getString(7) == null ? null : RefundStatus.valueOf(rs.getString(7))),
+                        paymentId)
+                .stream()
+                .findFirst();
     }
 
     public boolean startRefund(UUID paymentId, UUID refundId) {
@@ -158,8 +191,17 @@ public class PaymentRepository {
     }
 
     public List<Refund> claimRefunds(int limit, String owner, Duration lease) {
-        return jdbc.query(CLAIM_REFUNDS, (rs, i) -> new Refund(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                rs.getBigDecimal(3), rs.getObject(4, UUID.class), rs.getInt(5)), limit, owner, interval(lease));
+        return jdbc.query(
+                CLAIM_REFUNDS,
+                (rs, i) -> new Refund(
+                        rs.getObject(1, UUID.class),
+                        rs.getObject(2, UUID.class),
+                        rs.getBigDecimal(3),
+                        rs.getObject(4, UUID.class),
+                        rs.getInt(5)),
+                limit,
+                owner,
+                interval(lease));
     }
 
     public boolean markRefunded(UUID paymentId, String owner) {
@@ -180,7 +222,9 @@ public class PaymentRepository {
 
     /** The end of the channel statement's last fully reconciled window, if any was. */
     public Optional<Instant> statementCheckpoint(String provider) {
-        return jdbc.queryForList(STATEMENT_CHECKPOINT, Timestamp.class, provider).stream().map(Timestamp::toInstant).findFirst();
+        return jdbc.queryForList(STATEMENT_CHECKPOINT, Timestamp.class, provider).stream()
+                .map(Timestamp::toInstant)
+                .findFirst();
     }
 
     /**
@@ -191,7 +235,8 @@ public class PaymentRepository {
         if (from == null) {
             return jdbc.update(FIRST_CHECKPOINT, provider, Timestamp.from(to)) == 1;
         }
-        return jdbc.update(ADVANCE_CHECKPOINT, Timestamp.from(to), provider, Timestamp.from(from), Timestamp.from(to)) == 1;
+        return jdbc.update(ADVANCE_CHECKPOINT, Timestamp.from(to), provider, Timestamp.from(from), Timestamp.from(to))
+                == 1;
     }
 
     /** Payment records of a sale by state: SUCCESS (kept), REFUNDING, REFUNDED. */
@@ -208,8 +253,8 @@ public class PaymentRepository {
         if (!uuid) {
             return jdbc.query(RESERVATION_OF_TRANSACTION, (rs, i) -> rs.getObject(1, UUID.class), anyId);
         }
-        List<UUID> out = new java.util.ArrayList<>(jdbc.query(RESERVATION_OF_RECORD,
-                (rs, i) -> rs.getObject(1, UUID.class), anyId, anyId));
+        List<UUID> out = new java.util.ArrayList<>(
+                jdbc.query(RESERVATION_OF_RECORD, (rs, i) -> rs.getObject(1, UUID.class), anyId, anyId));
         out.addAll(jdbc.query(RESERVATION_OF_ATTEMPT, (rs, i) -> rs.getObject(1, UUID.class), UUID.fromString(anyId)));
         return out;
     }

@@ -1,21 +1,7 @@
 package io.seckill.payment;
 
-import java.math.BigDecimal;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Service;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.AnomalyRepository;
@@ -30,6 +16,18 @@ import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.state.OrderStatus;
 import io.seckill.state.RefundStatus;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * A successful payment, whoever reports it (the channel's callback, or the channel's answer to the
@@ -40,8 +38,14 @@ import io.seckill.state.RefundStatus;
  * an anomaly raised and a refund started - the order never flips back to PAID.
  */
 @Service
-public record PaymentService(PaymentRepository payments, OrderRepository orders, InventoryRepository inventory,
-        LedgerRepository ledger, OutboxRepository outbox, AnomalyRepository anomalies, TransactionTemplate tx,
+public record PaymentService(
+        PaymentRepository payments,
+        OrderRepository orders,
+        InventoryRepository inventory,
+        LedgerRepository ledger,
+        OutboxRepository outbox,
+        AnomalyRepository anomalies,
+        TransactionTemplate tx,
         MeterRegistry meters) {
 
     private static final Logger log = LoggerFactory.getLogger(PaymentService.class);
@@ -70,24 +74,56 @@ public record PaymentService(PaymentRepository payments, OrderRepository orders,
      * Applies a successful payment reported by {@code source}. Checks come first and write nothing:
      * unknown order (404), a payment id that is not this order's, or an amount that differs (400).
      */
-    public PaymentOutcome applyPaid(String provider, UUID paymentId, UUID orderId, String providerTransactionId, BigDecimal amount,
-            Instant paidAt, String source) {
-        OrderRecord order = orders.find(orderId).orElseThrow(() -> refused("unknown_order", orderId, paymentId,
-                Refusal.notFound("ORDER_NOT_FOUND", "no order " + orderId, "order_id")));
+    public PaymentOutcome applyPaid(
+            String provider,
+            UUID paymentId,
+            UUID orderId,
+            String providerTransactionId,
+            BigDecimal amount,
+            Instant paidAt,
+            String source) {
+        OrderRecord order = orders.find(orderId)
+                .orElseThrow(() -> refused(
+                        "unknown_order",
+                        orderId,
+                        paymentId,
+                        Refusal.notFound("ORDER_NOT_FOUND", "no order " + orderId, "order_id")));
         if (!paymentId(orderId).equals(paymentId)) {
-            throw refused("payment_id_mismatch", orderId, paymentId,
+            throw refused(
+                    "payment_id_mismatch",
+                    orderId,
+                    paymentId,
                     Refusal.invalid("payment_id", "is not the payment of order " + orderId));
         }
         if (amount.compareTo(order.amount()) != 0) {
-            throw refused("amount_mismatch", orderId, paymentId, new Refusal(Refusal.Kind.INVALID, "AMOUNT_MISMATCH",
-                    "amount " + amount.toPlainString() + " differs from the order amount " + order.amount().toPlainString(),
-                    "amount", null));
+            throw refused(
+                    "amount_mismatch",
+                    orderId,
+                    paymentId,
+                    new Refusal(
+                            Refusal.Kind.INVALID,
+                            "AMOUNT_MISMATCH",
+                            "amount " + amount.toPlainString() + " differs from the order amount "
+                                    + order.amount().toPlainString(),
+                            "amount",
+                            null));
         }
-        try (LogContext ids = LogContext.of("payment_id", paymentId, "order_id", orderId, "reservation_id",
-                order.reservationId(), "activity_id", order.activityId(), "sku_id", order.skuId(), "user_id", order.userId())) {
+        try (LogContext ids = LogContext.of(
+                "payment_id",
+                paymentId,
+                "order_id",
+                orderId,
+                "reservation_id",
+                order.reservationId(),
+                "activity_id",
+                order.activityId(),
+                "sku_id",
+                order.skuId(),
+                "user_id",
+                order.userId())) {
             long start = System.nanoTime();
-            PaymentOutcome outcome = applyChecked(provider, paymentId, orderId, order, providerTransactionId, amount, paidAt,
-                    source);
+            PaymentOutcome outcome =
+                    applyChecked(provider, paymentId, orderId, order, providerTransactionId, amount, paidAt, source);
             if (outcome == PaymentOutcome.PAID && "callback".equals(source)) {
                 callbackToPaid(meters).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             }
@@ -99,39 +135,88 @@ public record PaymentService(PaymentRepository payments, OrderRepository orders,
     private static Timer callbackToPaid(MeterRegistry meters) {
         return Timer.builder("payment.callback.paid.latency")
                 .description("a verified payment callback to the PAID commit of its order")
-                .serviceLevelObjectives(Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
-                        Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1))
-                .publishPercentileHistogram().register(meters);
+                .serviceLevelObjectives(
+                        Duration.ofMillis(10),
+                        Duration.ofMillis(25),
+                        Duration.ofMillis(50),
+                        Duration.ofMillis(100),
+                        Duration.ofMillis(250),
+                        Duration.ofMillis(500),
+                        Duration.ofSeconds(1))
+                .publishPercentileHistogram()
+                .register(meters);
     }
 
-    private PaymentOutcome applyChecked(String provider, UUID paymentId, UUID orderId, OrderRecord order,
-            String providerTransactionId, BigDecimal amount, Instant paidAt, String source) {
+    private PaymentOutcome applyChecked(
+            String provider,
+            UUID paymentId,
+            UUID orderId,
+            OrderRecord order,
+            String providerTransactionId,
+            BigDecimal amount,
+            Instant paidAt,
+            String source) {
         PaymentOutcome r;
         try {
             r = tx.execute(s -> paidInTransaction(provider, paymentId, order, providerTransactionId, amount, paidAt));
         } catch (PaymentConflict e) {
-            anomalies.record("PAYMENT_CONFLICT", "PAYMENT", paymentId.toString(), order.activityId(), order.skuId(),
-                    Map.of("order_id", orderId.toString(), "provider", provider, "provider_transaction_id",
-                            providerTransactionId, "source", source, "detail", e.getMessage()));
-            meters.counter("payment.apply", "result", "conflict", "source", source).increment();
-            log.error("payment.conflict payment_id={} order_id={} provider={} provider_transaction_id={} source={}: {}",
-                    paymentId, orderId, provider, providerTransactionId, source, e.getMessage());
+            anomalies.record(
+                    "PAYMENT_CONFLICT",
+                    "PAYMENT",
+                    paymentId.toString(),
+                    order.activityId(),
+                    order.skuId(),
+                    Map.of(
+                            "order_id",
+                            orderId.toString(),
+                            "provider",
+                            provider,
+                            "provider_transaction_id",
+                            providerTransactionId,
+                            "source",
+                            source,
+                            "detail",
+                            e.getMessage()));
+            meters.counter("payment.apply", "result", "conflict", "source", source)
+                    .increment();
+            log.error(
+                    "payment.conflict payment_id={} order_id={} provider={} provider_transaction_id={} source={}: {}",
+                    paymentId,
+                    orderId,
+                    provider,
+                    providerTransactionId,
+                    source,
+                    e.getMessage());
             throw Refusal.conflict("PAYMENT_CONFLICT", e.getMessage(), "provider_transaction_id");
         }
-        meters.counter("payment.apply", "result", r.name().toLowerCase(), "source", source).increment();
-        log.info("payment.applied payment_id={} order_id={} provider_transaction_id={} source={} result={}", paymentId,
-                orderId, providerTransactionId, source, r);
+        meters.counter("payment.apply", "result", r.name().toLowerCase(), "source", source)
+                .increment();
+        log.info(
+                "payment.applied payment_id={} order_id={} provider_transaction_id={} source={} result={}",
+                paymentId,
+                orderId,
+                providerTransactionId,
+                source,
+                r);
         return r;
     }
 
-    private PaymentOutcome paidInTransaction(String provider, UUID paymentId, OrderRecord order, String providerTransactionId,
-            BigDecimal amount, Instant paidAt) {
-        boolean inserted = payments.insertPayment(paymentId, order.orderId(), provider, providerTransactionId, amount, paidAt);
+    private PaymentOutcome paidInTransaction(
+            String provider,
+            UUID paymentId,
+            OrderRecord order,
+            String providerTransactionId,
+            BigDecimal amount,
+            Instant paidAt) {
+        boolean inserted =
+                payments.insertPayment(paymentId, order.orderId(), provider, providerTransactionId, amount, paidAt);
         Failpoints.hit(Failpoint.AFTER_PAYMENT_RECORD_INSERT);
         if (!inserted) {
-            PaymentRepository.Payment known = payments.payment(paymentId).orElseThrow(() -> new PaymentConflict(
-                    "channel transaction " + providerTransactionId + " is recorded for another payment"));
-            if (!known.providerTransactionId().equals(providerTransactionId) || !known.provider().equals(provider)) {
+            PaymentRepository.Payment known = payments.payment(paymentId)
+                    .orElseThrow(() -> new PaymentConflict(
+                            "channel transaction " + providerTransactionId + " is recorded for another payment"));
+            if (!known.providerTransactionId().equals(providerTransactionId)
+                    || !known.provider().equals(provider)) {
                 throw new PaymentConflict("payment " + paymentId + " is recorded with channel transaction "
                         + known.providerTransactionId() + ", not " + providerTransactionId);
             }
@@ -141,9 +226,19 @@ public record PaymentService(PaymentRepository payments, OrderRepository orders,
                 throw new IllegalStateException("sku " + order.activityId() + "/" + order.skuId()
                         + " has no occupied unit to sell for order " + order.orderId());
             }
-            ledger.sell(new LedgerRepository.Movement(order.activityId(), order.skuId(), order.reservationId(), order.orderId()));
-            outbox.insert("ORDER", OutboxEvent.ORDER_PAID, List.of(OutboxEvent.orderStatus(OutboxEvent.ORDER_PAID,
-                    order.orderId(), order.reservationId(), order.activityId(), order.skuId(), order.userId(), OrderStatus.PAID)));
+            ledger.sell(new LedgerRepository.Movement(
+                    order.activityId(), order.skuId(), order.reservationId(), order.orderId()));
+            outbox.insert(
+                    "ORDER",
+                    OutboxEvent.ORDER_PAID,
+                    List.of(OutboxEvent.orderStatus(
+                            OutboxEvent.ORDER_PAID,
+                            order.orderId(),
+                            order.reservationId(),
+                            order.activityId(),
+                            order.skuId(),
+                            order.userId(),
+                            OrderStatus.PAID)));
             return PaymentOutcome.PAID;
         }
         OrderRecord now = orders.find(order.orderId()).orElseThrow();
@@ -162,8 +257,9 @@ public record PaymentService(PaymentRepository payments, OrderRepository orders,
                 RefundStatus refund = payments.payment(paymentId).orElseThrow().refundStatus();
                 yield refund == RefundStatus.REFUNDED ? PaymentOutcome.REFUNDED : PaymentOutcome.REFUNDING;
             }
-            case CREATED, PAYING, CANCEL_PENDING -> throw new IllegalStateException("order " + order.orderId() + " is "
-                    + now.status() + " and refused the PAID update");
+            case CREATED, PAYING, CANCEL_PENDING ->
+                throw new IllegalStateException(
+                        "order " + order.orderId() + " is " + now.status() + " and refused the PAID update");
         };
     }
 
@@ -181,8 +277,14 @@ public record PaymentService(PaymentRepository payments, OrderRepository orders,
         evidence.put("amount", order.amount().toPlainString());
         anomalies.record(type, "PAYMENT", paymentId.toString(), order.activityId(), order.skuId(), evidence);
         meters.counter("payment.cancel_race_detected", "type", type).increment();
-        log.error("payment.cancel_race_detected type={} payment_id={} order_id={} order_status={} provider_transaction_id={}"
-                + " action=refund", type, paymentId, order.orderId(), order.status(), providerTransactionId);
+        log.error(
+                "payment.cancel_race_detected type={} payment_id={} order_id={} order_status={} provider_transaction_id={}"
+                        + " action=refund",
+                type,
+                paymentId,
+                order.orderId(),
+                order.status(),
+                providerTransactionId);
         return true;
     }
 

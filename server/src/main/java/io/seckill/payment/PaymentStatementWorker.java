@@ -1,5 +1,11 @@
 package io.seckill.payment;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.payment.channel.PaymentChannel.Callback;
+import io.seckill.worker.PollingWorker;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -9,17 +15,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-
-import io.seckill.config.SeckillProperties;
-import io.seckill.payment.channel.PaymentChannel;
-import io.seckill.payment.channel.PaymentChannel.Callback;
-import io.seckill.worker.PollingWorker;
 
 /**
  * The channel's statement against the payment records (docs/RECONCILIATION.md, "The channel's statement").
@@ -56,8 +54,12 @@ public class PaymentStatementWorker extends PollingWorker {
     /** When this instance last read the lookback window again; its worker thread only. */
     private Instant lastReread;
 
-    PaymentStatementWorker(PaymentChannel channel, PaymentRepository payments, StatementMatcher matcher,
-            SeckillProperties props, MeterRegistry meters) {
+    PaymentStatementWorker(
+            PaymentChannel channel,
+            PaymentRepository payments,
+            StatementMatcher matcher,
+            SeckillProperties props,
+            MeterRegistry meters) {
         super("payment", "payment.statement", props.payment().statement().interval(), props, meters);
         this.channel = channel;
         this.payments = payments;
@@ -73,7 +75,10 @@ public class PaymentStatementWorker extends PollingWorker {
 
     /** What became of one statement entry. */
     public enum Result {
-        KNOWN("known"), APPLIED("applied"), UNMATCHED("unmatched"), FAILED("failed");
+        KNOWN("known"),
+        APPLIED("applied"),
+        UNMATCHED("unmatched"),
+        FAILED("failed");
 
         private final String label;
 
@@ -143,15 +148,17 @@ public class PaymentStatementWorker extends PollingWorker {
         }
         Window read = read(provider, from, to);
         if (read.counts().keySet().stream().anyMatch(r -> r != Result.KNOWN)) {
-            log.warn("payment.statement_reread from={} to={} entries={} (listed by the channel after their window was read)",
-                    from, to, read.counts());
+            log.warn(
+                    "payment.statement_reread from={} to={} entries={} (listed by the channel after their window was read)",
+                    from,
+                    to,
+                    read.counts());
         }
         return new Pass(from, to, to, read.counts());
     }
 
     /** What a read of one window found: counts by result, and the payment time of the first entry that failed. */
-    private record Window(Map<Result, Integer> counts, Instant held) {
-    }
+    private record Window(Map<Result, Integer> counts, Instant held) {}
 
     private Window read(String provider, Instant from, Instant to) {
         Map<Result, Integer> counts = new LinkedHashMap<>();
@@ -159,7 +166,8 @@ public class PaymentStatementWorker extends PollingWorker {
         String after = null;
         do {
             PaymentChannel.Statement page = channel.statement(from, to, after, cfg.batch());
-            Set<UUID> unrecorded = payments.unrecorded(page.entries().stream().map(Callback::paymentId).toList());
+            Set<UUID> unrecorded = payments.unrecorded(
+                    page.entries().stream().map(Callback::paymentId).toList());
             for (Callback entry : page.entries()) {
                 Result r = unrecorded.contains(entry.paymentId()) ? matcher.settle(provider, entry) : Result.KNOWN;
                 meters.counter("payment.statement.entries", "result", r.label).increment();

@@ -1,19 +1,17 @@
 package io.seckill.payment;
 
-import java.util.List;
-import java.util.Map;
-
 import io.micrometer.core.instrument.MeterRegistry;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRepository;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.worker.PollingWorker;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * The {@code payment} role: each pass moves expired orders to CANCEL_PENDING, resolves the due
@@ -33,8 +31,14 @@ public class PaymentWorker extends PollingWorker {
     private final StalledWork stalled;
     private final String owner = MqClients.instanceName("payment");
 
-    PaymentWorker(OrderCanceller canceller, PaymentRepository payments, OrderRepository orders, PaymentChannel channel, StalledWork stalled,
-            SeckillProperties props, MeterRegistry meters) {
+    PaymentWorker(
+            OrderCanceller canceller,
+            PaymentRepository payments,
+            OrderRepository orders,
+            PaymentChannel channel,
+            StalledWork stalled,
+            SeckillProperties props,
+            MeterRegistry meters) {
         super("payment", "payment.worker", props.payment().scanInterval(), props, meters);
         this.stalled = stalled;
         this.canceller = canceller;
@@ -68,32 +72,59 @@ public class PaymentWorker extends PollingWorker {
                 PaymentChannel.State s = channel.refund(r.paymentId(), r.refundId(), r.amount());
                 if (s.status() == PaymentChannel.Status.REFUNDED && payments.markRefunded(r.paymentId(), leaseOwner)) {
                     result = "refunded";
-                    log.warn("payment.refunded payment_id={} order_id={} refund_id={} amount={}", r.paymentId(), r.orderId(),
-                            r.refundId(), r.amount());
+                    log.warn(
+                            "payment.refunded payment_id={} order_id={} refund_id={} amount={}",
+                            r.paymentId(),
+                            r.orderId(),
+                            r.refundId(),
+                            r.amount());
                 } else {
                     payments.refundBackoff(r.paymentId(), leaseOwner, cfg.backoff());
                     result = "not_refunded";
                     error = "channel answered " + s.status();
-                    log.warn("payment.refund_pending payment_id={} channel_status={} attempts={}", r.paymentId(), s.status(),
+                    log.warn(
+                            "payment.refund_pending payment_id={} channel_status={} attempts={}",
+                            r.paymentId(),
+                            s.status(),
                             r.attempts());
                 }
             } catch (PaymentChannel.ChannelUnavailable e) {
                 payments.refundBackoff(r.paymentId(), leaseOwner, cfg.backoff());
                 result = "unknown";
                 error = e.getMessage();
-                log.warn("payment.refund_unknown payment_id={} attempts={}: {}", r.paymentId(), r.attempts(), e.getMessage());
+                log.warn(
+                        "payment.refund_unknown payment_id={} attempts={}: {}",
+                        r.paymentId(),
+                        r.attempts(),
+                        e.getMessage());
             } catch (RuntimeException e) {
                 // one refund that fails does not hold up the others: backed off, counted, an anomaly past the bound
                 payments.refundBackoff(r.paymentId(), leaseOwner, cfg.backoff());
                 result = "failed";
                 error = e.getClass().getSimpleName() + ": " + e.getMessage();
-                log.warn("payment.refund_failed payment_id={} attempts={} error_class={}: {}", r.paymentId(), r.attempts(),
-                        e.getClass().getName(), e.getMessage());
+                log.warn(
+                        "payment.refund_failed payment_id={} attempts={} error_class={}: {}",
+                        r.paymentId(),
+                        r.attempts(),
+                        e.getClass().getName(),
+                        e.getMessage());
             }
             meters.counter("payment.refund", "result", result).increment();
             if (error != null) {
-                stalled.failed("payment", "REFUND_STALLED", "PAYMENT", r.paymentId().toString(), null, null, r.attempts(),
-                        error, Map.of("order_id", r.orderId().toString(), "refund_id", r.refundId().toString()));
+                stalled.failed(
+                        "payment",
+                        "REFUND_STALLED",
+                        "PAYMENT",
+                        r.paymentId().toString(),
+                        null,
+                        null,
+                        r.attempts(),
+                        error,
+                        Map.of(
+                                "order_id",
+                                r.orderId().toString(),
+                                "refund_id",
+                                r.refundId().toString()));
             }
         }
         return due.size();

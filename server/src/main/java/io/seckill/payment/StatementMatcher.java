@@ -1,20 +1,18 @@
 package io.seckill.payment;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.payment.PaymentStatementWorker.Result;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.payment.channel.PaymentChannel.Callback;
 import io.seckill.refusal.Refusal;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * What one unrecorded entry of the channel's statement becomes ({@link PaymentStatementWorker}):
@@ -43,16 +41,29 @@ class StatementMatcher {
     Result settle(String provider, Callback entry) {
         if (entry.status() != PaymentChannel.Status.SUCCESS) {
             failures.remove(entry.paymentId());
-            unmatched(provider, entry, "REFUND_UNRECORDED", "the channel shows the payment " + entry.status()
-                    + " and this side never recorded it");
+            unmatched(
+                    provider,
+                    entry,
+                    "REFUND_UNRECORDED",
+                    "the channel shows the payment " + entry.status() + " and this side never recorded it");
             return Result.UNMATCHED;
         }
         try {
-            PaymentOutcome outcome = service.applyPaid(provider, entry.paymentId(), entry.orderId(),
-                    entry.providerTransactionId(), entry.amount(), entry.paidAt(), "statement");
+            PaymentOutcome outcome = service.applyPaid(
+                    provider,
+                    entry.paymentId(),
+                    entry.orderId(),
+                    entry.providerTransactionId(),
+                    entry.amount(),
+                    entry.paidAt(),
+                    "statement");
             failures.remove(entry.paymentId());
-            log.warn("payment.statement_applied payment_id={} order_id={} paid_at={} result={} (no callback had reported it)",
-                    entry.paymentId(), entry.orderId(), entry.paidAt(), outcome);
+            log.warn(
+                    "payment.statement_applied payment_id={} order_id={} paid_at={} result={} (no callback had reported it)",
+                    entry.paymentId(),
+                    entry.orderId(),
+                    entry.paidAt(),
+                    outcome);
             return Result.APPLIED;
         } catch (Refusal r) {
             failures.remove(entry.paymentId());
@@ -61,10 +72,23 @@ class StatementMatcher {
         } catch (RuntimeException e) {
             int attempts = failures.merge(entry.paymentId(), 1, Integer::sum);
             String error = e.getClass().getSimpleName() + ": " + e.getMessage();
-            log.warn("payment.statement_apply_failed payment_id={} order_id={} attempts={} error_class={}: {}",
-                    entry.paymentId(), entry.orderId(), attempts, e.getClass().getName(), e.getMessage());
-            stalled.failed(PaymentStatementWorker.WORKER, "STATEMENT_STALLED", "PAYMENT", entry.paymentId().toString(), null,
-                    null, attempts, error, evidence(provider, entry));
+            log.warn(
+                    "payment.statement_apply_failed payment_id={} order_id={} attempts={} error_class={}: {}",
+                    entry.paymentId(),
+                    entry.orderId(),
+                    attempts,
+                    e.getClass().getName(),
+                    e.getMessage());
+            stalled.failed(
+                    PaymentStatementWorker.WORKER,
+                    "STATEMENT_STALLED",
+                    "PAYMENT",
+                    entry.paymentId().toString(),
+                    null,
+                    null,
+                    attempts,
+                    error,
+                    evidence(provider, entry));
             return Result.FAILED;
         }
     }
@@ -74,8 +98,13 @@ class StatementMatcher {
         evidence.put("reason", reason);
         evidence.put("detail", detail);
         if (anomalies.record("STATEMENT_UNMATCHED", "PAYMENT", entry.paymentId().toString(), null, null, evidence)) {
-            log.error("payment.statement_unmatched payment_id={} order_id={} channel_status={} reason={}: {}", entry.paymentId(),
-                    entry.orderId(), entry.status(), reason, detail);
+            log.error(
+                    "payment.statement_unmatched payment_id={} order_id={} channel_status={} reason={}: {}",
+                    entry.paymentId(),
+                    entry.orderId(),
+                    entry.status(),
+                    reason,
+                    detail);
         }
     }
 

@@ -1,14 +1,12 @@
 package io.seckill.projection;
 
-import java.time.Duration;
-import java.util.List;
-
-import org.springframework.stereotype.Component;
-
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.state.OrderStatus;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.stereotype.Component;
 
 /**
  * The standard ways an order's state reaches the Redis reservation hash, each one idempotent Lua
@@ -39,22 +37,43 @@ public class OrderProjection {
     public List<Object> project(SkuSlot slot, String reservationId, String orderId, String orderStatus) {
         String hash = slot.reservation(reservationId);
         return switch (orderStatus) {
-            case "ORDER_CREATED", "CREATED", "PAYING" -> PROJECT_ORDER_CREATED.run(redis, new String[] {hash, slot.counter()},
-                    reservationId, orderId);
-            case "CANCEL_PENDING", "PAID" -> PROJECT_ORDER_STATUS.run(redis, new String[] {hash, slot.counter()},
-                    reservationId, orderId, orderStatus);
-            case "CANCELLED" -> RELEASE_ON_CANCEL.run(redis,
-                    new String[] {hash, slot.stock(), slot.counter(), slot.releaseMarker(reservationId)}, reservationId, orderId,
-                    "release:" + orderId, Long.toString(TERMINAL_TTL_MS));
+            case "ORDER_CREATED", "CREATED", "PAYING" ->
+                PROJECT_ORDER_CREATED.run(redis, new String[] {hash, slot.counter()}, reservationId, orderId);
+            case "CANCEL_PENDING", "PAID" ->
+                PROJECT_ORDER_STATUS.run(
+                        redis, new String[] {hash, slot.counter()}, reservationId, orderId, orderStatus);
+            case "CANCELLED" ->
+                RELEASE_ON_CANCEL.run(
+                        redis,
+                        new String[] {hash, slot.stock(), slot.counter(), slot.releaseMarker(reservationId)},
+                        reservationId,
+                        orderId,
+                        "release:" + orderId,
+                        Long.toString(TERMINAL_TTL_MS));
             default -> throw new IllegalArgumentException("no projection for order status " + orderStatus);
         };
     }
 
     /** Re-creates a lost reservation hash (and the buyer's mark) without touching any counter. */
-    public List<Object> restoreHash(SkuSlot slot, String reservationId, String orderId, String status, long userId,
-            String requestId, String messageId) {
-        return RESTORE_HASH.run(redis, new String[] {slot.reservation(reservationId), slot.user(userId)}, reservationId,
-                orderId == null ? "" : orderId, status, Long.toString(userId), Long.toString(slot.activityId()),
-                Long.toString(slot.skuId()), requestId, messageId, Long.toString(TERMINAL_TTL_MS));
+    public List<Object> restoreHash(
+            SkuSlot slot,
+            String reservationId,
+            String orderId,
+            String status,
+            long userId,
+            String requestId,
+            String messageId) {
+        return RESTORE_HASH.run(
+                redis,
+                new String[] {slot.reservation(reservationId), slot.user(userId)},
+                reservationId,
+                orderId == null ? "" : orderId,
+                status,
+                Long.toString(userId),
+                Long.toString(slot.activityId()),
+                Long.toString(slot.skuId()),
+                requestId,
+                messageId,
+                Long.toString(TERMINAL_TTL_MS));
     }
 }

@@ -1,20 +1,8 @@
 package io.seckill.projection;
 
-import java.util.List;
-import java.util.Map;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
-import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
-import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
-import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
-import org.apache.rocketmq.client.exception.MQClientException;
-import org.apache.rocketmq.common.message.MessageExt;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
@@ -26,6 +14,16 @@ import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.state.SaleStatus;
 import io.seckill.trace.PipelineTrace;
+import java.util.List;
+import java.util.Map;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * The Redis projection role (DESIGN.md §7.1, §11.5): order events from the outbox become reservation
@@ -43,7 +41,11 @@ class ProjectionConsumer extends PushConsumerRole {
     private final MeterRegistry meters;
     private final PipelineTrace trace;
 
-    ProjectionConsumer(SeckillProperties props, SaleRegistry registry, OrderProjection projection, PipelineTrace trace,
+    ProjectionConsumer(
+            SeckillProperties props,
+            SaleRegistry registry,
+            OrderProjection projection,
+            PipelineTrace trace,
             MeterRegistry meters) {
         super("projection", props);
         this.registry = registry;
@@ -58,22 +60,33 @@ class ProjectionConsumer extends PushConsumerRole {
         c.setConsumeMessageBatchMaxSize(1);
         c.setConsumeThreadMin(2);
         c.setConsumeThreadMax(2);
-        c.subscribe(props.mq().orderEventTopic(), String.join(" || ", OutboxEvent.ORDER_CREATED,
-                OutboxEvent.ORDER_CANCEL_PENDING, OutboxEvent.ORDER_PAID, OutboxEvent.ORDER_CANCELLED));
+        c.subscribe(
+                props.mq().orderEventTopic(),
+                String.join(
+                        " || ",
+                        OutboxEvent.ORDER_CREATED,
+                        OutboxEvent.ORDER_CANCEL_PENDING,
+                        OutboxEvent.ORDER_PAID,
+                        OutboxEvent.ORDER_CANCELLED));
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
         return c;
     }
 
     private ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
         for (MessageExt m : msgs) {
-            Span span = trace.receive("projection", m).tag("event_type", String.valueOf(m.getUserProperty("event_type")));
+            Span span =
+                    trace.receive("projection", m).tag("event_type", String.valueOf(m.getUserProperty("event_type")));
             try (Tracer.SpanInScope scope = trace.inScope(span)) {
                 project(m);
             } catch (RuntimeException e) {
                 span.error(e);
                 meters.counter("projection.retry").increment();
-                log.warn("projection.failed outbox_event_id={} keys={} error_class={}: {}", m.getUserProperty("event_id"),
-                        m.getKeys(), e.getClass().getName(), e.getMessage());
+                log.warn(
+                        "projection.failed outbox_event_id={} keys={} error_class={}: {}",
+                        m.getUserProperty("event_id"),
+                        m.getKeys(),
+                        e.getClass().getName(),
+                        e.getMessage());
                 return ConsumeConcurrentlyStatus.RECONSUME_LATER;
             } finally {
                 span.end();
@@ -91,7 +104,8 @@ class ProjectionConsumer extends PushConsumerRole {
         long userId = ((Number) e.get("user_id")).longValue();
         String reservationId = (String) e.get("reservation_id");
         String orderId = (String) e.get("order_id");
-        Activity a = registry.find(activityId).orElseThrow(() -> new IllegalStateException("unknown activity " + activityId));
+        Activity a = registry.find(activityId)
+                .orElseThrow(() -> new IllegalStateException("unknown activity " + activityId));
         Activity.Sku sku = a.sku(skuId);
         if (sku == null) {
             throw new IllegalStateException("unknown sku " + activityId + "/" + skuId);
@@ -100,7 +114,7 @@ class ProjectionConsumer extends PushConsumerRole {
         List<Object> r = switch (type) {
             case OutboxEvent.ORDER_CREATED -> projection.project(slot, reservationId, orderId, "ORDER_CREATED");
             case OutboxEvent.ORDER_CANCEL_PENDING, OutboxEvent.ORDER_PAID, OutboxEvent.ORDER_CANCELLED ->
-                    projection.project(slot, reservationId, orderId, (String) e.get("order_status"));
+                projection.project(slot, reservationId, orderId, (String) e.get("order_status"));
             default -> null;
         };
         if (r == null) {
@@ -108,16 +122,30 @@ class ProjectionConsumer extends PushConsumerRole {
         }
         long code = LuaScript.code(r);
         String word = LuaScript.text(r, 1);
-        meters.counter("projection.apply", "event", type.toLowerCase(), "result",
-                word.toLowerCase().replaceAll("[^a-z_]", "_")).increment();
-        if (code == 1 && OutboxEvent.ORDER_CANCELLED.equals(type) && registry.find(activityId)
-                .map(Activity::status).orElse(null) != SaleStatus.OPEN) {
+        meters.counter(
+                        "projection.apply",
+                        "event",
+                        type.toLowerCase(),
+                        "result",
+                        word.toLowerCase().replaceAll("[^a-z_]", "_"))
+                .increment();
+        if (code == 1
+                && OutboxEvent.ORDER_CANCELLED.equals(type)
+                && registry.find(activityId).map(Activity::status).orElse(null) != SaleStatus.OPEN) {
             meters.counter("inventory.released_after_close").increment();
-            log.info("projection.released_after_close order_id={} activity_id={} sku_id={}", orderId, activityId, skuId);
+            log.info(
+                    "projection.released_after_close order_id={} activity_id={} sku_id={}", orderId, activityId, skuId);
         }
         if (code < 0) {
-            log.error("projection.refused event_type={} reservation_id={} order_id={} activity_id={} sku_id={} user_id={} result={}",
-                    type, reservationId, orderId, activityId, skuId, userId, word);
+            log.error(
+                    "projection.refused event_type={} reservation_id={} order_id={} activity_id={} sku_id={} user_id={} result={}",
+                    type,
+                    reservationId,
+                    orderId,
+                    activityId,
+                    skuId,
+                    userId,
+                    word);
         }
     }
 }

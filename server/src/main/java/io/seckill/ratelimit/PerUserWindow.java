@@ -13,8 +13,7 @@ public final class PerUserWindow {
     private final LongSupplier nanos;
     private volatile Window window = new Window(Long.MIN_VALUE, new ConcurrentHashMap<>());
 
-    private record Window(long second, ConcurrentHashMap<Long, Integer> counts) {
-    }
+    private record Window(long second, ConcurrentHashMap<Long, Integer> counts) {}
 
     public PerUserWindow() {
         this(System::nanoTime);

@@ -3,7 +3,6 @@ package io.seckill.reconcile;
 import static io.seckill.db.Sql.interval;
 
 import java.time.Duration;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
@@ -29,6 +28,7 @@ public class ReconcileRepository {
 
     /** Where change windows begin after a full pass judged everything older than the watermark (database clock). */
     public java.time.Instant windowStart(Duration watermark) {
-        return jdbc.queryForObject(WINDOW_START, java.sql.Timestamp.class, interval(watermark)).toInstant();
+        return jdbc.queryForObject(WINDOW_START, java.sql.Timestamp.class, interval(watermark))
+                .toInstant();
     }
 }

@@ -1,11 +1,10 @@
 package io.seckill.reconcile;
 
-import org.springframework.stereotype.Component;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.worker.PollingWorker;
+import org.springframework.stereotype.Component;
 
 /**
  * The {@code reconciler} role: every {@code seckill.reconcile.interval}, whichever instance holds

@@ -1,25 +1,9 @@
 package io.seckill.reconcile;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.lettuce.core.RedisFuture;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import org.apache.rocketmq.common.MixAll;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
@@ -41,6 +25,20 @@ import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
 import io.seckill.state.TaskStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.rocketmq.common.MixAll;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * Watermark reconciliation (DESIGN.md §10.6, §11.5, §13.4, §13.5), per activity and SKU: the PostgreSQL
@@ -85,17 +83,31 @@ public class Reconciler {
     private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
     /** Per SKU: where the change windows stand and when the last full pass was. */
     private final Map<String, Window> windows = new ConcurrentHashMap<>();
+
     private final Duration fullPassEvery;
     private static final int PAGE = 1000;
 
-    private record Window(Judged.Cursor reservations, Judged.Cursor orders, long fullAtNanos) {
-    }
+    private record Window(Judged.Cursor reservations, Judged.Cursor orders, long fullAtNanos) {}
 
-    Reconciler(SaleRegistry registry, ActivityService activities, ReconcileRepository repo, Repairs repairs,
-            AnomalyRepository anomalies, CompensationTaskRepository tasks, CompensationWorker compensation,
-            OrderProjection projection, RedisRecalibration recalibration, ManualHolds holds, StockAdjustments adjustments,
-            Redis redis, MeterRegistry meters, ReservationRepository reservations,
-            OrderRepository orders, OutboxRepository outbox, BucketTransfers transfers, BrokerBacklog backlog,
+    Reconciler(
+            SaleRegistry registry,
+            ActivityService activities,
+            ReconcileRepository repo,
+            Repairs repairs,
+            AnomalyRepository anomalies,
+            CompensationTaskRepository tasks,
+            CompensationWorker compensation,
+            OrderProjection projection,
+            RedisRecalibration recalibration,
+            ManualHolds holds,
+            StockAdjustments adjustments,
+            Redis redis,
+            MeterRegistry meters,
+            ReservationRepository reservations,
+            OrderRepository orders,
+            OutboxRepository outbox,
+            BucketTransfers transfers,
+            BrokerBacklog backlog,
             SeckillProperties props) {
         this.orders = orders;
         this.backlog = backlog;
@@ -120,14 +132,20 @@ public class Reconciler {
         this.meters = meters;
         this.runTimer = Timer.builder("reconcile.run.duration").register(meters);
         meters.counter("outbox.lease.expired");
-        Gauge.builder("reconcile.anomaly.age.seconds", anomalyAge, AtomicLong::get).description(
-                "how long the oldest open anomaly has waited for a person (as of the last run)").register(meters);
-        Gauge.builder("reconcile.watermark.lag.seconds", watermarkLag, v -> v.get() / 1000.0).register(meters);
+        Gauge.builder("reconcile.anomaly.age.seconds", anomalyAge, AtomicLong::get)
+                .description("how long the oldest open anomaly has waited for a person (as of the last run)")
+                .register(meters);
+        Gauge.builder("reconcile.watermark.lag.seconds", watermarkLag, v -> v.get() / 1000.0)
+                .register(meters);
     }
 
     /** What one run saw and did. */
-    public record Report(List<SkuReport> skus, Map<String, Integer> repairs, Map<String, Integer> anomalies,
-            int staleOutboxReclaimed, long millis) {
+    public record Report(
+            List<SkuReport> skus,
+            Map<String, Integer> repairs,
+            Map<String, Integer> anomalies,
+            int staleOutboxReclaimed,
+            long millis) {
         public Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("skus", skus);
@@ -139,9 +157,14 @@ public class Reconciler {
         }
     }
 
-    public record SkuReport(long activityId, long skuId, long reservationsChecked, long pgInvariantDelta,
-            long redisInvariantDelta, long crossSystemDelta, String redisState) {
-    }
+    public record SkuReport(
+            long activityId,
+            long skuId,
+            long reservationsChecked,
+            long pgInvariantDelta,
+            long redisInvariantDelta,
+            long crossSystemDelta,
+            String redisState) {}
 
     /** One run over {@code activityId} (or every live sale when null), judging only what is older than {@code watermark}. */
     public Report run(Long activityId, Duration watermark) {
@@ -150,7 +173,8 @@ public class Reconciler {
         Map<String, Integer> done = new TreeMap<>();
         Map<String, Integer> found = new TreeMap<>();
         List<SkuReport> skus = new ArrayList<>();
-        List<Activity> sales = activityId == null ? registry.live()
+        List<Activity> sales = activityId == null
+                ? registry.live()
                 : registry.load(activityId).map(List::of).orElse(List.of());
         for (Activity a : sales) {
             for (Activity.Sku sku : a.skus()) {
@@ -159,18 +183,32 @@ public class Reconciler {
                 } catch (RuntimeException e) {
                     // one SKU that cannot be read (a Redis timeout, say) does not end the run for the others
                     meters.counter("reconcile.sku.failed").increment();
-                    log.warn("reconcile.sku_failed activity_id={} sku_id={} error_class={}: {}", a.activityId(), sku.skuId(),
-                            e.getClass().getName(), e.getMessage());
-                    skus.add(new SkuReport(a.activityId(), sku.skuId(), 0, 0, 0, 0, "FAILED: " + e.getClass().getSimpleName()
-                            + ": " + e.getMessage()));
+                    log.warn(
+                            "reconcile.sku_failed activity_id={} sku_id={} error_class={}: {}",
+                            a.activityId(),
+                            sku.skuId(),
+                            e.getClass().getName(),
+                            e.getMessage());
+                    skus.add(new SkuReport(
+                            a.activityId(),
+                            sku.skuId(),
+                            0,
+                            0,
+                            0,
+                            0,
+                            "FAILED: " + e.getClass().getSimpleName() + ": " + e.getMessage()));
                 }
             }
         }
         if (activityId == null) {
             java.util.Set<Long> live = new java.util.HashSet<>();
             sales.forEach(a -> live.add(a.activityId()));
-            gauges.keySet().stream().map(k -> Long.parseLong(k.split("\\|")[1])).filter(id -> !live.contains(id)).distinct()
-                    .toList().forEach(this::forget);
+            gauges.keySet().stream()
+                    .map(k -> Long.parseLong(k.split("\\|")[1]))
+                    .filter(id -> !live.contains(id))
+                    .distinct()
+                    .toList()
+                    .forEach(this::forget);
         }
         resolveOrphans(done);
         anomalyAge.set((long) anomalies.oldestOpenAgeSeconds());
@@ -178,12 +216,22 @@ public class Reconciler {
         finishStockAdjustments(watermark, done);
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         runTimer.record(ms, TimeUnit.MILLISECONDS);
-        log.info("reconcile.run activities={} repairs={} anomalies={} stale_outbox_reclaimed={} millis={}", sales.size(), done,
-                found, reclaimed, ms);
+        log.info(
+                "reconcile.run activities={} repairs={} anomalies={} stale_outbox_reclaimed={} millis={}",
+                sales.size(),
+                done,
+                found,
+                reclaimed,
+                ms);
         return new Report(skus, done, found, reclaimed, ms);
     }
 
-    private SkuReport reconcileSku(Activity a, Activity.Sku sku, Duration watermark, boolean full, Map<String, Integer> done,
+    private SkuReport reconcileSku(
+            Activity a,
+            Activity.Sku sku,
+            Duration watermark,
+            boolean full,
+            Map<String, Integer> done,
             Map<String, Integer> found) {
         long activityId = a.activityId();
         int landed = transfers.finishStale(a, sku, watermark);
@@ -194,7 +242,13 @@ public class Reconciler {
         long pgDelta = view.pg().invariantDelta();
         gauge("inventory.pg.invariant.delta", activityId, sku.skuId()).set(pgDelta);
         if (pgDelta != 0) {
-            anomaly(found, "PG_INVARIANT_BROKEN", "SKU", activityId + ":" + sku.skuId(), activityId, sku.skuId(),
+            anomaly(
+                    found,
+                    "PG_INVARIANT_BROKEN",
+                    "SKU",
+                    activityId + ":" + sku.skuId(),
+                    activityId,
+                    sku.skuId(),
                     Map.of("pg", view.pg().toString()));
         }
         String redisState = "OK";
@@ -212,7 +266,13 @@ public class Reconciler {
         long redisDelta = view.redis().invariantDelta();
         gauge("inventory.redis.invariant.delta", activityId, sku.skuId()).set(redisDelta);
         if (redisDelta != 0) {
-            anomaly(found, "REDIS_INTERNAL_INVARIANT_BROKEN", "SKU", activityId + ":" + sku.skuId(), activityId, sku.skuId(),
+            anomaly(
+                    found,
+                    "REDIS_INTERNAL_INVARIANT_BROKEN",
+                    "SKU",
+                    activityId + ":" + sku.skuId(),
+                    activityId,
+                    sku.skuId(),
                     Map.of("redis", view.redis().toString()));
         }
 
@@ -223,7 +283,9 @@ public class Reconciler {
         long fullAt = window == null ? 0 : window.fullAtNanos();
         if (window == null || System.nanoTime() - fullAt > fullPassEvery.toNanos()) {
             // a full pass: every reservation of the SKU from the beginning of time; orders from the watermark on
-            window = new Window(Judged.Cursor.START, new Judged.Cursor(repo.windowStart(watermark), Judged.Cursor.START.id()),
+            window = new Window(
+                    Judged.Cursor.START,
+                    new Judged.Cursor(repo.windowStart(watermark), Judged.Cursor.START.id()),
                     System.nanoTime());
             fullAt = window.fullAtNanos();
         }
@@ -247,17 +309,26 @@ public class Reconciler {
         view = view(activityId, sku.skuId());
         long cross = view.crossSystemDelta();
         int repairsNow = done.values().stream().mapToInt(Integer::intValue).sum();
-        boolean drift = cross != 0 && repairsNow == repairsBefore && outbox.skuBacklog(activityId, sku.skuId()) == 0
-                && view.redis().openReserved() == 0 && projectionCaughtUp();
-        Map<String, Object> evidence = Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross);
+        boolean drift = cross != 0
+                && repairsNow == repairsBefore
+                && outbox.skuBacklog(activityId, sku.skuId()) == 0
+                && view.redis().openReserved() == 0
+                && projectionCaughtUp();
+        Map<String, Object> evidence =
+                Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross);
         if (drift) {
             anomaly(found, "CROSS_SYSTEM_DELTA", "SKU", key, activityId, sku.skuId(), evidence);
         }
         // an open REDIS_RESERVATIONS_LOST (written when a lost hash was restored, here or in an earlier run) keeps the
         // recalibration due until one succeeds
         if (warmedSale && (drift || anomalies.isOpen(RESERVATIONS_LOST, key))) {
-            String live = recalibration.recalibrateLive(a, sku, drift ? "Redis committed differs from PostgreSQL by " + cross
-                    : "Redis had lost reservations PostgreSQL holds", evidence);
+            String live = recalibration.recalibrateLive(
+                    a,
+                    sku,
+                    drift
+                            ? "Redis committed differs from PostgreSQL by " + cross
+                            : "Redis had lost reservations PostgreSQL holds",
+                    evidence);
             if ("RECALIBRATED".equals(live)) {
                 count(done, "REDIS_RECALIBRATION");
             }
@@ -268,18 +339,26 @@ public class Reconciler {
                         + " PostgreSQL";
                 anomalies.resolve(RESERVATIONS_LOST, key, resolution);
                 if (cross == 0 && anomalies.resolve("CROSS_SYSTEM_DELTA", key, resolution)) {
-                    log.info("reconcile.cross_system_delta_resolved activity_id={} sku_id={} recalibration={}", activityId,
-                            sku.skuId(), live);
+                    log.info(
+                            "reconcile.cross_system_delta_resolved activity_id={} sku_id={} recalibration={}",
+                            activityId,
+                            sku.skuId(),
+                            live);
                 }
             }
             redisState = live;
         }
         gauge("inventory.cross_system.delta", activityId, sku.skuId()).set(cross);
-        return new SkuReport(activityId, sku.skuId(), checked, pgDelta, view.redis().invariantDelta(), cross, redisState);
+        return new SkuReport(
+                activityId, sku.skuId(), checked, pgDelta, view.redis().invariantDelta(), cross, redisState);
     }
 
     /** A page of reservations: their Redis states in one pipelined read, then the rules of each. */
-    private void judge(long activityId, Activity.Sku sku, List<Judged> rows, Map<String, Integer> done,
+    private void judge(
+            long activityId,
+            Activity.Sku sku,
+            List<Judged> rows,
+            Map<String, Integer> done,
             Map<String, Integer> found) {
         List<SkuSlot> slots = new ArrayList<>(rows.size());
         List<RedisFuture<String>> states = new ArrayList<>(rows.size());
@@ -296,41 +375,78 @@ public class Reconciler {
                 // one reservation whose rule fails is counted and reported; the next full pass judges it again
                 count(done, "RULE_FAILED");
                 meters.counter("reconcile.rule.failed").increment();
-                log.warn("reconcile.rule_failed reservation_id={} activity_id={} sku_id={} error_class={}: {}",
-                        row.reservationId(), activityId, sku.skuId(), e.getClass().getName(), e.getMessage());
+                log.warn(
+                        "reconcile.rule_failed reservation_id={} activity_id={} sku_id={} error_class={}: {}",
+                        row.reservationId(),
+                        activityId,
+                        sku.skuId(),
+                        e.getClass().getName(),
+                        e.getMessage());
             }
         }
     }
 
     /** DESIGN.md §13.5, one reservation. */
-    private void reservationRules(SkuSlot slot, Judged r, String actual, Map<String, Integer> done,
-            Map<String, Integer> found) {
+    private void reservationRules(
+            SkuSlot slot, Judged r, String actual, Map<String, Integer> done, Map<String, Integer> found) {
         String rid = r.reservationId().toString();
         switch (r.status()) {
             case ORDER_CREATED, CANCELLED -> {
                 if (r.orderStatus() == null) {
-                    anomaly(found, "RESERVATION_WITHOUT_ORDER", "RESERVATION", rid, slot.activityId(), slot.skuId(),
+                    anomaly(
+                            found,
+                            "RESERVATION_WITHOUT_ORDER",
+                            "RESERVATION",
+                            rid,
+                            slot.activityId(),
+                            slot.skuId(),
                             evidence(r, actual, r.status().name()));
                     return;
                 }
-                String expected = r.status() == ReservationStatus.CANCELLED ? "CANCELLED"
+                String expected = r.status() == ReservationStatus.CANCELLED
+                        ? "CANCELLED"
                         : OrderProjection.redisStatus(r.orderStatus());
                 if (expected.equals(actual)) {
                     return;
                 }
                 if ("PAID".equals(expected) && "COMPENSATED".equals(actual)) {
                     Map<String, Object> ev = evidence(r, actual, expected);
-                    anomaly(found, "PAID_BUT_REDIS_COMPENSATED", "RESERVATION", rid, slot.activityId(), slot.skuId(), ev);
-                    holds.hold("RESERVATION", rid, r.status().name(), "severe conflict: PG order PAID, Redis COMPENSATED", OPERATOR);
+                    anomaly(
+                            found,
+                            "PAID_BUT_REDIS_COMPENSATED",
+                            "RESERVATION",
+                            rid,
+                            slot.activityId(),
+                            slot.skuId(),
+                            ev);
+                    holds.hold(
+                            "RESERVATION",
+                            rid,
+                            r.status().name(),
+                            "severe conflict: PG order PAID, Redis COMPENSATED",
+                            OPERATOR);
                     return;
                 }
                 if (!projectable(actual, expected)) {
-                    anomaly(found, "PROJECTION_CONFLICT", "RESERVATION", rid, slot.activityId(), slot.skuId(),
+                    anomaly(
+                            found,
+                            "PROJECTION_CONFLICT",
+                            "RESERVATION",
+                            rid,
+                            slot.activityId(),
+                            slot.skuId(),
                             evidence(r, actual, expected));
                     return;
                 }
-                Repairs.Run res = repairs.run("REBUILD_ORDER_PROJECTION", "RESERVATION", rid, r.version(), expected, OPERATOR,
-                        "PostgreSQL says " + expected + ", Redis says " + actual, evidence(r, actual, expected),
+                Repairs.Run res = repairs.run(
+                        "REBUILD_ORDER_PROJECTION",
+                        "RESERVATION",
+                        rid,
+                        r.version(),
+                        expected,
+                        OPERATOR,
+                        "PostgreSQL says " + expected + ", Redis says " + actual,
+                        evidence(r, actual, expected),
                         () -> rebuild(slot, r, actual, expected));
                 count(done, res, "REBUILD_ORDER_PROJECTION");
             }
@@ -342,17 +458,32 @@ public class Reconciler {
             case COMPENSATING -> {
                 if (r.taskId() == null) {
                     count(done, ensureTask(r, actual), "ENSURE_COMPENSATION_TASK");
-                } else if ("COMPENSATED".equals(actual) && (r.taskStatus() == TaskStatus.RETRY
-                        || r.taskStatus() == TaskStatus.PENDING || (r.taskStatus() == TaskStatus.CLAIMED && r.taskLeaseExpired()))) {
-                    Repairs.Run res = repairs.run("FINISH_COMPENSATION", "RESERVATION", rid, r.version(), "COMPENSATED",
-                            OPERATOR, "Redis already compensated; PostgreSQL still COMPENSATING", evidence(r, actual, "COMPENSATED"),
+                } else if ("COMPENSATED".equals(actual)
+                        && (r.taskStatus() == TaskStatus.RETRY
+                                || r.taskStatus() == TaskStatus.PENDING
+                                || (r.taskStatus() == TaskStatus.CLAIMED && r.taskLeaseExpired()))) {
+                    Repairs.Run res = repairs.run(
+                            "FINISH_COMPENSATION",
+                            "RESERVATION",
+                            rid,
+                            r.version(),
+                            "COMPENSATED",
+                            OPERATOR,
+                            "Redis already compensated; PostgreSQL still COMPENSATING",
+                            evidence(r, actual, "COMPENSATED"),
                             () -> finishCompensation(r));
                     count(done, res, "FINISH_COMPENSATION");
                 }
             }
             case COMPENSATED -> {
                 if (actual != null && !"COMPENSATED".equals(actual)) {
-                    anomaly(found, "COMPENSATED_BUT_REDIS_" + actual, "RESERVATION", rid, slot.activityId(), slot.skuId(),
+                    anomaly(
+                            found,
+                            "COMPENSATED_BUT_REDIS_" + actual,
+                            "RESERVATION",
+                            rid,
+                            slot.activityId(),
+                            slot.skuId(),
                             evidence(r, actual, "COMPENSATED"));
                 }
             }
@@ -390,14 +521,30 @@ public class Reconciler {
         String rid = r.reservationId().toString();
         String order = r.orderId() == null ? null : r.orderId().toString();
         if (actual == null) {
-            // the hash went with writes Redis lost: whatever else went with it, the counters are settled at activity level
-            if (anomalies.record(RESERVATIONS_LOST, "SKU", slot.activityId() + ":" + slot.skuId(), slot.activityId(),
-                    slot.skuId(), Map.of("first_reservation_id", rid, "pg_status", r.status().name()))) {
+            // the hash went with writes Redis lost: whatever else went with it, the counters are settled at activity
+            // level
+            if (anomalies.record(
+                    RESERVATIONS_LOST,
+                    "SKU",
+                    slot.activityId() + ":" + slot.skuId(),
+                    slot.activityId(),
+                    slot.skuId(),
+                    Map.of("first_reservation_id", rid, "pg_status", r.status().name()))) {
                 meters.counter("reconcile.anomaly", "type", RESERVATIONS_LOST).increment();
-                log.error("reconcile.redis_reservations_lost activity_id={} sku_id={} reservation_id={}: a recalibration "
-                        + "of the SKU is due", slot.activityId(), slot.skuId(), rid);
+                log.error(
+                        "reconcile.redis_reservations_lost activity_id={} sku_id={} reservation_id={}: a recalibration "
+                                + "of the SKU is due",
+                        slot.activityId(),
+                        slot.skuId(),
+                        rid);
             }
-            List<Object> x = projection.restoreHash(slot, rid, order, expected, r.userId(), r.requestId().toString(),
+            List<Object> x = projection.restoreHash(
+                    slot,
+                    rid,
+                    order,
+                    expected,
+                    r.userId(),
+                    r.requestId().toString(),
                     r.messageId().toString());
             return "hash restored without counter moves: " + LuaScript.text(x, 1);
         }
@@ -409,8 +556,16 @@ public class Reconciler {
     }
 
     private Repairs.Run ensureTask(Judged r, String actual) {
-        return repairs.run("ENSURE_COMPENSATION_TASK", "RESERVATION", r.reservationId().toString(), r.version(), "TASK_EXISTS",
-                OPERATOR, r.status() + " without a compensation task", evidence(r, actual, "TASK_EXISTS"), () -> {
+        return repairs.run(
+                "ENSURE_COMPENSATION_TASK",
+                "RESERVATION",
+                r.reservationId().toString(),
+                r.version(),
+                "TASK_EXISTS",
+                OPERATOR,
+                r.status() + " without a compensation task",
+                evidence(r, actual, "TASK_EXISTS"),
+                () -> {
                     String task = "task " + CompensationTaskRepository.taskId(r.reservationId());
                     return tasks.insertRelease(List.of(r.reservationId())) == 1 ? task : Repairs.ALREADY + ": " + task;
                 });
@@ -431,8 +586,8 @@ public class Reconciler {
      * person, since the unit's recovery fields are gone with the hash.
      */
     private void resolveOrphans(Map<String, Integer> done) {
-        List<AnomalyRepository.Open> open = anomalies.open(List.of(AnomalyRepository.SEND_DUE_ORPHAN,
-                AnomalyRepository.DEADLINE_RESERVATION_MISSING), 1000);
+        List<AnomalyRepository.Open> open = anomalies.open(
+                List.of(AnomalyRepository.SEND_DUE_ORPHAN, AnomalyRepository.DEADLINE_RESERVATION_MISSING), 1000);
         if (open.isEmpty()) {
             return;
         }
@@ -447,10 +602,12 @@ public class Reconciler {
         Map<UUID, ReservationStatus> states = reservations.states(List.copyOf(byAnomaly.values()));
         byAnomaly.forEach((a, rid) -> {
             ReservationStatus status = states.get(rid);
-            if (status != null && status != ReservationStatus.RESERVED
+            if (status != null
+                    && status != ReservationStatus.RESERVED
                     && anomalies.resolve(a.anomalyId(), "PostgreSQL holds the reservation as " + status)) {
                 count(done, "ORPHAN_RESOLVED");
-                meters.counter("reconcile.auto.repair", "type", "ORPHAN_RESOLVED").increment();
+                meters.counter("reconcile.auto.repair", "type", "ORPHAN_RESOLVED")
+                        .increment();
             }
         });
     }
@@ -458,8 +615,15 @@ public class Reconciler {
     private int reclaimStaleOutbox(Duration watermark, Map<String, Integer> done) {
         int n = 0;
         for (OutboxRepository.Stale e : outbox.stale(watermark)) {
-            Repairs.Run res = repairs.run("OUTBOX_LEASE_RECLAIM", "OUTBOX_EVENT", e.eventId().toString(), (long) e.attempts(),
-                    "RETRY", OPERATOR, "SENDING with an expired lease", Map.of("attempt_count", e.attempts()),
+            Repairs.Run res = repairs.run(
+                    "OUTBOX_LEASE_RECLAIM",
+                    "OUTBOX_EVENT",
+                    e.eventId().toString(),
+                    (long) e.attempts(),
+                    "RETRY",
+                    OPERATOR,
+                    "SENDING with an expired lease",
+                    Map.of("attempt_count", e.attempts()),
                     () -> outbox.reclaim(e.eventId()) ? "back to RETRY" : "already moved on");
             count(done, res, "OUTBOX_LEASE_RECLAIM");
             if (res == Repairs.Run.DONE) {
@@ -473,8 +637,15 @@ public class Reconciler {
     /** An operator's adjustment that stopped after PostgreSQL: its Redis half, once (the Lua keeps a marker). */
     private void finishStockAdjustments(Duration watermark, Map<String, Integer> done) {
         for (UUID id : adjustments.pending(watermark)) {
-            Repairs.Run res = repairs.run("FINISH_STOCK_ADJUSTMENT", "STOCK_ADJUSTMENT", id.toString(), 0L, "REDIS_APPLIED",
-                    OPERATOR, "PostgreSQL applied the adjustment, Redis did not", Map.of("adjustment_id", id.toString()),
+            Repairs.Run res = repairs.run(
+                    "FINISH_STOCK_ADJUSTMENT",
+                    "STOCK_ADJUSTMENT",
+                    id.toString(),
+                    0L,
+                    "REDIS_APPLIED",
+                    OPERATOR,
+                    "PostgreSQL applied the adjustment, Redis did not",
+                    Map.of("adjustment_id", id.toString()),
                     () -> adjustments.applyRedis(id));
             count(done, res, "FINISH_STOCK_ADJUSTMENT");
         }
@@ -486,25 +657,43 @@ public class Reconciler {
      */
     private boolean projectionCaughtUp() {
         try {
-            return backlog.oldestUnconsumedAgeMs(projectionGroup, eventTopic, MixAll.getRetryTopic(projectionGroup)) == 0;
+            return backlog.oldestUnconsumedAgeMs(projectionGroup, eventTopic, MixAll.getRetryTopic(projectionGroup))
+                    == 0;
         } catch (Exception e) {
             meters.counter("reconcile.projection_backlog.unknown").increment();
-            log.warn("reconcile.projection_backlog_unknown error_class={}: {}", e.getClass().getName(), e.getMessage());
+            log.warn(
+                    "reconcile.projection_backlog_unknown error_class={}: {}",
+                    e.getClass().getName(),
+                    e.getMessage());
             return false;
         }
     }
 
     private ActivityService.InventoryView view(long activityId, long skuId) {
-        return activities.inventoryView(activityId).stream().filter(v -> v.pg().skuId() == skuId).findFirst()
+        return activities.inventoryView(activityId).stream()
+                .filter(v -> v.pg().skuId() == skuId)
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no inventory for " + activityId + "/" + skuId));
     }
 
-    private void anomaly(Map<String, Integer> found, String type, String objectType, String objectId, long activityId,
-            long skuId, Map<String, ?> evidence) {
+    private void anomaly(
+            Map<String, Integer> found,
+            String type,
+            String objectType,
+            String objectId,
+            long activityId,
+            long skuId,
+            Map<String, ?> evidence) {
         if (anomalies.record(type, objectType, objectId, activityId, skuId, evidence)) {
             meters.counter("reconcile.anomaly", "type", type).increment();
-            log.error("reconcile.anomaly type={} object_type={} object_id={} activity_id={} sku_id={} evidence={}", type,
-                    objectType, objectId, activityId, skuId, evidence);
+            log.error(
+                    "reconcile.anomaly type={} object_type={} object_id={} activity_id={} sku_id={} evidence={}",
+                    type,
+                    objectType,
+                    objectId,
+                    activityId,
+                    skuId,
+                    evidence);
         }
         meters.counter("reconcile.manual", "type", type).increment();
         found.merge(type, 1, Integer::sum);
@@ -535,8 +724,10 @@ public class Reconciler {
     private AtomicLong gauge(String name, long activityId, long skuId) {
         return gauges.computeIfAbsent(name + "|" + activityId + "|" + skuId, k -> {
             AtomicLong v = new AtomicLong();
-            Gauge.builder(name, v, AtomicLong::get).tag("activity", Long.toString(activityId))
-                    .tag("sku", Long.toString(skuId)).register(meters);
+            Gauge.builder(name, v, AtomicLong::get)
+                    .tag("activity", Long.toString(activityId))
+                    .tag("sku", Long.toString(skuId))
+                    .register(meters);
             return v;
         });
     }

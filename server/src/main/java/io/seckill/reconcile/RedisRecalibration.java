@@ -1,20 +1,7 @@
 package io.seckill.reconcile;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
 import io.lettuce.core.RedisFuture;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.rocketmq.common.MixAll;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.InventoryRepository;
@@ -37,6 +24,17 @@ import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
 import io.seckill.state.SaleStatus;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.rocketmq.common.MixAll;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Activity-level recalibration of a SKU's Redis counters from PostgreSQL (DESIGN.md §9.6, fault row 13):
@@ -71,10 +69,22 @@ public class RedisRecalibration {
     private final StockAdjustments adjustments;
     private final TransactionTemplate snapshotTx;
 
-    RedisRecalibration(InventoryRepository inventory, RepairRepository repairLog, ReservationRepository reservations,
-            OutboxRepository outboxRepo, OrderProjection projection, AnomalyRepository anomalies, HoldRepository holds,
-            Repairs repairs, Redis redis, SeckillProperties props, MeterRegistry meters, SaleRegistry registry,
-            BrokerBacklog backlog, BucketTransfers transfers, StockAdjustments adjustments,
+    RedisRecalibration(
+            InventoryRepository inventory,
+            RepairRepository repairLog,
+            ReservationRepository reservations,
+            OutboxRepository outboxRepo,
+            OrderProjection projection,
+            AnomalyRepository anomalies,
+            HoldRepository holds,
+            Repairs repairs,
+            Redis redis,
+            SeckillProperties props,
+            MeterRegistry meters,
+            SaleRegistry registry,
+            BrokerBacklog backlog,
+            BucketTransfers transfers,
+            StockAdjustments adjustments,
             PlatformTransactionManager txManager) {
         this.inventory = inventory;
         this.repairLog = repairLog;
@@ -111,7 +121,11 @@ public class RedisRecalibration {
         evidence.put("redis_slots_with_counters", warmedSlots(activityId, sku));
         if (anomalies.record("REDIS_KEYS_LOST", "SKU", object, activityId, sku.skuId(), evidence)) {
             meters.counter("reconcile.anomaly", "type", "REDIS_KEYS_LOST").increment();
-            log.error("reconcile.redis_keys_lost activity_id={} sku_id={} evidence={}", activityId, sku.skuId(), evidence);
+            log.error(
+                    "reconcile.redis_keys_lost activity_id={} sku_id={} evidence={}",
+                    activityId,
+                    sku.skuId(),
+                    evidence);
         }
         found.merge("REDIS_KEYS_LOST", 1, Integer::sum);
         if (!holds.holds(List.of(object)).isEmpty()) {
@@ -120,12 +134,19 @@ public class RedisRecalibration {
         pause(a, sku);
         String drain = drained(a, sku);
         if (drain != null) {
-            log.warn("reconcile.recalibration_waiting activity_id={} sku_id={} reason={}", activityId, sku.skuId(), drain);
+            log.warn(
+                    "reconcile.recalibration_waiting activity_id={} sku_id={} reason={}",
+                    activityId,
+                    sku.skuId(),
+                    drain);
             return "PAUSED_DRAINING";
         }
         Attempt attempt = run(a, sku, true, "Redis lost the keys of a live SKU", evidence);
         if (!attempt.done()) {
-            log.warn("reconcile.recalibration_waiting activity_id={} sku_id={} reason={}", activityId, sku.skuId(),
+            log.warn(
+                    "reconcile.recalibration_waiting activity_id={} sku_id={} reason={}",
+                    activityId,
+                    sku.skuId(),
                     attempt.detail());
             return "PAUSED_DRAINING";
         }
@@ -154,7 +175,8 @@ public class RedisRecalibration {
         List<SkuSlot> paused = pause(a, sku);
         Attempt attempt;
         try {
-            long deadline = System.nanoTime() + props.reconcile().recalibrationDrain().toNanos();
+            long deadline =
+                    System.nanoTime() + props.reconcile().recalibrationDrain().toNanos();
             long open;
             while ((open = openReserved(a, sku)) != 0) {
                 if (System.nanoTime() > deadline) {
@@ -192,14 +214,17 @@ public class RedisRecalibration {
         int resumed = resume(a, sku, paused);
         if (resumed > 0) {
             meters.counter("reconcile.recalibration.stale_pause").increment(resumed);
-            log.warn("reconcile.stale_pause_resumed activity_id={} sku_id={} slots={}", a.activityId(), sku.skuId(), resumed);
+            log.warn(
+                    "reconcile.stale_pause_resumed activity_id={} sku_id={} slots={}",
+                    a.activityId(),
+                    sku.skuId(),
+                    resumed);
         }
         return resumed;
     }
 
     /** What one attempt came to: done (changed or not), or refused with the reason; the reservations it counted. */
-    record Attempt(boolean done, boolean changed, String detail, List<Judged> counted) {
-    }
+    record Attempt(boolean done, boolean changed, String detail, List<Judged> counted) {}
 
     /**
      * The apply step as one repair task (several reconcilers share it), with its audit row; {@code afterLoss}
@@ -210,8 +235,8 @@ public class RedisRecalibration {
         // the generation makes a later recalibration of the same SKU a new repair, while two reconcilers share one
         long generation = repairLog.done(RULE, object);
         Attempt[] out = {refused("recalibrated by another reconciler")};
-        Repairs.Run r = repairs.run(RULE, "SKU", object, generation, "RECALIBRATED", Reconciler.OPERATOR, reason, evidence,
-                () -> {
+        Repairs.Run r = repairs.run(
+                RULE, "SKU", object, generation, "RECALIBRATED", Reconciler.OPERATOR, reason, evidence, () -> {
                     try {
                         out[0] = apply(a, sku, afterLoss, reason);
                     } catch (RuntimeException e) {
@@ -281,19 +306,26 @@ public class RedisRecalibration {
             SlotCounters c = before.get(slot.bucket());
             int stockB = ActivityService.share((int) stock, slot.bucket(), sku.buckets());
             int committedB = committed[slot.bucket()];
-            if (Long.toString(stockB).equals(c.stock()) && Long.toString(stockB + committedB).equals(c.initial())
+            if (Long.toString(stockB).equals(c.stock())
+                    && Long.toString(stockB + committedB).equals(c.initial())
                     && Long.toString(committedB).equals(c.committed())) {
                 continue;
             }
-            List<Object> r = RECALIBRATE.run(redis, new String[] {slot.stock(), slot.counter(), slot.meta()},
-                    Integer.toString(stockB), Integer.toString(committedB), c.stock(), c.initial(), c.committed(),
+            List<Object> r = RECALIBRATE.run(
+                    redis,
+                    new String[] {slot.stock(), slot.counter(), slot.meta()},
+                    Integer.toString(stockB),
+                    Integer.toString(committedB),
+                    c.stock(),
+                    c.initial(),
+                    c.committed(),
                     lost[slot.bucket()] ? "LOST" : "");
             if (LuaScript.code(r) != 1) {
                 return refused("bucket " + slot.bucket() + ": " + LuaScript.text(r, 1)
                         + (changed.isEmpty() ? "" : " (buckets " + changed + " recalibrated)"));
             }
-            changed.add(slot.bucket() + ": stock " + c.stock() + " -> " + stockB + ", committed " + c.committed() + " -> "
-                    + committedB);
+            changed.add(slot.bucket() + ": stock " + c.stock() + " -> " + stockB + ", committed " + c.committed()
+                    + " -> " + committedB);
         }
         Map<String, Object> after = new LinkedHashMap<>();
         after.put("stock", stock);
@@ -306,16 +338,26 @@ public class RedisRecalibration {
         if (changed.isEmpty()) {
             return new Attempt(true, false, "Redis already agrees with PostgreSQL " + after, s.reservations());
         }
-        holds.audit(Reconciler.OPERATOR, RULE, "SKU", activityId + ":" + sku.skuId(), Map.of("redis", countersText(before)),
-                after, Map.of("pg", s.pg().toString()), reason);
+        holds.audit(
+                Reconciler.OPERATOR,
+                RULE,
+                "SKU",
+                activityId + ":" + sku.skuId(),
+                Map.of("redis", countersText(before)),
+                after,
+                Map.of("pg", s.pg().toString()),
+                reason);
         meters.counter("reconcile.redis_recalibration").increment();
-        log.warn("reconcile.redis_recalibrated activity_id={} sku_id={} reason=\"{}\" after={}", activityId, sku.skuId(),
-                reason, after);
+        log.warn(
+                "reconcile.redis_recalibrated activity_id={} sku_id={} reason=\"{}\" after={}",
+                activityId,
+                sku.skuId(),
+                reason,
+                after);
         return new Attempt(true, true, after.toString(), s.reservations());
     }
 
-    private record Snapshot(SkuInventory pg, List<Judged> reservations, long unappliedAdjustments) {
-    }
+    private record Snapshot(SkuInventory pg, List<Judged> reservations, long unappliedAdjustments) {}
 
     /**
      * Why the snapshot cannot be written to Redis now (null when it can): a stock adjustment whose Redis half
@@ -342,7 +384,9 @@ public class RedisRecalibration {
 
     /** PostgreSQL's counts and every reservation of the SKU, as of one moment. */
     private Snapshot snapshot(long activityId, long skuId) {
-        return snapshotTx.execute(tx -> new Snapshot(pg(activityId, skuId), reservations.ofSku(activityId, skuId),
+        return snapshotTx.execute(tx -> new Snapshot(
+                pg(activityId, skuId),
+                reservations.ofSku(activityId, skuId),
                 adjustments.unapplied(activityId, skuId)));
     }
 
@@ -351,9 +395,12 @@ public class RedisRecalibration {
      * decided them (an order made or refused). Their counter moves are in the snapshot's counts.
      */
     private List<Judged> behind(long activityId, Activity.Sku sku, List<Judged> rows, boolean[] lost) {
-        List<Judged> decided = rows.stream().filter(k -> lost[slotOf(activityId, sku, k).bucket()]
-                && (k.status() == ReservationStatus.ORDER_CREATED || k.status() == ReservationStatus.ORDER_REJECTED
-                        || k.status() == ReservationStatus.COMPENSATING)).toList();
+        List<Judged> decided = rows.stream()
+                .filter(k -> lost[slotOf(activityId, sku, k).bucket()]
+                        && (k.status() == ReservationStatus.ORDER_CREATED
+                                || k.status() == ReservationStatus.ORDER_REJECTED
+                                || k.status() == ReservationStatus.COMPENSATING))
+                .toList();
         List<String> states = statuses(activityId, sku, decided);
         List<Judged> out = new ArrayList<>();
         for (int i = 0; i < decided.size(); i++) {
@@ -372,11 +419,18 @@ public class RedisRecalibration {
     private int removeBehind(long activityId, Activity.Sku sku, List<Judged> behind) {
         int removed = 0;
         for (Judged k : behind) {
-            removed += redis.sync().del(slotOf(activityId, sku, k).reservation(k.reservationId().toString())).intValue();
+            removed += redis.sync()
+                    .del(slotOf(activityId, sku, k)
+                            .reservation(k.reservationId().toString()))
+                    .intValue();
         }
         if (removed > 0) {
-            log.warn("reconcile.hashes_behind_removed activity_id={} sku_id={} hashes={} (restored with PostgreSQL's state "
-                    + "after the recalibration)", activityId, sku.skuId(), removed);
+            log.warn(
+                    "reconcile.hashes_behind_removed activity_id={} sku_id={} hashes={} (restored with PostgreSQL's state "
+                            + "after the recalibration)",
+                    activityId,
+                    sku.skuId(),
+                    removed);
         }
         return removed;
     }
@@ -384,7 +438,8 @@ public class RedisRecalibration {
     /** The ids of those reservations that are under a manual hold. */
     private List<String> held(List<Judged> rows) {
         return holds.holds(rows.stream().map(k -> k.reservationId().toString()).toList()).stream()
-                .map(m -> String.valueOf(m.get("object_id"))).toList();
+                .map(m -> String.valueOf(m.get("object_id")))
+                .toList();
     }
 
     /** The slot of the reservation's buyer (their home bucket). */
@@ -397,13 +452,15 @@ public class RedisRecalibration {
      * snapshot counts that unit as available, and its release would add it a second time.
      */
     private String pendingRelease(long activityId, Activity.Sku sku, List<Judged> rows) {
-        List<Judged> cancelled = rows.stream().filter(k -> k.status() == ReservationStatus.CANCELLED).toList();
+        List<Judged> cancelled = rows.stream()
+                .filter(k -> k.status() == ReservationStatus.CANCELLED)
+                .toList();
         List<String> states = statuses(activityId, sku, cancelled);
         for (int i = 0; i < cancelled.size(); i++) {
             String status = states.get(i);
             if (status != null && !"CANCELLED".equals(status)) {
-                return "the release of cancelled reservation " + cancelled.get(i).reservationId() + " is not in Redis yet ("
-                        + status + ")";
+                return "the release of cancelled reservation "
+                        + cancelled.get(i).reservationId() + " is not in Redis yet (" + status + ")";
             }
         }
         return null;
@@ -417,9 +474,12 @@ public class RedisRecalibration {
      */
     private void restoreLost(Activity a, Activity.Sku sku, List<Judged> rows) {
         long activityId = a.activityId();
-        List<Judged> decided = rows.stream().filter(k -> k.status() == ReservationStatus.ORDER_CREATED
-                || k.status() == ReservationStatus.CANCELLED || k.status() == ReservationStatus.ORDER_REJECTED
-                || k.status() == ReservationStatus.COMPENSATING).toList();
+        List<Judged> decided = rows.stream()
+                .filter(k -> k.status() == ReservationStatus.ORDER_CREATED
+                        || k.status() == ReservationStatus.CANCELLED
+                        || k.status() == ReservationStatus.ORDER_REJECTED
+                        || k.status() == ReservationStatus.COMPENSATING)
+                .toList();
         List<String> states = statuses(activityId, sku, decided);
         List<Judged> lost = new ArrayList<>();
         for (int i = 0; i < decided.size(); i++) {
@@ -440,20 +500,45 @@ public class RedisRecalibration {
             }
             SkuSlot slot = slotOf(activityId, sku, k);
             if (k.status() == ReservationStatus.ORDER_CREATED || k.status() == ReservationStatus.CANCELLED) {
-                String target = k.status() == ReservationStatus.CANCELLED ? "CANCELLED"
+                String target = k.status() == ReservationStatus.CANCELLED
+                        ? "CANCELLED"
                         : OrderProjection.redisStatus(k.orderStatus());
-                restored += LuaScript.code(projection.restoreHash(slot, rid, String.valueOf(k.orderId()), target, k.userId(),
-                        k.requestId().toString(), k.messageId().toString())) == 1 ? 1 : 0;
+                restored += LuaScript.code(projection.restoreHash(
+                                        slot,
+                                        rid,
+                                        String.valueOf(k.orderId()),
+                                        target,
+                                        k.userId(),
+                                        k.requestId().toString(),
+                                        k.messageId().toString()))
+                                == 1
+                        ? 1
+                        : 0;
             } else {
-                projection.restoreHash(slot, rid, null, "COMPENSATED", k.userId(), k.requestId().toString(),
+                projection.restoreHash(
+                        slot,
+                        rid,
+                        null,
+                        "COMPENSATED",
+                        k.userId(),
+                        k.requestId().toString(),
                         k.messageId().toString());
-                redis.sync().set(slot.compensationMarker(rid), CompensationTaskRepository.taskId(k.reservationId()).toString());
+                redis.sync()
+                        .set(
+                                slot.compensationMarker(rid),
+                                CompensationTaskRepository.taskId(k.reservationId())
+                                        .toString());
                 absorbed++;
             }
         }
         meters.counter("reconcile.recalibration.hashes_restored").increment(restored + absorbed);
-        log.warn("reconcile.lost_hashes_restored activity_id={} sku_id={} orders={} compensations_absorbed={} held={}",
-                activityId, sku.skuId(), restored, absorbed, held.size());
+        log.warn(
+                "reconcile.lost_hashes_restored activity_id={} sku_id={} orders={} compensations_absorbed={} held={}",
+                activityId,
+                sku.skuId(),
+                restored,
+                absorbed,
+                held.size());
     }
 
     /** The Redis status of each reservation's hash (null where it is gone), read in one pipeline. */
@@ -471,7 +556,11 @@ public class RedisRecalibration {
     /** A live recalibration that did not happen this run, counted and logged with why; its REFUSED answer. */
     private String deferred(String reason, long activityId, Activity.Sku sku, String detail) {
         meters.counter("reconcile.recalibration.deferred", "reason", reason).increment();
-        log.warn("reconcile.recalibration_deferred activity_id={} sku_id={} reason={}: {}", activityId, sku.skuId(), reason,
+        log.warn(
+                "reconcile.recalibration_deferred activity_id={} sku_id={} reason={}: {}",
+                activityId,
+                sku.skuId(),
+                reason,
                 detail);
         return "REFUSED: " + detail;
     }
@@ -487,8 +576,14 @@ public class RedisRecalibration {
     private List<SkuSlot> pause(Activity a, Activity.Sku sku) {
         List<SkuSlot> paused = new ArrayList<>();
         for (SkuSlot slot : a.slots(sku)) {
-            if (LuaScript.code(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "PAUSE", "",
-                    Long.toString(a.startsAt().toEpochMilli()), Long.toString(a.endsAt().toEpochMilli()))) == 1) {
+            if (LuaScript.code(PAUSE_SLOT.run(
+                            redis,
+                            new String[] {slot.meta()},
+                            "PAUSE",
+                            "",
+                            Long.toString(a.startsAt().toEpochMilli()),
+                            Long.toString(a.endsAt().toEpochMilli())))
+                    == 1) {
                 paused.add(slot);
             }
         }
@@ -505,13 +600,23 @@ public class RedisRecalibration {
         int resumed = 0;
         for (SkuSlot slot : slots) {
             try {
-                resumed += (int) LuaScript.code(PAUSE_SLOT.run(redis, new String[] {slot.meta()}, "RESUME", status,
-                        Long.toString(now.startsAt().toEpochMilli()), Long.toString(now.endsAt().toEpochMilli())));
+                resumed += (int) LuaScript.code(PAUSE_SLOT.run(
+                        redis,
+                        new String[] {slot.meta()},
+                        "RESUME",
+                        status,
+                        Long.toString(now.startsAt().toEpochMilli()),
+                        Long.toString(now.endsAt().toEpochMilli())));
             } catch (RuntimeException e) {
                 // the slot stays paused; the next reconcile run resumes it (resumeStale)
                 meters.counter("reconcile.recalibration.resume_failed").increment();
-                log.error("reconcile.resume_failed activity_id={} sku_id={} bucket={} error_class={}: {}", a.activityId(),
-                        sku.skuId(), slot.bucket(), e.getClass().getName(), e.getMessage());
+                log.error(
+                        "reconcile.resume_failed activity_id={} sku_id={} bucket={} error_class={}: {}",
+                        a.activityId(),
+                        sku.skuId(),
+                        slot.bucket(),
+                        e.getClass().getName(),
+                        e.getMessage());
             }
         }
         return resumed;
@@ -544,7 +649,8 @@ public class RedisRecalibration {
         try {
             // a message waiting for redelivery sits in the group's retry topic: it is still in flight
             String group = props.mq().orderConsumerGroup();
-            long age = backlog.oldestUnconsumedAgeMs(group, props.mq().orderRequestTopic(), MixAll.getRetryTopic(group));
+            long age =
+                    backlog.oldestUnconsumedAgeMs(group, props.mq().orderRequestTopic(), MixAll.getRetryTopic(group));
             return age == 0 ? null : "order messages unconsumed for " + age + " ms";
         } catch (Exception e) {
             return "order backlog unknown: " + e.getMessage();
@@ -563,7 +669,11 @@ public class RedisRecalibration {
     private static String countersText(List<SlotCounters> counters) {
         StringBuilder out = new StringBuilder();
         for (int b = 0; b < counters.size(); b++) {
-            out.append(b == 0 ? "" : "; ").append("bucket ").append(b).append(": ").append(counters.get(b).describe());
+            out.append(b == 0 ? "" : "; ")
+                    .append("bucket ")
+                    .append(b)
+                    .append(": ")
+                    .append(counters.get(b).describe());
         }
         return out.toString();
     }
@@ -579,7 +689,9 @@ public class RedisRecalibration {
     }
 
     private SkuInventory pg(long activityId, long skuId) {
-        return inventory.forActivity(activityId).stream().filter(i -> i.skuId() == skuId).findFirst()
+        return inventory.forActivity(activityId).stream()
+                .filter(i -> i.skuId() == skuId)
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no inventory for " + activityId + "/" + skuId));
     }
 }

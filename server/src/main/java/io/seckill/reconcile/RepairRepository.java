@@ -2,16 +2,14 @@ package io.seckill.reconcile;
 
 import static io.seckill.db.Sql.count;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.stereotype.Repository;
-
 import io.seckill.db.Sql;
 import io.seckill.mq.Json;
 import io.seckill.state.RepairStatus;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
 
 /**
  * The SQL of {@code repair_task} ({@link RepairStatus}): every repair is a row whose id is the hash
@@ -33,6 +31,7 @@ public class RepairRepository {
               AND (status IN ('PENDING', 'FAILED')
                    OR (status = 'RUNNING' AND updated_at < clock_timestamp() - interval '60 seconds'))
             """;
+
     private static final String FINISH = """
             UPDATE repair_task SET status = ?, result = ?, updated_at = clock_timestamp()
             WHERE repair_id = ? AND status = 'RUNNING' AND ? IN ('DONE', 'FAILED')
@@ -53,10 +52,28 @@ public class RepairRepository {
         this.jdbc = jdbc;
     }
 
-    public boolean insert(String repairId, String objectType, String objectId, String rule, Long expectedVersion,
-            String target, String operator, String reason, Object evidence) {
-        return jdbc.update(INSERT, repairId, objectType, objectId, rule, expectedVersion, target, operator, reason,
-                Json.text(evidence)) == 1;
+    public boolean insert(
+            String repairId,
+            String objectType,
+            String objectId,
+            String rule,
+            Long expectedVersion,
+            String target,
+            String operator,
+            String reason,
+            Object evidence) {
+        return jdbc.update(
+                        INSERT,
+                        repairId,
+                        objectType,
+                        objectId,
+                        rule,
+                        expectedVersion,
+                        target,
+                        operator,
+                        reason,
+                        Json.text(evidence))
+                == 1;
     }
 
     public boolean claim(String repairId) {
@@ -65,8 +82,12 @@ public class RepairRepository {
 
     /** RUNNING -> DONE or FAILED with the result line. */
     public void finish(String repairId, RepairStatus status, String result) {
-        jdbc.update(FINISH, status.name(), result == null ? null : result.length() > 1000 ? result.substring(0, 1000) : result,
-                repairId, status.name());
+        jdbc.update(
+                FINISH,
+                status.name(),
+                result == null ? null : result.length() > 1000 ? result.substring(0, 1000) : result,
+                repairId,
+                status.name());
     }
 
     /** How many times this rule finished on this object. */

@@ -1,5 +1,7 @@
 package io.seckill.reconcile;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.state.RepairStatus;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -7,13 +9,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-
-import io.seckill.state.RepairStatus;
 
 /**
  * Idempotent repairs (DESIGN.md §11.6 step 4, fault row 20): {@code repair_id = SHA-256(rule | object |
@@ -45,8 +43,13 @@ public class Repairs {
     private final MeterRegistry meters;
 
     /** The rules reconciliation repairs by itself (DESIGN.md §11.5), each with its false-positive count from the start. */
-    static final List<String> AUTOMATIC_RULES = List.of("REBUILD_ORDER_PROJECTION", "FINISH_COMPENSATION",
-            "ENSURE_COMPENSATION_TASK", "OUTBOX_LEASE_RECLAIM", "FINISH_STOCK_ADJUSTMENT", "REDIS_RECALIBRATION");
+    static final List<String> AUTOMATIC_RULES = List.of(
+            "REBUILD_ORDER_PROJECTION",
+            "FINISH_COMPENSATION",
+            "ENSURE_COMPENSATION_TASK",
+            "OUTBOX_LEASE_RECLAIM",
+            "FINISH_STOCK_ADJUSTMENT",
+            "REDIS_RECALIBRATION");
 
     Repairs(RepairRepository repo, MeterRegistry meters) {
         this.repo = repo;
@@ -56,8 +59,10 @@ public class Repairs {
 
     public static String repairId(String rule, String objectId, Long expectedVersion, String target) {
         try {
-            byte[] h = MessageDigest.getInstance("SHA-256").digest((rule + "|" + objectId + "|"
-                    + (expectedVersion == null ? "" : expectedVersion) + "|" + target).getBytes(StandardCharsets.UTF_8));
+            byte[] h = MessageDigest.getInstance("SHA-256")
+                    .digest((rule + "|" + objectId + "|" + (expectedVersion == null ? "" : expectedVersion) + "|"
+                                    + target)
+                            .getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(h);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
@@ -65,8 +70,16 @@ public class Repairs {
     }
 
     /** Inserts the repair task and, if this caller claims it, runs {@code action} (which returns a result line). */
-    public Run run(String rule, String objectType, String objectId, Long expectedVersion, String target, String operator,
-            String reason, Map<String, ?> evidence, Supplier<String> action) {
+    public Run run(
+            String rule,
+            String objectType,
+            String objectId,
+            Long expectedVersion,
+            String target,
+            String operator,
+            String reason,
+            Map<String, ?> evidence,
+            Supplier<String> action) {
         String id = repairId(rule, objectId, expectedVersion, target);
         repo.insert(id, objectType, objectId, rule, expectedVersion, target, operator, reason, evidence);
         if (!repo.claim(id)) {
@@ -77,18 +90,35 @@ public class Repairs {
             repo.finish(id, RepairStatus.DONE, result);
             meters.counter("reconcile.auto.repair", "type", rule).increment();
             if (Reconciler.OPERATOR.equals(operator) && result != null && result.startsWith(ALREADY)) {
-                // judged a difference that was only work in flight: reconcile_false_positive_total (a watermark too small)
+                // judged a difference that was only work in flight: reconcile_false_positive_total (a watermark too
+                // small)
                 meters.counter("reconcile.false.positive", "type", rule).increment();
-                log.info("repair.false_positive repair_id={} rule={} object_id={} result={}", id, rule, objectId, result);
+                log.info(
+                        "repair.false_positive repair_id={} rule={} object_id={} result={}",
+                        id,
+                        rule,
+                        objectId,
+                        result);
             }
-            log.info("repair.done repair_id={} rule={} object_id={} target={} operator={} result={}", id, rule, objectId, target,
-                    operator, result);
+            log.info(
+                    "repair.done repair_id={} rule={} object_id={} target={} operator={} result={}",
+                    id,
+                    rule,
+                    objectId,
+                    target,
+                    operator,
+                    result);
             return Run.DONE;
         } catch (RuntimeException e) {
             repo.finish(id, RepairStatus.FAILED, e.getClass().getSimpleName() + ": " + e.getMessage());
             meters.counter("reconcile.repair_failed", "type", rule).increment();
-            log.error("repair.failed repair_id={} rule={} object_id={} error_class={}: {}", id, rule, objectId,
-                    e.getClass().getName(), e.getMessage());
+            log.error(
+                    "repair.failed repair_id={} rule={} object_id={} error_class={}: {}",
+                    id,
+                    rule,
+                    objectId,
+                    e.getClass().getName(),
+                    e.getMessage());
             return Run.FAILED;
         }
     }

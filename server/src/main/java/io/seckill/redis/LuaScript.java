@@ -1,5 +1,7 @@
 package io.seckill.redis;
 
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,9 +12,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 
 /**
  * One Lua file under {@code lua/}, called with EVALSHA of its SHA-1; where the node serving the keys
@@ -34,7 +33,8 @@ public final class LuaScript {
 
     private static String sha1(String source) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JVM has no SHA-1, which Redis names scripts by", e);
         }
@@ -86,7 +86,8 @@ public final class LuaScript {
     public CompletionStage<List<Object>> runAsync(Redis conn, String[] keys, String... args) {
         CompletionStage<List<Object>> first = conn.async().evalsha(sha, ScriptOutputType.MULTI, keys, args);
         return first.exceptionallyCompose(e -> {
-            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+            Throwable cause =
+                    e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof RedisNoScriptException) {
                 return conn.async().<List<Object>>eval(source, ScriptOutputType.MULTI, keys, args);
             }

@@ -1,29 +1,18 @@
 package io.seckill.redis;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.function.Predicate;
-
-import java.util.concurrent.TimeUnit;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisChannelWriter;
-import io.lettuce.core.SocketOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -32,6 +21,14 @@ import io.lettuce.core.protocol.CommandExpiryWriter;
 import io.lettuce.core.protocol.DefaultEndpoint;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The engine's one Redis connection, standalone or Redis Cluster: only commands that name their keys,
@@ -42,8 +39,14 @@ import io.lettuce.core.resource.Delay;
  * @param nodes which node serves a key, and closing a node's socket, which is then made anew ({@link #reconnect()})
  * @param resources what {@link #close()} releases: the connection, and the client when this owns it
  */
-public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsyncCommands<String, String> async,
-        boolean cluster, Masters masters, Nodes nodes, AutoCloseable resources) implements AutoCloseable {
+public record Redis(
+        RedisClusterCommands<String, String> sync,
+        RedisClusterAsyncCommands<String, String> async,
+        boolean cluster,
+        Masters masters,
+        Nodes nodes,
+        AutoCloseable resources)
+        implements AutoCloseable {
 
     /** The servers behind the connection, one for a standalone Redis, the masters serving slots on a cluster. */
     public interface Nodes {
@@ -68,12 +71,17 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
 
     static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
     /** A lost connection is made again after 50 ms, the pause growing (with jitter) to a second. */
-    private static final Delay RECONNECT = Delay.equalJitter(Duration.ofMillis(50), Duration.ofSeconds(1), 2,
-            TimeUnit.MILLISECONDS);
+    private static final Delay RECONNECT =
+            Delay.equalJitter(Duration.ofMillis(50), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
     /** Connecting, handshake included, gives up as a command does. */
-    private static final SocketOptions SOCKET = SocketOptions.builder().connectTimeout(COMMAND_TIMEOUT)
-            .keepAlive(SocketOptions.KeepAliveOptions.builder().enable().idle(Duration.ofSeconds(10))
-                    .interval(Duration.ofSeconds(5)).count(3).build())
+    private static final SocketOptions SOCKET = SocketOptions.builder()
+            .connectTimeout(COMMAND_TIMEOUT)
+            .keepAlive(SocketOptions.KeepAliveOptions.builder()
+                    .enable()
+                    .idle(Duration.ofSeconds(10))
+                    .interval(Duration.ofSeconds(5))
+                    .count(3)
+                    .build())
             .build();
 
     /**
@@ -83,7 +91,8 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
      * rather than waits.
      */
     public static Redis connect(String redisUri, List<String> clusterSeeds) {
-        ClientResources resources = ClientResources.builder().reconnectDelay(RECONNECT).build();
+        ClientResources resources =
+                ClientResources.builder().reconnectDelay(RECONNECT).build();
         if (clusterSeeds.isEmpty()) {
             RedisURI uri = withTimeout(redisUri);
             RedisClient client = RedisClient.create(resources);
@@ -95,8 +104,8 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
                     .build());
             return standalone(client, uri, resources);
         }
-        RedisClusterClient client = RedisClusterClient.create(resources,
-                clusterSeeds.stream().map(Redis::withTimeout).toList());
+        RedisClusterClient client = RedisClusterClient.create(
+                resources, clusterSeeds.stream().map(Redis::withTimeout).toList());
         client.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -134,10 +143,10 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
         StatefulRedisConnection<String, String> c = client.connect(RedisText.UTF8, uri);
         String address = uri.getHost() + ":" + uri.getPort();
         return new Redis(c.sync(), c.async(), false, standaloneInfo(c, address), standaloneNodes(c, address), () -> {
-                    c.close();
-                    client.shutdown();
-                    resources.shutdown();
-                });
+            c.close();
+            client.shutdown();
+            resources.shutdown();
+        });
     }
 
     /** A cluster connection this owns, client and its resources included. */
@@ -145,11 +154,15 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
         StatefulRedisClusterConnection<String, String> c = client.connect(RedisText.UTF8);
         // the masters that serve slots: a master that died and was failed over stays in the node table
         // (flagged fail, no slots) until an operator forgets it, and asking it would fail every call
-        Predicate<RedisClusterNode> serving = n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM)
-                && !n.getSlots().isEmpty();
+        Predicate<RedisClusterNode> serving =
+                n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM) && !n.getSlots().isEmpty();
         Masters masters = section -> {
             Map<String, String> out = new TreeMap<>();
-            c.sync().nodes(serving).commands().info(section).asMap()
+            c.sync()
+                    .nodes(serving)
+                    .commands()
+                    .info(section)
+                    .asMap()
                     .forEach((node, text) -> out.put(address(node), text));
             return out;
         };
@@ -189,7 +202,10 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
             public void refresh() {
                 client.refreshPartitionsAsync().whenComplete((done, e) -> {
                     if (e != null) {
-                        log.warn("redis.topology_refresh_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
+                        log.warn(
+                                "redis.topology_refresh_failed error_class={}: {}",
+                                e.getClass().getName(),
+                                e.getMessage());
                     }
                 });
             }
@@ -259,7 +275,8 @@ public record Redis(RedisClusterCommands<String, String> sync, RedisClusterAsync
             writer = expiring.getDelegate();
         }
         if (!(writer instanceof DefaultEndpoint endpoint)) {
-            throw new IllegalStateException("no socket to close behind " + writer.getClass().getName());
+            throw new IllegalStateException(
+                    "no socket to close behind " + writer.getClass().getName());
         }
         endpoint.disconnect();
     }

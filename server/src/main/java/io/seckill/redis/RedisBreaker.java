@@ -1,5 +1,11 @@
 package io.seckill.redis;
 
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.seckill.retry.FailFast;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -7,19 +13,10 @@ import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
-
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisException;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.seckill.retry.FailFast;
 
 /**
  * Redis calls on a buyer's request fail fast while the server that serves them does not answer
@@ -55,7 +52,11 @@ public class RedisBreaker {
     /** Reconnects on a thread of its own: a cluster's node may take its connect timeout to answer. */
     @Autowired
     public RedisBreaker(MeterRegistry meters, Redis redis) {
-        this(meters, redis::nodeOf, redis::reconnect, redis::refreshTopology,
+        this(
+                meters,
+                redis::nodeOf,
+                redis::reconnect,
+                redis::refreshTopology,
                 task -> Thread.ofPlatform().name("redis-reconnect").daemon().start(task));
     }
 
@@ -65,7 +66,11 @@ public class RedisBreaker {
      * by {@code reconnecting}; {@code refresh}: what a breaker opening on failed calls
      * asks of the client ({@link Redis#refreshTopology()}).
      */
-    public RedisBreaker(MeterRegistry meters, Function<String, String> nodeOf, Consumer<String> reconnect, Runnable refresh,
+    public RedisBreaker(
+            MeterRegistry meters,
+            Function<String, String> nodeOf,
+            Consumer<String> reconnect,
+            Runnable refresh,
             Executor reconnecting) {
         this.meters = meters;
         this.nodeOf = nodeOf;
@@ -100,12 +105,18 @@ public class RedisBreaker {
         private final Counter reconnects;
 
         Node(String address) {
-            super("redis", Tags.of("node", address), e -> e instanceof RedisException
-                    && !(e instanceof RedisCommandExecutionException), NotAnswering::new, meters);
+            super(
+                    "redis",
+                    Tags.of("node", address),
+                    e -> e instanceof RedisException && !(e instanceof RedisCommandExecutionException),
+                    NotAnswering::new,
+                    meters);
             this.address = address;
             this.reconnects = Counter.builder("redis.reconnects")
-                    .description("Redis connections closed and made anew because no call was answered as calls timed out")
-                    .tag("node", address).register(meters);
+                    .description(
+                            "Redis connections closed and made anew because no call was answered as calls timed out")
+                    .tag("node", address)
+                    .register(meters);
         }
 
         /**
@@ -125,14 +136,21 @@ public class RedisBreaker {
                 return;
             }
             reconnects.increment();
-            log.warn("redis.reconnect node={}: no call answered for over {} ms as calls time out; the connection is made "
-                    + "anew", address, SILENT.toMillis());
+            log.warn(
+                    "redis.reconnect node={}: no call answered for over {} ms as calls time out; the connection is made "
+                            + "anew",
+                    address,
+                    SILENT.toMillis());
             reconnecting.execute(() -> {
                 try {
                     reconnect.accept(address);
                 } catch (RuntimeException e) {
-                    log.error("redis.reconnect_failed node={} error_class={}: {}", address, e.getClass().getName(),
-                            e.getMessage(), e);
+                    log.error(
+                            "redis.reconnect_failed node={} error_class={}: {}",
+                            address,
+                            e.getClass().getName(),
+                            e.getMessage(),
+                            e);
                 }
             });
         }

@@ -1,9 +1,8 @@
 package io.seckill.redis;
 
+import io.seckill.config.SeckillProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import io.seckill.config.SeckillProperties;
 
 /** One Lettuce client and one multiplexed connection per instance (Lettuce connections are thread-safe). */
 @Configuration(proxyBeanMethods = false)

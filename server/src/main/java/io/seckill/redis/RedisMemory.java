@@ -33,8 +33,12 @@ public record RedisMemory(String node, String policy, long usedBytes, long maxBy
     static RedisMemory parse(String node, String memoryInfo, String statsInfo) {
         Map<String, String> m = fields(memoryInfo);
         Map<String, String> s = fields(statsInfo);
-        return new RedisMemory(node, field(node, m, "maxmemory_policy"), Long.parseLong(field(node, m, "used_memory")),
-                Long.parseLong(field(node, m, "maxmemory")), Long.parseLong(field(node, s, "evicted_keys")));
+        return new RedisMemory(
+                node,
+                field(node, m, "maxmemory_policy"),
+                Long.parseLong(field(node, m, "used_memory")),
+                Long.parseLong(field(node, m, "maxmemory")),
+                Long.parseLong(field(node, s, "evicted_keys")));
     }
 
     /** Whether this master may drop keys to make room: a memory limit, and a policy other than noeviction. */
@@ -55,7 +59,8 @@ public record RedisMemory(String node, String policy, long usedBytes, long maxBy
         for (RedisMemory m : read(redis)) {
             if (m.mayEvict()) {
                 throw new IllegalStateException("Redis " + m.node() + " may evict keys (maxmemory " + m.maxBytes()
-                        + " bytes, maxmemory-policy " + m.policy() + "): the engine keeps stock, reservations and their "
+                        + " bytes, maxmemory-policy " + m.policy()
+                        + "): the engine keeps stock, reservations and their "
                         + "send schedule there and must not lose one; set maxmemory-policy " + SAFE_POLICY
                         + " (a full Redis then refuses admission instead), or no maxmemory");
             }

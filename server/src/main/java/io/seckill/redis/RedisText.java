@@ -1,9 +1,8 @@
 package io.seckill.redis;
 
-import java.nio.charset.StandardCharsets;
-
 import io.lettuce.core.codec.StringCodec;
 import io.netty.buffer.ByteBufUtil;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Keys, arguments and replies as UTF-8 text, exactly as Lettuce's {@code StringCodec.UTF8}, with each

@@ -1,14 +1,12 @@
 package io.seckill.redis;
 
+import io.lettuce.core.SetArgs;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.stereotype.Component;
-
-import io.lettuce.core.SetArgs;
 
 /**
  * Redis in readiness, judged by a write: admission writes to Redis, so a Redis that answers reads
@@ -31,16 +29,21 @@ class RedisWriteHealth implements HealthIndicator {
     public Health health() {
         long t0 = System.nanoTime();
         try {
-            String reply = redis.async().set(key, Long.toString(System.currentTimeMillis()), SetArgs.Builder.px(10_000))
+            String reply = redis.async()
+                    .set(key, Long.toString(System.currentTimeMillis()), SetArgs.Builder.px(10_000))
                     .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            return Health.up().withDetail("write", reply)
-                    .withDetail("millis", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).build();
+            return Health.up()
+                    .withDetail("write", reply)
+                    .withDetail("millis", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0))
+                    .build();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Health.down().withDetail("error", "interrupted").build();
         } catch (Exception e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            return Health.down().withDetail("error", cause.getClass().getSimpleName() + ": " + cause.getMessage()).build();
+            return Health.down()
+                    .withDetail("error", cause.getClass().getSimpleName() + ": " + cause.getMessage())
+                    .build();
         }
     }
 }

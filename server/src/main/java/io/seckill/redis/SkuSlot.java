@@ -46,7 +46,9 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
     }
 
     public String tag() {
-        return buckets == 1 ? "{" + activityId + ":" + skuId + "}" : "{" + activityId + ":" + skuId + ":" + bucket + "}";
+        return buckets == 1
+                ? "{" + activityId + ":" + skuId + "}"
+                : "{" + activityId + ":" + skuId + ":" + bucket + "}";
     }
 
     private String prefix() {

@@ -7,8 +7,7 @@ package io.seckill.refusal;
  */
 public final class Input {
 
-    private Input() {
-    }
+    private Input() {}
 
     /** {@code value} when it is 1..{@code maxLength} characters of printable text (tab and line breaks allowed). */
     public static String text(String field, String value, int maxLength) {
@@ -20,7 +19,9 @@ public final class Input {
         }
         int bad = firstControl(value);
         if (bad >= 0) {
-            throw Refusal.invalid(field, "must not contain control characters (U+%04X at %d)".formatted((int) value.charAt(bad), bad));
+            throw Refusal.invalid(
+                    field,
+                    "must not contain control characters (U+%04X at %d)".formatted((int) value.charAt(bad), bad));
         }
         return value;
     }

@@ -1,5 +1,14 @@
 package io.seckill.reservation;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.activity.SaleRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.BacklogLimit;
+import io.seckill.mq.OrderBacklog;
+import io.seckill.redis.Redis;
+import io.seckill.redis.SkuSlot;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -8,22 +17,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
-
-import io.seckill.activity.SaleRegistry;
-import io.seckill.config.SeckillProperties;
-import io.seckill.mq.BacklogLimit;
-import io.seckill.mq.OrderBacklog;
-import io.seckill.redis.Redis;
-import io.seckill.redis.SkuSlot;
 
 /**
  * The entry breaker (DESIGN.md §11.1 row 2, §11.3 point 1): admission answers 503 ADMISSION_PAUSED
@@ -78,6 +76,7 @@ public class AdmissionBreaker implements DisposableBean {
     private final OrderPace pace;
     /** Null when {@code seckill.admission.max-order-backlog-age} is 0: the backlog never pauses admission. */
     private final BacklogLimit backlogLimit;
+
     private final Counter sendOk;
     private final Counter sendFailed;
     private final Map<Cause, Counter> trips = new EnumMap<>(Cause.class);
@@ -88,12 +87,18 @@ public class AdmissionBreaker implements DisposableBean {
      * an instance with the api role): a broker that answers slowly never holds up the send check.
      */
     private final AtomicReference<OrderBacklog.Reading> latest = new AtomicReference<>();
+
     private ScheduledExecutorService reader;
     private volatile Cause cause;
     private double lastOk;
     private double lastFailed;
 
-    AdmissionBreaker(SaleRegistry registry, Redis redis, OrderBacklog backlog, OrderPace pace, SeckillProperties props,
+    AdmissionBreaker(
+            SaleRegistry registry,
+            Redis redis,
+            OrderBacklog backlog,
+            OrderPace pace,
+            SeckillProperties props,
             MeterRegistry meters) {
         this.registry = registry;
         this.redis = redis;
@@ -105,7 +110,8 @@ public class AdmissionBreaker implements DisposableBean {
         this.sendOk = meters.counter("reservation.send", "result", "ok");
         this.sendFailed = meters.counter("reservation.send", "result", "failed");
         Gauge.builder("reservation.send.pending", pending, AtomicLong::get).register(meters);
-        Gauge.builder("reservation.send.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0).register(meters);
+        Gauge.builder("reservation.send.oldest.age.seconds", oldestAgeMs, v -> v.get() / 1000.0)
+                .register(meters);
         Gauge.builder("admission.paused", this, b -> b.cause != null ? 1 : 0).register(meters);
         for (Cause c : Cause.values()) {
             trips.put(c, meters.counter("admission.trips", "cause", c.tag()));
@@ -159,7 +165,10 @@ public class AdmissionBreaker implements DisposableBean {
             sending = failing || stale;
         } catch (RuntimeException e) {
             // the backlog cannot be measured (Redis down): admission fails closed on its own Redis call anyway
-            log.warn("admission.breaker_check_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
+            log.warn(
+                    "admission.breaker_check_failed error_class={}: {}",
+                    e.getClass().getName(),
+                    e.getMessage());
         }
         // the broker's reading is shared and taken on the reader's thread; an unknown one keeps the state
         startReader();
@@ -171,9 +180,13 @@ public class AdmissionBreaker implements DisposableBean {
             trips.get(now).increment();
         }
         if (now != was) {
-            log.warn("admission.{} cause={} oldest_unsent_age_ms={} send_pending={} order_backlog_age_ms={}",
-                    now != null ? "paused" : "resumed", now != null ? now.tag() : was.tag(), oldestAgeMs.get(),
-                    pending.get(), reading == null ? -1 : reading.ageMs());
+            log.warn(
+                    "admission.{} cause={} oldest_unsent_age_ms={} send_pending={} order_backlog_age_ms={}",
+                    now != null ? "paused" : "resumed",
+                    now != null ? now.tag() : was.tag(),
+                    oldestAgeMs.get(),
+                    pending.get(),
+                    reading == null ? -1 : reading.ageMs());
         }
     }
 
@@ -186,17 +199,24 @@ public class AdmissionBreaker implements DisposableBean {
             t.setDaemon(true);
             return t;
         });
-        reader.scheduleWithFixedDelay(() -> {
-            try {
-                OrderBacklog.Reading r = backlog.read();
-                latest.set(r);
-                // the pace takes each reading as it comes, not at the next check half a second later
-                pace.update(r);
-            } catch (RuntimeException e) {
-                // an unknown reading keeps the breaker as it is; the task must live on for the next one
-                log.warn("admission.backlog_read_failed error_class={}: {}", e.getClass().getName(), e.getMessage());
-            }
-        }, 0, OrderBacklog.READ_EVERY_MS, TimeUnit.MILLISECONDS);
+        reader.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        OrderBacklog.Reading r = backlog.read();
+                        latest.set(r);
+                        // the pace takes each reading as it comes, not at the next check half a second later
+                        pace.update(r);
+                    } catch (RuntimeException e) {
+                        // an unknown reading keeps the breaker as it is; the task must live on for the next one
+                        log.warn(
+                                "admission.backlog_read_failed error_class={}: {}",
+                                e.getClass().getName(),
+                                e.getMessage());
+                    }
+                },
+                0,
+                OrderBacklog.READ_EVERY_MS,
+                TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -221,6 +241,7 @@ public class AdmissionBreaker implements DisposableBean {
             }
         }
         pending.set(total);
-        oldestAgeMs.set(oldestReservedAt == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldestReservedAt));
+        oldestAgeMs.set(
+                oldestReservedAt == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldestReservedAt));
     }
 }

@@ -1,12 +1,11 @@
 package io.seckill.reservation;
 
-import org.springframework.stereotype.Component;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.ratelimit.PerSecondLimit;
 import io.seckill.ratelimit.PerUserWindow;
+import org.springframework.stereotype.Component;
 
 /**
  * The per-instance admission rates. {@code seckill.admission.max-per-second}: above it a reservation
@@ -26,7 +25,8 @@ public class AdmissionLimiter {
     private final PerUserWindow window = new PerUserWindow();
 
     AdmissionLimiter(SeckillProperties props, MeterRegistry meters) {
-        this.limiter = new PerSecondLimit("seckill.admission.max-per-second", props.admission().maxPerSecond());
+        this.limiter = new PerSecondLimit(
+                "seckill.admission.max-per-second", props.admission().maxPerSecond());
         this.perUser = props.admission().maxPerUserPerSecond();
         this.limited = meters.counter("reservation.rate_limited", "scope", "instance");
         this.userLimited = meters.counter("reservation.rate_limited", "scope", "user");

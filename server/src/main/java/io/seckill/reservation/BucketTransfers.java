@@ -1,21 +1,19 @@
 package io.seckill.reservation;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.seckill.activity.Activity;
 import io.seckill.config.SeckillProperties;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * Units moving between the buckets of a hot SKU (docs/SCALE-OUT.md, "Hot SKU over buckets"). A buyer
@@ -43,17 +41,22 @@ public class BucketTransfers {
         this.redis = redis;
         this.markerTtl = props.reservation().requestMapTtl();
         this.meters = meters;
-        this.out = Counter.builder("reservation.bucket.transfer").description(
-                "units taken out of one bucket of a hot SKU for a buyer whose home bucket was empty").register(meters);
-        this.finished = Counter.builder("reservation.bucket.transfer.finished").description(
-                "transfers that stopped between their halves and were landed by the reconciler").register(meters);
+        this.out = Counter.builder("reservation.bucket.transfer")
+                .description("units taken out of one bucket of a hot SKU for a buyer whose home bucket was empty")
+                .register(meters);
+        this.finished = Counter.builder("reservation.bucket.transfer.finished")
+                .description("transfers that stopped between their halves and were landed by the reconciler")
+                .register(meters);
     }
 
     /** One unit of {@code source} is now in transit to {@code target}: its transfer id; null when the source had none. */
     String takeOne(SkuSlot source, SkuSlot target) {
         String id = UUID.randomUUID().toString();
-        List<Object> r = TRANSFER_OUT.run(redis, new String[] {source.stock(), source.counter(), source.meta(),
-                source.transfers()}, id, Integer.toString(target.bucket()));
+        List<Object> r = TRANSFER_OUT.run(
+                redis,
+                new String[] {source.stock(), source.counter(), source.meta(), source.transfers()},
+                id,
+                Integer.toString(target.bucket()));
         if (LuaScript.code(r) != 1) {
             return null;
         }
@@ -83,35 +86,54 @@ public class BucketTransfers {
         List<String> time = redis.sync().time();
         long nowMs = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
         for (SkuSlot source : a.slots(sku)) {
-            for (Map.Entry<String, String> e : redis.sync().hgetall(source.transfers()).entrySet()) {
+            for (Map.Entry<String, String> e :
+                    redis.sync().hgetall(source.transfers()).entrySet()) {
                 String id = e.getKey();
                 long[] value = parse(e.getValue(), sku.buckets());
                 if (value == null) {
                     meters.counter("reservation.bucket.transfer.malformed").increment();
-                    log.error("reservation.transfer_malformed activity_id={} sku_id={} bucket={} transfer_id={} value={}",
-                            a.activityId(), sku.skuId(), source.bucket(), id, e.getValue());
+                    log.error(
+                            "reservation.transfer_malformed activity_id={} sku_id={} bucket={} transfer_id={} value={}",
+                            a.activityId(),
+                            sku.skuId(),
+                            source.bucket(),
+                            id,
+                            e.getValue());
                     continue;
                 }
                 if (nowMs - value[1] < olderThan.toMillis()) {
                     continue;
                 }
                 SkuSlot target = source.sibling((int) value[0]);
-                List<Object> r = LAND.run(redis, new String[] {target.stock(), target.counter(), target.meta(),
-                        target.transferMarker(id)}, id, Long.toString(markerTtl.toMillis()));
+                List<Object> r = LAND.run(
+                        redis,
+                        new String[] {target.stock(), target.counter(), target.meta(), target.transferMarker(id)},
+                        id,
+                        Long.toString(markerTtl.toMillis()));
                 long code = LuaScript.code(r);
                 if (code == 0) {
                     meters.counter("reservation.bucket.transfer.unlandable").increment();
-                    log.warn("reservation.transfer_not_landable activity_id={} sku_id={} from_bucket={} to_bucket={} "
-                            + "transfer_id={}: the target bucket is paused or lost its keys; tried again next run",
-                            a.activityId(), sku.skuId(), source.bucket(), target.bucket(), id);
+                    log.warn(
+                            "reservation.transfer_not_landable activity_id={} sku_id={} from_bucket={} to_bucket={} "
+                                    + "transfer_id={}: the target bucket is paused or lost its keys; tried again next run",
+                            a.activityId(),
+                            sku.skuId(),
+                            source.bucket(),
+                            target.bucket(),
+                            id);
                     continue;
                 }
                 landed(source, id);
                 if (code == 1) {
                     landedNow++;
                     finished.increment();
-                    log.warn("reservation.transfer_finished activity_id={} sku_id={} from_bucket={} to_bucket={} transfer_id={}",
-                            a.activityId(), sku.skuId(), source.bucket(), target.bucket(), id);
+                    log.warn(
+                            "reservation.transfer_finished activity_id={} sku_id={} from_bucket={} to_bucket={} transfer_id={}",
+                            a.activityId(),
+                            sku.skuId(),
+                            source.bucket(),
+                            target.bucket(),
+                            id);
                 }
             }
         }
@@ -125,7 +147,8 @@ public class BucketTransfers {
     public long inTransit(Activity a, Activity.Sku sku) {
         long n = 0;
         for (SkuSlot source : a.slots(sku)) {
-            for (Map.Entry<String, String> e : redis.sync().hgetall(source.transfers()).entrySet()) {
+            for (Map.Entry<String, String> e :
+                    redis.sync().hgetall(source.transfers()).entrySet()) {
                 long[] value = parse(e.getValue(), sku.buckets());
                 if (value == null) {
                     throw new IllegalStateException("transfer " + e.getKey() + " out of bucket " + source.bucket()
@@ -142,7 +165,9 @@ public class BucketTransfers {
     /** A transfer record's {target bucket, taken at ms}, or null when it is not one. */
     private static long[] parse(String raw, int buckets) {
         String[] value = raw.split(":");
-        if (value.length != 2 || !value[0].matches("\\d{1,9}") || !value[1].matches("\\d{1,18}")
+        if (value.length != 2
+                || !value[0].matches("\\d{1,9}")
+                || !value[1].matches("\\d{1,18}")
                 || Integer.parseInt(value[0]) >= buckets) {
             return null;
         }

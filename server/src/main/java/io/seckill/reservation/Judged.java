@@ -1,20 +1,27 @@
 package io.seckill.reservation;
 
-import java.time.Instant;
-import java.util.List;
-import java.util.UUID;
-
-
 import io.seckill.state.OrderStatus;
 import io.seckill.state.ReservationStatus;
 import io.seckill.state.TaskStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
 
 /**
  * One reservation as reconciliation judges it: its row, its order and its compensation task, read
  * together in one statement.
  */
-public record Judged(UUID reservationId, long userId, ReservationStatus status, long version, UUID orderId,
-        OrderStatus orderStatus, UUID taskId, TaskStatus taskStatus, boolean taskLeaseExpired, UUID requestId,
+public record Judged(
+        UUID reservationId,
+        long userId,
+        ReservationStatus status,
+        long version,
+        UUID orderId,
+        OrderStatus orderStatus,
+        UUID taskId,
+        TaskStatus taskStatus,
+        boolean taskLeaseExpired,
+        UUID requestId,
         UUID messageId) {
 
     /** Where a change window stopped: the last (updated_at, id) judged. */
@@ -23,6 +30,5 @@ public record Judged(UUID reservationId, long userId, ReservationStatus status, 
     }
 
     /** A page of a change window: the rows and the cursor after the last of them. */
-    public record Page(List<Judged> rows, Cursor next) {
-    }
+    public record Page(List<Judged> rows, Cursor next) {}
 }

@@ -27,11 +27,28 @@ public record OrderCreateRequested(
 
     public static final String EVENT_TYPE = "ORDER_CREATE_REQUESTED";
 
-    public static OrderCreateRequested of(UUID messageId, UUID requestId, UUID reservationId, long activityId, long skuId,
-            long userId, long reservedAtMs, long businessDeadlineMs) {
-        return new OrderCreateRequested(ReservationIds.SCHEMA_VERSION, EVENT_TYPE, messageId, reservationId.toString(),
-                requestId, reservationId, activityId, skuId, userId, null,
-                Instant.ofEpochMilli(reservedAtMs).toString(), Instant.ofEpochMilli(businessDeadlineMs).toString());
+    public static OrderCreateRequested of(
+            UUID messageId,
+            UUID requestId,
+            UUID reservationId,
+            long activityId,
+            long skuId,
+            long userId,
+            long reservedAtMs,
+            long businessDeadlineMs) {
+        return new OrderCreateRequested(
+                ReservationIds.SCHEMA_VERSION,
+                EVENT_TYPE,
+                messageId,
+                reservationId.toString(),
+                requestId,
+                reservationId,
+                activityId,
+                skuId,
+                userId,
+                null,
+                Instant.ofEpochMilli(reservedAtMs).toString(),
+                Instant.ofEpochMilli(businessDeadlineMs).toString());
     }
 
     public Instant reservedAtInstant() {
@@ -43,7 +60,9 @@ public record OrderCreateRequested(
     }
 
     /** Nanoseconds per unit of a fraction of 1..9 digits (index = digits - 1). */
-    private static final long[] NANOS_PER_DIGIT = {100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1};
+    private static final long[] NANOS_PER_DIGIT = {
+        100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1
+    };
 
     /**
      * {@link Instant#parse}, with the form this body is written in ({@link Instant#toString}: UTC,
@@ -54,8 +73,14 @@ public record OrderCreateRequested(
      */
     static Instant instant(String text) {
         int n = text.length();
-        if (n < 20 || n > 30 || text.charAt(4) != '-' || text.charAt(7) != '-' || text.charAt(10) != 'T'
-                || text.charAt(13) != ':' || text.charAt(16) != ':' || text.charAt(n - 1) != 'Z'
+        if (n < 20
+                || n > 30
+                || text.charAt(4) != '-'
+                || text.charAt(7) != '-'
+                || text.charAt(10) != 'T'
+                || text.charAt(13) != ':'
+                || text.charAt(16) != ':'
+                || text.charAt(n - 1) != 'Z'
                 || (n > 20 && (text.charAt(19) != '.' || n == 21))) {
             return Instant.parse(text);
         }
@@ -66,8 +91,18 @@ public record OrderCreateRequested(
         int minute = digits(text, 14, 16);
         int second = digits(text, 17, 19);
         int fraction = n > 20 ? digits(text, 20, n - 1) : 0;
-        if (year < 0 || month < 1 || month > 12 || day < 1 || day > 28 && day > Month.of(month).length(Year.isLeap(year))
-                || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || fraction < 0) {
+        if (year < 0
+                || month < 1
+                || month > 12
+                || day < 1
+                || day > 28 && day > Month.of(month).length(Year.isLeap(year))
+                || hour < 0
+                || hour > 23
+                || minute < 0
+                || minute > 59
+                || second < 0
+                || second > 59
+                || fraction < 0) {
             return Instant.parse(text);
         }
         // "1" of ".1Z" is 100,000,000 ns: the fraction's digits scaled up to nine

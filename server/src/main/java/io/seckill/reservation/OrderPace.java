@@ -1,17 +1,15 @@
 package io.seckill.reservation;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.LongAdder;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.mq.OrderBacklog;
+import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-
-import io.seckill.config.SeckillProperties;
-import io.seckill.mq.OrderBacklog;
 
 /**
  * New reservations paced to what the order consumers settle ({@code seckill.admission.order-wait-target},
@@ -32,6 +30,7 @@ public class OrderPace {
 
     /** Null when off. */
     private volatile OrderPaceRule rule;
+
     private final LongAdder admitted = new LongAdder();
     private final Counter turnedAway;
     private volatile double perSecond = Double.POSITIVE_INFINITY;
@@ -44,7 +43,8 @@ public class OrderPace {
         this.turnedAway = meters.counter("reservation.rate_limited", "scope", "order_pace");
         Gauge.builder("admission.order.pace.per.second", this, p -> Double.isInfinite(p.perSecond) ? -1 : p.perSecond)
                 .description("new reservations a second this instance admits while the order consumers set the pace; "
-                        + "-1 while they keep up").register(meters);
+                        + "-1 while they keep up")
+                .register(meters);
     }
 
     /**
@@ -87,9 +87,12 @@ public class OrderPace {
             perSecond = now;
         }
         if (Double.isInfinite(was) || Double.isInfinite(now)) {
-            log.warn("admission.{} pace_per_second={} order_backlog_age_ms={} order_backlog_messages={}",
-                    Double.isInfinite(now) ? "unpaced" : "paced", Double.isInfinite(now) ? -1 : Math.round(now),
-                    reading.ageMs(), Math.max(0, reading.produced() - reading.consumed()));
+            log.warn(
+                    "admission.{} pace_per_second={} order_backlog_age_ms={} order_backlog_messages={}",
+                    Double.isInfinite(now) ? "unpaced" : "paced",
+                    Double.isInfinite(now) ? -1 : Math.round(now),
+                    reading.ageMs(),
+                    Math.max(0, reading.produced() - reading.consumed()));
         }
     }
 

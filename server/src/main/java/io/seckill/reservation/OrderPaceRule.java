@@ -1,8 +1,7 @@
 package io.seckill.reservation;
 
-import java.time.Duration;
-
 import io.seckill.mq.OrderBacklog;
+import java.time.Duration;
 
 /**
  * How many new reservations a second this instance may admit so that an admitted buyer's order

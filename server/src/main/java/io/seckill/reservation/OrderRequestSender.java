@@ -1,28 +1,10 @@
 package io.seckill.reservation;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Span;
-import org.apache.rocketmq.client.producer.DefaultMQProducer;
-import org.apache.rocketmq.client.producer.SendCallback;
-import org.apache.rocketmq.client.producer.SendResult;
-import org.apache.rocketmq.client.producer.SendStatus;
-import org.apache.rocketmq.common.message.Message;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
@@ -33,6 +15,22 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.PollingWorker;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendCallback;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.message.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * Sends ORDER_CREATE_REQUESTED right after admission without holding up the answer, and without one
@@ -56,8 +54,7 @@ public class OrderRequestSender extends PollingWorker {
     private static final int MAX_BATCH_BYTES = 1 << 20;
 
     /** A reservation's message on its way, with the span of its send (a child of the buyer's request). */
-    private record Pending(OrderCreateRequested body, SkuSlot slot, Message message, Span span) {
-    }
+    private record Pending(OrderCreateRequested body, SkuSlot slot, Message message, Span span) {}
 
     private final DefaultMQProducer producer;
     private final Redis redis;
@@ -74,8 +71,12 @@ public class OrderRequestSender extends PollingWorker {
     private final DistributionSummary batchSize;
     private final LogThrottle failureLog = new LogThrottle(java.time.Duration.ofSeconds(1));
 
-    OrderRequestSender(DefaultMQProducer producer, Redis redis, PipelineTrace trace,
-            SeckillProperties props, MeterRegistry meters) {
+    OrderRequestSender(
+            DefaultMQProducer producer,
+            Redis redis,
+            PipelineTrace trace,
+            SeckillProperties props,
+            MeterRegistry meters) {
         super("api", "reservation.sender", java.time.Duration.ZERO, props, meters);
         this.producer = producer;
         this.redis = redis;
@@ -90,13 +91,15 @@ public class OrderRequestSender extends PollingWorker {
         this.sendFailed = meters.counter("reservation.send", "result", "failed");
         this.deferred = meters.counter("reservation.send", "result", "deferred");
         this.batchSize = DistributionSummary.builder("reservation.send.batch.size")
-                .description("Order messages carried by one broker send").register(meters);
+                .description("Order messages carried by one broker send")
+                .register(meters);
         Gauge.builder("reservation.send.queued", queue, BlockingQueue::size).register(meters);
     }
 
     /** The message for a reservation: key = reservation id, body immutable, retry count as metadata. */
     public static Message message(String topic, OrderCreateRequested body, int retryCount) {
-        Message m = new Message(topic, OrderCreateRequested.EVENT_TYPE, body.reservationId().toString(), Json.bytes(body));
+        Message m = new Message(
+                topic, OrderCreateRequested.EVENT_TYPE, body.reservationId().toString(), Json.bytes(body));
         m.putUserProperty(RETRY_COUNT_PROPERTY, Integer.toString(retryCount));
         m.putUserProperty("message_id", body.messageId().toString());
         return m;
@@ -108,7 +111,10 @@ public class OrderRequestSender extends PollingWorker {
         Pending p = new Pending(body, slot, m, trace.send("order-request send", m));
         if (!isRunning() || !queue.offer(p)) {
             deferred(p);
-            log.debug("reservation.mq_send_deferred reservation_id={} message_id={}", body.reservationId(), body.messageId());
+            log.debug(
+                    "reservation.mq_send_deferred reservation_id={} message_id={}",
+                    body.reservationId(),
+                    body.messageId());
         }
     }
 
@@ -245,8 +251,12 @@ public class OrderRequestSender extends PollingWorker {
         batch.forEach(p -> p.span().tag("result", "unknown").tag("error", error).end());
         long suppressed = failureLog.tryAcquire();
         if (suppressed >= 0) {
-            log.warn("reservation.mq_send_unknown messages={} first_reservation_id={} suppressed_since_last={}: {}",
-                    batch.size(), batch.isEmpty() ? null : batch.getFirst().body().reservationId(), suppressed, error);
+            log.warn(
+                    "reservation.mq_send_unknown messages={} first_reservation_id={} suppressed_since_last={}: {}",
+                    batch.size(),
+                    batch.isEmpty() ? null : batch.getFirst().body().reservationId(),
+                    suppressed,
+                    error);
         }
     }
 
@@ -255,7 +265,10 @@ public class OrderRequestSender extends PollingWorker {
         try {
             Failpoints.hit(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
         } catch (RuntimeException e) {
-            log.warn("reservation.mark_published_failed messages={} error_class={}: {}", batch.size(), e.getClass().getName(),
+            log.warn(
+                    "reservation.mark_published_failed messages={} error_class={}: {}",
+                    batch.size(),
+                    e.getClass().getName(),
                     e.getMessage());
             return;
         }
@@ -275,16 +288,25 @@ public class OrderRequestSender extends PollingWorker {
             try {
                 MARK_PUBLISHED_MANY.runAsync(redis, keys, ids).whenComplete((r, e) -> {
                     if (e != null) {
-                        // the entries stay in send_due; the rescan re-sends with the same message_id (a harmless duplicate)
-                        log.warn("reservation.mark_published_failed slot={} messages={} error_class={}: {}", slot.tag(),
-                                group.size(), e.getClass().getName(), e.getMessage());
+                        // the entries stay in send_due; the rescan re-sends with the same message_id (a harmless
+                        // duplicate)
+                        log.warn(
+                                "reservation.mark_published_failed slot={} messages={} error_class={}: {}",
+                                slot.tag(),
+                                group.size(),
+                                e.getClass().getName(),
+                                e.getMessage());
                     } else if (((Number) r.get(2)).longValue() > 0) {
                         log.warn("reservation.mark_published_missing slot={} missing={}", slot.tag(), r.get(2));
                     }
                 });
             } catch (RuntimeException e) {
-                log.warn("reservation.mark_published_failed slot={} messages={} error_class={}: {}", slot.tag(), group.size(),
-                        e.getClass().getName(), e.getMessage());
+                log.warn(
+                        "reservation.mark_published_failed slot={} messages={} error_class={}: {}",
+                        slot.tag(),
+                        group.size(),
+                        e.getClass().getName(),
+                        e.getMessage());
             }
         }
     }

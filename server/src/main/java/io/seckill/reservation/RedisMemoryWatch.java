@@ -1,16 +1,5 @@
 package io.seckill.reservation;
 
-import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,6 +7,15 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.redis.Redis;
 import io.seckill.redis.RedisMemory;
 import io.seckill.worker.PollingWorker;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * Watches what admission relies on Redis for: that it keeps every key. An instance refuses to start on
@@ -43,9 +41,11 @@ class RedisMemoryWatch extends PollingWorker {
         super("api", "redis.memory.watch", Duration.ofSeconds(10), props, meters);
         this.redis = redis;
         Gauge.builder("redis.memory.used.ratio", usedPermille, p -> p.get() / 1000.0)
-                .description("used_memory / maxmemory of the fullest Redis master (0 without a limit)").register(meters);
+                .description("used_memory / maxmemory of the fullest Redis master (0 without a limit)")
+                .register(meters);
         Gauge.builder("redis.masters.may.evict", mayEvict, AtomicInteger::get)
-                .description("Redis masters with a memory limit and a policy other than noeviction").register(meters);
+                .description("Redis masters with a memory limit and a policy other than noeviction")
+                .register(meters);
         this.evictions = Counter.builder("redis.evictions")
                 .description("keys Redis dropped to make room (evicted_keys): reservations or units may be lost")
                 .register(meters);
@@ -71,17 +71,29 @@ class RedisMemoryWatch extends PollingWorker {
             long dropped = before == null || m.evictedKeys() < before ? m.evictedKeys() : m.evictedKeys() - before;
             if (dropped > 0) {
                 evictions.increment(dropped);
-                log.error("redis.keys_evicted node={} evicted={} since_start={} policy={} used={} max={}: reservations, "
-                        + "units or their send schedule may be lost; set maxmemory-policy noeviction, then reconcile "
-                        + "every live sale (docs/ALERTS.md)", m.node(), dropped, m.evictedKeys(), m.policy(), m.usedBytes(),
+                log.error(
+                        "redis.keys_evicted node={} evicted={} since_start={} policy={} used={} max={}: reservations, "
+                                + "units or their send schedule may be lost; set maxmemory-policy noeviction, then reconcile "
+                                + "every live sale (docs/ALERTS.md)",
+                        m.node(),
+                        dropped,
+                        m.evictedKeys(),
+                        m.policy(),
+                        m.usedBytes(),
                         m.maxBytes());
             }
         }
         usedPermille.set(Math.round(fullest * 1000));
         int was = mayEvict.getAndSet(evicting);
         if (evicting > was) {
-            log.error("redis.may_evict masters={} of={}: {} - set maxmemory-policy noeviction", evicting, masters.size(),
-                    masters.stream().filter(RedisMemory::mayEvict).map(m -> m.node() + " " + m.policy()).toList());
+            log.error(
+                    "redis.may_evict masters={} of={}: {} - set maxmemory-policy noeviction",
+                    evicting,
+                    masters.size(),
+                    masters.stream()
+                            .filter(RedisMemory::mayEvict)
+                            .map(m -> m.node() + " " + m.policy())
+                            .toList());
         }
         return 0;
     }

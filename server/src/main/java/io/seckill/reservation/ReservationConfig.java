@@ -1,9 +1,8 @@
 package io.seckill.reservation;
 
+import io.seckill.config.SeckillProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import io.seckill.config.SeckillProperties;
 
 @Configuration(proxyBeanMethods = false)
 class ReservationConfig {

@@ -1,5 +1,6 @@
 package io.seckill.reservation;
 
+import io.seckill.crypto.HmacSha256;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -8,10 +9,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.UUID;
-
 import javax.crypto.spec.SecretKeySpec;
-
-import io.seckill.crypto.HmacSha256;
 
 /**
  * Stable business ids (DESIGN.md §9.1): reservation_id = HMAC(key_v, activity|sku|user|request) and
@@ -31,8 +29,10 @@ public final class ReservationIds {
             throw new IllegalArgumentException("at least one id key is required");
         }
         TreeMap<Integer, HmacSha256> k = new TreeMap<>();
-        secrets.forEach((v, s) -> k.put(v, new HmacSha256(new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA256"),
-                "id key version " + v)));
+        secrets.forEach((v, s) -> k.put(
+                v,
+                new HmacSha256(
+                        new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA256"), "id key version " + v)));
         this.keys = k;
     }
 

@@ -1,22 +1,8 @@
 package io.seckill.reservation;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
@@ -26,6 +12,18 @@ import io.seckill.redis.RedisBreaker;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.ReservationStatus;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * A buyer's view of one reservation: from the Redis projection, falling back to PostgreSQL when
@@ -54,8 +52,13 @@ class ReservationQuery {
     private final StatusReads postgres;
     private final long staleAfterMs;
 
-    ReservationQuery(SaleRegistry registry, Redis redis, RedisBreaker redisCalls, ReservationRepository reservations,
-            StatusReads postgres, SeckillProperties props) {
+    ReservationQuery(
+            SaleRegistry registry,
+            Redis redis,
+            RedisBreaker redisCalls,
+            ReservationRepository reservations,
+            StatusReads postgres,
+            SeckillProperties props) {
         this.registry = registry;
         this.redis = redis;
         this.redisCalls = redisCalls;
@@ -65,19 +68,21 @@ class ReservationQuery {
     }
 
     /** Where the buyer says the reservation is (the status URL of the 202 answer carries it); null when not said. */
-    record Hint(long activityId, long skuId) {
-    }
+    record Hint(long activityId, long skuId) {}
 
     /** Empty when the reservation does not exist or belongs to someone else. */
     Optional<Map<String, Object>> find(long userId, UUID reservationId, Hint hint) {
         SkuSlot slot = hint == null ? null : slot(hint.activityId(), hint.skuId(), userId);
-        // without the buyer's hint PostgreSQL knows the slot (one indexed lookup), once the order pipeline has the reservation
+        // without the buyer's hint PostgreSQL knows the slot (one indexed lookup), once the order pipeline has the
+        // reservation
         boolean pgHasNone = false;
         if (slot == null && postgres.permit()) {
-            StatusReads.Pg<ReservationRepository.Target> target = postgres.read(() -> reservations.target(reservationId),
-                    reservationId);
+            StatusReads.Pg<ReservationRepository.Target> target =
+                    postgres.read(() -> reservations.target(reservationId), reservationId);
             pgHasNone = target.none();
-            slot = target.value().map(t -> slot(t.activityId(), t.skuId(), t.userId())).orElse(null);
+            slot = target.value()
+                    .map(t -> slot(t.activityId(), t.skuId(), t.userId()))
+                    .orElse(null);
         }
         Map<String, String> projected = fromRedis(userId, reservationId, slot);
         if (!projected.isEmpty()) {
@@ -95,14 +100,20 @@ class ReservationQuery {
         } else if (!postgres.permit()) {
             throw busy("reservation lookups are over this instance's database budget; retry in a second");
         }
-        StatusReads.Pg<ReservationRepository.View> row = postgres.read(() -> reservations.view(reservationId), reservationId);
+        StatusReads.Pg<ReservationRepository.View> row =
+                postgres.read(() -> reservations.view(reservationId), reservationId);
         if (row.value().isPresent()) {
             ReservationRepository.View v = row.value().get();
             if (v.userId() != userId) {
                 return Optional.empty();
             }
-            return Optional.of(view(reservationId, pgState(v.status()), v.orderId() == null ? null : v.orderId().toString(),
-                    v.orderStatus() == null ? null : v.orderStatus().name(), v.reasonCode(), "postgres"));
+            return Optional.of(view(
+                    reservationId,
+                    pgState(v.status()),
+                    v.orderId() == null ? null : v.orderId().toString(),
+                    v.orderStatus() == null ? null : v.orderStatus().name(),
+                    v.reasonCode(),
+                    "postgres"));
         }
         if (!projected.isEmpty()) {
             return Optional.of(projection(reservationId, projected));
@@ -118,8 +129,13 @@ class ReservationQuery {
     }
 
     private static Map<String, Object> projection(UUID reservationId, Map<String, String> projected) {
-        return view(reservationId, redisState(projected.get("status")), projected.get("order_id"),
-                orderStatus(projected.get("status")), null, "redis");
+        return view(
+                reservationId,
+                redisState(projected.get("status")),
+                projected.get("order_id"),
+                orderStatus(projected.get("status")),
+                null,
+                "redis");
     }
 
     /**
@@ -134,7 +150,10 @@ class ReservationQuery {
             }
             return redisCalls.callAcross(() -> everyLiveSlot(userId, reservationId));
         } catch (RedisException e) {
-            log.warn("reservation.query_redis_failed reservation_id={} error_class={}", reservationId, e.getClass().getName());
+            log.warn(
+                    "reservation.query_redis_failed reservation_id={} error_class={}",
+                    reservationId,
+                    e.getClass().getName());
             return Map.of();
         }
     }
@@ -166,8 +185,10 @@ class ReservationQuery {
     }
 
     private SkuSlot slot(long activityId, long skuId, long userId) {
-        return registry.find(activityId).map(a -> a.sku(skuId))
-                .map(sku -> SkuSlot.forUser(activityId, skuId, sku.buckets(), userId)).orElse(null);
+        return registry.find(activityId)
+                .map(a -> a.sku(skuId))
+                .map(sku -> SkuSlot.forUser(activityId, skuId, sku.buckets(), userId))
+                .orElse(null);
     }
 
     static String redisState(String status) {
@@ -198,8 +219,8 @@ class ReservationQuery {
         };
     }
 
-    private static Map<String, Object> view(UUID id, String state, String orderId, String orderStatus, String reason,
-            String source) {
+    private static Map<String, Object> view(
+            UUID id, String state, String orderId, String orderStatus, String reason, String source) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("reservation_id", id.toString());
         m.put("state", state);

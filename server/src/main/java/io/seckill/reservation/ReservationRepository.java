@@ -1,5 +1,9 @@
 package io.seckill.reservation;
 
+import io.seckill.db.Sql;
+import io.seckill.state.OrderStatus;
+import io.seckill.state.ReservationStatus;
+import io.seckill.state.TaskStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -10,14 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
-
-import io.seckill.db.Sql;
-import io.seckill.state.OrderStatus;
-import io.seckill.state.ReservationStatus;
-import io.seckill.state.TaskStatus;
 
 /** The SQL of {@code inventory_reservation}: the durable reservation state machine ({@link ReservationStatus}). */
 @Repository
@@ -61,6 +59,7 @@ public class ReservationRepository {
             VALUES (?, ?, ?, ?, ?, ?, 'ORDER_REJECTED', ?, 1, ?::timestamptz, ?::timestamptz)
             ON CONFLICT (reservation_id) DO NOTHING
             """;
+
     private static final String STATES = """
             SELECT reservation_id, status FROM inventory_reservation WHERE reservation_id = ANY (?::uuid[])
             """;
@@ -79,6 +78,7 @@ public class ReservationRepository {
             FROM unnest(?::uuid[], ?::uuid[]) AS t(r, o)
             WHERE r.reservation_id = ANY (?::uuid[]) AND r.reservation_id = t.r AND r.status = 'RESERVED'
             """;
+
     private static final String MARK_REJECTED = """
             UPDATE inventory_reservation r
             SET status = 'ORDER_REJECTED', reason_code = ?, version = r.version + 1, updated_at = clock_timestamp()
@@ -90,6 +90,7 @@ public class ReservationRepository {
             SET status = 'COMPENSATING', version = version + 1, updated_at = clock_timestamp()
             WHERE reservation_id = ? AND status = 'ORDER_REJECTED'
             """;
+
     private static final String MARK_COMPENSATED = """
             UPDATE inventory_reservation
             SET status = 'COMPENSATED', version = version + 1, updated_at = clock_timestamp()
@@ -110,6 +111,7 @@ public class ReservationRepository {
             SET status = 'CANCELLED', version = version + 1, updated_at = clock_timestamp()
             WHERE reservation_id = ? AND status = 'ORDER_CREATED'
             """;
+
     private static final String FIND_TARGET = """
             SELECT reservation_id, activity_id, sku_id, user_id, status FROM inventory_reservation WHERE reservation_id = ?
             """;
@@ -144,13 +146,15 @@ public class ReservationRepository {
                OR reservation_id = (SELECT o.reservation_id FROM orders o WHERE o.order_id = ?)
             LIMIT 2
             """;
+
     private static final String ROW = "SELECT * FROM inventory_reservation WHERE reservation_id = ?";
     /**
      * The change window of one SKU: reservations whose row changed after the cursor (updated_at, id)
      * and before the watermark, in change order (index idx_inventory_reservation_sku_changed), with
      * their order and task; objects under a hold or with an event still in the outbox wait.
      */
-    private static final String CHANGED = "SELECT " + JUDGED + ", r.updated_at, r.reservation_id\n" + """
+    private static final String CHANGED =
+            "SELECT " + JUDGED + ", r.updated_at, r.reservation_id\n" + """
             FROM inventory_reservation r
             LEFT JOIN orders o ON o.order_id = r.order_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
@@ -168,6 +172,7 @@ public class ReservationRepository {
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
             WHERE r.activity_id = ? AND r.sku_id = ?
             """;
+
     private static final String KNOWN = OF_SKU + """
               AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
             """;
@@ -189,24 +194,34 @@ public class ReservationRepository {
         this.jdbc = jdbc;
     }
 
-    public record Row(UUID reservationId, ReservationStatus status, UUID orderId, UUID messageId) {
-    }
+    public record Row(UUID reservationId, ReservationStatus status, UUID orderId, UUID messageId) {}
 
     /** Where a reservation lives and what state it is in. */
-    public record Target(UUID reservationId, long activityId, long skuId, long userId, ReservationStatus status) {
-    }
+    public record Target(UUID reservationId, long activityId, long skuId, long userId, ReservationStatus status) {}
 
     /** A reservation with its ids and version, as the runbook acts on it. */
-    public record Reservation(UUID reservationId, UUID requestId, UUID messageId, long activityId, long skuId, long userId,
-            ReservationStatus status, long version, UUID orderId) {
-    }
+    public record Reservation(
+            UUID reservationId,
+            UUID requestId,
+            UUID messageId,
+            long activityId,
+            long skuId,
+            long userId,
+            ReservationStatus status,
+            long version,
+            UUID orderId) {}
 
-    public record View(UUID reservationId, long userId, ReservationStatus status, String reasonCode, UUID orderId,
-            OrderStatus orderStatus) {
-    }
+    public record View(
+            UUID reservationId,
+            long userId,
+            ReservationStatus status,
+            String reasonCode,
+            UUID orderId,
+            OrderStatus orderStatus) {}
 
     /** Inserts rows for reservations PostgreSQL has not seen, in their decided state; order ids may be null. */
-    public void insertSettled(List<OrderCreateRequested> msgs, ReservationStatus status, String reason, Map<UUID, UUID> orderIds) {
+    public void insertSettled(
+            List<OrderCreateRequested> msgs, ReservationStatus status, String reason, Map<UUID, UUID> orderIds) {
         if (msgs.isEmpty()) {
             return;
         }
@@ -232,21 +247,39 @@ public class ReservationRepository {
 
     /** @return true when this call wrote the tombstone (false: PostgreSQL already had the reservation) */
     public boolean insertTombstone(OrderCreateRequested x, String reason) {
-        return jdbc.update(INSERT_TOMBSTONE, x.reservationId(), x.requestId(), x.activityId(), x.skuId(), x.userId(),
-                x.messageId(), reason, x.reservedAt(), x.businessDeadline()) == 1;
+        return jdbc.update(
+                        INSERT_TOMBSTONE,
+                        x.reservationId(),
+                        x.requestId(),
+                        x.activityId(),
+                        x.skuId(),
+                        x.userId(),
+                        x.messageId(),
+                        reason,
+                        x.reservedAt(),
+                        x.businessDeadline())
+                == 1;
     }
 
     public Map<UUID, ReservationStatus> states(List<UUID> reservationIds) {
         Map<UUID, ReservationStatus> out = new java.util.HashMap<>();
-        jdbc.query(STATES, rs -> {
-            out.put(rs.getObject(1, UUID.class), ReservationStatus.valueOf(rs.getString(2)));
-        }, (Object) Sql.uuids(reservationIds));
+        jdbc.query(
+                STATES,
+                rs -> {
+                    out.put(rs.getObject(1, UUID.class), ReservationStatus.valueOf(rs.getString(2)));
+                },
+                (Object) Sql.uuids(reservationIds));
         return out;
     }
 
     public List<Row> lock(List<UUID> reservationIds) {
-        return jdbc.query(LOCK, (rs, i) -> new Row(rs.getObject(1, UUID.class), ReservationStatus.valueOf(rs.getString(2)), rs.getObject(3, UUID.class),
-                rs.getObject(4, UUID.class)),
+        return jdbc.query(
+                LOCK,
+                (rs, i) -> new Row(
+                        rs.getObject(1, UUID.class),
+                        ReservationStatus.valueOf(rs.getString(2)),
+                        rs.getObject(3, UUID.class),
+                        rs.getObject(4, UUID.class)),
                 (Object) Sql.uuids(reservationIds));
     }
 
@@ -268,15 +301,37 @@ public class ReservationRepository {
     }
 
     public Optional<Reservation> find(UUID reservationId) {
-        return jdbc.query(FIND, (rs, i) -> new Reservation(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                rs.getObject(3, UUID.class), rs.getLong(4), rs.getLong(5), rs.getLong(6),
-                ReservationStatus.valueOf(rs.getString(7)), rs.getLong(8), rs.getObject(9, UUID.class)), reservationId)
-                .stream().findFirst();
+        return jdbc
+                .query(
+                        FIND,
+                        (rs, i) -> new Reservation(
+                                rs.getObject(1, UUID.class),
+                                rs.getObject(2, UUID.class),
+                                rs.getObject(3, UUID.class),
+                                rs.getLong(4),
+                                rs.getLong(5),
+                                rs.getLong(6),
+                                ReservationStatus.valueOf(rs.getString(7)),
+                                rs.getLong(8),
+                                rs.getObject(9, UUID.class)),
+                        reservationId)
+                .stream()
+                .findFirst();
     }
 
     public Optional<Target> target(UUID reservationId) {
-        return jdbc.query(FIND_TARGET, (rs, i) -> new Target(rs.getObject(1, UUID.class), rs.getLong(2), rs.getLong(3),
-                rs.getLong(4), ReservationStatus.valueOf(rs.getString(5))), reservationId).stream().findFirst();
+        return jdbc
+                .query(
+                        FIND_TARGET,
+                        (rs, i) -> new Target(
+                                rs.getObject(1, UUID.class),
+                                rs.getLong(2),
+                                rs.getLong(3),
+                                rs.getLong(4),
+                                ReservationStatus.valueOf(rs.getString(5))),
+                        reservationId)
+                .stream()
+                .findFirst();
     }
 
     /** ORDER_REJECTED -> COMPENSATING; false when the reservation is in any other state. */
@@ -306,9 +361,19 @@ public class ReservationRepository {
     }
 
     public Optional<View> view(UUID reservationId) {
-        return jdbc.query(FIND_VIEW, (rs, i) -> new View(rs.getObject(1, UUID.class), rs.getLong(2),
-                ReservationStatus.valueOf(rs.getString(3)), rs.getString(4), rs.getObject(5, UUID.class),
-                rs.getString(6) == null ? null : OrderStatus.valueOf(rs.getString(6))), reservationId).stream().findFirst();
+        return jdbc
+                .query(
+                        FIND_VIEW,
+                        (rs, i) -> new View(
+                                rs.getObject(1, UUID.class),
+                                rs.getLong(2),
+                                ReservationStatus.valueOf(rs.getString(3)),
+                                rs.getString(4),
+                                rs.getObject(5, UUID.class),
+                                rs.getString(6) == null ? null : OrderStatus.valueOf(rs.getString(6))),
+                        reservationId)
+                .stream()
+                .findFirst();
     }
 
     public Map<String, Long> countByStatus(long activityId) {
@@ -362,23 +427,46 @@ public class ReservationRepository {
      * Runs a change-window statement: its first eleven columns are a {@link Judged}, the last two the
      * (changed_at, id) of the row's cursor; parameters are activity, sku, cursor, watermark twice, limit.
      */
-    public static Judged.Page judgedPage(JdbcTemplate jdbc, String sql, long activityId, long skuId, Judged.Cursor after,
-            Duration watermark, int limit) {
+    public static Judged.Page judgedPage(
+            JdbcTemplate jdbc,
+            String sql,
+            long activityId,
+            long skuId,
+            Judged.Cursor after,
+            Duration watermark,
+            int limit) {
         String w = Sql.interval(watermark);
         List<Judged> rows = new ArrayList<>();
         Judged.Cursor[] last = {after};
-        jdbc.query(sql, rs -> {
-            rows.add(judged(rs));
-            last[0] = new Judged.Cursor(rs.getTimestamp(12).toInstant(), rs.getObject(13, UUID.class));
-        }, activityId, skuId, Timestamp.from(after.changedAt()), after.id(), w, w, limit);
+        jdbc.query(
+                sql,
+                rs -> {
+                    rows.add(judged(rs));
+                    last[0] = new Judged.Cursor(rs.getTimestamp(12).toInstant(), rs.getObject(13, UUID.class));
+                },
+                activityId,
+                skuId,
+                Timestamp.from(after.changedAt()),
+                after.id(),
+                w,
+                w,
+                limit);
         return new Judged.Page(rows, last[0]);
     }
 
     static Judged judged(ResultSet rs) throws SQLException {
-        return new Judged(rs.getObject(1, UUID.class), rs.getLong(2), ReservationStatus.valueOf(rs.getString(3)),
-                rs.getLong(4), rs.getObject(5, UUID.class), status(OrderStatus.class, rs.getString(6)),
-                rs.getObject(7, UUID.class), status(TaskStatus.class, rs.getString(8)), rs.getBoolean(9),
-                rs.getObject(10, UUID.class), rs.getObject(11, UUID.class));
+        return new Judged(
+                rs.getObject(1, UUID.class),
+                rs.getLong(2),
+                ReservationStatus.valueOf(rs.getString(3)),
+                rs.getLong(4),
+                rs.getObject(5, UUID.class),
+                status(OrderStatus.class, rs.getString(6)),
+                rs.getObject(7, UUID.class),
+                status(TaskStatus.class, rs.getString(8)),
+                rs.getBoolean(9),
+                rs.getObject(10, UUID.class),
+                rs.getObject(11, UUID.class));
     }
 
     private static <E extends Enum<E>> E status(Class<E> type, String value) {

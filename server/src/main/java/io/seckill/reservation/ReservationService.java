@@ -1,19 +1,8 @@
 package io.seckill.reservation;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
 import io.lettuce.core.RedisException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.stereotype.Service;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
@@ -26,6 +15,15 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.RedisBreaker;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Service;
 
 /**
  * Admission (DESIGN.md §7.2, §9.1): one Lua call reserves stock, writes the reservation with every
@@ -33,20 +31,45 @@ import io.seckill.refusal.Refusal;
  * is sent without holding up the answer. Redis errors refuse the sale (fail closed).
  */
 @Service
-public record ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis, RedisBreaker redisCalls,
-        OrderRequestSender sender, BucketTransfers transfers, SeckillProperties.Reservation config, AdmissionBreaker breaker,
-        MeterRegistry meters, Counter created, LogThrottle redisFailures) {
+public record ReservationService(
+        SaleRegistry registry,
+        ReservationIds ids,
+        Redis redis,
+        RedisBreaker redisCalls,
+        OrderRequestSender sender,
+        BucketTransfers transfers,
+        SeckillProperties.Reservation config,
+        AdmissionBreaker breaker,
+        MeterRegistry meters,
+        Counter created,
+        LogThrottle redisFailures) {
 
     private static final Logger log = LoggerFactory.getLogger(ReservationService.class);
     private static final LuaScript RESERVE = LuaScript.load("reserve");
 
     @Autowired
-    ReservationService(SaleRegistry registry, ReservationIds ids, Redis redis, RedisBreaker redisCalls,
-            OrderRequestSender sender, BucketTransfers transfers, SeckillProperties props, MeterRegistry meters,
+    ReservationService(
+            SaleRegistry registry,
+            ReservationIds ids,
+            Redis redis,
+            RedisBreaker redisCalls,
+            OrderRequestSender sender,
+            BucketTransfers transfers,
+            SeckillProperties props,
+            MeterRegistry meters,
             AdmissionBreaker breaker) {
         // reservation_admitted_total: the design's reservation_created_total cannot exist, the Prometheus
         // client reserves the "_created" suffix (OpenMetrics counter timestamps)
-        this(registry, ids, redis, redisCalls, sender, transfers, props.reservation(), breaker, meters,
+        this(
+                registry,
+                ids,
+                redis,
+                redisCalls,
+                sender,
+                transfers,
+                props.reservation(),
+                breaker,
+                meters,
                 Counter.builder("reservation.admitted")
                         .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)")
                         .register(meters),
@@ -54,12 +77,21 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
     }
 
     public ReserveResult reserve(long userId, long activityId, long skuId, UUID requestId) {
-        Activity activity = registry.find(activityId).orElseThrow(() -> new Refusal(Refusal.Kind.NOT_FOUND,
-                "ACTIVITY_NOT_FOUND", "no activity " + activityId, "activity_id", Map.of()));
+        Activity activity = registry.find(activityId)
+                .orElseThrow(() -> new Refusal(
+                        Refusal.Kind.NOT_FOUND,
+                        "ACTIVITY_NOT_FOUND",
+                        "no activity " + activityId,
+                        "activity_id",
+                        Map.of()));
         Activity.Sku sku = activity.sku(skuId);
         if (sku == null) {
-            throw new Refusal(Refusal.Kind.NOT_FOUND, "ACTIVITY_NOT_FOUND",
-                    "activity " + activityId + " has no sku " + skuId, "sku_id", Map.of());
+            throw new Refusal(
+                    Refusal.Kind.NOT_FOUND,
+                    "ACTIVITY_NOT_FOUND",
+                    "activity " + activityId + " has no sku " + skuId,
+                    "sku_id",
+                    Map.of());
         }
         AdmissionBreaker.Cause paused = breaker.cause();
         if (paused != null) {
@@ -71,25 +103,59 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
         UUID reservationId = ids.reservationId(version, activityId, skuId, userId, requestId);
         UUID messageId = ids.messageId(version, reservationId);
 
-        List<String> keys = new ArrayList<>(List.of(slot.stock(), slot.counter(), slot.meta(),
-                slot.request(userId, requestId.toString()), slot.user(userId), slot.sendDue(), slot.deadlines(),
+        List<String> keys = new ArrayList<>(List.of(
+                slot.stock(),
+                slot.counter(),
+                slot.meta(),
+                slot.request(userId, requestId.toString()),
+                slot.user(userId),
+                slot.sendDue(),
+                slot.deadlines(),
                 slot.reservation(reservationId.toString())));
         for (int older : ids.versions()) {
             if (older != version) {
-                keys.add(slot.reservation(ids.reservationId(older, activityId, skuId, userId, requestId).toString()));
+                keys.add(slot.reservation(ids.reservationId(older, activityId, skuId, userId, requestId)
+                        .toString()));
             }
         }
-        try (LogContext logIds = LogContext.of("activity_id", activityId, "sku_id", skuId, "user_id", userId, "request_id",
-                requestId, "reservation_id", reservationId, "message_id", messageId)) {
+        try (LogContext logIds = LogContext.of(
+                "activity_id",
+                activityId,
+                "sku_id",
+                skuId,
+                "user_id",
+                userId,
+                "request_id",
+                requestId,
+                "reservation_id",
+                reservationId,
+                "message_id",
+                messageId)) {
             return admit(activity, slot, keys, userId, activityId, skuId, requestId, version, reservationId, messageId);
         }
     }
 
-    private ReserveResult admit(Activity activity, SkuSlot slot, List<String> keys, long userId, long activityId, long skuId,
-            UUID requestId, int version, UUID reservationId, UUID messageId) {
-        List<String> args = List.of(reservationId.toString(), messageId.toString(), requestId.toString(),
-                Long.toString(userId), Long.toString(activityId), Long.toString(skuId), Integer.toString(version),
-                Long.toString(config.sendGrace().toMillis()), Long.toString(activity.businessDeadlineSeconds() * 1000L),
+    private ReserveResult admit(
+            Activity activity,
+            SkuSlot slot,
+            List<String> keys,
+            long userId,
+            long activityId,
+            long skuId,
+            UUID requestId,
+            int version,
+            UUID reservationId,
+            UUID messageId) {
+        List<String> args = List.of(
+                reservationId.toString(),
+                messageId.toString(),
+                requestId.toString(),
+                Long.toString(userId),
+                Long.toString(activityId),
+                Long.toString(skuId),
+                Integer.toString(version),
+                Long.toString(config.sendGrace().toMillis()),
+                Long.toString(activity.businessDeadlineSeconds() * 1000L),
                 Long.toString(config.requestMapTtl().toMillis()));
         List<Object> reply;
         try {
@@ -102,13 +168,23 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
             meters.counter("reservation.refused", "reason", "redis_unavailable").increment();
             long suppressed = redisFailures.tryAcquire();
             if (suppressed >= 0) {
-                log.warn("reservation.redis_failed activity_id={} sku_id={} user_id={} request_id={} error_class={} "
-                        + "suppressed_since_last={}: {}", activityId, skuId, userId, requestId, e.getClass().getName(),
-                        suppressed, e.getMessage());
+                log.warn(
+                        "reservation.redis_failed activity_id={} sku_id={} user_id={} request_id={} error_class={} "
+                                + "suppressed_since_last={}: {}",
+                        activityId,
+                        skuId,
+                        userId,
+                        requestId,
+                        e.getClass().getName(),
+                        suppressed,
+                        e.getMessage());
             }
             // a call that timed out may still run once Redis answers: a retry with the same request_id finds it
-            throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED", "admission is unavailable; retry later with "
-                    + "the same request_id, which answers the reservation this attempt may have made");
+            throw new Refusal(
+                    Refusal.Kind.UNAVAILABLE,
+                    "ADMISSION_PAUSED",
+                    "admission is unavailable; retry later with "
+                            + "the same request_id, which answers the reservation this attempt may have made");
         }
         long code = LuaScript.code(reply);
         String rid = LuaScript.text(reply, 2);
@@ -117,10 +193,23 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
             case 1 -> {
                 created.increment();
                 long nowMs = ((Number) reply.get(4)).longValue();
-                OrderCreateRequested msg = OrderCreateRequested.of(messageId, requestId, reservationId, activityId, skuId,
-                        userId, nowMs, nowMs + activity.businessDeadlineSeconds() * 1000L);
-                log.debug("reservation.created activity_id={} sku_id={} user_id={} request_id={} reservation_id={} message_id={}",
-                        activityId, skuId, userId, requestId, reservationId, messageId);
+                OrderCreateRequested msg = OrderCreateRequested.of(
+                        messageId,
+                        requestId,
+                        reservationId,
+                        activityId,
+                        skuId,
+                        userId,
+                        nowMs,
+                        nowMs + activity.businessDeadlineSeconds() * 1000L);
+                log.debug(
+                        "reservation.created activity_id={} sku_id={} user_id={} request_id={} reservation_id={} message_id={}",
+                        activityId,
+                        skuId,
+                        userId,
+                        requestId,
+                        reservationId,
+                        messageId);
                 Failpoints.hit(Failpoint.AFTER_REDIS_RESERVE);
                 sender.send(msg, slot);
                 yield new ReserveResult.Queued(reservationId);
@@ -130,7 +219,8 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
             case -2 -> new ReserveResult.AlreadyReserved(UUID.fromString(rid), status);
             case -3, -4 -> {
                 if ("PAUSED".equals(status)) {
-                    meters.counter("reservation.refused", "reason", "sku_paused").increment();
+                    meters.counter("reservation.refused", "reason", "sku_paused")
+                            .increment();
                 }
                 yield new ReserveResult.NotOpen(status == null || status.isEmpty() ? "NOT_WARMED" : status);
             }
@@ -156,7 +246,8 @@ public record ReservationService(SaleRegistry registry, ReservationIds ids, Redi
             List<String> withTransfer = new ArrayList<>(args);
             withTransfer.add(transferId);
             withTransfer.add(Long.toString(transfers.markerTtlMillis()));
-            List<Object> reply = RESERVE.run(redis, withMarker.toArray(String[]::new), withTransfer.toArray(String[]::new));
+            List<Object> reply =
+                    RESERVE.run(redis, withMarker.toArray(String[]::new), withTransfer.toArray(String[]::new));
             if (((Number) reply.get(5)).longValue() > 0) {
                 transfers.landed(source, transferId);
             }

@@ -6,20 +6,15 @@ import java.util.UUID;
 public sealed interface ReserveResult {
 
     /** A new reservation; the order message is on its way. */
-    record Queued(UUID reservationId) implements ReserveResult {
-    }
+    record Queued(UUID reservationId) implements ReserveResult {}
 
     /** The same request again: the reservation it already made, in its current state. */
-    record Replayed(UUID reservationId, String status) implements ReserveResult {
-    }
+    record Replayed(UUID reservationId, String status) implements ReserveResult {}
 
-    record SoldOut() implements ReserveResult {
-    }
+    record SoldOut() implements ReserveResult {}
 
     /** The user already holds a reservation for this SKU (one attempt per user). */
-    record AlreadyReserved(UUID reservationId, String status) implements ReserveResult {
-    }
+    record AlreadyReserved(UUID reservationId, String status) implements ReserveResult {}
 
-    record NotOpen(String saleStatus) implements ReserveResult {
-    }
+    record NotOpen(String saleStatus) implements ReserveResult {}
 }

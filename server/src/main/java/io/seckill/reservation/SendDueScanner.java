@@ -1,18 +1,7 @@
 package io.seckill.reservation;
 
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.rocketmq.client.producer.DefaultMQProducer;
-import org.apache.rocketmq.client.producer.SendResult;
-import org.apache.rocketmq.client.producer.SendStatus;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.config.SeckillProperties;
@@ -24,6 +13,15 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
 import io.seckill.worker.PollingWorker;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
 
 /**
  * The send-due rescan (DESIGN.md §7.2, §10.2): every slot's due entries are claimed with a lease in
@@ -35,7 +33,9 @@ import io.seckill.worker.PollingWorker;
 class SendDueScanner extends PollingWorker {
 
     /** A send whose outcome is unknown is re-sent after 1 s doubling to 30 s (same message id). */
-    private static final Backoff UNKNOWN_BACKOFF = new Backoff(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(30));
+    private static final Backoff UNKNOWN_BACKOFF =
+            new Backoff(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(30));
+
     private static final Logger log = LoggerFactory.getLogger(SendDueScanner.class);
     private static final LuaScript CLAIM_DUE = LuaScript.load("claim_due");
     private static final LuaScript MARK_PUBLISHED = LuaScript.load("mark_published");
@@ -50,8 +50,13 @@ class SendDueScanner extends PollingWorker {
     private final AnomalyRepository anomalies;
     private final Counter leaseExpired;
 
-    SendDueScanner(SeckillProperties props, SaleRegistry registry, Redis redis,
-            DefaultMQProducer producer, AnomalyRepository anomalies, MeterRegistry meters) {
+    SendDueScanner(
+            SeckillProperties props,
+            SaleRegistry registry,
+            Redis redis,
+            DefaultMQProducer producer,
+            AnomalyRepository anomalies,
+            MeterRegistry meters) {
         super("send-due-scanner", "reservation.scan", props.reservation().scanInterval(), props, meters);
         this.anomalies = anomalies;
         this.registry = registry;
@@ -74,8 +79,12 @@ class SendDueScanner extends PollingWorker {
 
     private int scanSlot(SkuSlot slot) {
         var cfg = props.reservation();
-        List<Object> r = CLAIM_DUE.run(redis, new String[] {slot.sendDue()}, Integer.toString(cfg.scanBatch()),
-                Long.toString(cfg.scanLease().toMillis()), owner);
+        List<Object> r = CLAIM_DUE.run(
+                redis,
+                new String[] {slot.sendDue()},
+                Integer.toString(cfg.scanBatch()),
+                Long.toString(cfg.scanLease().toMillis()),
+                owner);
         int n = r.size() / FIELDS;
         List<java.util.concurrent.CompletableFuture<Void>> sends = new java.util.ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -86,22 +95,31 @@ class SendDueScanner extends PollingWorker {
                 continue;
             }
             try {
-                OrderCreateRequested body = OrderCreateRequested.of(UUID.fromString(LuaScript.text(r, i * FIELDS + 2)),
-                        UUID.fromString(LuaScript.text(r, i * FIELDS + 3)), UUID.fromString(rid),
-                        Long.parseLong(LuaScript.text(r, i * FIELDS + 5)), Long.parseLong(LuaScript.text(r, i * FIELDS + 6)),
-                        Long.parseLong(LuaScript.text(r, i * FIELDS + 4)), Long.parseLong(LuaScript.text(r, i * FIELDS + 7)),
+                OrderCreateRequested body = OrderCreateRequested.of(
+                        UUID.fromString(LuaScript.text(r, i * FIELDS + 2)),
+                        UUID.fromString(LuaScript.text(r, i * FIELDS + 3)),
+                        UUID.fromString(rid),
+                        Long.parseLong(LuaScript.text(r, i * FIELDS + 5)),
+                        Long.parseLong(LuaScript.text(r, i * FIELDS + 6)),
+                        Long.parseLong(LuaScript.text(r, i * FIELDS + 4)),
+                        Long.parseLong(LuaScript.text(r, i * FIELDS + 7)),
                         Long.parseLong(LuaScript.text(r, i * FIELDS + 8)));
                 int attempts = Integer.parseInt(LuaScript.text(r, i * FIELDS + 9));
                 String expiredOwner = LuaScript.text(r, i * FIELDS + 10);
                 if (!expiredOwner.isEmpty()) {
                     // the scanner before this one claimed the entry and neither settled it nor gave it back in time
                     leaseExpired.increment();
-                    log.warn("reservation.send_lease_expired reservation_id={} expired_owner={} owner={} attempt_count={}",
-                            rid, expiredOwner, owner, attempts);
+                    log.warn(
+                            "reservation.send_lease_expired reservation_id={} expired_owner={} owner={} attempt_count={}",
+                            rid,
+                            expiredOwner,
+                            owner,
+                            attempts);
                 }
                 sends.add(resend(slot, body, attempts));
             } catch (RuntimeException e) {
-                // recovery fields that cannot be read never heal by retrying: the entry is set aside (it no longer counts
+                // recovery fields that cannot be read never heal by retrying: the entry is set aside (it no longer
+                // counts
                 // as a backlog that would pause admission for everyone) and reported; the others of the claim are sent
                 unreadable(slot, rid, e);
             }
@@ -109,7 +127,8 @@ class SendDueScanner extends PollingWorker {
         // all of a claim are sent at once, asynchronously; the pass ends when each is settled or timed out
         java.util.concurrent.CompletableFuture.allOf(sends.toArray(java.util.concurrent.CompletableFuture[]::new))
                 .orTimeout(props.mq().sendTimeout().toMillis() * 3, java.util.concurrent.TimeUnit.MILLISECONDS)
-                .exceptionally(e -> null).join();
+                .exceptionally(e -> null)
+                .join();
         return n;
     }
 
@@ -120,19 +139,43 @@ class SendDueScanner extends PollingWorker {
      */
     private void orphan(SkuSlot slot, String rid) {
         meters.counter("reservation.send.missing").increment();
-        log.error("reservation.send_due_orphan reservation_id={} slot={}: reservation hash missing; recorded as "
-                + "SEND_DUE_ORPHAN for reconciliation", rid, slot.tag());
-        anomalies.record(AnomalyRepository.SEND_DUE_ORPHAN, "RESERVATION", rid, slot.activityId(), slot.skuId(), Map.of("slot", slot.tag(),
-                "index", "send_due"));
+        log.error(
+                "reservation.send_due_orphan reservation_id={} slot={}: reservation hash missing; recorded as "
+                        + "SEND_DUE_ORPHAN for reconciliation",
+                rid,
+                slot.tag());
+        anomalies.record(
+                AnomalyRepository.SEND_DUE_ORPHAN,
+                "RESERVATION",
+                rid,
+                slot.activityId(),
+                slot.skuId(),
+                Map.of("slot", slot.tag(), "index", "send_due"));
     }
 
     private void unreadable(SkuSlot slot, String rid, RuntimeException e) {
         SET_ASIDE.run(redis, new String[] {slot.sendDue(), slot.sendAside()}, rid);
         meters.counter("reservation.send.unreadable").increment();
-        log.error("reservation.send_due_unreadable reservation_id={} slot={} error_class={}: {}; set aside in {}", rid,
-                slot.tag(), e.getClass().getName(), e.getMessage(), slot.sendAside());
-        anomalies.record("SEND_DUE_UNREADABLE", "RESERVATION", rid, slot.activityId(), slot.skuId(), Map.of("slot", slot.tag(),
-                "set_aside_in", slot.sendAside(), "error", e.getClass().getSimpleName() + ": " + e.getMessage()));
+        log.error(
+                "reservation.send_due_unreadable reservation_id={} slot={} error_class={}: {}; set aside in {}",
+                rid,
+                slot.tag(),
+                e.getClass().getName(),
+                e.getMessage(),
+                slot.sendAside());
+        anomalies.record(
+                "SEND_DUE_UNREADABLE",
+                "RESERVATION",
+                rid,
+                slot.activityId(),
+                slot.skuId(),
+                Map.of(
+                        "slot",
+                        slot.tag(),
+                        "set_aside_in",
+                        slot.sendAside(),
+                        "error",
+                        e.getClass().getSimpleName() + ": " + e.getMessage()));
     }
 
     private java.util.concurrent.CompletableFuture<Void> resend(SkuSlot slot, OrderCreateRequested body, int attempts) {
@@ -140,16 +183,25 @@ class SendDueScanner extends PollingWorker {
         String[] keys = {slot.reservation(rid), slot.sendDue()};
         meters.counter("reservation.resend").increment();
         meters.summary("reservation.send.attempts").record(attempts);
-        log.info("reservation.mq_resend_claimed reservation_id={} message_id={} attempt_count={}", rid, body.messageId(),
+        log.info(
+                "reservation.mq_resend_claimed reservation_id={} message_id={} attempt_count={}",
+                rid,
+                body.messageId(),
                 attempts);
         java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
         try {
-            producer.send(OrderRequestSender.message(props.mq().orderRequestTopic(), body, attempts - 1),
+            producer.send(
+                    OrderRequestSender.message(props.mq().orderRequestTopic(), body, attempts - 1),
                     new org.apache.rocketmq.client.producer.SendCallback() {
                         @Override
                         public void onSuccess(SendResult sr) {
-                            settle(keys, rid, attempts, sr.getSendStatus() == SendStatus.SEND_OK ? null
-                                    : "send status " + sr.getSendStatus());
+                            settle(
+                                    keys,
+                                    rid,
+                                    attempts,
+                                    sr.getSendStatus() == SendStatus.SEND_OK
+                                            ? null
+                                            : "send status " + sr.getSendStatus());
                             done.complete(null);
                         }
 
@@ -158,7 +210,8 @@ class SendDueScanner extends PollingWorker {
                             settle(keys, rid, attempts, e.getClass().getSimpleName() + ": " + e.getMessage());
                             done.complete(null);
                         }
-                    }, props.mq().sendTimeout().toMillis());
+                    },
+                    props.mq().sendTimeout().toMillis());
         } catch (Exception e) {
             settle(keys, rid, attempts, e.getClass().getSimpleName() + ": " + e.getMessage());
             done.complete(null);
@@ -173,14 +226,20 @@ class SendDueScanner extends PollingWorker {
                 Failpoints.hit(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
                 List<Object> m = MARK_PUBLISHED.run(redis, keys, rid, owner);
                 if (LuaScript.code(m) < 0) {
-                    log.warn("reservation.mark_published_refused reservation_id={} result={}", rid, LuaScript.text(m, 1));
+                    log.warn(
+                            "reservation.mark_published_refused reservation_id={} result={}",
+                            rid,
+                            LuaScript.text(m, 1));
                 }
                 return;
             }
             unknown(keys, rid, attempts, error);
         } catch (RuntimeException e) {
             // the lease simply expires and the entry is claimed again: the same message_id is re-sent
-            log.warn("reservation.settle_failed reservation_id={} error_class={}: {}", rid, e.getClass().getName(),
+            log.warn(
+                    "reservation.settle_failed reservation_id={} error_class={}: {}",
+                    rid,
+                    e.getClass().getName(),
                     e.getMessage());
         }
     }
@@ -188,9 +247,18 @@ class SendDueScanner extends PollingWorker {
     private void unknown(String[] keys, String rid, int attempts, String error) {
         meters.counter("reservation.send.unknown").increment();
         long backoff = UNKNOWN_BACKOFF.after(attempts).toMillis();
-        log.warn("reservation.mq_send_unknown reservation_id={} attempt_count={} backoff_ms={}: {}", rid, attempts, backoff,
+        log.warn(
+                "reservation.mq_send_unknown reservation_id={} attempt_count={} backoff_ms={}: {}",
+                rid,
+                attempts,
+                backoff,
                 error);
-        List<Object> m = MARK_UNKNOWN.run(redis, keys, rid, owner, Long.toString(backoff),
+        List<Object> m = MARK_UNKNOWN.run(
+                redis,
+                keys,
+                rid,
+                owner,
+                Long.toString(backoff),
                 error.length() > 300 ? error.substring(0, 300) : error);
         if (LuaScript.code(m) < 0) {
             log.warn("reservation.mark_unknown_refused reservation_id={} result={}", rid, LuaScript.text(m, 1));

@@ -1,21 +1,19 @@
 package io.seckill.reservation;
 
-import java.time.Duration;
-import java.util.Optional;
-import java.util.UUID;
-import java.util.function.Supplier;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.dao.DataAccessException;
-import org.springframework.stereotype.Component;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
 import io.seckill.db.DbBreaker;
 import io.seckill.metrics.LogThrottle;
 import io.seckill.ratelimit.PerSecondLimit;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.stereotype.Component;
 
 /**
  * The status query's PostgreSQL reads: at most {@code seckill.reservation.status-db-reads-per-second}
@@ -42,7 +40,8 @@ class StatusReads {
     private final LogThrottle failures = new LogThrottle(Duration.ofSeconds(1));
 
     StatusReads(SeckillProperties props, DbBreaker breaker, MeterRegistry meters) {
-        this.budget = new PerSecondLimit("seckill.reservation.status-db-reads-per-second",
+        this.budget = new PerSecondLimit(
+                "seckill.reservation.status-db-reads-per-second",
                 props.reservation().statusDbReadsPerSecond());
         this.breaker = breaker;
         this.read = counted(meters, "read");
@@ -53,7 +52,8 @@ class StatusReads {
         return Counter.builder("reservation.status.db_reads")
                 .description("PostgreSQL lookups of a buyer's reservation status: read, or skipped past "
                         + "seckill.reservation.status-db-reads-per-second (answered from Redis, or 503 BUSY)")
-                .tag("result", result).register(meters);
+                .tag("result", result)
+                .register(meters);
     }
 
     /** One permit of the budget, counted either way. */
@@ -76,8 +76,11 @@ class StatusReads {
             }
             long suppressed = failures.tryAcquire();
             if (suppressed >= 0) {
-                log.warn("reservation.query_db_failed reservation_id={} error_class={} suppressed_since_last={}",
-                        reservationId, e.getClass().getName(), suppressed);
+                log.warn(
+                        "reservation.query_db_failed reservation_id={} error_class={} suppressed_since_last={}",
+                        reservationId,
+                        e.getClass().getName(),
+                        suppressed);
             }
             return new Pg<>(false, Optional.empty());
         }

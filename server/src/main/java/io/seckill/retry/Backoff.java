@@ -16,8 +16,8 @@ public record Backoff(Duration base, Duration max) {
      * The delay as SQL, binding {@code base} then {@code max} as intervals; {@code %s} is the
      * attempt-count column.
      */
-    public static final String SQL_DELAY = "least(?::interval * power(2, least(greatest(%s - 1, 0), " + MAX_DOUBLINGS
-            + ")), ?::interval)\n";
+    public static final String SQL_DELAY =
+            "least(?::interval * power(2, least(greatest(%s - 1, 0), " + MAX_DOUBLINGS + ")), ?::interval)\n";
 
     public Backoff {
         if (base.isNegative() || base.compareTo(max) > 0) {

@@ -1,13 +1,5 @@
 package io.seckill.retry;
 
-import java.time.Duration;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
-import java.util.stream.Collectors;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -15,6 +7,12 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Calls to one dependency on a buyer's request, refused at once while the dependency does not answer.
@@ -39,61 +37,81 @@ public class FailFast {
     private final Predicate<Throwable> noAnswer;
     /** When a call was last answered (System.nanoTime); a day before this breaker was made until one is. */
     private volatile long lastAnswer = System.nanoTime() - Duration.ofDays(1).toNanos();
+
     private final Supplier<? extends RuntimeException> refusal;
     private final Counter refused;
 
-    protected FailFast(String name, Predicate<Throwable> noAnswer, Supplier<? extends RuntimeException> refusal,
+    protected FailFast(
+            String name,
+            Predicate<Throwable> noAnswer,
+            Supplier<? extends RuntimeException> refusal,
             MeterRegistry meters) {
         this(name, Tags.empty(), noAnswer, refusal, meters);
     }
 
     /** One of several breakers of a dependency, told apart by {@code tags} (a server's address, say). */
-    protected FailFast(String name, Tags tags, Predicate<Throwable> noAnswer, Supplier<? extends RuntimeException> refusal,
+    protected FailFast(
+            String name,
+            Tags tags,
+            Predicate<Throwable> noAnswer,
+            Supplier<? extends RuntimeException> refusal,
             MeterRegistry meters) {
-        String label = name + ".breaker" + tags.stream().map(t -> " " + t.getKey() + "=" + t.getValue())
-                .collect(Collectors.joining());
-        this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(20)
-                .minimumNumberOfCalls(10)
-                .failureRateThreshold(FAILURE_RATE)
-                .slowCallDurationThreshold(Duration.ofSeconds(1))
-                .slowCallRateThreshold(80)
-                .waitDurationInOpenState(Duration.ofSeconds(1))
-                // half-open after the wait even if no call comes: a breaker of a server no call reaches any more (its
-                // slots failed over) does not report refusing for good
-                .automaticTransitionFromOpenToHalfOpenEnabled(true)
-                .permittedNumberOfCallsInHalfOpenState(3)
-                .recordException(noAnswer)
-                .build());
+        String label = name + ".breaker"
+                + tags.stream().map(t -> " " + t.getKey() + "=" + t.getValue()).collect(Collectors.joining());
+        this.breaker = CircuitBreaker.of(
+                name,
+                CircuitBreakerConfig.custom()
+                        .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                        .slidingWindowSize(20)
+                        .minimumNumberOfCalls(10)
+                        .failureRateThreshold(FAILURE_RATE)
+                        .slowCallDurationThreshold(Duration.ofSeconds(1))
+                        .slowCallRateThreshold(80)
+                        .waitDurationInOpenState(Duration.ofSeconds(1))
+                        // half-open after the wait even if no call comes: a breaker of a server no call reaches any
+                        // more (its
+                        // slots failed over) does not report refusing for good
+                        .automaticTransitionFromOpenToHalfOpenEnabled(true)
+                        .permittedNumberOfCallsInHalfOpenState(3)
+                        .recordException(noAnswer)
+                        .build());
         this.refusal = refusal;
         this.noAnswer = noAnswer;
         this.breaker.getEventPublisher().onStateTransition(e -> {
-            log.warn("{} {} -> {}", label, e.getStateTransition().getFromState(), e.getStateTransition().getToState());
+            log.warn(
+                    "{} {} -> {}",
+                    label,
+                    e.getStateTransition().getFromState(),
+                    e.getStateTransition().getToState());
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN
                     && breaker.getMetrics().getFailureRate() >= FAILURE_RATE) {
                 try {
                     openedOnFailures();
                 } catch (RuntimeException failed) {
-                    log.error("{} open_action_failed error_class={}: {}", label, failed.getClass().getName(),
-                            failed.getMessage(), failed);
+                    log.error(
+                            "{} open_action_failed error_class={}: {}",
+                            label,
+                            failed.getClass().getName(),
+                            failed.getMessage(),
+                            failed);
                 }
             }
         });
         this.refused = Counter.builder(name + ".breaker.refused")
                 .description("calls to " + name + " on buyers' requests refused at once because it was not answering")
-                .tags(tags).register(meters);
+                .tags(tags)
+                .register(meters);
         Gauge.builder(name + ".breaker.open", breaker, b -> b.getState() == CircuitBreaker.State.OPEN ? 1 : 0)
                 .description("1 while calls to " + name + " on buyers' requests are refused at once (not answering)")
-                .tags(tags).register(meters);
+                .tags(tags)
+                .register(meters);
     }
 
     /**
      * The breaker has just opened because calls went unanswered (not because they were only slow): what the
      * dependency's client can do about it. Nothing by default.
      */
-    protected void openedOnFailures() {
-    }
+    protected void openedOnFailures() {}
 
     /** Whether calls go through as usual: not refused, nor only a few let through to probe the dependency. */
     public boolean isClosed() {

@@ -1,13 +1,5 @@
 package io.seckill.runbook;
 
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import org.springframework.stereotype.Service;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.LedgerRepository;
@@ -25,19 +17,35 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.SaleStatus;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.springframework.stereotype.Service;
 
 /** Ends a sale: stops admission, drains, reconciles a last time, reports, and lets the sale's Redis keys expire. */
 @Service
-public record CloseOut(SaleRegistry registry, ActivityService activities, Reconciler reconciler,
-        InvariantChecker invariants, OrderRepository orders, ReservationRepository reservations,
-        LedgerRepository ledger, PaymentRepository payments, AnomalyRepository anomalies, OutboxRepository outbox,
-        CompensationTaskRepository tasks, HoldRepository holds, Redis redis) {
+public record CloseOut(
+        SaleRegistry registry,
+        ActivityService activities,
+        Reconciler reconciler,
+        InvariantChecker invariants,
+        OrderRepository orders,
+        ReservationRepository reservations,
+        LedgerRepository ledger,
+        PaymentRepository payments,
+        AnomalyRepository anomalies,
+        OutboxRepository outbox,
+        CompensationTaskRepository tasks,
+        HoldRepository holds,
+        Redis redis) {
 
     public Map<String, Object> closeOut(long activityId, String operator, String reason, Duration drainTimeout)
             throws InterruptedException {
         Lookup.requireReason(reason);
-        Activity a = registry.load(activityId).orElseThrow(() -> Refusal.notFound("ACTIVITY_NOT_FOUND",
-                "no activity " + activityId));
+        Activity a = registry.load(activityId)
+                .orElseThrow(() -> Refusal.notFound("ACTIVITY_NOT_FOUND", "no activity " + activityId));
         if (a.status() == SaleStatus.OPEN) {
             activities.close(activityId);
         }
@@ -60,7 +68,11 @@ public record CloseOut(SaleRegistry registry, ActivityService activities, Reconc
         report.put("ledger", ledger.countByType(activityId));
         report.put("payments", payments.paymentCounts(activityId));
         report.put("open_anomalies", anomalies.openByType(activityId));
-        report.put("inventory", activities.inventoryView(activityId).stream().map(Object::toString).toList());
+        report.put(
+                "inventory",
+                activities.inventoryView(activityId).stream()
+                        .map(Object::toString)
+                        .toList());
         report.put("final_reconcile", rec.toMap());
         List<InvariantChecker.Check> checks = invariants.check(activityId, pending.isEmpty());
         report.put("invariants_pass", checks.stream().allMatch(InvariantChecker.Check::pass));
@@ -70,8 +82,15 @@ public record CloseOut(SaleRegistry registry, ActivityService activities, Reconc
             activities.closedOut(activityId);
             reconciler.forget(activityId);
         }
-        holds.audit(operator, "CLOSE_OUT", "ACTIVITY", Long.toString(activityId), Map.of("status", a.status()),
-                Map.of("drained", pending.isEmpty()), Map.of("orders", report.get("orders")), reason);
+        holds.audit(
+                operator,
+                "CLOSE_OUT",
+                "ACTIVITY",
+                Long.toString(activityId),
+                Map.of("status", a.status()),
+                Map.of("drained", pending.isEmpty()),
+                Map.of("orders", report.get("orders")),
+                reason);
         return report;
     }
 
@@ -80,7 +99,9 @@ public record CloseOut(SaleRegistry registry, ActivityService activities, Reconc
         Map<String, Object> pending = new LinkedHashMap<>();
         for (ActivityService.InventoryView v : activities.inventoryView(activityId)) {
             if (v.redis().openReserved() != 0) {
-                pending.put("sku " + v.pg().skuId() + " open reservations", v.redis().openReserved());
+                pending.put(
+                        "sku " + v.pg().skuId() + " open reservations",
+                        v.redis().openReserved());
             }
         }
         long unsent = outbox.saleBacklog(activityId);
@@ -96,8 +117,8 @@ public record CloseOut(SaleRegistry registry, ActivityService activities, Reconc
 
     private void expireKeys(Activity a, Duration ttl) {
         for (SkuSlot slot : a.slots()) {
-            for (String key : List.of(slot.stock(), slot.counter(), slot.meta(), slot.sendDue(), slot.deadlines(),
-                    slot.transfers())) {
+            for (String key : List.of(
+                    slot.stock(), slot.counter(), slot.meta(), slot.sendDue(), slot.deadlines(), slot.transfers())) {
                 redis.sync().pexpire(key, ttl.toMillis());
             }
         }

@@ -1,19 +1,17 @@
 package io.seckill.runbook;
 
-import java.util.Map;
-import java.util.Optional;
-import java.util.UUID;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Service;
-import org.springframework.transaction.support.TransactionTemplate;
-
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.hold.HoldRepository;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Takes an object out of automation and gives it back: the reservation to MANUAL_REVIEW, its tasks
@@ -21,8 +19,13 @@ import io.seckill.state.ReservationStatus;
  * an anomaly and an audit row.
  */
 @Service
-public record Freezes(Lookup lookup, HoldRepository holds, ReservationRepository reservations,
-        CompensationTaskRepository tasks, AnomalyRepository anomalies, TransactionTemplate tx) {
+public record Freezes(
+        Lookup lookup,
+        HoldRepository holds,
+        ReservationRepository reservations,
+        CompensationTaskRepository tasks,
+        AnomalyRepository anomalies,
+        TransactionTemplate tx) {
 
     private static final Logger log = LoggerFactory.getLogger(Freezes.class);
 
@@ -33,15 +36,32 @@ public record Freezes(Lookup lookup, HoldRepository holds, ReservationRepository
         tx.executeWithoutResult(s -> {
             holds.hold("RESERVATION", rid.toString(), before.reservationStatus().name(), reason, operator);
             if (before.orderId() != null) {
-                holds.hold("ORDER", before.orderId().toString(), before.orderStatus().name(), reason, operator);
+                holds.hold(
+                        "ORDER",
+                        before.orderId().toString(),
+                        before.orderStatus().name(),
+                        reason,
+                        operator);
             }
             reservations.freeze(rid);
             tasks.freeze(rid);
-            anomalies.record("MANUAL_REVIEW", "RESERVATION", rid.toString(), before.activityId(), before.skuId(),
+            anomalies.record(
+                    "MANUAL_REVIEW",
+                    "RESERVATION",
+                    rid.toString(),
+                    before.activityId(),
+                    before.skuId(),
                     Map.of("operator", operator, "reason", reason, "before", before.toMap()));
         });
         Snapshot after = lookup.snapshot(rid);
-        holds.audit(operator, "FREEZE", "RESERVATION", rid.toString(), before.toMap(), after.toMap(), Map.of("query", anyId),
+        holds.audit(
+                operator,
+                "FREEZE",
+                "RESERVATION",
+                rid.toString(),
+                before.toMap(),
+                after.toMap(),
+                Map.of("query", anyId),
                 reason);
         log.warn("runbook.freeze reservation_id={} operator={} reason={}", rid, operator, reason);
         return Map.of("reservation_id", rid.toString(), "before", before.toMap(), "after", after.toMap());

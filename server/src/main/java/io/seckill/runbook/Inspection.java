@@ -1,19 +1,5 @@
 package io.seckill.runbook;
 
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
-import org.apache.rocketmq.client.QueryResult;
-import org.apache.rocketmq.client.producer.DefaultMQProducer;
-import org.apache.rocketmq.common.message.MessageExt;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Service;
-
 import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
@@ -29,23 +15,51 @@ import io.seckill.reconcile.RepairRepository;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.rocketmq.client.QueryResult;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
 
 /**
  * The runbook's first look (DESIGN.md §11.6): every source's evidence about the object
  * behind any business id, in the order in which the sources are believed when they disagree.
  */
 @Service
-public record Inspection(Lookup lookup, ReservationRepository reservations, OrderRepository orders,
-        PaymentRepository payments, LedgerRepository ledger, InboxRepository inbox, OutboxRepository outbox,
-        CompensationTaskRepository tasks, HoldRepository holds, AnomalyRepository anomalies, RepairRepository repairs,
-        PaymentChannel channel, Redis redis, SeckillProperties props, DefaultMQProducer producer) {
+public record Inspection(
+        Lookup lookup,
+        ReservationRepository reservations,
+        OrderRepository orders,
+        PaymentRepository payments,
+        LedgerRepository ledger,
+        InboxRepository inbox,
+        OutboxRepository outbox,
+        CompensationTaskRepository tasks,
+        HoldRepository holds,
+        AnomalyRepository anomalies,
+        RepairRepository repairs,
+        PaymentChannel channel,
+        Redis redis,
+        SeckillProperties props,
+        DefaultMQProducer producer) {
 
     private static final Logger log = LoggerFactory.getLogger(Inspection.class);
 
     /** Who is believed when sources disagree. */
-    public static final List<String> AUTHORITY = List.of("1 payment channel and payment records",
-            "2 postgresql order and inventory ledger", "3 inbox, outbox and compensation tasks", "4 redis",
-            "5 rocketmq (presence proves only 'maybe sent')", "6 application logs");
+    public static final List<String> AUTHORITY = List.of(
+            "1 payment channel and payment records",
+            "2 postgresql order and inventory ledger",
+            "3 inbox, outbox and compensation tasks",
+            "4 redis",
+            "5 rocketmq (presence proves only 'maybe sent')",
+            "6 application logs");
 
     public Map<String, Object> inspect(String anyId) {
         UUID rid = lookup.resolve(anyId);
@@ -70,13 +84,23 @@ public record Inspection(Lookup lookup, ReservationRepository reservations, Orde
             }
         }
         out.put(AUTHORITY.get(0), pay);
-        out.put(AUTHORITY.get(1), Map.of("order", order, "reservation", reservations.rows(rid), "ledger",
-                ledger.ofReservation(rid)));
-        out.put(AUTHORITY.get(2), Map.of("inbox", inbox.ofReservation(rid), "outbox", outbox.ofReservation(rid),
-                "compensation_tasks", tasks.ofReservation(rid)));
+        out.put(
+                AUTHORITY.get(1),
+                Map.of("order", order, "reservation", reservations.rows(rid), "ledger", ledger.ofReservation(rid)));
+        out.put(
+                AUTHORITY.get(2),
+                Map.of(
+                        "inbox",
+                        inbox.ofReservation(rid),
+                        "outbox",
+                        outbox.ofReservation(rid),
+                        "compensation_tasks",
+                        tasks.ofReservation(rid)));
         out.put(AUTHORITY.get(3), redisEvidence(res));
         out.put(AUTHORITY.get(4), mqEvidence(rid));
-        out.put(AUTHORITY.get(5), "search the logs for reservation_id=" + rid + (orderId == null ? "" : " or order_id=" + orderId));
+        out.put(
+                AUTHORITY.get(5),
+                "search the logs for reservation_id=" + rid + (orderId == null ? "" : " or order_id=" + orderId));
         out.put("manual_holds", holds.holds(ids));
         out.put("anomalies", anomalies.forObjects(ids));
         out.put("repairs", repairs.forObjects(ids));
@@ -101,16 +125,28 @@ public record Inspection(Lookup lookup, ReservationRepository reservations, Orde
     private Object mqEvidence(UUID rid) {
         try {
             @SuppressWarnings("deprecation")
-            QueryResult q = producer.queryMessage(props.mq().orderRequestTopic(), rid.toString(), 32, 0, Long.MAX_VALUE);
+            QueryResult q =
+                    producer.queryMessage(props.mq().orderRequestTopic(), rid.toString(), 32, 0, Long.MAX_VALUE);
             List<Map<String, Object>> msgs = new ArrayList<>();
             for (MessageExt m : q.getMessageList()) {
-                msgs.add(Map.of("topic", m.getTopic(), "broker_msg_id", m.getMsgId(), "keys", String.valueOf(m.getKeys()),
-                        "stored_at", Instant.ofEpochMilli(m.getStoreTimestamp()).toString(), "reconsume_times",
+                msgs.add(Map.of(
+                        "topic",
+                        m.getTopic(),
+                        "broker_msg_id",
+                        m.getMsgId(),
+                        "keys",
+                        String.valueOf(m.getKeys()),
+                        "stored_at",
+                        Instant.ofEpochMilli(m.getStoreTimestamp()).toString(),
+                        "reconsume_times",
                         m.getReconsumeTimes()));
             }
             return Map.of("order_request_messages", msgs);
         } catch (Exception e) {
-            log.warn("runbook.mq_evidence_unavailable reservation_id={} error_class={}: {}", rid, e.getClass().getName(),
+            log.warn(
+                    "runbook.mq_evidence_unavailable reservation_id={} error_class={}: {}",
+                    rid,
+                    e.getClass().getName(),
                     e.getMessage());
             return "not available: " + e.getMessage();
         }

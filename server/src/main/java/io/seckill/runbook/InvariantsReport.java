@@ -1,16 +1,14 @@
 package io.seckill.runbook;
 
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-
-import org.springframework.stereotype.Service;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.refusal.Refusal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.springframework.stereotype.Service;
 
 /** The invariants of one sale, or of every live sale, as the operator's check reports them. */
 @Service
@@ -25,8 +23,11 @@ public class InvariantsReport {
     }
 
     public Map<String, Object> check(Long activityId) {
-        List<Activity> sales = activityId == null ? registry.live() : registry.load(activityId).map(List::of).orElseThrow(
-                () -> Refusal.notFound("ACTIVITY_NOT_FOUND", "no activity " + activityId));
+        List<Activity> sales = activityId == null
+                ? registry.live()
+                : registry.load(activityId)
+                        .map(List::of)
+                        .orElseThrow(() -> Refusal.notFound("ACTIVITY_NOT_FOUND", "no activity " + activityId));
         List<Map<String, Object>> out = new ArrayList<>();
         boolean pass = true;
         for (Activity a : sales) {
@@ -35,6 +36,7 @@ public class InvariantsReport {
             pass &= ok;
             out.add(Map.of("activity_id", a.activityId(), "pass", ok, "checks", checks));
         }
-        return Map.of("pass", pass, "activities", out, "checked_at", Instant.now().toString());
+        return Map.of(
+                "pass", pass, "activities", out, "checked_at", Instant.now().toString());
     }
 }

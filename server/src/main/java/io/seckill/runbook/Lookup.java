@@ -1,11 +1,5 @@
 package io.seckill.runbook;
 
-import java.util.LinkedHashSet;
-import java.util.Set;
-import java.util.UUID;
-
-import org.springframework.stereotype.Component;
-
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.CompensationTaskRepository;
@@ -18,6 +12,10 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Input;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationRepository;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.UUID;
+import org.springframework.stereotype.Component;
 
 /**
  * Finds the reservation behind any business id an operator holds (reservation, request, message,
@@ -25,8 +23,13 @@ import io.seckill.reservation.ReservationRepository;
  * reads the object's state across PostgreSQL and Redis as one {@link Snapshot}.
  */
 @Component
-record Lookup(ReservationRepository reservations, OrderRepository orders, PaymentRepository payments,
-        CompensationTaskRepository tasks, HoldRepository holds, SaleRegistry registry,
+record Lookup(
+        ReservationRepository reservations,
+        OrderRepository orders,
+        PaymentRepository payments,
+        CompensationTaskRepository tasks,
+        HoldRepository holds,
+        SaleRegistry registry,
         Redis redis) {
 
     /** The reservation behind {@code anyId}: 404 when unknown, 400 when it names more than one. */
@@ -43,8 +46,12 @@ record Lookup(ReservationRepository reservations, OrderRepository orders, Paymen
         if (found.size() > 1) {
             throw Refusal.invalid("id", "id " + anyId + " matches more than one reservation");
         }
-        return found.stream().findFirst().orElseThrow(() -> Refusal.notFound("OBJECT_NOT_FOUND",
-                "no reservation, request, message, order, payment or task has id " + anyId, "id"));
+        return found.stream()
+                .findFirst()
+                .orElseThrow(() -> Refusal.notFound(
+                        "OBJECT_NOT_FOUND",
+                        "no reservation, request, message, order, payment or task has id " + anyId,
+                        "id"));
     }
 
     ReservationRepository.Reservation reservation(UUID rid) {
@@ -55,9 +62,17 @@ record Lookup(ReservationRepository reservations, OrderRepository orders, Paymen
         ReservationRepository.Reservation r = reservation(rid);
         OrderRecord order = orders.ofReservation(rid).orElse(null);
         SkuSlot slot = slot(r);
-        return new Snapshot(r.status(), r.version(), r.activityId(), r.skuId(), r.userId(),
-                order == null ? null : order.orderId(), order == null ? null : order.status(),
-                tasks.ofReservation(rid).stream().map(t -> String.valueOf(t.get("status"))).toList(),
+        return new Snapshot(
+                r.status(),
+                r.version(),
+                r.activityId(),
+                r.skuId(),
+                r.userId(),
+                order == null ? null : order.orderId(),
+                order == null ? null : order.status(),
+                tasks.ofReservation(rid).stream()
+                        .map(t -> String.valueOf(t.get("status")))
+                        .toList(),
                 redis.sync().hget(slot.reservation(rid.toString()), "status"),
                 !holds.holds(java.util.List.of(rid.toString())).isEmpty());
     }

@@ -1,12 +1,5 @@
 package io.seckill.runbook;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
-import org.springframework.stereotype.Service;
-
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.hold.HoldRepository;
@@ -21,15 +14,27 @@ import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.OrderStatus;
 import io.seckill.state.ReservationStatus;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.stereotype.Service;
 
 /**
  * An operator's repair: one of the standard actions, run as an idempotent repair task (the same
  * request against the same version runs once), audited with the state before and after.
  */
 @Service
-public record ManualRepairs(Lookup lookup, Freezes freezes, Repairs repairs, HoldRepository holds,
-        CompensationTaskRepository tasks, CompensationWorker compensation, OrderProjection projection,
-        PaymentRepository payments, Redis redis) {
+public record ManualRepairs(
+        Lookup lookup,
+        Freezes freezes,
+        Repairs repairs,
+        HoldRepository holds,
+        CompensationTaskRepository tasks,
+        CompensationWorker compensation,
+        OrderProjection projection,
+        PaymentRepository payments,
+        Redis redis) {
 
     /** The standard actions a repair may run. */
     public static final List<String> ACTIONS = List.of("release-hold", "compensate", "rebuild-projection", "refund");
@@ -42,17 +47,47 @@ public record ManualRepairs(Lookup lookup, Freezes freezes, Repairs repairs, Hol
         UUID rid = lookup.resolve(anyId);
         Snapshot before = lookup.snapshot(rid);
         String rule = "MANUAL_" + action.toUpperCase().replace('-', '_');
-        Repairs.Run result = repairs.run(rule, "RESERVATION", rid.toString(), before.reservationVersion(), action, operator,
-                reason, before.toMap(), () -> act(rid, action, before));
+        Repairs.Run result = repairs.run(
+                rule,
+                "RESERVATION",
+                rid.toString(),
+                before.reservationVersion(),
+                action,
+                operator,
+                reason,
+                before.toMap(),
+                () -> act(rid, action, before));
         if (result == Repairs.Run.FAILED) {
-            throw Refusal.conflict("REPAIR_FAILED", "repair " + action + " of " + rid + " failed; see repair_task and the logs");
+            throw Refusal.conflict(
+                    "REPAIR_FAILED", "repair " + action + " of " + rid + " failed; see repair_task and the logs");
         }
         Snapshot after = lookup.snapshot(rid);
-        holds.audit(operator, "REPAIR_" + action.toUpperCase().replace('-', '_'), "RESERVATION", rid.toString(), before.toMap(),
-                after.toMap(), Map.of("query", anyId, "repair_id", Repairs.repairId(rule, rid.toString(),
-                        before.reservationVersion(), action), "result", result.name()), reason);
-        return Map.of("reservation_id", rid.toString(), "action", action, "result", result.name(), "before", before.toMap(),
-                "after", after.toMap());
+        holds.audit(
+                operator,
+                "REPAIR_" + action.toUpperCase().replace('-', '_'),
+                "RESERVATION",
+                rid.toString(),
+                before.toMap(),
+                after.toMap(),
+                Map.of(
+                        "query",
+                        anyId,
+                        "repair_id",
+                        Repairs.repairId(rule, rid.toString(), before.reservationVersion(), action),
+                        "result",
+                        result.name()),
+                reason);
+        return Map.of(
+                "reservation_id",
+                rid.toString(),
+                "action",
+                action,
+                "result",
+                result.name(),
+                "before",
+                before.toMap(),
+                "after",
+                after.toMap());
     }
 
     private String act(UUID rid, String action, Snapshot before) {
@@ -76,24 +111,37 @@ public record ManualRepairs(Lookup lookup, Freezes freezes, Repairs repairs, Hol
         }
         tasks.insertRelease(List.of(rid));
         String owner = "runbook-" + UUID.randomUUID();
-        CompensationTaskRepository.Claimed claimed = tasks.claim(CompensationTaskRepository.taskId(rid), owner,
-                Duration.ofSeconds(30)).orElseThrow(() -> new IllegalStateException("the compensation task is busy"));
+        CompensationTaskRepository.Claimed claimed = tasks.claim(
+                        CompensationTaskRepository.taskId(rid), owner, Duration.ofSeconds(30))
+                .orElseThrow(() -> new IllegalStateException("the compensation task is busy"));
         compensation.apply(claimed, owner);
-        return released + "; compensation task applied: " + lookup.reservation(rid).status();
+        return released + "; compensation task applied: "
+                + lookup.reservation(rid).status();
     }
 
     private String rebuildProjection(UUID rid, Snapshot before) {
         if (before.orderId() == null) {
-            throw new IllegalStateException("no order: nothing to project (reservation " + before.reservationStatus() + ")");
+            throw new IllegalStateException(
+                    "no order: nothing to project (reservation " + before.reservationStatus() + ")");
         }
         String expected = OrderProjection.redisStatus(before.orderStatus());
         ReservationRepository.Reservation res = lookup.reservation(rid);
         SkuSlot slot = lookup.slot(res);
         if (redis.sync().exists(slot.reservation(rid.toString())) == 0) {
-            return "hash restored: " + LuaScript.text(projection.restoreHash(slot, rid.toString(), before.orderId().toString(),
-                    expected, res.userId(), res.requestId().toString(), res.messageId().toString()), 1);
+            return "hash restored: "
+                    + LuaScript.text(
+                            projection.restoreHash(
+                                    slot,
+                                    rid.toString(),
+                                    before.orderId().toString(),
+                                    expected,
+                                    res.userId(),
+                                    res.requestId().toString(),
+                                    res.messageId().toString()),
+                            1);
         }
-        return LuaScript.text(projection.project(slot, rid.toString(), before.orderId().toString(), expected), 1);
+        return LuaScript.text(
+                projection.project(slot, rid.toString(), before.orderId().toString(), expected), 1);
     }
 
     private String refund(Snapshot before) {
@@ -101,7 +149,8 @@ public record ManualRepairs(Lookup lookup, Freezes freezes, Repairs repairs, Hol
             throw new IllegalStateException("a refund is for money kept by a cancelled order");
         }
         UUID paymentId = PaymentService.paymentId(before.orderId());
-        return payments.startRefund(paymentId, PaymentService.refundId(paymentId)) ? "refund started"
+        return payments.startRefund(paymentId, PaymentService.refundId(paymentId))
+                ? "refund started"
                 : "refund already started";
     }
 }

@@ -1,9 +1,12 @@
 package io.seckill.runbook;
 
+import io.seckill.api.Caller.Operator;
+import io.seckill.config.SeckillProperties;
+import io.seckill.reconcile.Reconciler;
+import io.seckill.refusal.Refusal;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -11,28 +14,27 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-import io.seckill.api.Caller.Operator;
-import io.seckill.config.SeckillProperties;
-import io.seckill.reconcile.Reconciler;
-import io.seckill.refusal.Refusal;
-
 /** The runbook and reconciliation over the admin API (the CLI subcommands call these). */
 @RestController
-record RunbookController(Inspection inspection, Freezes freezes, ManualRepairs repairs, StockChange stock,
-        CloseOut closeOut, InvariantsReport invariants, Reconciler reconciler, SeckillProperties props) {
+record RunbookController(
+        Inspection inspection,
+        Freezes freezes,
+        ManualRepairs repairs,
+        StockChange stock,
+        CloseOut closeOut,
+        InvariantsReport invariants,
+        Reconciler reconciler,
+        SeckillProperties props) {
 
     static final long MAX_WATERMARK_SECONDS = 30L * 24 * 3600;
     static final long MAX_DRAIN_SECONDS = 3600;
     static final int MAX_ADJUST = 100_000_000;
 
-    record Reason(String reason) {
-    }
+    record Reason(String reason) {}
 
-    record RepairRequest(String action, String reason) {
-    }
+    record RepairRequest(String action, String reason) {}
 
-    record AdjustRequest(Integer delta, String reason, String adjustmentId) {
-    }
+    record AdjustRequest(Integer delta, String reason, String adjustmentId) {}
 
     @GetMapping("/api/v1/admin/inspect/{id}")
     Map<String, Object> inspect(@PathVariable String id) {
@@ -40,15 +42,14 @@ record RunbookController(Inspection inspection, Freezes freezes, ManualRepairs r
     }
 
     @PostMapping("/api/v1/admin/freeze/{id}")
-    Map<String, Object> freeze(Operator operator, @PathVariable String id,
-            @RequestBody(required = false) Reason body) {
-                return freezes.freeze(id, operator.name(), body == null ? null : body.reason());
+    Map<String, Object> freeze(Operator operator, @PathVariable String id, @RequestBody(required = false) Reason body) {
+        return freezes.freeze(id, operator.name(), body == null ? null : body.reason());
     }
 
     @PostMapping("/api/v1/admin/repair/{id}")
-    Map<String, Object> repair(Operator operator, @PathVariable String id,
-            @RequestBody(required = false) RepairRequest body) {
-                if (body == null || body.action() == null) {
+    Map<String, Object> repair(
+            Operator operator, @PathVariable String id, @RequestBody(required = false) RepairRequest body) {
+        if (body == null || body.action() == null) {
             throw Refusal.invalid("action", "is required, one of " + ManualRepairs.ACTIONS);
         }
         return repairs.repair(id, body.action(), operator.name(), body.reason());
@@ -60,18 +61,24 @@ record RunbookController(Inspection inspection, Freezes freezes, ManualRepairs r
     }
 
     @PostMapping("/api/v1/admin/reconcile")
-    Map<String, Object> reconcile(@RequestParam(name = "activity_id", required = false) Long activityId,
+    Map<String, Object> reconcile(
+            @RequestParam(name = "activity_id", required = false) Long activityId,
             @RequestParam(name = "watermark_seconds", required = false) Long watermarkSeconds) {
         if (watermarkSeconds != null && (watermarkSeconds < 0 || watermarkSeconds > MAX_WATERMARK_SECONDS)) {
             throw Refusal.invalid("watermark_seconds", "must be 0.." + MAX_WATERMARK_SECONDS);
         }
-        Duration watermark = watermarkSeconds == null ? props.reconcile().watermark() : Duration.ofSeconds(watermarkSeconds);
+        Duration watermark =
+                watermarkSeconds == null ? props.reconcile().watermark() : Duration.ofSeconds(watermarkSeconds);
         return reconciler.run(activityId, watermark).toMap();
     }
 
     @PostMapping("/api/v1/admin/activities/{activityId}/skus/{skuId}/adjust-stock")
-    Map<String, Object> adjust(Operator operator, @PathVariable long activityId, @PathVariable long skuId, @RequestBody(required = false) AdjustRequest body) {
-                if (body == null || body.delta() == null) {
+    Map<String, Object> adjust(
+            Operator operator,
+            @PathVariable long activityId,
+            @PathVariable long skuId,
+            @RequestBody(required = false) AdjustRequest body) {
+        if (body == null || body.delta() == null) {
             throw Refusal.invalid("delta", "is required (a signed number of units)");
         }
         if (Math.abs((long) body.delta()) > MAX_ADJUST) {
@@ -87,11 +94,16 @@ record RunbookController(Inspection inspection, Freezes freezes, ManualRepairs r
     }
 
     @PostMapping("/api/v1/admin/activities/{activityId}/close-out")
-    Map<String, Object> closeOut(Operator operator, @PathVariable long activityId, @RequestBody(required = false) Reason body,
-            @RequestParam(name = "drain_seconds", defaultValue = "60") long drainSeconds) throws InterruptedException {
-                if (drainSeconds < 0 || drainSeconds > MAX_DRAIN_SECONDS) {
+    Map<String, Object> closeOut(
+            Operator operator,
+            @PathVariable long activityId,
+            @RequestBody(required = false) Reason body,
+            @RequestParam(name = "drain_seconds", defaultValue = "60") long drainSeconds)
+            throws InterruptedException {
+        if (drainSeconds < 0 || drainSeconds > MAX_DRAIN_SECONDS) {
             throw Refusal.invalid("drain_seconds", "must be 0.." + MAX_DRAIN_SECONDS);
         }
-        return closeOut.closeOut(activityId, operator.name(), body == null ? null : body.reason(), Duration.ofSeconds(drainSeconds));
+        return closeOut.closeOut(
+                activityId, operator.name(), body == null ? null : body.reason(), Duration.ofSeconds(drainSeconds));
     }
 }

@@ -1,16 +1,24 @@
 package io.seckill.runbook;
 
+import io.seckill.state.OrderStatus;
+import io.seckill.state.ReservationStatus;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.seckill.state.OrderStatus;
-import io.seckill.state.ReservationStatus;
-
 /** One reservation's state across PostgreSQL and Redis, before and after a manual action. */
-record Snapshot(ReservationStatus reservationStatus, long reservationVersion, long activityId, long skuId, long userId,
-        UUID orderId, OrderStatus orderStatus, List<String> tasks, String redisStatus, boolean held) {
+record Snapshot(
+        ReservationStatus reservationStatus,
+        long reservationVersion,
+        long activityId,
+        long skuId,
+        long userId,
+        UUID orderId,
+        OrderStatus orderStatus,
+        List<String> tasks,
+        String redisStatus,
+        boolean held) {
 
     /** The snapshot as the API, the audit log and the repair evidence show it. */
     Map<String, Object> toMap() {

@@ -1,11 +1,10 @@
 package io.seckill.trace;
 
-import java.util.HashMap;
-import java.util.Map;
-
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.rocketmq.common.message.Message;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
@@ -86,7 +85,8 @@ public final class PipelineTrace {
     }
 
     private Span continued(String name, Span.Kind kind, String traceparent) {
-        Span.Builder b = traceparent == null ? tracer.spanBuilder().setNoParent()
+        Span.Builder b = traceparent == null
+                ? tracer.spanBuilder().setNoParent()
                 : propagator.extract(Map.of(TRACEPARENT, traceparent), Map::get);
         b.name(name);
         if (kind != null) {

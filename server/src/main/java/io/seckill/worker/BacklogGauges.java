@@ -1,11 +1,9 @@
 package io.seckill.worker;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-
 import io.seckill.db.Backlog;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** The two gauges of a worker's queue - rows pending, age of the oldest - set from the last reading. */
 final class BacklogGauges {

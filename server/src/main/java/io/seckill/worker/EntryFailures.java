@@ -1,12 +1,10 @@
 package io.seckill.worker;
 
-import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
-
-
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.retry.Backoff;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Per-entry failure handling for the workers that walk a Redis index (send_due, deadline): an entry

@@ -1,5 +1,9 @@
 package io.seckill.worker;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.config.SeckillProperties;
+import io.seckill.db.Backlog;
+import io.seckill.retry.Backoff;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -7,14 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.seckill.config.SeckillProperties;
-import io.seckill.db.Backlog;
-import io.seckill.retry.Backoff;
 
 /**
  * A background worker of one role: threads that run passes until stopped ({@link #threads()}, one by
@@ -34,6 +32,7 @@ public abstract class PollingWorker extends RoleLifecycle {
     private static final Backoff FAILED_PASS = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(5));
     /** How long a stop waits for the worker's threads, all of them together. */
     static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
     private static final ThreadLocal<Integer> LANE = ThreadLocal.withInitial(() -> 0);
 
     private final String metric;
@@ -90,7 +89,10 @@ public abstract class PollingWorker extends RoleLifecycle {
             }));
         }
         if (!housekeeping.isEmpty()) {
-            threads.add(Thread.ofPlatform().name(threadName() + "-housekeeping").daemon().start(this::housekeep));
+            threads.add(Thread.ofPlatform()
+                    .name(threadName() + "-housekeeping")
+                    .daemon()
+                    .start(this::housekeep));
         }
     }
 
@@ -109,10 +111,15 @@ public abstract class PollingWorker extends RoleLifecycle {
             } catch (RuntimeException e) {
                 failures++;
                 meters.counter(metric + ".errors").increment();
-                log.warn("{}.pass_failed failures={} error_class={}: {}", metric, failures, e.getClass().getName(),
+                log.warn(
+                        "{}.pass_failed failures={} error_class={}: {}",
+                        metric,
+                        failures,
+                        e.getClass().getName(),
                         e.getMessage());
                 try {
-                    TimeUnit.MILLISECONDS.sleep(FAILED_PASS.after((int) Math.min(failures, 64)).toMillis());
+                    TimeUnit.MILLISECONDS.sleep(
+                            FAILED_PASS.after((int) Math.min(failures, 64)).toMillis());
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     return;
@@ -129,8 +136,12 @@ public abstract class PollingWorker extends RoleLifecycle {
                     task.getValue().run();
                 } catch (RuntimeException e) {
                     meters.counter(metric + ".errors").increment();
-                    log.warn("{}.housekeeping_failed task={} error_class={}: {}", metric, task.getKey(),
-                            e.getClass().getName(), e.getMessage());
+                    log.warn(
+                            "{}.housekeeping_failed task={} error_class={}: {}",
+                            metric,
+                            task.getKey(),
+                            e.getClass().getName(),
+                            e.getMessage());
                 }
             }
             try {
@@ -151,10 +162,12 @@ public abstract class PollingWorker extends RoleLifecycle {
     protected void stopRole() {
         threads.forEach(Thread::interrupt);
         for (Thread t : StopWait.join(threads, STOP_WAIT)) {
-            log.warn("{}.stop_unfinished thread={} waited_ms={} (still in a call; left to end as a daemon)", metric,
-                    t.getName(), STOP_WAIT.toMillis());
+            log.warn(
+                    "{}.stop_unfinished thread={} waited_ms={} (still in a call; left to end as a daemon)",
+                    metric,
+                    t.getName(),
+                    STOP_WAIT.toMillis());
         }
         threads.clear();
     }
-
 }

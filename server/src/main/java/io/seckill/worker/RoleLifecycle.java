@@ -1,11 +1,10 @@
 package io.seckill.worker;
 
+import io.seckill.config.SeckillProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.SmartLifecycle;
-
-import io.seckill.config.SeckillProperties;
 
 /**
  * A part of the engine that runs only when its role is switched on ({@code seckill.roles}), started
@@ -31,6 +30,7 @@ public abstract class RoleLifecycle implements SmartLifecycle {
     private final String role;
     /** The engine's settings, for the role's own. */
     protected final SeckillProperties props;
+
     private volatile boolean running;
 
     protected RoleLifecycle(String role, SeckillProperties props) {
@@ -77,9 +77,18 @@ public abstract class RoleLifecycle implements SmartLifecycle {
             long started = System.nanoTime();
             try {
                 stopRole();
-                log.info("role.stopped role={} part={} took_ms={}", role, part, (System.nanoTime() - started) / 1_000_000);
+                log.info(
+                        "role.stopped role={} part={} took_ms={}",
+                        role,
+                        part,
+                        (System.nanoTime() - started) / 1_000_000);
             } catch (RuntimeException e) {
-                log.error("role.stop_failed role={} part={} error_class={}", role, part, e.getClass().getName(), e);
+                log.error(
+                        "role.stop_failed role={} part={} error_class={}",
+                        role,
+                        part,
+                        e.getClass().getName(),
+                        e);
             } finally {
                 done.run();
             }

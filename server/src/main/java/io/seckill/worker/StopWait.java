@@ -7,8 +7,7 @@ import java.util.List;
 /** How a stopping part waits for its threads: all of them together, one deadline for the lot. */
 public final class StopWait {
 
-    private StopWait() {
-    }
+    private StopWait() {}
 
     /**
      * Waits for {@code threads} to end, {@code wait} at most for all of them together; returns those still
@@ -23,7 +22,9 @@ public final class StopWait {
                 t.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                threads.subList(i, threads.size()).stream().filter(Thread::isAlive).forEach(left::add);
+                threads.subList(i, threads.size()).stream()
+                        .filter(Thread::isAlive)
+                        .forEach(left::add);
                 return left;
             }
             if (t.isAlive()) {

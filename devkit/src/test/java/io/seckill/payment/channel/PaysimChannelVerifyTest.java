@@ -11,7 +11,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.UUID;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -19,15 +18,20 @@ class PaysimChannelVerifyTest {
 
     private static final String SECRET = "unit-callback-secret-0123456789abcdef01234";
     private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
-    private final PaysimChannel channel = new PaysimChannel("http://127.0.0.1:1", Duration.ofSeconds(1), SECRET,
-            Duration.ofMinutes(5), Clock.fixed(NOW, ZoneOffset.UTC));
+    private final PaysimChannel channel = new PaysimChannel(
+            "http://127.0.0.1:1",
+            Duration.ofSeconds(1),
+            SECRET,
+            Duration.ofMinutes(5),
+            Clock.fixed(NOW, ZoneOffset.UTC));
     private final CallbackSignature signer = new CallbackSignature(SECRET);
     private final UUID payment = UUID.randomUUID();
     private final UUID order = UUID.randomUUID();
 
     private byte[] body(String amount, String status) {
-        return ("{\"payment_id\":\"" + payment + "\",\"order_id\":\"" + order + "\",\"provider_transaction_id\":\"PS1\","
-                + "\"amount\":\"" + amount + "\",\"status\":\"" + status + "\",\"paid_at\":\"" + NOW + "\"}")
+        return ("{\"payment_id\":\"" + payment + "\",\"order_id\":\"" + order
+                        + "\",\"provider_transaction_id\":\"PS1\"," + "\"amount\":\"" + amount + "\",\"status\":\""
+                        + status + "\",\"paid_at\":\"" + NOW + "\"}")
                 .getBytes(StandardCharsets.UTF_8);
     }
 
@@ -48,11 +52,15 @@ class PaysimChannelVerifyTest {
     }
 
     @Test
-    @DisplayName("forged, tampered, stale or future-dated, unsigned and malformed callbacks are refused, naming the field")
+    @DisplayName(
+            "forged, tampered, stale or future-dated, unsigned and malformed callbacks are refused, naming the field")
     void refused() {
         byte[] b = body("10.50", "SUCCESS");
         long ts = NOW.getEpochSecond();
-        Map<String, String> forged = Map.of("X-Pay-Timestamp", Long.toString(ts), "X-Pay-Signature",
+        Map<String, String> forged = Map.of(
+                "X-Pay-Timestamp",
+                Long.toString(ts),
+                "X-Pay-Signature",
                 new CallbackSignature("another-secret-0123456789abcdef0123456789").sign(ts, b));
         assertField(() -> channel.verify(forged, b), "X-Pay-Signature");
         assertField(() -> channel.verify(headers(ts, b), body("0.01", "SUCCESS")), "X-Pay-Signature");
@@ -75,7 +83,9 @@ class PaysimChannelVerifyTest {
     }
 
     private static void assertField(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String field) {
-        assertThatThrownBy(call).isInstanceOfSatisfying(PaymentChannel.CallbackRejected.class,
-                e -> assertThat(e.field()).isEqualTo(field));
+        assertThatThrownBy(call)
+                .isInstanceOfSatisfying(
+                        PaymentChannel.CallbackRejected.class,
+                        e -> assertThat(e.field()).isEqualTo(field));
     }
 }

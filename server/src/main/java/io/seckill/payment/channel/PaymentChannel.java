@@ -59,8 +59,7 @@ public interface PaymentChannel {
         REFUNDED
     }
 
-    record Created(UUID paymentId, String providerTransactionId, String payUrl, Status status) {
-    }
+    record Created(UUID paymentId, String providerTransactionId, String payUrl, Status status) {}
 
     record State(UUID paymentId, Status status, String providerTransactionId, BigDecimal amount, Instant paidAt) {
         /** The channel holds the buyer's money for this payment (or did, before a refund). */
@@ -70,13 +69,16 @@ public interface PaymentChannel {
     }
 
     /** A page of the statement; {@code next} is the cursor of the following page, null on the last one. */
-    record Statement(List<Callback> entries, String next) {
-    }
+    record Statement(List<Callback> entries, String next) {}
 
     /** A verified asynchronous notification, or an entry of the statement. */
-    record Callback(UUID paymentId, UUID orderId, String providerTransactionId, BigDecimal amount, Status status,
-            Instant paidAt) {
-    }
+    record Callback(
+            UUID paymentId,
+            UUID orderId,
+            String providerTransactionId,
+            BigDecimal amount,
+            Status status,
+            Instant paidAt) {}
 
     /** A call the channel did not answer, or answered with an error: the outcome is unknown. */
     final class ChannelUnavailable extends RuntimeException {

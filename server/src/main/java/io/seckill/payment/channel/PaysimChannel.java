@@ -1,5 +1,7 @@
 package io.seckill.payment.channel;
 
+import io.seckill.mq.Json;
+import io.seckill.refusal.Input;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URI;
@@ -16,9 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
-import io.seckill.mq.Json;
-import io.seckill.refusal.Input;
 
 /**
  * The adapter for the project's payment simulator ({@code seckill paysim}). Requests carry the
@@ -44,7 +43,10 @@ public final class PaysimChannel implements PaymentChannel {
         this.signature = new CallbackSignature(callbackSecret);
         this.window = window;
         this.clock = clock;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(timeout)
+                .build();
     }
 
     @Override
@@ -64,7 +66,10 @@ public final class PaysimChannel implements PaymentChannel {
             return new Created(paymentId, null, null, Status.CLOSED);
         }
         r.requireOk("create payment " + paymentId);
-        return new Created(paymentId, (String) r.body().get("provider_transaction_id"), (String) r.body().get("pay_url"),
+        return new Created(
+                paymentId,
+                (String) r.body().get("provider_transaction_id"),
+                (String) r.body().get("pay_url"),
                 Status.valueOf((String) r.body().get("status")));
     }
 
@@ -87,7 +92,9 @@ public final class PaysimChannel implements PaymentChannel {
 
     @Override
     public State refund(UUID paymentId, UUID refundId, BigDecimal amount) {
-        Reply r = call("POST", "/payments/" + paymentId + "/refund",
+        Reply r = call(
+                "POST",
+                "/payments/" + paymentId + "/refund",
                 Map.of("refund_id", refundId.toString(), "amount", amount.toPlainString()));
         r.requireOk("refund payment " + paymentId);
         return state(paymentId, r.body());
@@ -111,8 +118,9 @@ public final class PaysimChannel implements PaymentChannel {
         }
         long skew = Math.abs(clock.instant().getEpochSecond() - seconds);
         if (skew > window.toSeconds()) {
-            throw new CallbackRejected("X-Pay-Timestamp", "timestamp outside the " + window.toSeconds() + " s window ("
-                    + skew + " s off)");
+            throw new CallbackRejected(
+                    "X-Pay-Timestamp",
+                    "timestamp outside the " + window.toSeconds() + " s window (" + skew + " s off)");
         }
         Map<String, Object> m;
         try {
@@ -128,8 +136,12 @@ public final class PaysimChannel implements PaymentChannel {
 
     @Override
     public Statement statement(Instant from, Instant to, String after, int limit) {
-        StringBuilder path = new StringBuilder("/statement?from=").append(from).append("&to=").append(to)
-                .append("&limit=").append(limit);
+        StringBuilder path = new StringBuilder("/statement?from=")
+                .append(from)
+                .append("&to=")
+                .append(to)
+                .append("&limit=")
+                .append(limit);
         if (after != null) {
             path.append("&after=").append(URLEncoder.encode(after, StandardCharsets.UTF_8));
         }
@@ -141,7 +153,8 @@ public final class PaysimChannel implements PaymentChannel {
         }
         for (Object o : list) {
             if (!(o instanceof Map<?, ?> m)) {
-                throw new ChannelUnavailable("statement " + from + " .. " + to + ": entry " + o + " is not an object", null);
+                throw new ChannelUnavailable(
+                        "statement " + from + " .. " + to + ": entry " + o + " is not an object", null);
             }
             try {
                 @SuppressWarnings("unchecked")
@@ -152,8 +165,9 @@ public final class PaysimChannel implements PaymentChannel {
                 }
                 entries.add(c);
             } catch (CallbackRejected e) {
-                throw new ChannelUnavailable("statement " + from + " .. " + to + ": entry " + m + ": " + e.field() + " "
-                        + e.getMessage(), e);
+                throw new ChannelUnavailable(
+                        "statement " + from + " .. " + to + ": entry " + m + ": " + e.field() + " " + e.getMessage(),
+                        e);
             }
         }
         Object next = r.body().get("next");
@@ -162,8 +176,13 @@ public final class PaysimChannel implements PaymentChannel {
 
     /** A callback body or a statement entry: the same fields. */
     private static Callback notice(Map<String, Object> m) {
-        return new Callback(uuid(m, "payment_id"), uuid(m, "order_id"), text(m, "provider_transaction_id"),
-                amount(m), status(m), paidAt(m));
+        return new Callback(
+                uuid(m, "payment_id"),
+                uuid(m, "order_id"),
+                text(m, "provider_transaction_id"),
+                amount(m),
+                status(m),
+                paidAt(m));
     }
 
     private static Instant paidAt(Map<String, Object> m) {
@@ -181,8 +200,12 @@ public final class PaysimChannel implements PaymentChannel {
     private static State state(UUID paymentId, Map<String, Object> m) {
         Object amount = m.get("amount");
         Object paidAt = m.get("paid_at");
-        return new State(paymentId, Status.valueOf((String) m.get("status")), (String) m.get("provider_transaction_id"),
-                amount == null ? null : new BigDecimal(amount.toString()), paidAt == null ? null : Instant.parse(paidAt.toString()));
+        return new State(
+                paymentId,
+                Status.valueOf((String) m.get("status")),
+                (String) m.get("provider_transaction_id"),
+                amount == null ? null : new BigDecimal(amount.toString()),
+                paidAt == null ? null : Instant.parse(paidAt.toString()));
     }
 
     private static String header(Map<String, String> headers, String name) {
@@ -248,15 +271,18 @@ public final class PaysimChannel implements PaymentChannel {
     }
 
     private Reply call(String method, String path, Object body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(timeout)
                 .header("Content-Type", "application/json");
-        b = body == null ? b.method(method, HttpRequest.BodyPublishers.noBody())
+        b = body == null
+                ? b.method(method, HttpRequest.BodyPublishers.noBody())
                 : b.method(method, HttpRequest.BodyPublishers.ofByteArray(Json.bytes(body)));
         try {
             HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
             return new Reply(r.statusCode(), r.body().length == 0 ? Map.of() : readMap(r.body()));
         } catch (IOException e) {
-            throw new ChannelUnavailable(method + " " + path + ": " + e.getClass().getSimpleName() + " " + e.getMessage(), e);
+            throw new ChannelUnavailable(
+                    method + " " + path + ": " + e.getClass().getSimpleName() + " " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ChannelUnavailable(method + " " + path + ": interrupted", e);
