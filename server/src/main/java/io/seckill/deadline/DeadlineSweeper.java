@@ -16,6 +16,8 @@ import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
 import io.seckill.worker.EntryFailures;
 import io.seckill.worker.PollingWorker;
+import io.seckill.worker.SlotPass;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +52,7 @@ class DeadlineSweeper extends PollingWorker {
     private final StalledWork stalled;
     private final EntryFailures failures = new EntryFailures();
     private final TransactionTemplate tx;
+    private final SlotPass slots;
 
     DeadlineSweeper(
             SaleRegistry registry,
@@ -61,8 +64,24 @@ class DeadlineSweeper extends PollingWorker {
             TransactionTemplate tx,
             OrderBacklog backlog,
             SeckillProperties props,
+            Clock clock,
             MeterRegistry meters) {
         super("deadline-sweeper", "deadline.sweep", java.time.Duration.ofMillis(500), props, meters);
+        this.slots = new SlotPass(
+                "deadline-sweeper",
+                redis::nodeOf,
+                clock,
+                meters,
+                (type, id, slot, attempts, error) -> stalled.failed(
+                        "deadline-sweeper",
+                        "DEADLINE_SLOT_STALLED",
+                        type,
+                        id,
+                        slot.activityId(),
+                        slot.skuId(),
+                        attempts,
+                        error,
+                        Map.of("slot", slot.tag())));
         this.limit = new BacklogLimit(props.deadline().pauseWhenBacklogOlderThan(), 1.0);
         io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.limit.paused() ? 1 : 0)
                 .register(meters);
@@ -114,7 +133,7 @@ class DeadlineSweeper extends PollingWorker {
 
     /** One pass over every slot of every live sale; returns how many due entries were handled. */
     int sweepOnce() {
-        return registry.liveSlots().stream().mapToInt(this::sweepSlot).sum();
+        return slots.run(registry.liveSlots(), this::sweepSlot);
     }
 
     private int sweepSlot(SkuSlot slot) {

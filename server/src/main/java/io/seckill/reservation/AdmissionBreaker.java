@@ -4,13 +4,17 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.BacklogLimit;
 import io.seckill.mq.OrderBacklog;
+import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
-import io.seckill.redis.SkuSlot;
+import io.seckill.worker.SlotPass;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -68,6 +72,7 @@ public class AdmissionBreaker implements DisposableBean {
     private static final Logger log = LoggerFactory.getLogger(AdmissionBreaker.class);
     private static final int MIN_SAMPLES = 20;
     private static final int SAMPLE = 16;
+    private static final LuaScript SEND_BACKLOG = LuaScript.load("send_backlog");
 
     private final SaleRegistry registry;
     private final Redis redis;
@@ -76,6 +81,8 @@ public class AdmissionBreaker implements DisposableBean {
     private final OrderPace pace;
     /** Null when {@code seckill.admission.max-order-backlog-age} is 0: the backlog never pauses admission. */
     private final BacklogLimit backlogLimit;
+
+    private final SlotPass backlogPass;
 
     private final Counter sendOk;
     private final Counter sendFailed;
@@ -99,8 +106,25 @@ public class AdmissionBreaker implements DisposableBean {
             OrderBacklog backlog,
             OrderPace pace,
             SeckillProperties props,
+            StalledWork stalled,
+            Clock clock,
             MeterRegistry meters) {
         this.registry = registry;
+        this.backlogPass = new SlotPass(
+                "admission-breaker",
+                redis::nodeOf,
+                clock,
+                meters,
+                (type, id, slot, attempts, error) -> stalled.failed(
+                        "admission-breaker",
+                        "SEND_BACKLOG_SLOT_STALLED",
+                        type,
+                        id,
+                        slot.activityId(),
+                        slot.skuId(),
+                        attempts,
+                        error,
+                        Map.of("slot", slot.tag())));
         this.redis = redis;
         this.backlog = backlog;
         this.pace = pace;
@@ -227,21 +251,21 @@ public class AdmissionBreaker implements DisposableBean {
         }
     }
 
+    /**
+     * Every live slot's send backlog, each slot read on its own master's clock ({@code send_backlog.lua}) and as
+     * its own unit of failure: a master that does not answer leaves its slots out of the reading (counted and
+     * backed off by the pass) and does not blind the breaker to the backlog of the others.
+     */
     private void measureBacklog() {
-        long total = 0;
-        long oldestReservedAt = Long.MAX_VALUE;
-        for (SkuSlot slot : registry.liveSlots()) {
-            total += redis.sync().zcard(slot.sendDue());
-            // the lowest scores are the entries due soonest; their reservation times bound the oldest
-            for (String rid : redis.sync().zrange(slot.sendDue(), 0, SAMPLE - 1)) {
-                String at = redis.sync().hget(slot.reservation(rid), "reserved_at_ms");
-                if (at != null) {
-                    oldestReservedAt = Math.min(oldestReservedAt, Long.parseLong(at));
-                }
-            }
-        }
-        pending.set(total);
-        oldestAgeMs.set(
-                oldestReservedAt == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldestReservedAt));
+        long[] total = {0};
+        long[] oldest = {0};
+        backlogPass.run(registry.liveSlots(), slot -> {
+            List<Object> r = SEND_BACKLOG.run(redis, new String[] {slot.sendDue()}, Integer.toString(SAMPLE));
+            total[0] += (Long) r.get(0);
+            oldest[0] = Math.max(oldest[0], (Long) r.get(1));
+            return 1;
+        });
+        pending.set(total[0]);
+        oldestAgeMs.set(oldest[0]);
     }
 }

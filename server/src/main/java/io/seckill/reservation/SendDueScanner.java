@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
@@ -13,6 +14,8 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
 import io.seckill.worker.PollingWorker;
+import io.seckill.worker.SlotPass;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -49,6 +52,7 @@ class SendDueScanner extends PollingWorker {
     private final String owner = MqClients.instanceName("send-due");
     private final AnomalyRepository anomalies;
     private final Counter leaseExpired;
+    private final SlotPass slots;
 
     SendDueScanner(
             SeckillProperties props,
@@ -56,8 +60,25 @@ class SendDueScanner extends PollingWorker {
             Redis redis,
             DefaultMQProducer producer,
             AnomalyRepository anomalies,
+            StalledWork stalled,
+            Clock clock,
             MeterRegistry meters) {
         super("send-due-scanner", "reservation.scan", props.reservation().scanInterval(), props, meters);
+        this.slots = new SlotPass(
+                "send-due-scanner",
+                redis::nodeOf,
+                clock,
+                meters,
+                (type, id, slot, attempts, error) -> stalled.failed(
+                        "send-due-scanner",
+                        "SEND_DUE_SLOT_STALLED",
+                        type,
+                        id,
+                        slot.activityId(),
+                        slot.skuId(),
+                        attempts,
+                        error,
+                        Map.of("slot", slot.tag())));
         this.anomalies = anomalies;
         this.registry = registry;
         this.redis = redis;
@@ -74,7 +95,7 @@ class SendDueScanner extends PollingWorker {
 
     /** One pass over every slot of every live sale; returns how many entries were claimed. */
     int scanOnce() {
-        return registry.liveSlots().stream().mapToInt(this::scanSlot).sum();
+        return slots.run(registry.liveSlots(), this::scanSlot);
     }
 
     private int scanSlot(SkuSlot slot) {
