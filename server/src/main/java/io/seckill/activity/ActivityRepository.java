@@ -29,9 +29,16 @@ class ActivityRepository {
             WHERE activity_id = ? AND status = ANY (?::text[])
             """;
 
+    /**
+     * Open and closed sales until a week after the last moment one of their reservations can still be moved by
+     * time: a reservation taken at {@code ends_at} meets its business deadline {@code business_deadline_seconds}
+     * later, and an order made by then expires {@code payment_timeout_seconds} after that.
+     */
     private static final String LIVE = """
             SELECT activity_id, status FROM activity
-            WHERE status IN ('OPEN', 'CLOSED') AND ends_at > clock_timestamp() - interval '7 days'
+            WHERE status IN ('OPEN', 'CLOSED')
+              AND ends_at + make_interval(secs => business_deadline_seconds::double precision + payment_timeout_seconds)
+                  > clock_timestamp() - interval '7 days'
             ORDER BY activity_id
             """;
 
@@ -74,7 +81,10 @@ class ActivityRepository {
                 .findFirst();
     }
 
-    /** Sales that are open or ended within a week (their Redis slots may hold reservations to recover), with their status. */
+    /**
+     * Sales that are open, or whose last business deadline and payment timeout passed less than a week ago (their
+     * Redis slots may hold reservations to recover, their orders may still expire), with their status.
+     */
     Map<Long, SaleStatus> live() {
         Map<Long, SaleStatus> out = new LinkedHashMap<>();
         jdbc.query(LIVE, rs -> {

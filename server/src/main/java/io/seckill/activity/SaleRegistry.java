@@ -62,7 +62,8 @@ public class SaleRegistry {
     private volatile long liveUntil;
 
     /**
-     * Every sale that is open or has been, with its status as PostgreSQL has it now (ids and statuses
+     * Every sale that is open, or closed and not yet past its last deadline and payment timeout by a week, with
+     * its status as PostgreSQL has it now (ids and statuses
      * re-read at most once a second), for the background workers that poll several times a second.
      * The cached shapes pick up the fresh status too.
      */
