@@ -9,9 +9,15 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.support.BareRedisCluster;
 import io.seckill.support.IntegrationTest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
+import java.util.stream.LongStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
@@ -95,6 +101,67 @@ class HungMasterWithoutReplicaIT extends IntegrationTest {
         assertInvariants(resent, true);
         assertInvariants(lapsed, true);
         assertInvariants(stranded, true);
+    }
+
+    @Test
+    @DisplayName("a buyer whose home bucket is empty falls through to a bucket on a hung master: the hung master's "
+            + "breaker is charged, not the home master's, and buyers of another sale on the home master are admitted")
+    void fallThroughIsChargedToTheMasterThatServedIt() throws Exception {
+        RedisClusterNodes cluster = BareRedisCluster.get();
+        // one unit in each of two buckets on two masters: bucket 1's master is the one that will hang
+        long split = 0;
+        for (int attempt = 0; attempt < 40 && split == 0; attempt++) {
+            long id = openBucketedSale(2, 2);
+            if (cluster.ownerOf(new SkuSlot(id, 1, 0, 2).stock())
+                    != cluster.ownerOf(new SkuSlot(id, 1, 1, 2).stock())) {
+                split = id;
+            }
+        }
+        assertThat(split).as("a two-bucket sale split over two masters").isPositive();
+        long sale = split;
+        int home = cluster.ownerOf(new SkuSlot(sale, 1, 0, 2).stock());
+        int hung = cluster.ownerOf(new SkuSlot(sale, 1, 1, 2).stock());
+        long neighbour = saleWhere(() -> openSale(100), port -> port == home);
+        List<Long> homeBuyers = LongStream.range(1_000, 2_000)
+                .filter(u -> SkuSlot.forUser(sale, 1, 2, u).bucket() == 0)
+                .limit(13)
+                .boxed()
+                .toList();
+        assertThat(reserve(homeBuyers.getFirst(), sale, 1).status())
+                .as("the home bucket's one unit")
+                .isEqualTo(202);
+
+        long pid = cluster.hang(hung);
+        List<Integer> answers;
+        try {
+            ExecutorService buyers = Executors.newFixedThreadPool(12);
+            try {
+                List<Future<Integer>> calls = new ArrayList<>();
+                for (long user : homeBuyers.subList(1, 13)) {
+                    calls.add(buyers.submit(() -> reserve(user, sale, 1).status()));
+                }
+                answers = new ArrayList<>();
+                for (Future<Integer> call : calls) {
+                    answers.add(call.get(30, TimeUnit.SECONDS));
+                }
+            } finally {
+                buyers.shutdownNow();
+            }
+            assertThat(answers)
+                    .as("the other bucket may hold a unit but does not answer: retry later, never sold out")
+                    .containsOnly(503);
+            assertThat(meters.find("redis.breaker.open")
+                            .tag("node", "127.0.0.1:" + home)
+                            .gauge()
+                            .value())
+                    .as("the home master's breaker")
+                    .isZero();
+            assertThat(reserve(5_000, neighbour, 1).status())
+                    .as("a buyer of another sale on the home master")
+                    .isEqualTo(202);
+        } finally {
+            cluster.resume(pid);
+        }
     }
 
     private static long saleWhere(Callable<Long> open, IntPredicate owner) throws Exception {

@@ -145,6 +145,27 @@ class SeckillPropertiesTest {
         }
     }
 
+    @Test
+    @DisplayName("a landed transfer's marker outlives the reconciler's horizon whatever request-map-ttl is: set to a "
+            + "minute, the marker still stays twice the watermark, the interval and the lease")
+    void landingMarkersOutliveTheReconcileHorizon() {
+        assertThat(bind(Map.of("seckill.reservation.request-map-ttl", "1m")).landingMarkerTtl())
+                .isEqualTo(Duration.ofMinutes(2).plusSeconds(30).plusMinutes(5).multipliedBy(2));
+        assertThat(bind(Map.of(
+                                "seckill.reservation.request-map-ttl",
+                                "1m",
+                                "seckill.reconcile.watermark",
+                                "10m",
+                                "seckill.reconcile.lease",
+                                "20m"))
+                        .landingMarkerTtl())
+                .isEqualTo(
+                        Duration.ofMinutes(10).plusSeconds(30).plusMinutes(20).multipliedBy(2));
+        assertThat(bind(Map.of()).landingMarkerTtl())
+                .as("the default request map TTL (24 h) is longer already")
+                .isEqualTo(Duration.ofHours(24));
+    }
+
     private static SeckillProperties bind(Map<String, String> given) {
         return BoundProperties.bind(given);
     }

@@ -76,6 +76,21 @@ public record SeckillProperties(
         return roles.contains(role);
     }
 
+    /**
+     * How long the marker of a landed bucket transfer stays: a transfer stopped between its halves is landed by
+     * the reconciler once it is older than the watermark, by a run that may start an interval later and, if the
+     * instance running it dies, be taken over a lease later; the marker must outlive all of that (twice over) so
+     * that no unit lands twice, whatever {@code seckill.reservation.request-map-ttl} is set to.
+     */
+    public Duration landingMarkerTtl() {
+        Duration horizon = reconcile
+                .watermark()
+                .plus(reconcile.interval())
+                .plus(reconcile.lease())
+                .multipliedBy(2);
+        return reservation.requestMapTtl().compareTo(horizon) >= 0 ? reservation.requestMapTtl() : horizon;
+    }
+
     /** HMAC keys for stable business ids (DESIGN.md §9.1), by version; the highest version is current. */
     public record Ids(Map<Integer, String> keys) {
         public Ids {

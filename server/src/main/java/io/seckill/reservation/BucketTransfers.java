@@ -1,5 +1,6 @@
 package io.seckill.reservation;
 
+import io.lettuce.core.RedisException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
@@ -39,7 +40,7 @@ public class BucketTransfers {
 
     BucketTransfers(Redis redis, SeckillProperties props, MeterRegistry meters) {
         this.redis = redis;
-        this.markerTtl = props.reservation().requestMapTtl();
+        this.markerTtl = props.landingMarkerTtl();
         this.meters = meters;
         this.out = Counter.builder("reservation.bucket.transfer")
                 .description("units taken out of one bucket of a hot SKU for a buyer whose home bucket was empty")
@@ -69,9 +70,24 @@ public class BucketTransfers {
         return markerTtl.toMillis();
     }
 
-    /** The transfer landed (now or before): its in-transit record in the source goes. */
+    /**
+     * The transfer landed (now or before): its in-transit record in the source goes. The buyer's reservation is
+     * made by then, so a source that does not answer now does not fail the call: the record stays, and the
+     * reconciler clears it ({@link #finishStale}; the landing's marker says it landed).
+     */
     void landed(SkuSlot source, String id) {
-        redis.sync().hdel(source.transfers(), id);
+        try {
+            redis.sync().hdel(source.transfers(), id);
+        } catch (RedisException e) {
+            meters.counter("reservation.bucket.transfer.unrecorded").increment();
+            log.warn(
+                    "reservation.transfer_landed_unrecorded transfer_id={} source={} error_class={}: {}; the "
+                            + "reconciler clears the in-transit record",
+                    id,
+                    source.tag(),
+                    e.getClass().getName(),
+                    e.getMessage());
+        }
     }
 
     /**

@@ -159,10 +159,12 @@ public record ReservationService(
                 Long.toString(config.requestMapTtl().toMillis()));
         List<Object> reply;
         try {
-            reply = redisCalls.call(keys.getFirst(), () -> {
-                List<Object> r = RESERVE.run(redis, keys.toArray(String[]::new), args.toArray(String[]::new));
-                return LuaScript.code(r) == -1 && slot.buckets() > 1 ? fallThrough(slot, keys, args, r) : r;
-            });
+            reply = redisCalls.call(
+                    keys.getFirst(),
+                    () -> RESERVE.run(redis, keys.toArray(String[]::new), args.toArray(String[]::new)));
+            if (LuaScript.code(reply) == -1 && slot.buckets() > 1) {
+                reply = fallThrough(slot, keys, args, reply);
+            }
         } catch (RedisException e) {
             // every refusal is counted; during an outage one line a second says so (not a stack trace per buyer)
             meters.counter("reservation.refused", "reason", "redis_unavailable").increment();
@@ -231,12 +233,22 @@ public record ReservationService(
     /**
      * The buyer's home bucket is empty: the other buckets, from the next one round, are asked for a unit;
      * the first that gives one has it transferred to the home bucket, where the same reservation is made
-     * (the one-attempt mark stays in the home bucket). {@code SOLD_OUT} only when no bucket had a unit.
+     * (the one-attempt mark stays in the home bucket). {@code SOLD_OUT} only when every bucket answered and
+     * none had a unit. Each call goes through the breaker of the master that serves it: a hung master
+     * holding another bucket is charged for its own silence, and the next bucket is asked instead.
      */
     private List<Object> fallThrough(SkuSlot home, List<String> keys, List<String> args, List<Object> soldOut) {
+        RedisException silent = null;
         for (int i = 1; i < home.buckets(); i++) {
             SkuSlot source = home.sibling((home.bucket() + i) % home.buckets());
-            String transferId = transfers.takeOne(source, home);
+            String transferId;
+            try {
+                transferId = redisCalls.call(source.stock(), () -> transfers.takeOne(source, home));
+            } catch (RedisException e) {
+                // this bucket's master does not answer now: another bucket may still have a unit
+                silent = e;
+                continue;
+            }
             if (transferId == null) {
                 continue;
             }
@@ -246,12 +258,17 @@ public record ReservationService(
             List<String> withTransfer = new ArrayList<>(args);
             withTransfer.add(transferId);
             withTransfer.add(Long.toString(transfers.markerTtlMillis()));
-            List<Object> reply =
-                    RESERVE.run(redis, withMarker.toArray(String[]::new), withTransfer.toArray(String[]::new));
+            List<Object> reply = redisCalls.call(
+                    home.stock(),
+                    () -> RESERVE.run(redis, withMarker.toArray(String[]::new), withTransfer.toArray(String[]::new)));
             if (((Number) reply.get(5)).longValue() > 0) {
                 transfers.landed(source, transferId);
             }
             return reply;
+        }
+        if (silent != null) {
+            // a bucket that did not answer may hold the unit: not sold out, but not answerable now either
+            throw silent;
         }
         return soldOut;
     }
