@@ -15,11 +15,13 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.seckill.support.IntegrationTest;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,6 +30,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 
@@ -122,6 +125,65 @@ class ApiPortBodiesIT extends IntegrationTest {
             assertThat(askUnauthenticated(s)).isEqualTo(401);
             assertThat(askUnauthenticated(s)).as("the same connection, again").isEqualTo(401);
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedChunks")
+    @DisplayName(
+            "a malformed chunked body (a size that is no number, a chunk without its CRLF, an endless extension) is "
+                    + "answered 400 with a problem document, with no error logged, whether it came with the headers or after them")
+    void malformedChunkedBody(String chunks) throws Exception {
+        long activityId = openSale(5);
+        String head = "POST /api/v1/activities/" + activityId
+                + "/skus/1/reservations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + userToken(8)
+                + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+        Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        root.addAppender(logged);
+        try (Socket s = connect(port, 20_000)) {
+            send(s, head + chunks);
+            assertThat(statusAndType(s)).isEqualTo("400 application/problem+json");
+        }
+        try (Socket s = connect(port, 20_000)) {
+            send(s, head);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> meters.get("api.request.body.slow").gauge().value() >= 1);
+            send(s, chunks);
+            assertThat(statusAndType(s)).as("the body after the headers").isEqualTo("400 application/problem+json");
+        }
+        root.detachAppender(logged);
+        assertThat(logged.list)
+                .as("nothing logged as an error: a malformed body is the client's")
+                .noneMatch(e -> e.getLevel() == Level.ERROR);
+        assertThat(count("SELECT count(*) FROM inventory_reservation WHERE activity_id = ?", activityId))
+                .isZero();
+    }
+
+    /** A size that is no number, a chunk without its CRLF, an extension over the container's bound. */
+    static List<String> malformedChunks() {
+        return List.of("zz\r\n{}\r\n0\r\n\r\n", "2\r\n{}XX0\r\n\r\n", "2;" + "x".repeat(9000) + "\r\n{}\r\n0\r\n\r\n");
+    }
+
+    /** The status and content type of the next answer on {@code s}. */
+    private static String statusAndType(Socket s) throws IOException {
+        DataInputStream in = reader(s);
+        StringBuilder head = new StringBuilder();
+        for (int c = in.read(); c >= 0; c = in.read()) {
+            head.append((char) c);
+            if (head.toString().endsWith("\r\n\r\n")) {
+                break;
+            }
+        }
+        String[] lines = head.toString().split("\r\n");
+        String type = "";
+        for (String line : lines) {
+            if (line.toLowerCase(Locale.ROOT).startsWith("content-type:")) {
+                type = line.substring(13).strip();
+            }
+        }
+        return lines[0].split(" ")[1] + " " + type;
     }
 
     @ParameterizedTest(name = "{0}")

@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.coyote.BadRequestException;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.core.annotation.Order;
@@ -68,6 +69,7 @@ class BodyReadFilter extends OncePerRequestFilter {
     private final Counter tooLarge;
     private final Counter clientGone;
     private final Counter busy;
+    private final Counter malformed;
 
     BodyReadFilter(
             @Value("${seckill.api.max-body-bytes:65536}") long maxBytes,
@@ -90,6 +92,7 @@ class BodyReadFilter extends OncePerRequestFilter {
         this.tooLarge = refused(meters, "too_large");
         this.clientGone = refused(meters, "client_gone");
         this.busy = refused(meters, "busy");
+        this.malformed = refused(meters, "malformed");
         Gauge.builder("api.request.body.slow", slowBodies, AtomicInteger::get)
                 .description("request bodies being received after their headers, each read without a thread; "
                         + "at seckill.api.max-slow-bodies more are refused 503")
@@ -99,7 +102,8 @@ class BodyReadFilter extends OncePerRequestFilter {
     private static Counter refused(MeterRegistry meters, String reason) {
         return Counter.builder("api.request.body.refused")
                 .description("request bodies on the API port not handed to a handler: timeout (408), too_large (413), "
-                        + "busy (503: max-slow-bodies being received), client_gone (the connection failed while the "
+                        + "busy (503: max-slow-bodies being received), malformed (400: a framing the container cannot read, such as a "
+                        + "bad chunk), client_gone (the connection failed while the "
                         + "body was read)")
                 .tag("reason", reason)
                 .register(meters);
@@ -127,6 +131,13 @@ class BodyReadFilter extends OncePerRequestFilter {
                             "REQUEST_TIMEOUT",
                             "the request body was not received within " + timeoutMs + " ms");
                 case Refused.TOO_LARGE -> tooLarge(request, response);
+                case Refused.MALFORMED ->
+                    Problems.write(
+                            request,
+                            response,
+                            HttpStatus.BAD_REQUEST,
+                            "MALFORMED_BODY",
+                            "the request body's framing cannot be read (a malformed chunk)");
                 default -> throw new IllegalStateException("unknown body outcome " + outcome);
             }
             return;
@@ -176,7 +187,8 @@ class BodyReadFilter extends OncePerRequestFilter {
 
     private enum Refused {
         TIMED_OUT,
-        TOO_LARGE
+        TOO_LARGE,
+        MALFORMED
     }
 
     /** One body being read: it ends once, by the whole body, the deadline, the bound or the connection failing. */
@@ -198,7 +210,17 @@ class BodyReadFilter extends OncePerRequestFilter {
         @Override
         public void onDataAvailable() throws IOException {
             while (!ended.get() && !in.isFinished() && in.isReady()) {
-                int n = in.read(chunk);
+                int n;
+                try {
+                    n = in.read(chunk);
+                } catch (BadRequestException e) {
+                    // the client's framing (a chunk size that is no number, say): its fault, answered 400 and not
+                    // logged as a failure of ours
+                    if (end(Refused.MALFORMED)) {
+                        malformed.increment();
+                    }
+                    return;
+                }
                 if (n < 0) {
                     return;
                 }
