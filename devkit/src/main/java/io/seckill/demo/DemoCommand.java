@@ -2,6 +2,8 @@ package io.seckill.demo;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.SeckillApplication;
+import io.seckill.api.OperatorPlane;
+import io.seckill.api.TokenDecoders;
 import io.seckill.cli.SaleClient;
 import io.seckill.config.SeckillProperties;
 import io.seckill.engines.EmbeddedEngines;
@@ -121,6 +123,8 @@ public final class DemoCommand implements Callable<Integer> {
             props.put("server.address", "127.0.0.1");
             // buyers reserve through the lean admission entry, the rest of the API on the server port
             props.put("seckill.admission.entry-port", "0");
+            // the operator's plane (admin API, dashboard) on a listener of its own
+            props.put("seckill.admin.port", "0");
             props.putAll(DemoLogs.springProperties(logFile));
             try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SeckillApplication.class)
                     .properties(props)
@@ -130,8 +134,10 @@ public final class DemoCommand implements Callable<Integer> {
                 String apiUrl = "http://127.0.0.1:" + actualPort;
                 String entryUrl =
                         "http://127.0.0.1:" + app.getBean(AdmissionEntry.class).port();
-                List<SaleClient> instances = new ArrayList<>(List.of(new SaleClient(apiUrl, entryUrl)));
-                out.println("API " + apiUrl + ", admission entry " + entryUrl);
+                String adminUrl =
+                        "http://127.0.0.1:" + app.getBean(OperatorPlane.class).port();
+                List<SaleClient> instances = new ArrayList<>(List.of(new SaleClient(apiUrl, entryUrl, adminUrl)));
+                out.println("API " + apiUrl + ", admission entry " + entryUrl + ", operator's listener " + adminUrl);
                 if (nodes != null) {
                     // the channel calls back one stable address (a load balancer's, in production): here the first
                     // instance
@@ -176,9 +182,12 @@ public final class DemoCommand implements Callable<Integer> {
                             "admin token: " + io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
                     out.println("user 1 token: " + io.seckill.api.Tokens.user(userSecret, 1, Duration.ofHours(12)));
                     out.println("a token for any buyer: ./seckill token --user <id> --user-secret " + userSecret);
+                    out.println("operator's listener (admin API, dashboard): " + adminUrl);
                     out.printf(
-                            "live dashboard: http://127.0.0.1:%d/dashboard.html#token=%s%n",
-                            actualPort, io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
+                            "live dashboard (a view-only token): %s/dashboard.html#token=%s%n",
+                            adminUrl,
+                            io.seckill.api.Tokens.operator(
+                                    adminSecret, "demo", TokenDecoders.VIEW_SCOPE, Duration.ofHours(12)));
                     new CountDownLatch(1).await();
                 }
                 return report.allPass() ? 0 : 1;

@@ -23,6 +23,7 @@ public final class AppProcess implements AutoCloseable {
     private final int port;
     private final int managementPort;
     private final int entryPort;
+    private final int adminPort;
     private final Path log;
     private final Path serverJar;
     private Process process;
@@ -39,10 +40,12 @@ public final class AppProcess implements AutoCloseable {
         this.serverJar = serverJar;
         try (ServerSocket s = new ServerSocket(0);
                 ServerSocket m = new ServerSocket(0);
-                ServerSocket e = new ServerSocket(0)) {
+                ServerSocket e = new ServerSocket(0);
+                ServerSocket a = new ServerSocket(0)) {
             this.port = s.getLocalPort();
             this.managementPort = m.getLocalPort();
             this.entryPort = e.getLocalPort();
+            this.adminPort = a.getLocalPort();
         }
         Files.createDirectories(logDir);
         this.log = logDir.resolve("app-" + port + ".log");
@@ -78,9 +81,19 @@ public final class AppProcess implements AutoCloseable {
         return "http://127.0.0.1:" + entryPort;
     }
 
-    /** A buyer's client of this instance: the API, with reserve calls to the admission entry. */
+    /** The operator's listener: the admin API and the dashboard. */
+    public String adminUrl() {
+        return "http://127.0.0.1:" + adminPort;
+    }
+
+    /** A client of this instance: the API, with reserve calls to the admission entry, operator calls to theirs. */
     public SaleClient client() {
-        return new SaleClient(url(), entryUrl());
+        return new SaleClient(url(), entryUrl(), adminUrl());
+    }
+
+    /** As {@link #client()}, with the reserve calls on the API port (Tomcat) too. */
+    public SaleClient apiClient() {
+        return new SaleClient(url(), url(), adminUrl());
     }
 
     /** Health, metrics and Prometheus: the management port, apart from the buyers'. */
@@ -112,6 +125,7 @@ public final class AppProcess implements AutoCloseable {
         cmd.add("--server.address=127.0.0.1");
         cmd.add("--management.server.port=" + managementPort);
         cmd.add("--seckill.admission.entry-port=" + entryPort);
+        cmd.add("--seckill.admin.port=" + adminPort);
         properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)

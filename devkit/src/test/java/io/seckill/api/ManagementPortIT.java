@@ -21,7 +21,7 @@ class ManagementPortIT {
         p.put("seckill.roles", "api");
         try (AppProcess app = new AppProcess(p, Path.of("target", "child-logs"))) {
             app.start();
-            SaleClient buyers = new SaleClient(app.url());
+            SaleClient buyers = app.apiClient();
             SaleClient management = new SaleClient(app.managementUrl());
             for (String path : new String[] {"/actuator/health", "/actuator/prometheus", "/actuator/metrics"}) {
                 assertThat(buyers.get(path, null).status())

@@ -3,6 +3,7 @@ package io.seckill.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.JWSSigner;
@@ -25,10 +26,15 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.security.oauth2.jwt.Jwt;
@@ -182,7 +188,7 @@ class TokenDecodersTest {
     @DisplayName("the tokens the demo, bench and CLI mint pass their decoder, and only theirs")
     void mintedTokens() {
         TokenDecoders now = new TokenDecoders(
-                new SeckillProperties.Jwt(USER, ADMIN, null, null, Duration.ofSeconds(30)), Clock.systemUTC());
+                new SeckillProperties.Jwt(USER, ADMIN, null, null, null, Duration.ofSeconds(30)), Clock.systemUTC());
         assertThat(now.buyers()
                         .decode(Tokens.user(USER, 9, Duration.ofMinutes(5)))
                         .getSubject())
@@ -195,33 +201,57 @@ class TokenDecodersTest {
     }
 
     @Test
-    @DisplayName(
-            "with an identity provider: tokens are checked against its JWKS and issuer; the admin is whoever has the scope")
+    @DisplayName("with an identity provider: tokens are checked against its JWKS, issuer, audience and token type; an "
+            + "operator is whoever has an operator scope")
     void identityProvider() throws Exception {
         RSAKey key = new RSAKeyGenerator(2048).keyID("k1").generate();
         HttpServer idp = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         String jwks = new JWKSet(key.toPublicJWK()).toString();
         idp.createContext("/jwks", x -> JsonReplies.reply(x, 200, jwks));
         idp.start();
-        try {
-            String uri = "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks";
-            TokenDecoders fromIdp = new TokenDecoders(
-                    new SeckillProperties.Jwt(null, null, uri, "https://idp.test", Duration.ofSeconds(30)),
-                    Clock.systemUTC());
+        try (TokenDecoders fromIdp = new TokenDecoders(
+                new SeckillProperties.Jwt(
+                        null,
+                        null,
+                        "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks",
+                        "https://idp.test",
+                        "seckill",
+                        Duration.ofSeconds(30)),
+                Clock.systemUTC())) {
             RSASSASigner rsa = new RSASSASigner(key);
-            UnaryOperator<JWTClaimsSet.Builder> issued = c -> c.issuer("https://idp.test");
+            UnaryOperator<JWTClaimsSet.Builder> issued =
+                    c -> c.issuer("https://idp.test").audience("seckill");
             assertThat(fromIdp.buyers().decode(sign(rsa, "k1", issued)).getSubject())
+                    .isEqualTo("7");
+            assertThat(fromIdp.buyers().decode(sign(rsa, "k1", "JWT", issued)).getSubject())
+                    .as("the plain JWT type many providers write")
                     .isEqualTo("7");
             Jwt admin = fromIdp.admins()
                     .decode(sign(
-                            rsa,
-                            "k1",
-                            c -> c.issuer("https://idp.test").subject("alice").claim("scp", List.of("seckill:admin"))));
-            assertThat(TokenDecoders.scopes(admin)).containsExactly("seckill:admin");
-            assertThatThrownBy(() -> fromIdp.buyers().decode(sign(rsa, "k1", c -> c.issuer("https://evil.test"))))
+                            rsa, "k1", c -> issued.apply(c).subject("alice").claim("scp", List.of("seckill:operate"))));
+            assertThat(TokenDecoders.scopes(admin)).containsExactly("seckill:operate");
+            assertThatThrownBy(() -> fromIdp.buyers()
+                            .decode(sign(
+                                    rsa,
+                                    "k1",
+                                    c -> c.issuer("https://evil.test").audience("seckill"))))
                     .as("another issuer")
                     .isInstanceOf(JwtException.class);
-            assertThatThrownBy(() -> fromIdp.buyers().decode(sign(USER, c -> c.issuer("https://idp.test"))))
+            assertThatThrownBy(() -> fromIdp.buyers()
+                            .decode(sign(
+                                    rsa, "k1", c -> c.issuer("https://idp.test").audience("another-client"))))
+                    .as("a token the provider issued to another client")
+                    .isInstanceOf(JwtException.class);
+            assertThatThrownBy(() -> fromIdp.buyers().decode(sign(rsa, "k1", c -> c.issuer("https://idp.test"))))
+                    .as("no audience")
+                    .isInstanceOf(JwtException.class);
+            assertThatThrownBy(() -> fromIdp.buyers().decode(sign(rsa, "k1", "logout+jwt", issued)))
+                    .as("a token of another type")
+                    .isInstanceOf(JwtException.class);
+            assertThatThrownBy(() -> fromIdp.buyers().decode(sign(rsa, "k1", null, issued)))
+                    .as("a token without a type")
+                    .isInstanceOf(JwtException.class);
+            assertThatThrownBy(() -> fromIdp.buyers().decode(sign(USER, c -> issued.apply(c))))
                     .as("a shared-secret token")
                     .isInstanceOf(JwtException.class);
             RSAKey other = new RSAKeyGenerator(2048).keyID("k1").generate();
@@ -234,13 +264,81 @@ class TokenDecodersTest {
     }
 
     @Test
+    @DisplayName("the key set is fetched ahead, never on a request's thread: with the provider hanging, a token of a "
+            + "key in hand passes and one of an unknown key is refused at once; the provider's new key is in hand "
+            + "once it answers again")
+    void keysAreFetchedAhead() throws Exception {
+        RSAKey first = new RSAKeyGenerator(2048).keyID("k1").generate();
+        RSAKey rotated = new RSAKeyGenerator(2048).keyID("k2").generate();
+        AtomicReference<String> published = new AtomicReference<>(new JWKSet(first.toPublicJWK()).toString());
+        AtomicInteger fetches = new AtomicInteger();
+        CountDownLatch hang = new CountDownLatch(1);
+        HttpServer idp = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        idp.createContext("/jwks", x -> {
+            if (fetches.incrementAndGet() > 1) {
+                try {
+                    hang.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            JsonReplies.reply(x, 200, published.get());
+        });
+        idp.setExecutor(Executors.newCachedThreadPool());
+        idp.start();
+        try (TokenDecoders fromIdp = new TokenDecoders(
+                new SeckillProperties.Jwt(
+                        null,
+                        null,
+                        "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks",
+                        "https://idp.test",
+                        "seckill",
+                        Duration.ofSeconds(30)),
+                Clock.systemUTC())) {
+            assertThat(fetches.get()).as("fetched as the instance starts").isEqualTo(1);
+            UnaryOperator<JWTClaimsSet.Builder> issued =
+                    c -> c.issuer("https://idp.test").audience("seckill");
+            published.set(new JWKSet(List.of(first.toPublicJWK(), rotated.toPublicJWK())).toString());
+            long t0 = System.nanoTime();
+            assertThat(fromIdp.buyers()
+                            .decode(sign(new RSASSASigner(first), "k1", issued))
+                            .getSubject())
+                    .isEqualTo("7");
+            String unknownYet = sign(new RSASSASigner(rotated), "k2", issued);
+            assertThatThrownBy(() -> fromIdp.buyers().decode(unknownYet)).isInstanceOf(JwtException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                    .as("neither waited for the hanging provider")
+                    .isLessThan(Duration.ofSeconds(2));
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> fetches.get() == 2);
+            hang.countDown();
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .ignoreExceptions()
+                    .until(() -> "7".equals(fromIdp.buyers().decode(unknownYet).getSubject()));
+        } finally {
+            hang.countDown();
+            idp.stop(0);
+        }
+    }
+
+    @Test
     @DisplayName("secrets and a JWKS are alternatives: both at once, or neither, is refused naming the property")
     void configuration() {
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(USER, ADMIN, "http://idp/jwks", null, Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(USER, ADMIN, "http://idp/jwks", null, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.jwt.jwks-uri");
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(null, null, null, null, Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(null, null, null, null, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.jwt.user-secret");
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(null, null, "ftp://idp", null, Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(
+                        null, null, "http://idp.example/jwks", "https://idp", "seckill", Duration.ZERO))
+                .as("plain http off loopback")
+                .hasMessageStartingWith("seckill.jwt.jwks-uri");
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(
+                        null, null, "https://idp.example/jwks", null, "seckill", Duration.ZERO))
+                .hasMessageStartingWith("seckill.jwt.issuer");
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(
+                        null, null, "https://idp.example/jwks", "https://idp", null, Duration.ZERO))
+                .hasMessageStartingWith("seckill.jwt.audience");
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(null, null, "ftp://idp", null, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.jwt.jwks-uri");
     }
 
@@ -252,7 +350,7 @@ class TokenDecodersTest {
 
     private static TokenDecoders decoders(Duration leeway) {
         return new TokenDecoders(
-                new SeckillProperties.Jwt(USER, ADMIN, null, null, leeway), Clock.fixed(NOW, ZoneOffset.UTC));
+                new SeckillProperties.Jwt(USER, ADMIN, null, null, null, leeway), Clock.fixed(NOW, ZoneOffset.UTC));
     }
 
     private static Date at(long secondsFromNow) {
@@ -268,11 +366,17 @@ class TokenDecodersTest {
     }
 
     private static String sign(JWSSigner signer, String keyId, UnaryOperator<JWTClaimsSet.Builder> claims) {
+        return sign(signer, keyId, signer instanceof MACSigner ? null : "at+jwt", claims);
+    }
+
+    private static String sign(
+            JWSSigner signer, String keyId, String type, UnaryOperator<JWTClaimsSet.Builder> claims) {
         try {
             JWTClaimsSet.Builder b = new JWTClaimsSet.Builder().subject("7").expirationTime(at(600));
             JWSHeader header = new JWSHeader.Builder(
                             signer instanceof MACSigner ? JWSAlgorithm.HS256 : JWSAlgorithm.RS256)
                     .keyID(keyId)
+                    .type(type == null ? null : new JOSEObjectType(type))
                     .build();
             SignedJWT jwt = new SignedJWT(header, claims.apply(b).build());
             jwt.sign(signer);

@@ -260,7 +260,7 @@ class ProcessCrashIT {
     }
 
     private static SaleClient client() {
-        return new SaleClient(app.url());
+        return app.apiClient();
     }
 
     private static String admin() {

@@ -134,7 +134,7 @@ class ThreeInstancesIT {
             List<Future<?>> all = new ArrayList<>();
             for (long user = 1; user <= 400; user++) {
                 long u = user;
-                SaleClient instance = new SaleClient(APPS.get((int) (u % 3)).url());
+                SaleClient instance = APPS.get((int) (u % 3)).apiClient();
                 all.add(buyers.submit(() -> {
                     SaleClient.Response r = instance.reserve(
                             Tokens.user(IntegrationTest.USER_SECRET, u, Duration.ofMinutes(10)),
@@ -164,7 +164,8 @@ class ThreeInstancesIT {
                                     Long.class,
                                     activityId))
                             .isEqualTo(100);
-                    Map<String, Object> inv = new SaleClient(APPS.get(2).url())
+                    Map<String, Object> inv = APPS.get(2)
+                            .apiClient()
                             .get("/api/v1/admin/activities/" + activityId + "/invariants", admin)
                             .body();
                     assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
@@ -186,7 +187,7 @@ class ThreeInstancesIT {
             redis.sync().incr(slot.stock());
             redis.sync().hincrby(slot.counter(), "initial", 1);
         }
-        return new SaleClient(app.url())
+        return app.apiClient()
                 .reserve(
                         Tokens.user(IntegrationTest.USER_SECRET, user, Duration.ofMinutes(10)),
                         slot.activityId(),
@@ -210,8 +211,8 @@ class ThreeInstancesIT {
         boolean compensating = point == Failpoint.AFTER_COMPENSATION_LUA;
         long activityId = openSale(compensating ? 1 : 300);
         AppProcess victim = APPS.getLast();
-        SaleClient.Response armed = new SaleClient(victim.url())
-                .post("/api/v1/admin/failpoints/" + point.id(), admin(), Map.of("action", "crash"));
+        SaleClient.Response armed =
+                victim.apiClient().post("/api/v1/admin/failpoints/" + point.id(), admin(), Map.of("action", "crash"));
         assertThat(armed.status()).as(armed.body().toString()).isEqualTo(200);
         Set<String> queued = ConcurrentHashMap.newKeySet();
         SkuSlot slot = SkuSlot.single(activityId, 1);
@@ -249,7 +250,8 @@ class ThreeInstancesIT {
                                     (Object) queued.toArray(String[]::new)))
                             .as("QUEUED reservations terminal")
                             .isEqualTo(queued.size());
-                    Map<String, Object> inv = new SaleClient(APPS.getFirst().url())
+                    Map<String, Object> inv = APPS.getFirst()
+                            .apiClient()
                             .get("/api/v1/admin/activities/" + activityId + "/invariants?quiet=true", admin())
                             .body();
                     assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
@@ -269,7 +271,7 @@ class ThreeInstancesIT {
         try (ExecutorService buyers = Executors.newFixedThreadPool(32)) {
             List<Future<?>> all = new ArrayList<>();
             for (int i = 0; i < 1_000; i++) {
-                SaleClient instance = new SaleClient(APPS.get(i % 3).url());
+                SaleClient instance = APPS.get(i % 3).apiClient();
                 all.add(buyers.submit(() -> {
                     statuses.merge(
                             instance.reserve(
@@ -410,7 +412,8 @@ class ThreeInstancesIT {
     }
 
     private static void reserveOn(int instance, long activityId, long user, Set<String> queued) throws Exception {
-        SaleClient.Response r = new SaleClient(APPS.get(instance).url())
+        SaleClient.Response r = APPS.get(instance)
+                .apiClient()
                 .reserve(
                         Tokens.user(IntegrationTest.USER_SECRET, user, Duration.ofMinutes(10)),
                         activityId,
@@ -426,7 +429,8 @@ class ThreeInstancesIT {
                 .atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofSeconds(1))
                 .untilAsserted(() -> {
-                    Map<String, Object> inv = new SaleClient(APPS.getFirst().url())
+                    Map<String, Object> inv = APPS.getFirst()
+                            .apiClient()
                             .get("/api/v1/admin/activities/" + activityId + "/invariants?quiet=true", admin())
                             .body();
                     assertThat(inv.get("pass")).as(inv.toString()).isEqualTo(true);
@@ -436,7 +440,7 @@ class ThreeInstancesIT {
     /** A one-SKU sale created on the first instance and opened on the second. */
     private static long openSale(int stock) throws Exception {
         long activityId = Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000_000L) + 1;
-        SaleClient first = new SaleClient(APPS.getFirst().url());
+        SaleClient first = APPS.getFirst().apiClient();
         Instant now = Instant.now();
         SaleClient.Response created = first.post(
                 "/api/v1/admin/activities",
@@ -460,7 +464,8 @@ class ThreeInstancesIT {
         assertThat(first.post("/api/v1/admin/activities/" + activityId + "/warm", admin(), null)
                         .status())
                 .isEqualTo(200);
-        assertThat(new SaleClient(APPS.get(1).url())
+        assertThat(APPS.get(1)
+                        .apiClient()
                         .post("/api/v1/admin/activities/" + activityId + "/open", admin(), null)
                         .status())
                 .isEqualTo(200);

@@ -36,7 +36,10 @@ class AlertMetricsIT extends IntegrationTest {
         long activityId = openSale(3);
         reserve(71, activityId, 1);
         // and one through the admission entry, where buyers reserve
-        SaleClient.Response viaEntry = new SaleClient("http://127.0.0.1:" + port, "http://127.0.0.1:" + entry.port())
+        SaleClient.Response viaEntry = new SaleClient(
+                        "http://127.0.0.1:" + port,
+                        "http://127.0.0.1:" + entry.port(),
+                        "http://127.0.0.1:" + operatorPlane.port())
                 .reserve(userToken(72), activityId, 1, UUID.randomUUID().toString());
         assertThat(viaEntry.status()).as(viaEntry.body().toString()).isEqualTo(202);
         awaitSettled(activityId, 2);

@@ -89,7 +89,7 @@ class RunbookIT extends PaymentTestBase {
                 .extracting(m -> m.get("action"))
                 .containsExactly("FREEZE", "REPAIR_COMPENSATE", "REPAIR_COMPENSATE");
         assertThat(audit).allSatisfy(m -> {
-            assertThat(m.get("operator")).isEqualTo("test");
+            assertThat(m.get("operator")).isEqualTo("local/test");
             assertThat((String) m.get("reason")).startsWith("incident 42");
             assertThat(m.get("b")).isEqualTo(true);
             assertThat(m.get("a")).isEqualTo(true);
@@ -163,7 +163,13 @@ class RunbookIT extends PaymentTestBase {
         long activityId = openSale(3);
         UUID order = placeOrder(activityId, 1, 77);
         awaitSettled(activityId, 1);
-        String[] target = {"--url", "http://127.0.0.1:" + port, "--admin-secret", ADMIN_SECRET, "--operator", "cli-test"
+        String[] target = {
+            "--url",
+            "http://127.0.0.1:" + operatorPlane.port(),
+            "--admin-secret",
+            ADMIN_SECRET,
+            "--operator",
+            "cli-test"
         };
         assertThat(cli("invariants", target, "--activity", Long.toString(activityId)))
                 .isZero();

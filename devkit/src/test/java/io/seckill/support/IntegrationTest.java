@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.SeckillApplication;
 import io.seckill.activity.ActivityService;
+import io.seckill.api.OperatorPlane;
+import io.seckill.api.TokenDecoders;
 import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
 import io.seckill.compensation.CompensationWorker;
@@ -80,6 +82,7 @@ public abstract class IntegrationTest {
         registry.add("management.opentelemetry.tracing.export.schedule-delay", () -> "100ms");
         registry.add("seckill.workers.stall-alert-attempts", () -> "2");
         registry.add("seckill.admission.entry-port", () -> "0");
+        registry.add("seckill.admin.port", () -> "0");
     }
 
     @LocalServerPort
@@ -106,6 +109,10 @@ public abstract class IntegrationTest {
     @Autowired
     protected MeterRegistry meters;
 
+    /** The operator's listener (the admin API and the dashboard), apart from the buyers' port. */
+    @Autowired
+    protected OperatorPlane operatorPlane;
+
     @Autowired
     protected DefaultMQProducer producer;
 
@@ -113,7 +120,8 @@ public abstract class IntegrationTest {
     protected CompensationWorker compensation;
 
     protected SaleClient client() {
-        return new SaleClient("http://127.0.0.1:" + port);
+        return new SaleClient(
+                "http://127.0.0.1:" + port, "http://127.0.0.1:" + port, "http://127.0.0.1:" + operatorPlane.port());
     }
 
     protected static String userToken(long userId) {
@@ -122,6 +130,16 @@ public abstract class IntegrationTest {
 
     protected static String adminToken() {
         return Tokens.admin(ADMIN_SECRET, "test", Duration.ofMinutes(30));
+    }
+
+    /** An operator's token that reads the operator's plane (the dashboard, inspect, invariants) and changes nothing. */
+    protected static String viewToken() {
+        return Tokens.operator(ADMIN_SECRET, "viewer", TokenDecoders.VIEW_SCOPE, Duration.ofHours(1));
+    }
+
+    /** An operator's token that changes what the operator's plane changes (and reads it). */
+    protected static String operateToken() {
+        return Tokens.operator(ADMIN_SECRET, "operator", TokenDecoders.OPERATE_SCOPE, Duration.ofHours(1));
     }
 
     protected static long newActivityId() {

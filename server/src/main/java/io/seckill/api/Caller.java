@@ -8,6 +8,7 @@ import java.lang.annotation.Target;
 import org.springframework.core.MethodParameter;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 import org.springframework.web.bind.support.WebDataBinderFactory;
 import org.springframework.web.context.request.NativeWebRequest;
@@ -25,8 +26,17 @@ public final class Caller {
     /** A buyer: the user id of the token's subject. */
     public record Buyer(long userId) {}
 
-    /** An operator: the admin token's subject, written to the audit log. */
-    public record Operator(String name) {}
+    /**
+     * An operator, as the audit log names them: the verified token's issuer and subject ({@code local} for the
+     * engine's own HS256 credential), so that no one names themselves into another issuer's operator.
+     */
+    public record Operator(String name) {
+        static Operator of(Jwt token) {
+            String issuer = token.getClaimAsString("iss");
+            issuer = issuer == null || issuer.isBlank() ? "local" : issuer;
+            return new Operator(issuer + "/" + token.getSubject());
+        }
+    }
 
     /**
      * On a buyer handler whose calls are capped by a limiter of their own (the reserve call): the
@@ -64,14 +74,14 @@ public final class Caller {
             if (!(auth instanceof JwtAuthenticationToken token)) {
                 throw Refusal.unauthenticated("missing bearer token");
             }
-            String role = parameter.getParameterType() == Buyer.class ? SecurityConfig.BUYER : SecurityConfig.ADMIN;
+            String role = parameter.getParameterType() == Buyer.class ? SecurityConfig.BUYER : SecurityConfig.VIEW;
             if (token.getAuthorities().stream().noneMatch(a -> a.getAuthority().equals("ROLE_" + role))) {
                 throw Refusal.forbidden("not allowed");
             }
-            String sub = token.getToken().getSubject();
             if (parameter.getParameterType() == Operator.class) {
-                return new Operator(sub);
+                return Operator.of(token.getToken());
             }
+            String sub = token.getToken().getSubject();
             Buyer buyer = new Buyer(Long.parseLong(sub));
             if (!parameter.hasMethodAnnotation(OwnRateLimit.class)) {
                 buyerCalls.acquire(buyer.userId());

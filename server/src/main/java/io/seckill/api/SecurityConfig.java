@@ -5,9 +5,12 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.authentication.AuthenticationManager;
 import org.springframework.security.authentication.AuthenticationManagerResolver;
@@ -20,6 +23,7 @@ import org.springframework.security.config.observation.SecurityObservationSettin
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
+import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
@@ -41,7 +45,10 @@ class SecurityConfig {
 
     static final String ADMIN_PATHS = "/api/v1/admin/**";
     static final String BUYER = "BUYER";
-    static final String ADMIN = "ADMIN";
+    /** Reads the operator's plane: the dashboard, inspect, invariants, the inventory view. */
+    static final String VIEW = "VIEW";
+    /** Changes something: the sale's lifecycle, freeze, repair, adjust, close-out, reconcile, failpoints. */
+    static final String OPERATE = "OPERATE";
 
     /**
      * No observation per security filter, authentication and authorization: on the admission path
@@ -54,8 +61,8 @@ class SecurityConfig {
     }
 
     @Bean
-    TokenDecoders tokenDecoders(SeckillProperties props) {
-        return new TokenDecoders(props.jwt(), Clock.systemUTC());
+    TokenDecoders tokenDecoders(SeckillProperties props, Clock clock) {
+        return new TokenDecoders(props.jwt(), clock);
     }
 
     @Bean
@@ -70,8 +77,12 @@ class SecurityConfig {
                 .logout(AbstractHttpConfigurer::disable)
                 .requestCache(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .authorizeHttpRequests(a -> a.requestMatchers(ADMIN_PATHS)
-                        .hasRole(ADMIN)
+                .authorizeHttpRequests(a -> a.requestMatchers("/api/v1/admin/failpoints", "/api/v1/admin/failpoints/**")
+                        .hasRole(OPERATE)
+                        .requestMatchers(HttpMethod.GET, ADMIN_PATHS)
+                        .hasRole(VIEW)
+                        .requestMatchers(ADMIN_PATHS)
+                        .hasRole(OPERATE)
                         .requestMatchers("/api/v1/payments/callbacks/**")
                         .permitAll()
                         .requestMatchers("/api/v1/**")
@@ -95,18 +106,29 @@ class SecurityConfig {
 
     private static AuthenticationManager manager(JwtDecoder decoder, boolean admin) {
         JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
-        converter.setJwtGrantedAuthoritiesConverter(jwt -> {
-            List<GrantedAuthority> out = new java.util.ArrayList<>();
-            if (!admin) {
-                out.add(new SimpleGrantedAuthority("ROLE_" + BUYER));
-            } else if (TokenDecoders.scopes(jwt).contains(TokenDecoders.ADMIN_SCOPE)) {
-                out.add(new SimpleGrantedAuthority("ROLE_" + ADMIN));
-            }
-            return out;
-        });
+        converter.setJwtGrantedAuthoritiesConverter(jwt -> admin ? operatorRoles(jwt) : BUYER_ROLES);
         JwtAuthenticationProvider provider = new JwtAuthenticationProvider(decoder);
         provider.setJwtAuthenticationConverter(converter);
         return new ProviderManager(provider);
+    }
+
+    private static final List<GrantedAuthority> BUYER_ROLES = List.of(new SimpleGrantedAuthority("ROLE_" + BUYER));
+
+    /**
+     * An operator token's roles, from its scopes: {@code seckill:view} reads, {@code seckill:operate} reads and
+     * changes; {@code seckill:admin} is both (the credential the CLI mints by default, kept for the tools that
+     * hold one). A token with none of them is refused on every operator path.
+     */
+    static List<GrantedAuthority> operatorRoles(Jwt jwt) {
+        Collection<String> scopes = TokenDecoders.scopes(jwt);
+        List<GrantedAuthority> out = new ArrayList<>(2);
+        if (scopes.contains(TokenDecoders.OPERATE_SCOPE) || scopes.contains(TokenDecoders.ADMIN_SCOPE)) {
+            out.add(new SimpleGrantedAuthority("ROLE_" + OPERATE));
+            out.add(new SimpleGrantedAuthority("ROLE_" + VIEW));
+        } else if (scopes.contains(TokenDecoders.VIEW_SCOPE)) {
+            out.add(new SimpleGrantedAuthority("ROLE_" + VIEW));
+        }
+        return out;
     }
 
     private static AuthenticationEntryPoint unauthorized() {
@@ -119,7 +141,10 @@ class SecurityConfig {
                 response,
                 HttpStatus.FORBIDDEN,
                 "FORBIDDEN",
-                request.getRequestURI().startsWith("/api/v1/admin/") ? "admin scope required" : "not allowed");
+                request.getRequestURI().startsWith("/api/v1/admin/")
+                        ? "this operation needs a token with scope " + TokenDecoders.OPERATE_SCOPE + " (reads: "
+                                + TokenDecoders.VIEW_SCOPE + ")"
+                        : "not allowed");
     }
 
     private static String detail(AuthenticationException e) {

@@ -1,5 +1,6 @@
 package io.seckill.api;
 
+import com.nimbusds.jose.proc.BadJOSEException;
 import io.seckill.config.SeckillProperties;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -8,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import javax.crypto.spec.SecretKeySpec;
 import org.springframework.http.client.SimpleClientHttpRequestFactory;
@@ -16,7 +18,9 @@ import org.springframework.security.oauth2.core.OAuth2Error;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jose.jws.SignatureAlgorithm;
 import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtAudienceValidator;
 import org.springframework.security.oauth2.jwt.JwtClaimNames;
 import org.springframework.security.oauth2.jwt.JwtClaimValidator;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
@@ -32,20 +36,42 @@ import org.springframework.web.client.RestTemplate;
  * {@code exp}, {@code nbf} and {@code iat} with the configured leeway; a buyer's {@code sub} must be
  * a positive integer (the user id).
  */
-public final class TokenDecoders {
+public final class TokenDecoders implements AutoCloseable {
 
+    /** The token types an identity provider's access tokens carry (RFC 9068, and the common plain one). */
+    static final List<String> ACCESS_TOKEN_TYPES = List.of("at+jwt", "application/at+jwt", "jwt");
+
+    /** Every operator operation: {@link #VIEW_SCOPE} and {@link #OPERATE_SCOPE} together. */
     public static final String ADMIN_SCOPE = "seckill:admin";
+    /** The operator's reads: the dashboard, inspect, invariants, the inventory view. */
+    public static final String VIEW_SCOPE = "seckill:view";
+    /** The operator's changes, reads included. */
+    public static final String OPERATE_SCOPE = "seckill:operate";
 
     private final JwtDecoder buyers;
     private final JwtDecoder admins;
+    private final KeySetCache keySet;
 
     public TokenDecoders(SeckillProperties.Jwt cfg, Clock clock) {
         if (cfg.identityProvider()) {
-            this.buyers = jwks(cfg, buyerRules(cfg, clock));
-            this.admins = jwks(cfg, adminRules(cfg, clock));
+            SimpleClientHttpRequestFactory http = new SimpleClientHttpRequestFactory();
+            http.setConnectTimeout(Duration.ofSeconds(2));
+            http.setReadTimeout(Duration.ofSeconds(3));
+            this.keySet = new KeySetCache(cfg.jwksUri(), new RestTemplate(http), clock);
+            this.buyers = jwks(keySet, buyerRules(cfg, clock));
+            this.admins = jwks(keySet, adminRules(cfg, clock));
         } else {
+            this.keySet = null;
             this.buyers = secret(cfg.userSecret(), buyerRules(cfg, clock));
             this.admins = secret(cfg.adminSecret(), adminRules(cfg, clock));
+        }
+    }
+
+    /** Stops refreshing the identity provider's key set. */
+    @Override
+    public void close() {
+        if (keySet != null) {
+            keySet.close();
         }
     }
 
@@ -83,15 +109,25 @@ public final class TokenDecoders {
                 rules);
     }
 
-    /** The provider's key set, fetched with bounded waits: a slow identity provider must not hold request threads. */
-    private static NimbusJwtDecoder jwks(SeckillProperties.Jwt cfg, OAuth2TokenValidator<Jwt> rules) {
-        SimpleClientHttpRequestFactory http = new SimpleClientHttpRequestFactory();
-        http.setConnectTimeout(Duration.ofSeconds(2));
-        http.setReadTimeout(Duration.ofSeconds(3));
+    /**
+     * The provider's key set, in hand ({@link KeySetCache}: fetched ahead on a thread of its own, never on a
+     * request's); the token's {@code typ} must be an access token's.
+     */
+    private static NimbusJwtDecoder jwks(KeySetCache keys, OAuth2TokenValidator<Jwt> rules) {
         return withRules(
-                NimbusJwtDecoder.withJwkSetUri(cfg.jwksUri())
-                        .restOperations(new RestTemplate(http))
-                        .validateType(false)
+                NimbusJwtDecoder.withJwkSource(keys)
+                        .jwsAlgorithms(a -> {
+                            a.add(SignatureAlgorithm.RS256);
+                            a.add(SignatureAlgorithm.ES256);
+                            a.add(SignatureAlgorithm.PS256);
+                        })
+                        .jwtProcessorCustomizer(p -> p.setJWSTypeVerifier((type, context) -> {
+                            if (type == null
+                                    || !ACCESS_TOKEN_TYPES.contains(
+                                            type.getType().toLowerCase(Locale.ROOT))) {
+                                throw new BadJOSEException("token type (typ) " + type + " is not an access token's");
+                            }
+                        }))
                         .build(),
                 rules);
     }
@@ -145,6 +181,9 @@ public final class TokenDecoders {
         });
         if (cfg.issuer() != null && !cfg.issuer().isBlank()) {
             rules.add(new JwtIssuerValidator(cfg.issuer()));
+        }
+        if (cfg.audience() != null && !cfg.audience().isBlank()) {
+            rules.add(new JwtAudienceValidator(cfg.audience()));
         }
         return rules;
     }

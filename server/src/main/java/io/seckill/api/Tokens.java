@@ -19,9 +19,14 @@ public final class Tokens {
         return sign(secret, new JWTClaimsSet.Builder().subject(Long.toString(userId)), ttl);
     }
 
+    /** An operator's token with every operator scope ({@code seckill:admin}). */
     public static String admin(String secret, String operator, Duration ttl) {
-        return sign(
-                secret, new JWTClaimsSet.Builder().subject(operator).claim("scope", TokenDecoders.ADMIN_SCOPE), ttl);
+        return operator(secret, operator, TokenDecoders.ADMIN_SCOPE, ttl);
+    }
+
+    /** An operator's token with {@code scope}: {@code seckill:view} for a dashboard, {@code seckill:operate}, ... */
+    public static String operator(String secret, String operator, String scope, Duration ttl) {
+        return sign(secret, new JWTClaimsSet.Builder().subject(operator).claim("scope", scope), ttl);
     }
 
     private static String sign(String secret, JWTClaimsSet.Builder claims, Duration ttl) {

@@ -1,18 +1,28 @@
 package io.seckill.api;
 
+import io.seckill.hold.HoldRepository;
 import java.util.List;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
-/** Handlers take the verified caller as a parameter ({@link Caller.Buyer}, {@link Caller.Operator}). */
+/** Handlers take the verified caller as a parameter; operator calls are audited ({@link Caller.Buyer}, {@link Caller.Operator}). */
 @Configuration(proxyBeanMethods = false)
 class WebConfig implements WebMvcConfigurer {
 
     private final BuyerCallLimit buyerCalls;
+    private final HoldRepository audit;
 
-    WebConfig(BuyerCallLimit buyerCalls) {
+    WebConfig(BuyerCallLimit buyerCalls, HoldRepository audit) {
         this.buyerCalls = buyerCalls;
+        this.audit = audit;
+    }
+
+    /** Every operator call that may change something is audited before it runs ({@link OperatorAudit}). */
+    @Override
+    public void addInterceptors(InterceptorRegistry registry) {
+        registry.addInterceptor(new OperatorAudit(audit)).addPathPatterns(SecurityConfig.ADMIN_PATHS);
     }
 
     @Override

@@ -23,8 +23,11 @@ final class AdminCommands {
 
     /** Where the instance is and how to prove we are an operator. */
     static final class Target {
-        @Option(names = "--url", description = "instance base URL (default: $SECKILL_URL or ${DEFAULT-VALUE})")
-        String url = System.getenv().getOrDefault("SECKILL_URL", "http://127.0.0.1:8080");
+        @Option(
+                names = "--url",
+                description = "the instance's operator listener, seckill.admin.port (default: $SECKILL_ADMIN_URL or "
+                        + "${DEFAULT-VALUE})")
+        String url = System.getenv().getOrDefault("SECKILL_ADMIN_URL", "http://127.0.0.1:8083");
 
         @Option(names = "--token", description = "admin bearer token (default: $SECKILL_ADMIN_TOKEN)")
         String token = System.getenv("SECKILL_ADMIN_TOKEN");
@@ -51,7 +54,7 @@ final class AdminCommands {
         int call(String method, String path, Object body, boolean failWhenNotPass) {
             PrintStream out = System.out;
             try {
-                SaleClient client = new SaleClient(url);
+                SaleClient client = new SaleClient(url, url, url);
                 SaleClient.Response r =
                         method.equals("GET") ? client.get(path, token()) : client.post(path, token(), body);
                 out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(r.body()));

@@ -15,15 +15,21 @@ public final class SaleClient {
     private final HttpClient http;
     private final String base;
     private final String reserveBase;
+    private final String adminBase;
 
+    /** A client of one listener for every call (the management port's, say). */
     public SaleClient(String base) {
-        this(base, base);
+        this(base, base, base);
     }
 
-    /** A client whose reserve calls go to {@code reserveBase}: an instance's admission entry. */
-    public SaleClient(String base, String reserveBase) {
+    /**
+     * A client whose reserve calls go to {@code reserveBase} (an instance's admission entry) and whose calls of the
+     * operator's plane ({@code /api/v1/admin/...}, the dashboard page) go to {@code adminBase}, its listener.
+     */
+    public SaleClient(String base, String reserveBase, String adminBase) {
         this.base = base;
         this.reserveBase = reserveBase;
+        this.adminBase = adminBase;
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5))
@@ -43,7 +49,17 @@ public final class SaleClient {
     }
 
     public Response post(String path, String token, Object body) throws IOException, InterruptedException {
-        return post(base, path, token, body);
+        return post(baseFor(path), path, token, body);
+    }
+
+    /** The listener that serves {@code path}: the operator's for the admin API and the dashboard. */
+    private String baseFor(String path) {
+        return path.startsWith("/api/v1/admin") || path.startsWith("/dashboard.html") ? adminBase : base;
+    }
+
+    /** The operator's listener's base URL. */
+    public String adminBase() {
+        return adminBase;
     }
 
     private Response post(String to, String path, String token, Object body) throws IOException, InterruptedException {
@@ -61,7 +77,7 @@ public final class SaleClient {
     }
 
     public Response get(String path, String token) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseFor(path) + path))
                 .timeout(Duration.ofSeconds(30))
                 .GET();
         if (token != null) {

@@ -1,5 +1,6 @@
 package io.seckill.cli;
 
+import io.seckill.api.TokenDecoders;
 import io.seckill.api.Tokens;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -21,7 +22,7 @@ final class TokenCommand implements Callable<Integer> {
         @Option(names = "--user", description = "the buyer's user id (a positive integer)")
         Long user;
 
-        @Option(names = "--admin", description = "the operator's name (an admin token, scope seckill:admin)")
+        @Option(names = "--admin", description = "the operator's name (an operator's token, with --scope)")
         String admin;
     }
 
@@ -33,6 +34,12 @@ final class TokenCommand implements Callable<Integer> {
 
     @Option(names = "--admin-secret", description = "seckill.jwt.admin-secret (default: $SECKILL_JWT_ADMIN_SECRET)")
     String adminSecret = System.getenv("SECKILL_JWT_ADMIN_SECRET");
+
+    @Option(
+            names = "--scope",
+            description = "an operator token's scope: view (the dashboard, inspect, invariants), operate (every "
+                    + "operation) or admin (both; default ${DEFAULT-VALUE})")
+    String scope = "admin";
 
     @Option(names = "--ttl", description = "how long the token is valid (default ${DEFAULT-VALUE})")
     Duration ttl = Duration.ofHours(1);
@@ -53,7 +60,17 @@ final class TokenCommand implements Callable<Integer> {
             }
             return print(userSecret, "--user-secret", () -> Tokens.user(userSecret, who.user, ttl));
         }
-        return print(adminSecret, "--admin-secret", () -> Tokens.admin(adminSecret, who.admin, ttl));
+        String granted = switch (scope) {
+            case "view" -> TokenDecoders.VIEW_SCOPE;
+            case "operate" -> TokenDecoders.OPERATE_SCOPE;
+            case "admin" -> TokenDecoders.ADMIN_SCOPE;
+            default -> null;
+        };
+        if (granted == null) {
+            spec.commandLine().getErr().println("--scope: one of view, operate, admin");
+            return 2;
+        }
+        return print(adminSecret, "--admin-secret", () -> Tokens.operator(adminSecret, who.admin, granted, ttl));
     }
 
     private int print(String secret, String option, java.util.function.Supplier<String> token) {

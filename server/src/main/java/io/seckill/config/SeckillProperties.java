@@ -112,8 +112,10 @@ public record SeckillProperties(
     /**
      * Bearer tokens. Either HS256 secrets - one for buyers' tokens, a separate one for the admin
      * credential - or {@code jwksUri}, the key set of an identity provider that signs both (then an
-     * admin is a token with scope {@code seckill:admin}, a buyer one whose {@code sub} is the user
-     * id); {@code issuer}, when set, must be each token's {@code iss}. {@code exp} is required;
+     * operator is a token with an operator scope, a buyer one whose {@code sub} is the user id). With an
+     * identity provider {@code issuer} and {@code audience} are required - each token's {@code iss} must be
+     * the one and its {@code aud} hold the other, so that a token the provider issued to another client never
+     * passes - and the key set is fetched over https (plain http on loopback only). {@code exp} is required;
      * {@code exp}, {@code nbf} and {@code iat} are judged with {@code leeway} of clock skew.
      */
     public record Jwt(
@@ -121,6 +123,7 @@ public record SeckillProperties(
             String adminSecret,
             String jwksUri,
             String issuer,
+            String audience,
             @DefaultValue("30s") Duration leeway) {
         public Jwt {
             require(
@@ -142,9 +145,18 @@ public record SeckillProperties(
                         "must differ from the user secret");
             } else {
                 require(
-                        jwksUri.startsWith("http://") || jwksUri.startsWith("https://"),
+                        jwksUri.startsWith("https://") || (jwksUri.startsWith("http://") && loopback(jwksUri)),
                         "seckill.jwt.jwks-uri",
-                        "must be an http(s) URL");
+                        "must be an https URL (plain http only on loopback), got '" + jwksUri + "'");
+                require(
+                        issuer != null && !issuer.isBlank(),
+                        "seckill.jwt.issuer",
+                        "is required with an identity provider: each token's iss must be it");
+                require(
+                        audience != null && !audience.isBlank(),
+                        "seckill.jwt.audience",
+                        "is required with an identity provider: each token's aud must hold it, so that a token "
+                                + "issued to another client is refused");
                 require(
                         userSecret == null && adminSecret == null,
                         "seckill.jwt.jwks-uri",
@@ -159,7 +171,17 @@ public record SeckillProperties(
 
         /** For the tools that mint tokens with shared secrets. */
         public static Jwt secrets(String userSecret, String adminSecret) {
-            return new Jwt(userSecret, adminSecret, null, null, Duration.ofSeconds(30));
+            return new Jwt(userSecret, adminSecret, null, null, null, Duration.ofSeconds(30));
+        }
+
+        /** Whether the URL's host is this machine's loopback (127.0.0.0/8, localhost, ::1). */
+        static boolean loopback(String url) {
+            try {
+                String host = java.net.URI.create(url).getHost();
+                return host != null && (host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]"));
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
         }
     }
 
