@@ -1,34 +1,70 @@
 package io.seckill.activity;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.ratelimit.PerSecondLimit;
 import io.seckill.redis.SkuSlot;
 import io.seckill.state.SaleStatus;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
  * The immutable shape of each sale (SKUs, buckets, price, deadlines), cached per instance so the
  * hot path does not query PostgreSQL. Open/closed is not trusted from the cache: admission judges it
  * inside the Lua, {@link #live()} carries the status read within the last second, and a decision
- * that depends on the status reads it fresh with {@link #load(long)}. Unknown activity ids are
- * remembered briefly so a flood of them cannot reach the database.
+ * that depends on the status reads it fresh with {@link #load(long)}.
+ *
+ * <p>An id a buyer names costs PostgreSQL nothing unless it is a sale: the ids of every sale are re-read at most
+ * once a second for all callers together ({@link #catalogue}), and an id not among them is looked up only within
+ * a shared budget of {@code seckill.api.unknown-sale-lookups-per-second} (a sale created on another instance in
+ * the last second is found that way). Unknown ids are remembered for a second in a bounded map. A flood of made-up
+ * ids therefore leaves the heap and the query count flat ({@code sale_lookups_total{result}} counts them).
  */
 @Component
 public class SaleRegistry {
 
     private static final long NEGATIVE_TTL_NANOS = 1_000_000_000L;
+    /** Unknown ids remembered at most; past it the memory starts again (each costs at most a budgeted lookup). */
+    static final int MAX_UNKNOWN = 10_000;
 
     private final ActivityRepository activities;
     private final InventoryRepository inventory;
     private final ConcurrentHashMap<Long, Activity> known = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Long> unknownUntil = new ConcurrentHashMap<>();
+    private final PerSecondLimit unknownLookups;
+    private final Counter overBudget;
+    private final Counter loads;
+    private final ReentrantLock catalogueRefresh = new ReentrantLock();
+    private volatile Set<Long> catalogue;
+    private volatile long catalogueUntil;
 
-    SaleRegistry(ActivityRepository activities, InventoryRepository inventory) {
+    SaleRegistry(
+            ActivityRepository activities,
+            InventoryRepository inventory,
+            @Value("${seckill.api.unknown-sale-lookups-per-second:20}") int unknownLookupsPerSecond,
+            MeterRegistry meters) {
         this.activities = activities;
         this.inventory = inventory;
+        this.unknownLookups =
+                new PerSecondLimit("seckill.api.unknown-sale-lookups-per-second", unknownLookupsPerSecond);
+        this.overBudget = lookups(meters, "over_budget");
+        this.loads = lookups(meters, "loaded");
+    }
+
+    private static Counter lookups(MeterRegistry meters, String result) {
+        return Counter.builder("sale.lookups")
+                .description("sales looked up by id past the cache: loaded from PostgreSQL, or refused without a query "
+                        + "(over_budget: an id the catalogue does not hold, past the shared budget of such lookups)")
+                .tag("result", result)
+                .register(meters);
     }
 
     public Optional<Activity> find(long activityId) {
@@ -40,14 +76,56 @@ public class SaleRegistry {
         if (until != null && System.nanoTime() < until) {
             return Optional.empty();
         }
+        if (!catalogue().contains(activityId)) {
+            // not a sale a second ago: looked up (a sale just created elsewhere) only within the shared budget
+            if (!unknownLookups.tryAcquire()) {
+                overBudget.increment();
+                remember(activityId);
+                return Optional.empty();
+            }
+        }
+        loads.increment();
         Optional<Activity> loaded = load(activityId);
         loaded.ifPresentOrElse(
                 a -> {
                     known.put(activityId, a);
                     unknownUntil.remove(activityId);
                 },
-                () -> unknownUntil.put(activityId, System.nanoTime() + NEGATIVE_TTL_NANOS));
+                () -> remember(activityId));
         return loaded;
+    }
+
+    private void remember(long unknownId) {
+        if (unknownUntil.size() >= MAX_UNKNOWN) {
+            unknownUntil.clear();
+        }
+        unknownUntil.put(unknownId, System.nanoTime() + NEGATIVE_TTL_NANOS);
+    }
+
+    /**
+     * The ids of every sale, re-read at most once a second by one caller while the others use the set in hand (the
+     * very first callers wait for it).
+     */
+    private Set<Long> catalogue() {
+        Set<Long> ids = catalogue;
+        if (ids != null && System.nanoTime() - catalogueUntil < 0) {
+            return ids;
+        }
+        if (ids != null && !catalogueRefresh.tryLock()) {
+            return ids;
+        }
+        if (ids == null) {
+            catalogueRefresh.lock();
+        }
+        try {
+            if (catalogue == null || System.nanoTime() - catalogueUntil >= 0) {
+                catalogue = Set.copyOf(activities.ids());
+                catalogueUntil = System.nanoTime() + NEGATIVE_TTL_NANOS;
+            }
+            return catalogue;
+        } finally {
+            catalogueRefresh.unlock();
+        }
     }
 
     /** Fresh from PostgreSQL, status included. */
@@ -89,8 +167,20 @@ public class SaleRegistry {
         return live().stream().flatMap(a -> a.slots().stream()).toList();
     }
 
+    /** How many unknown ids are remembered now (at most {@link #MAX_UNKNOWN}). */
+    int unknownRemembered() {
+        return unknownUntil.size();
+    }
+
+    /** The sale's shape is to be read again; a sale just created here is in the catalogue from now on. */
     void forget(long activityId) {
         known.remove(activityId);
         unknownUntil.remove(activityId);
+        Set<Long> ids = catalogue;
+        if (ids != null && !ids.contains(activityId)) {
+            Set<Long> with = new HashSet<>(ids);
+            with.add(activityId);
+            catalogue = Set.copyOf(with);
+        }
     }
 }
