@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 class SeckillPropertiesTest {
 
@@ -165,6 +167,26 @@ class SeckillPropertiesTest {
         assertThat(bind(Map.of()).landingMarkerTtl())
                 .as("the default request map TTL (24 h) is longer already")
                 .isEqualTo(Duration.ofHours(24));
+    }
+
+    @Test
+    @DisplayName("a worker without the api role starts without JWT secrets (the manifests give it none); an instance "
+            + "with the api role and none is refused naming seckill.jwt")
+    void onlyTheApiRoleNeedsTokenSecrets() {
+        Map<String, String> worker =
+                Map.of("seckill.ids.keys.1", "k".repeat(32), "seckill.roles", "order-consumer,outbox-relay");
+        assertThat(new Binder(new MapConfigurationPropertySource(worker))
+                        .bind("seckill", SeckillProperties.class)
+                        .get()
+                        .jwt())
+                .isNull();
+        Throwable refused = catchThrowable(() -> new Binder(new MapConfigurationPropertySource(
+                        Map.of("seckill.ids.keys.1", "k".repeat(32), "seckill.roles", "api,order-consumer")))
+                .bind("seckill", SeckillProperties.class));
+        while (refused.getCause() != null) {
+            refused = refused.getCause();
+        }
+        assertThat(refused.getMessage()).startsWith("seckill.jwt");
     }
 
     private static SeckillProperties bind(Map<String, String> given) {

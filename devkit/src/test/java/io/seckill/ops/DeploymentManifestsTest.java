@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,8 +39,8 @@ class DeploymentManifestsTest {
     private static final Path K8S = repo().resolve("deploy/k8s");
 
     @Test
-    @DisplayName(
-            "deploy/k8s parses: each document has a kind and a name; a ConfigMap, a Secret reference, API and worker Deployments")
+    @DisplayName("deploy/k8s parses: each document has a kind and a name; a ConfigMap, API and worker Deployments, "
+            + "NetworkPolicies; no Secret is applied with them (the secret template is not a .yaml file)")
     void manifestsParse() throws IOException {
         List<Map<String, Object>> docs = documents();
         assertThat(docs).allSatisfy(d -> {
@@ -50,9 +51,76 @@ class DeploymentManifestsTest {
                 .extracting(d -> d.get("kind") + "/" + map(d, "metadata").get("name"))
                 .contains(
                         "ConfigMap/seckill-config",
-                        "Secret/seckill-secrets",
                         "Deployment/seckill-api",
-                        "Deployment/seckill-workers");
+                        "Deployment/seckill-workers",
+                        "NetworkPolicy/seckill-default-deny");
+        assertThat(docs).extracting(d -> d.get("kind")).doesNotContain("Secret");
+        assertThat(secretTemplate()).containsEntry("kind", "Secret");
+        assertThat(map(secretTemplate(), "stringData").values())
+                .as("placeholders only, none long enough to pass for a secret")
+                .allSatisfy(v -> assertThat(v.toString()).startsWith("<"));
+    }
+
+    @Test
+    @DisplayName("every pod runs as a non-root user on a read-only root filesystem, without privilege escalation, "
+            + "capabilities or a service-account token, with RuntimeDefault seccomp; the workers read no JWT secret")
+    void podsAreLockedDown() throws IOException {
+        for (Map<String, Object> d : documents()) {
+            if (!"Deployment".equals(d.get("kind"))) {
+                continue;
+            }
+            Map<String, Object> pod = map(map(map(d, "spec"), "template"), "spec");
+            assertThat(pod).containsEntry("automountServiceAccountToken", false);
+            Map<String, Object> podSecurity = map(pod, "securityContext");
+            assertThat(podSecurity).containsEntry("runAsNonRoot", true);
+            assertThat(map(podSecurity, "seccompProfile")).containsEntry("type", "RuntimeDefault");
+            for (Map<String, Object> c : maps(pod, "containers")) {
+                Map<String, Object> security = map(c, "securityContext");
+                assertThat(security)
+                        .containsEntry("allowPrivilegeEscalation", false)
+                        .containsEntry("readOnlyRootFilesystem", true);
+                assertThat(map(security, "capabilities")).containsEntry("drop", List.of("ALL"));
+                assertThat(maps(c, "volumeMounts"))
+                        .as("a writable /tmp")
+                        .anySatisfy(m -> assertThat(m).containsEntry("mountPath", "/tmp"));
+                if (!args(c).contains("--seckill.roles=api")) {
+                    assertThat(maps(c, "env"))
+                            .extracting(e -> String.valueOf(e.get("name")))
+                            .as("a worker holds no token secret")
+                            .noneMatch(n -> n.startsWith("SECKILL_JWT"));
+                }
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("NetworkPolicies: every pod of the engine refuses ingress by default; buyers reach only the API pods' "
+            + "buyers' port and admission entry; the management port only from the monitoring namespace; the "
+            + "operator's listener only from the operators' namespaces")
+    void networkPolicies() throws IOException {
+        Map<String, Map<String, Object>> policies = new LinkedHashMap<>();
+        for (Map<String, Object> d : documents()) {
+            if ("NetworkPolicy".equals(d.get("kind"))) {
+                policies.put((String) map(d, "metadata").get("name"), map(d, "spec"));
+            }
+        }
+        Map<String, Object> deny = policies.get("seckill-default-deny");
+        assertThat(map(map(deny, "podSelector"), "matchLabels")).containsEntry("app.kubernetes.io/part-of", "seckill");
+        assertThat(deny).doesNotContainKey("ingress");
+        Map<Integer, List<Object>> openedBy = new TreeMap<>();
+        for (Map<String, Object> spec : policies.values()) {
+            for (Map<String, Object> rule : maps(spec, "ingress")) {
+                for (Map<String, Object> port : maps(rule, "ports")) {
+                    openedBy.computeIfAbsent((Integer) port.get("port"), k -> new ArrayList<>())
+                            .add(rule.get("from"));
+                }
+            }
+        }
+        assertThat(openedBy).containsOnlyKeys(8080, 8081, 8082, 8083);
+        assertThat(openedBy.get(8080)).containsOnlyNulls();
+        assertThat(openedBy.get(8082)).containsOnlyNulls();
+        assertThat(openedBy.get(8081).toString()).contains("kubernetes.io/metadata.name=monitoring");
+        assertThat(openedBy.get(8083).toString()).contains("seckill.io/operators=true");
     }
 
     @Test
@@ -93,7 +161,7 @@ class DeploymentManifestsTest {
         Map<String, Object> config =
                 new Yaml().load((String) map(one("ConfigMap"), "data").get("application.yml"));
         Object managementPort = map(map(config, "management"), "server").get("port");
-        Set<String> stringData = map(one("Secret"), "stringData").keySet();
+        Set<String> stringData = map(secretTemplate(), "stringData").keySet();
         Set<String> roles = new TreeSet<>();
         for (Map<String, Object> c : containers()) {
             Map<String, Object> ports = new LinkedHashMap<>();
@@ -223,6 +291,12 @@ class DeploymentManifestsTest {
         }
         assertThat(out).hasSize(2);
         return out;
+    }
+
+    /** The Secret's template: the keys the deployments read, with placeholders. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> secretTemplate() throws IOException {
+        return (Map<String, Object>) new Yaml().load(Files.readString(K8S.resolve("secret.yaml.template")));
     }
 
     private static Map<String, Object> one(String kind) throws IOException {

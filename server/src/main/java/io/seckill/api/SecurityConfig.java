@@ -62,7 +62,7 @@ class SecurityConfig {
 
     @Bean
     TokenDecoders tokenDecoders(SeckillProperties props, Clock clock) {
-        return new TokenDecoders(props.jwt(), clock);
+        return props.jwt() == null ? TokenDecoders.refusingAll() : new TokenDecoders(props.jwt(), clock);
     }
 
     @Bean

@@ -19,6 +19,7 @@ import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
 import org.springframework.security.oauth2.jose.jws.SignatureAlgorithm;
+import org.springframework.security.oauth2.jwt.BadJwtException;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtAudienceValidator;
 import org.springframework.security.oauth2.jwt.JwtClaimNames;
@@ -65,6 +66,22 @@ public final class TokenDecoders implements AutoCloseable {
             this.buyers = secret(cfg.userSecret(), buyerRules(cfg, clock));
             this.admins = secret(cfg.adminSecret(), adminRules(cfg, clock));
         }
+    }
+
+    private TokenDecoders(JwtDecoder refuse) {
+        this.buyers = refuse;
+        this.admins = refuse;
+        this.keySet = null;
+    }
+
+    /**
+     * The decoders of an instance without the api role, which holds no JWT secret: every token is refused (its
+     * buyers' and operators' paths answer 401), nothing is verified against a secret it does not have.
+     */
+    public static TokenDecoders refusingAll() {
+        return new TokenDecoders(token -> {
+            throw new BadJwtException("this instance serves neither the buyers' nor the operators' API (no api role)");
+        });
     }
 
     /** Stops refreshing the identity provider's key set. */

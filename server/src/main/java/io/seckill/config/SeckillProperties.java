@@ -61,7 +61,11 @@ public record SeckillProperties(
             require(KNOWN_ROLES.contains(role), "seckill.roles", "unknown role '" + role + "', known: " + KNOWN_ROLES);
         }
         require(ids != null, "seckill.ids.keys", "at least one id key is required");
-        require(jwt != null, "seckill.jwt", "user-secret and admin-secret (or jwks-uri) are required");
+        // only an instance that serves the buyers' and operators' APIs checks tokens: workers are given no JWT secret
+        require(
+                jwt != null || !roles.contains("api"),
+                "seckill.jwt",
+                "user-secret and admin-secret (or jwks-uri) are required for the api role");
         require(redisUri != null && redisUri.startsWith("redis"), "seckill.redis-uri", "must be a redis:// URI");
         redisCluster = redisCluster == null ? List.of() : List.copyOf(redisCluster);
         for (String seed : redisCluster) {
