@@ -5,6 +5,7 @@ import io.seckill.SeckillApplication;
 import io.seckill.activity.ActivityService;
 import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
+import io.seckill.cli.Secrets;
 import io.seckill.config.SeckillProperties;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.entry.AdmissionEntry;
@@ -125,10 +126,10 @@ public final class BenchCommand implements Callable<Integer> {
     String url;
 
     @Option(
-            names = "--user-secret",
-            description = "with --url: the instance's seckill.jwt.user-secret, to mint buyers' "
+            names = "--user-secret-file",
+            description = "with --url: a file holding the instance's seckill.jwt.user-secret, to mint buyers' "
                     + "tokens (default: $SECKILL_JWT_USER_SECRET)")
-    String targetUserSecret = System.getenv("SECKILL_JWT_USER_SECRET");
+    Path targetUserSecretFile;
 
     @Option(names = "--activity", description = "with --url: an open sale's activity id")
     long targetActivity;
@@ -271,9 +272,12 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** {@code --url}: wrk against a running instance's reservation endpoint, with buyers' tokens minted from its secret. */
     private int remote(PrintStream out) throws Exception {
+        String targetUserSecret = Secrets.fromFileOr(
+                targetUserSecretFile, System.getenv("SECKILL_JWT_USER_SECRET"), "--user-secret-file");
         if (targetUserSecret == null || targetUserSecret.length() < 32 || targetActivity <= 0) {
             System.err.println(
-                    "--url needs --user-secret (the instance's, at least 32 characters) and --activity (an open sale)");
+                    "--url needs --user-secret-file or $SECKILL_JWT_USER_SECRET (the instance's, at least 32 characters) and "
+                            + "--activity (an open sale)");
             return 2;
         }
         Optional<Path> wrk = ExternalLoad.tool("wrk");

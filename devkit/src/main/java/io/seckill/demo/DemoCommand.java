@@ -181,7 +181,8 @@ public final class DemoCommand implements Callable<Integer> {
                     out.println(
                             "admin token: " + io.seckill.api.Tokens.admin(adminSecret, "demo", Duration.ofHours(12)));
                     out.println("user 1 token: " + io.seckill.api.Tokens.user(userSecret, 1, Duration.ofHours(12)));
-                    out.println("a token for any buyer: ./seckill token --user <id> --user-secret " + userSecret);
+                    out.println("a token for any buyer: SECKILL_JWT_USER_SECRET=" + userSecret
+                            + " ./seckill token --user <id>");
                     out.println("operator's listener (admin API, dashboard): " + adminUrl);
                     out.printf(
                             "live dashboard (a view-only token): %s/dashboard.html#token=%s%n",

@@ -1,6 +1,7 @@
 package io.seckill.engines;
 
 import io.seckill.cli.SaleClient;
+import io.seckill.cli.Secrets;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -8,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -126,10 +128,19 @@ public final class AppProcess implements AutoCloseable {
         cmd.add("--management.server.port=" + managementPort);
         cmd.add("--seckill.admission.entry-port=" + entryPort);
         cmd.add("--seckill.admin.port=" + adminPort);
-        properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
+        Map<String, String> secrets = new HashMap<>();
+        properties.forEach((k, v) -> {
+            // secrets go in the environment, as a deployment gives them: serve refuses them as arguments
+            if (Secrets.isSecret(k)) {
+                secrets.put(Secrets.environmentVariable(k), v);
+            } else {
+                cmd.add("--" + k + "=" + v);
+            }
+        });
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().putAll(secrets);
         process = pb.start();
         starts++;
         SaleClient probe = new SaleClient(managementUrl());

@@ -1,5 +1,7 @@
 package io.seckill.paysim;
 
+import io.seckill.cli.Secrets;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -16,9 +18,10 @@ public final class PaySimCommand implements Callable<Integer> {
     int port = 8091;
 
     @Option(
-            names = "--secret",
-            description = "callback HMAC secret, >= 32 characters (default: $SECKILL_PAYMENT_CALLBACK_SECRET)")
-    String secret = System.getenv("SECKILL_PAYMENT_CALLBACK_SECRET");
+            names = "--secret-file",
+            description =
+                    "a file holding the callback HMAC secret, >= 32 characters (default: $SECKILL_PAYMENT_CALLBACK_SECRET)")
+    Path secretFile;
 
     @Option(names = "--duplicate-callbacks", description = "callbacks sent per payment (default ${DEFAULT-VALUE})")
     int duplicateCallbacks = 1;
@@ -45,8 +48,17 @@ public final class PaySimCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        String secret;
+        try {
+            secret = Secrets.fromFileOr(secretFile, System.getenv("SECKILL_PAYMENT_CALLBACK_SECRET"), "--secret-file");
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        }
         if (secret == null || secret.length() < 32) {
-            System.err.println("--secret: the callback secret is required and must be at least 32 characters");
+            System.err.println(
+                    "--secret-file: the callback secret is required (or $SECKILL_PAYMENT_CALLBACK_SECRET) and must be at "
+                            + "least 32 characters");
             return 2;
         }
         PaySim sim = PaySim.start(port, secret);

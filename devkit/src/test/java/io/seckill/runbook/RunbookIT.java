@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.seckill.cli.SaleClient;
 import io.seckill.payment.PaymentTestBase;
 import io.seckill.redis.SkuSlot;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class RunbookIT extends PaymentTestBase {
 
@@ -159,15 +162,16 @@ class RunbookIT extends PaymentTestBase {
 
     @Test
     @DisplayName("the CLI: invariants exits 0 on a healthy sale and 1 on a violation; inspect and reconcile answer")
-    void commandLine() throws Exception {
+    void commandLine(@TempDir Path dir) throws Exception {
+        Path adminSecret = Files.writeString(dir.resolve("admin-secret"), ADMIN_SECRET);
         long activityId = openSale(3);
         UUID order = placeOrder(activityId, 1, 77);
         awaitSettled(activityId, 1);
         String[] target = {
             "--url",
             "http://127.0.0.1:" + operatorPlane.port(),
-            "--admin-secret",
-            ADMIN_SECRET,
+            "--admin-secret-file",
+            adminSecret.toString(),
             "--operator",
             "cli-test"
         };

@@ -3,6 +3,7 @@ package io.seckill.cli;
 import io.seckill.api.Tokens;
 import io.seckill.mq.Json;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,9 +34,9 @@ final class AdminCommands {
         String token = System.getenv("SECKILL_ADMIN_TOKEN");
 
         @Option(
-                names = "--admin-secret",
-                description = "mint a token with this admin secret (default: $SECKILL_JWT_ADMIN_SECRET)")
-        String adminSecret = System.getenv("SECKILL_JWT_ADMIN_SECRET");
+                names = "--admin-secret-file",
+                description = "mint a token with the admin secret this file holds (default: $SECKILL_JWT_ADMIN_SECRET)")
+        Path adminSecretFile;
 
         @Option(names = "--operator", description = "your name in the audit log (default: $USER)")
         String operator = System.getenv().getOrDefault("USER", "operator");
@@ -44,11 +45,13 @@ final class AdminCommands {
             if (token != null && !token.isBlank()) {
                 return token;
             }
+            String adminSecret = Secrets.fromFileOr(
+                    adminSecretFile, System.getenv("SECKILL_JWT_ADMIN_SECRET"), "--admin-secret-file");
             if (adminSecret != null && adminSecret.length() >= 32) {
                 return Tokens.admin(adminSecret, operator, Duration.ofMinutes(10));
             }
             throw new IllegalArgumentException(
-                    "--token or --admin-secret (or $SECKILL_ADMIN_TOKEN / $SECKILL_JWT_ADMIN_SECRET)" + " is required");
+                    "--token or --admin-secret-file (or $SECKILL_ADMIN_TOKEN / $SECKILL_JWT_ADMIN_SECRET) is required");
         }
 
         int call(String method, String path, Object body, boolean failWhenNotPass) {

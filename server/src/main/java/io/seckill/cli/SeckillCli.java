@@ -80,6 +80,12 @@ public final class SeckillCli implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            try {
+                Secrets.refuseOnCommandLine(springArgs);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
             SpringApplication app = new SpringApplication(SeckillApplication.class);
             app.setDefaultProperties(DEFAULTS);
             app.run(springArgs);

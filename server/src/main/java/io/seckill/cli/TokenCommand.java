@@ -2,6 +2,7 @@ package io.seckill.cli;
 
 import io.seckill.api.TokenDecoders;
 import io.seckill.api.Tokens;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -29,11 +30,15 @@ final class TokenCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Who who;
 
-    @Option(names = "--user-secret", description = "seckill.jwt.user-secret (default: $SECKILL_JWT_USER_SECRET)")
-    String userSecret = System.getenv("SECKILL_JWT_USER_SECRET");
+    @Option(
+            names = "--user-secret-file",
+            description = "a file holding seckill.jwt.user-secret (default: $SECKILL_JWT_USER_SECRET)")
+    Path userSecretFile;
 
-    @Option(names = "--admin-secret", description = "seckill.jwt.admin-secret (default: $SECKILL_JWT_ADMIN_SECRET)")
-    String adminSecret = System.getenv("SECKILL_JWT_ADMIN_SECRET");
+    @Option(
+            names = "--admin-secret-file",
+            description = "a file holding seckill.jwt.admin-secret (default: $SECKILL_JWT_ADMIN_SECRET)")
+    Path adminSecretFile;
 
     @Option(
             names = "--scope",
@@ -53,12 +58,23 @@ final class TokenCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("--ttl: must be between 1s and 30 days");
             return 2;
         }
+        String userSecret;
+        String adminSecret;
+        try {
+            userSecret =
+                    Secrets.fromFileOr(userSecretFile, System.getenv("SECKILL_JWT_USER_SECRET"), "--user-secret-file");
+            adminSecret = Secrets.fromFileOr(
+                    adminSecretFile, System.getenv("SECKILL_JWT_ADMIN_SECRET"), "--admin-secret-file");
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println(e.getMessage());
+            return 2;
+        }
         if (who.user != null) {
             if (who.user < 1) {
                 spec.commandLine().getErr().println("--user: must be a positive integer");
                 return 2;
             }
-            return print(userSecret, "--user-secret", () -> Tokens.user(userSecret, who.user, ttl));
+            return print(userSecret, "--user-secret-file", () -> Tokens.user(userSecret, who.user, ttl));
         }
         String granted = switch (scope) {
             case "view" -> TokenDecoders.VIEW_SCOPE;
@@ -70,7 +86,7 @@ final class TokenCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("--scope: one of view, operate, admin");
             return 2;
         }
-        return print(adminSecret, "--admin-secret", () -> Tokens.operator(adminSecret, who.admin, granted, ttl));
+        return print(adminSecret, "--admin-secret-file", () -> Tokens.operator(adminSecret, who.admin, granted, ttl));
     }
 
     private int print(String secret, String option, java.util.function.Supplier<String> token) {
