@@ -105,11 +105,14 @@ class SeckillPropertiesTest {
                         .orderWaitTarget())
                 .as("any target once the backlog pause is off")
                 .hasSeconds(30);
-        assertThatThrownBy(() -> new SeckillProperties.EntryLimits(0, Duration.ofSeconds(10), 16))
+        assertThatThrownBy(() ->
+                        new SeckillProperties.EntryLimits(0, 1, Duration.ofSeconds(5), Duration.ofSeconds(10), 16))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-connections");
-        assertThatThrownBy(() -> new SeckillProperties.EntryLimits(10, Duration.ofMillis(10), 16))
+        assertThatThrownBy(() ->
+                        new SeckillProperties.EntryLimits(10, 10, Duration.ofSeconds(5), Duration.ofMillis(10), 16))
                 .hasMessageStartingWith("seckill.admission.entry-limits.request-timeout");
-        assertThatThrownBy(() -> new SeckillProperties.EntryLimits(10, Duration.ofSeconds(10), 0))
+        assertThatThrownBy(() ->
+                        new SeckillProperties.EntryLimits(10, 10, Duration.ofSeconds(5), Duration.ofSeconds(10), 0))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-pipelined");
     }
 

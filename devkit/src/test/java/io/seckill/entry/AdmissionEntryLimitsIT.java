@@ -4,6 +4,7 @@ import static io.seckill.support.RawHttp.UNAUTHENTICATED;
 import static io.seckill.support.RawHttp.askUnauthenticated;
 import static io.seckill.support.RawHttp.closedByServer;
 import static io.seckill.support.RawHttp.connect;
+import static io.seckill.support.RawHttp.connectFrom;
 import static io.seckill.support.RawHttp.reservePath;
 import static io.seckill.support.RawHttp.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,8 +56,9 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
         double before = failures("connection_limit");
         List<Socket> held = new ArrayList<>();
         try {
+            // from four addresses: one address may hold only three
             for (int i = 0; i < 4; i++) {
-                held.add(connect(entry.port(), 5_000));
+                held.add(connectFrom("127.0.0." + (10 + i), entry.port(), 5_000));
             }
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> open() == 4);
             try (Socket fifth = connect(entry.port(), 5_000)) {
@@ -88,8 +90,7 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
             + "beside it is answered")
     void trickledRequestIsClosed() throws Exception {
         double before = failures("request_timeout");
-        try (Socket slow = connect(entry.port(), 5_000);
-                Socket normal = connect(entry.port(), 5_000)) {
+        try (Socket slow = connect(entry.port(), 5_000)) {
             OutputStream out = slow.getOutputStream();
             out.write(("POST " + reservePath(1) + " HTTP/1.1\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
@@ -125,7 +126,58 @@ class AdmissionEntryLimitsIT extends IntegrationTest {
                 trickler.shutdownNow();
             }
             assertThat(failures("request_timeout") - before).isEqualTo(1);
-            assertThat(askUnauthenticated(normal)).isEqualTo(401);
+        }
+        try (Socket normal = connect(entry.port(), 5_000)) {
+            assertThat(askUnauthenticated(normal)).as("a whole request").isEqualTo(401);
+        }
+    }
+
+    @Test
+    @DisplayName("one address holds at most max-connections-per-address connections: its next is closed and counted, "
+            + "while another address still connects and is answered")
+    void addressLimit() throws Exception {
+        double before = failures("address_limit");
+        List<Socket> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                held.add(connectFrom("127.0.0.2", entry.port(), 5_000));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> open() == 3);
+            try (Socket fourth = connectFrom("127.0.0.2", entry.port(), 5_000)) {
+                assertThat(closedByServer(fourth))
+                        .as("the address's fourth connection is closed by the entry")
+                        .isTrue();
+            }
+            assertThat(failures("address_limit") - before).isEqualTo(1);
+            try (Socket other = connectFrom("127.0.0.3", entry.port(), 5_000)) {
+                assertThat(askUnauthenticated(other))
+                        .as("another address connects and is answered")
+                        .isEqualTo(401);
+            }
+        } finally {
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a connection that sends nothing is closed at first-byte-timeout and counted, long before the idle "
+            + "timeout; one that sends its request in time is answered")
+    void silentConnectionIsClosed() throws Exception {
+        double before = failures("first_byte_timeout");
+        long start = System.nanoTime();
+        try (Socket silent = connect(entry.port(), 10_000)) {
+            assertThat(closedByServer(silent))
+                    .as("the silent connection is closed")
+                    .isTrue();
+            assertThat((System.nanoTime() - start) / 1e9)
+                    .as("closed at the 2 s first-byte timeout, not the 60 s idle timeout")
+                    .isBetween(1.5, 6.0);
+        }
+        assertThat(failures("first_byte_timeout") - before).isEqualTo(1);
+        try (Socket prompt = connect(entry.port(), 5_000)) {
+            assertThat(askUnauthenticated(prompt)).isEqualTo(401);
         }
     }
 

@@ -32,6 +32,15 @@ public final class RawHttp {
         return s;
     }
 
+    /** As {@link #connect(int, int)}, from the loopback address {@code local} (127.0.0.2, say): another client. */
+    public static Socket connectFrom(String local, int port, int readTimeoutMs) throws IOException {
+        Socket s = new Socket();
+        s.bind(new java.net.InetSocketAddress(local, 0));
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 5_000);
+        s.setSoTimeout(readTimeoutMs);
+        return s;
+    }
+
     /** Writes {@code text} on the connection at once. */
     public static void send(Socket s, String text) throws IOException {
         s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));

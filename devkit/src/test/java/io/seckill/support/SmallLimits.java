@@ -16,6 +16,8 @@ import org.springframework.test.context.TestPropertySource;
 @TestPropertySource(
         properties = {
             "seckill.admission.entry-limits.max-connections=4",
+            "seckill.admission.entry-limits.max-connections-per-address=3",
+            "seckill.admission.entry-limits.first-byte-timeout=2s",
             "seckill.admission.entry-limits.request-timeout=1s",
             "seckill.admission.entry-limits.max-pipelined=4",
             "seckill.api.max-slow-bodies=4",

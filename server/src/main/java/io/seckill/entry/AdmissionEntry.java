@@ -28,9 +28,11 @@ import io.seckill.metrics.LogThrottle;
 import io.seckill.reservation.ReserveCall;
 import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.RoleLifecycle;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,6 +84,8 @@ public class AdmissionEntry extends RoleLifecycle {
     private final AtomicInteger connections = new AtomicInteger();
     /** The open connections themselves, closed one by one when the entry stops (a closed one leaves by itself). */
     private final ChannelGroup open = new DefaultChannelGroup("admission-entry", GlobalEventExecutor.INSTANCE);
+    /** Open connections per remote address; an address leaves the map with its last connection. */
+    private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
 
     private final LogThrottle overLimit = new LogThrottle(Duration.ofSeconds(10));
 
@@ -104,6 +108,33 @@ public class AdmissionEntry extends RoleLifecycle {
         Gauge.builder("admission.entry.connections", connections, AtomicInteger::get)
                 .description("open connections of the admission entry")
                 .register(meters);
+    }
+
+    /**
+     * Takes a place for the connection, in all and for its remote address: null when it is in, else the limit it is
+     * over ({@code connection_limit}, {@code address_limit}), with no place kept.
+     */
+    private String admit(SocketChannel ch, SeckillProperties.EntryLimits limits) {
+        if (connections.incrementAndGet() > limits.maxConnections()) {
+            connections.decrementAndGet();
+            return "connection_limit";
+        }
+        boolean[] over = {false};
+        perAddress.compute(remote(ch), (a, count) -> {
+            int now = count == null ? 0 : count;
+            over[0] = now >= limits.maxConnectionsPerAddress();
+            return over[0] ? count : now + 1;
+        });
+        if (over[0]) {
+            connections.decrementAndGet();
+            return "address_limit";
+        }
+        return null;
+    }
+
+    private static InetAddress remote(SocketChannel ch) {
+        InetSocketAddress remote = ch.remoteAddress();
+        return remote == null ? InetAddress.getLoopbackAddress() : remote.getAddress();
     }
 
     /** The port it listens on, or -1 when it does not run. */
@@ -145,26 +176,34 @@ public class AdmissionEntry extends RoleLifecycle {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        // past the limit a connection is closed before anything is read: one client opening connections
-                        // by the thousand must not take the descriptors PostgreSQL, Redis and the broker need
-                        if (connections.incrementAndGet() > limits.maxConnections()) {
-                            connections.decrementAndGet();
-                            metrics.channelFailed("connection_limit");
+                        // past a limit a connection is closed before anything is read: one client opening connections
+                        // by the thousand must not take the descriptors PostgreSQL, Redis and the broker need, nor
+                        // every other buyer's place
+                        String refused = admit(ch, limits);
+                        if (refused != null) {
+                            metrics.channelFailed(refused);
                             long suppressed = overLimit.tryAcquire();
                             if (suppressed >= 0) {
                                 log.warn(
-                                        "admission.entry.connection_limit max_connections={} remote={} (and {} more since"
-                                                + " the last line)",
+                                        "admission.entry.{} max_connections={} max_connections_per_address={} remote={} "
+                                                + "(and {} more since the last line)",
+                                        refused,
                                         limits.maxConnections(),
+                                        limits.maxConnectionsPerAddress(),
                                         ch.remoteAddress(),
                                         suppressed);
                             }
                             ch.close();
                             return;
                         }
-                        ch.closeFuture().addListener(f -> connections.decrementAndGet());
+                        InetAddress from = remote(ch);
+                        ch.closeFuture().addListener(f -> {
+                            connections.decrementAndGet();
+                            perAddress.computeIfPresent(from, (a, count) -> count <= 1 ? null : count - 1);
+                        });
                         open.add(ch);
-                        RequestDeadline deadline = new RequestDeadline(limits.requestTimeout(), metrics);
+                        RequestDeadline deadline =
+                                new RequestDeadline(limits.firstByteTimeout(), limits.requestTimeout(), metrics);
                         // a connection with nothing to read or write for a minute is closed (a client that went away,
                         // or one holding connections open)
                         ch.pipeline().addLast(new IdleStateHandler(0, 0, IDLE_SECONDS, TimeUnit.SECONDS));

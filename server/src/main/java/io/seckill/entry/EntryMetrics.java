@@ -19,7 +19,9 @@ final class EntryMetrics {
     EntryMetrics(MeterRegistry meters) {
         this.meters = meters;
         // registered at start: a panel or an alert on them sees zero series, not absent ones
-        for (String type : new String[] {"client_io", "idle", "connection_limit", "request_timeout"}) {
+        for (String type : new String[] {
+            "client_io", "idle", "connection_limit", "address_limit", "first_byte_timeout", "request_timeout"
+        }) {
             meters.counter("admission.entry.channel.failures", "type", type);
         }
         this.readPaused = meters.counter("admission.entry.read.paused");

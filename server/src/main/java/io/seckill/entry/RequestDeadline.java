@@ -19,21 +19,38 @@ import java.util.concurrent.TimeUnit;
  */
 final class RequestDeadline {
 
+    private final long firstByteNanos;
     private final long timeoutNanos;
     private final EntryMetrics metrics;
     /** Armed while part of a request has arrived; event loop only. */
     private ScheduledFuture<?> timer;
+    /** Armed from the connection's opening until its first byte; event loop only. */
+    private ScheduledFuture<?> firstByte;
 
-    RequestDeadline(Duration timeout, EntryMetrics metrics) {
+    RequestDeadline(Duration firstByte, Duration timeout, EntryMetrics metrics) {
+        this.firstByteNanos = firstByte.toNanos();
         this.timeoutNanos = timeout.toNanos();
         this.metrics = metrics;
     }
 
-    /** Before the codec: the first bytes of a request arm the deadline. */
+    /**
+     * Before the codec: a new connection must send its first byte within the first-byte timeout (one held open and
+     * silent is closed, {@code type="first_byte_timeout"}); the first bytes of a request arm the request's deadline.
+     */
     ChannelHandler start() {
         return new ChannelInboundHandlerAdapter() {
             @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                firstByte = ctx.executor().schedule(() -> silent(ctx), firstByteNanos, TimeUnit.NANOSECONDS);
+                ctx.fireChannelActive();
+            }
+
+            @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (firstByte != null) {
+                    firstByte.cancel(false);
+                    firstByte = null;
+                }
                 if (timer == null) {
                     timer = ctx.executor().schedule(() -> expire(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
                 }
@@ -43,9 +60,21 @@ final class RequestDeadline {
             @Override
             public void channelInactive(ChannelHandlerContext ctx) {
                 disarm();
+                if (firstByte != null) {
+                    firstByte.cancel(false);
+                    firstByte = null;
+                }
                 ctx.fireChannelInactive();
             }
         };
+    }
+
+    private void silent(ChannelHandlerContext ctx) {
+        firstByte = null;
+        if (ctx.channel().isActive()) {
+            metrics.channelFailed("first_byte_timeout");
+            ctx.close();
+        }
     }
 
     /** After the aggregator: a whole request met its deadline. */
