@@ -3,12 +3,10 @@ package io.seckill.entry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.seckill.api.TokenDecoders;
 import io.seckill.config.SeckillProperties;
 import io.seckill.support.BoundProperties;
-import io.seckill.support.JsonReplies;
 import io.seckill.trace.Traces;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -31,6 +29,8 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
+import org.springframework.security.oauth2.jwt.BadJwtException;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
 
 /**
  * The entry's own start and stop, on real sockets: a port it cannot take fails start-up naming the property,
@@ -80,29 +80,22 @@ class AdmissionEntryStartTest {
     void aCallInHandIsAnsweredWhenTheEntryStops() throws Exception {
         CountDownLatch asked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        // an identity provider that holds its key set until released: the buyer's token check is the call in hand
-        HttpServer idp = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        idp.createContext("/jwks", x -> {
+        // a token check that holds until released (a slow identity provider, say): the call in hand
+        JwtDecoder held = token -> {
             asked.countDown();
             try {
                 release.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            JsonReplies.reply(x, 200, "{\"keys\":[]}");
-        });
-        idp.start();
-        SeckillProperties props = BoundProperties.bind(Map.of(
-                "seckill.roles",
-                "api",
-                "seckill.admission.entry-port",
-                "0",
-                "seckill.jwt.jwks-uri",
-                "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks"));
+            throw new BadJwtException("no key for this token");
+        };
+        SeckillProperties props =
+                BoundProperties.bind(Map.of("seckill.roles", "api", "seckill.admission.entry-port", "0"));
         AdmissionEntry entry = new AdmissionEntry(
                 props,
                 null,
-                new TokenDecoders(props.jwt(), Clock.systemUTC()),
+                TokenDecoders.of(held, held),
                 new SimpleMeterRegistry(),
                 Traces.none(),
                 65_536,
@@ -147,7 +140,6 @@ class AdmissionEntryStartTest {
             release.countDown();
             entry.stop();
             http.close();
-            idp.stop(0);
         }
     }
 

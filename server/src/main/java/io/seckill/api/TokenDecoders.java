@@ -68,10 +68,15 @@ public final class TokenDecoders implements AutoCloseable {
         }
     }
 
-    private TokenDecoders(JwtDecoder refuse) {
-        this.buyers = refuse;
-        this.admins = refuse;
+    private TokenDecoders(JwtDecoder buyers, JwtDecoder admins) {
+        this.buyers = buyers;
+        this.admins = admins;
         this.keySet = null;
+    }
+
+    /** Decoders made elsewhere (a part built by hand, an embedding application's own). */
+    public static TokenDecoders of(JwtDecoder buyers, JwtDecoder admins) {
+        return new TokenDecoders(buyers, admins);
     }
 
     /**
@@ -79,9 +84,10 @@ public final class TokenDecoders implements AutoCloseable {
      * buyers' and operators' paths answer 401), nothing is verified against a secret it does not have.
      */
     public static TokenDecoders refusingAll() {
-        return new TokenDecoders(token -> {
+        JwtDecoder refuse = token -> {
             throw new BadJwtException("this instance serves neither the buyers' nor the operators' API (no api role)");
-        });
+        };
+        return new TokenDecoders(refuse, refuse);
     }
 
     /** Stops refreshing the identity provider's key set. */
