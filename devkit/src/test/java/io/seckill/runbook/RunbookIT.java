@@ -7,6 +7,7 @@ import io.seckill.payment.PaymentTestBase;
 import io.seckill.redis.SkuSlot;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -150,6 +151,15 @@ class RunbookIT extends PaymentTestBase {
         assertThat(r.body().get("orders").toString()).contains("PAID=1", "CREATED=2");
         assertThat(reserve(9, activityId, 1).code()).isEqualTo("ACTIVITY_NOT_OPEN");
         assertThat(redis.sync().pttl(SkuSlot.single(activityId, 1).stock())).isPositive();
+        // nothing the sale wrote outlives it: reservation hashes (orders paid and unpaid), request maps, user marks
+        List<String> keys = redis.sync().keys(SkuSlot.salePattern(activityId));
+        assertThat(keys).as("the sale's keys").anyMatch(k -> k.contains(":reservation:"));
+        assertThat(keys)
+                .allSatisfy(k -> assertThat(redis.sync().pttl(k))
+                        .as(k + " expires, within the retention")
+                        .isPositive()
+                        .isLessThanOrEqualTo(Duration.ofDays(7).toMillis()));
+        assertThat(((Number) r.body().get("redis_keys_expiring")).longValue()).isPositive();
         assertThat(count(
                         "SELECT count(*) FROM activity WHERE activity_id = ? AND closed_out_at IS NOT NULL",
                         activityId))

@@ -55,6 +55,11 @@ public record SkuSlot(long activityId, long skuId, int bucket, int buckets) {
         return "seckill:" + tag() + ":";
     }
 
+    /** A SCAN pattern matching every key of every slot of sale {@code activityId}: their hash tags start alike. */
+    public static String salePattern(long activityId) {
+        return "seckill:{" + activityId + ":*";
+    }
+
     /** A SCAN/KEYS pattern matching every key of this slot. */
     public String keyPattern() {
         return prefix() + "*";

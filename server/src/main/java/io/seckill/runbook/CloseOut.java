@@ -1,5 +1,8 @@
 package io.seckill.runbook;
 
+import io.lettuce.core.ExpireArgs;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.LedgerRepository;
@@ -78,7 +81,8 @@ public record CloseOut(
         report.put("invariants_pass", checks.stream().allMatch(InvariantChecker.Check::pass));
         report.put("invariants", checks);
         if (pending.isEmpty()) {
-            expireKeys(registry.load(activityId).orElseThrow(), Duration.ofDays(7));
+            report.put(
+                    "redis_keys_expiring", expireKeys(registry.load(activityId).orElseThrow()));
             activities.closedOut(activityId);
             reconciler.forget(activityId);
         }
@@ -115,12 +119,31 @@ public record CloseOut(
         return pending;
     }
 
-    private void expireKeys(Activity a, Duration ttl) {
-        for (SkuSlot slot : a.slots()) {
-            for (String key : List.of(
-                    slot.stock(), slot.counter(), slot.meta(), slot.sendDue(), slot.deadlines(), slot.transfers())) {
-                redis.sync().pexpire(key, ttl.toMillis());
+    /**
+     * Every Redis key the sale wrote - counters, indexes, reservation hashes, request maps, user marks, markers, in
+     * every bucket - expires {@link #RETENTION} after close-out, or once the sale's last order can no longer move
+     * (its business deadline and payment timeout after it ended) when that is later; a key that expires sooner
+     * keeps its own expiry. Nothing a sale wrote outlives it: a season of sales leaves Redis where it began. The
+     * keys are found with one SCAN of the sale's hash-tag prefix (on a cluster, over every master); how many were
+     * given an expiry is returned.
+     */
+    private long expireKeys(Activity a) {
+        long ttlMs = Math.max(
+                RETENTION.toMillis(),
+                Duration.ofSeconds((long) a.businessDeadlineSeconds() + a.paymentTimeoutSeconds())
+                        .toMillis());
+        long expiring = 0;
+        ScanIterator<String> keys = ScanIterator.scan(
+                redis.sync(),
+                ScanArgs.Builder.matches(SkuSlot.salePattern(a.activityId())).limit(1000));
+        while (keys.hasNext()) {
+            if (redis.sync().pexpire(keys.next(), ttlMs, ExpireArgs.Builder.lt())) {
+                expiring++;
             }
         }
+        return expiring;
     }
+
+    /** How long a closed-out sale's Redis keys stay for inspection and late status polls. */
+    static final Duration RETENTION = Duration.ofDays(7);
 }
