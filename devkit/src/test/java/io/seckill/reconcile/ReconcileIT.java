@@ -228,6 +228,38 @@ class ReconcileIT extends PaymentTestBase {
     }
 
     @Test
+    @DisplayName(
+            "automatic: a failover lost compensate.lua's write (PostgreSQL COMPENSATED, Redis still RESERVED and "
+                    + "holding the unit) -> the script again, once: the unit is sellable, nothing is left open for recalibration")
+    void lostCompensationIsReapplied() throws Exception {
+        Sale s = sale();
+        compensation.runOnce("lost-compensation");
+        String rid = s.rejected().toString();
+        awaitSettled(s.activityId(), 2);
+        assertThat(redis.sync().hget(s.slot().reservation(rid), "status")).isEqualTo("COMPENSATED");
+        Map<String, String> counters = redis.sync().hgetall(s.slot().counter());
+        String stock = redis.sync().get(s.slot().stock());
+        // what the promoted replica has: compensate.lua never happened
+        redis.sync().hset(s.slot().reservation(rid), "status", "RESERVED");
+        redis.sync().hdel(s.slot().reservation(rid), "compensation_id", "compensated_at_ms");
+        redis.sync().persist(s.slot().reservation(rid));
+        redis.sync().del(s.slot().compensationMarker(rid));
+        redis.sync().decr(s.slot().stock());
+        redis.sync().hincrby(s.slot().counter(), "open_reserved", 1);
+
+        Reconciler.Report r = reconciler.run(s.activityId(), NOW);
+        assertThat(r.repairs()).containsEntry("REAPPLY_COMPENSATION", 1);
+        assertThat(r.anomalies()).doesNotContainKey("COMPENSATED_BUT_REDIS_RESERVED");
+        assertThat(redis.sync().hget(s.slot().reservation(rid), "status")).isEqualTo("COMPENSATED");
+        assertThat(redis.sync().get(s.slot().stock()))
+                .as("the unit is sellable again")
+                .isEqualTo(stock);
+        assertThat(redis.sync().hgetall(s.slot().counter())).isEqualTo(counters);
+        assertThat(reconciler.run(s.activityId(), NOW).repairs()).as("once").doesNotContainKey("REAPPLY_COMPENSATION");
+        assertInvariants(s.activityId(), true);
+    }
+
+    @Test
     @DisplayName("not automatic: PG PAID vs Redis COMPENSATED, PG COMPENSATED vs Redis ORDER_CREATED, a broken Redis "
             + "invariant -> anomalies with evidence, nothing changed")
     void manualCases() throws Exception {

@@ -121,6 +121,35 @@ public class CompensationWorker extends PollingWorker {
         return claimed.size();
     }
 
+    /**
+     * Gives a compensated reservation's unit back to Redis again, for a reservation PostgreSQL holds COMPENSATED
+     * whose Redis write was lost (a failover that dropped compensate.lua's effect: the hash is back at RESERVED and
+     * the unit held). compensate.lua moves it once, by its marker under the task's id, so a second call, or one whose
+     * first write did survive, changes nothing. Returns the script's word; throws when the script refuses.
+     */
+    public String reapply(SkuSlot slot, UUID reservationId, UUID taskId) {
+        String r = reservationId.toString();
+        List<Object> reply = COMPENSATE.run(
+                redis,
+                new String[] {slot.reservation(r), slot.stock(), slot.compensationMarker(r), slot.counter()},
+                r,
+                taskId.toString(),
+                Long.toString(System.currentTimeMillis()),
+                Long.toString(TERMINAL_TTL.toMillis()));
+        long code = LuaScript.code(reply);
+        String word = LuaScript.text(reply, 1);
+        if (code != 1 && code != 2) {
+            throw new IllegalStateException("compensate.lua refused reservation " + r + ": " + word);
+        }
+        log.warn(
+                "compensation.reapplied reservation_id={} compensation_id={} slot={} result={}",
+                r,
+                taskId,
+                slot.tag(),
+                word);
+        return word;
+    }
+
     /** Applies one claimed task (public so tests can drive it with a chosen owner and interleaving). */
     public void apply(CompensationTaskRepository.Claimed task, String leaseOwner) {
         UUID rid = task.reservationId();

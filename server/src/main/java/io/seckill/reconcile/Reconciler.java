@@ -476,7 +476,21 @@ public class Reconciler {
                 }
             }
             case COMPENSATED -> {
-                if (actual != null && !"COMPENSATED".equals(actual)) {
+                if (r.taskId() != null && ("RESERVED".equals(actual) || "ORDER_REJECTED".equals(actual))) {
+                    // a failover lost compensate.lua's write: the unit is held in Redis for a reservation that ended
+                    // (live recalibration would wait for it for ever); the script again, idempotent by its marker
+                    Repairs.Run res = repairs.run(
+                            "REAPPLY_COMPENSATION",
+                            "RESERVATION",
+                            rid,
+                            r.version(),
+                            "COMPENSATED",
+                            OPERATOR,
+                            "PostgreSQL says COMPENSATED, Redis still holds the unit (" + actual + ")",
+                            evidence(r, actual, "COMPENSATED"),
+                            () -> compensation.reapply(slot, r.reservationId(), r.taskId()));
+                    count(done, res, "REAPPLY_COMPENSATION");
+                } else if (actual != null && !"COMPENSATED".equals(actual)) {
                     anomaly(
                             found,
                             "COMPENSATED_BUT_REDIS_" + actual,
