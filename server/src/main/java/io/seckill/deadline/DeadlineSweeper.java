@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -194,6 +195,39 @@ class DeadlineSweeper extends PollingWorker {
                 Map.of("slot", slot.tag()));
     }
 
+    /**
+     * A reservation past its deadline whose request (or message) PostgreSQL already holds under another reservation
+     * id - after an id-key rotation and a lost Redis hash, the same request reserved twice. No tombstone can be
+     * written for it (the request identity is unique), and its unit stays held in Redis: a person decides (the
+     * runbook's repair), told by an anomaly naming both reservations; the entry leaves the sweeper's index.
+     */
+    private void requestConflict(SkuSlot slot, OrderCreateRequested x, Map.Entry<UUID, ReservationStatus> other) {
+        meters.counter("deadline.request.conflict").increment();
+        log.error(
+                "deadline.request_conflict reservation_id={} request_id={} user_id={} held_by={} held_status={}: the "
+                        + "request is decided in PostgreSQL under another reservation; recorded for a person",
+                x.reservationId(),
+                x.requestId(),
+                x.userId(),
+                other.getKey(),
+                other.getValue());
+        anomalies.record(
+                "DEADLINE_REQUEST_CONFLICT",
+                "RESERVATION",
+                x.reservationId().toString(),
+                slot.activityId(),
+                slot.skuId(),
+                Map.of(
+                        "slot",
+                        slot.tag(),
+                        "request_id",
+                        x.requestId().toString(),
+                        "held_by_reservation",
+                        other.getKey().toString(),
+                        "held_status",
+                        other.getValue().name()));
+    }
+
     /** @return true when PostgreSQL now holds a decision for the reservation */
     private boolean reject(SkuSlot slot, UUID rid, boolean knownToPostgres) {
         Map<String, String> h = redis.sync().hgetall(slot.reservation(rid.toString()));
@@ -229,7 +263,18 @@ class DeadlineSweeper extends PollingWorker {
                     ? reservations.insertTombstone(x, REASON)
                     : reservations.markRejected(List.of(rid), REASON) == 1;
             if (!rejected) {
-                return reservations.states(List.of(rid)).containsKey(rid);
+                if (reservations.states(List.of(rid)).containsKey(rid)) {
+                    return true;
+                }
+                if (x != null) {
+                    // the request is PostgreSQL's under another reservation id: not this sweeper's to decide
+                    Optional<Map.Entry<UUID, ReservationStatus>> other = reservations.sameRequest(x);
+                    if (other.isPresent()) {
+                        requestConflict(slot, x, other.get());
+                        return true;
+                    }
+                }
+                return false;
             }
             ReservationRepository.Target t = reservations.target(rid).orElseThrow();
             rejections.compensate(List.of(new Rejections.Rejected(rid, t.activityId(), t.skuId(), t.userId())), REASON);

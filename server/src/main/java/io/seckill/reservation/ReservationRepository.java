@@ -57,7 +57,17 @@ public class ReservationRepository {
             INSERT INTO inventory_reservation (reservation_id, request_id, activity_id, sku_id, user_id, message_id,
                                                status, reason_code, version, reserved_at, business_deadline)
             VALUES (?, ?, ?, ?, ?, ?, 'ORDER_REJECTED', ?, 1, ?::timestamptz, ?::timestamptz)
-            ON CONFLICT (reservation_id) DO NOTHING
+            ON CONFLICT DO NOTHING
+            """;
+    /**
+     * The reservation PostgreSQL holds for the same request (activity, SKU, user, request id) or message under
+     * another reservation id: what a tombstone's insert met (an id-key rotation and a lost Redis hash can make a
+     * second reservation of one request).
+     */
+    private static final String SAME_REQUEST = """
+            SELECT reservation_id, status FROM inventory_reservation
+            WHERE (activity_id = ? AND sku_id = ? AND user_id = ? AND request_id = ?) OR message_id = ?
+            LIMIT 1
             """;
 
     private static final String STATES = """
@@ -259,6 +269,22 @@ public class ReservationRepository {
                         x.reservedAt(),
                         x.businessDeadline())
                 == 1;
+    }
+
+    /** The reservation PostgreSQL holds for {@code x}'s request or message under another id, with its status. */
+    public Optional<Map.Entry<UUID, ReservationStatus>> sameRequest(OrderCreateRequested x) {
+        return jdbc
+                .query(
+                        SAME_REQUEST,
+                        (rs, i) -> Map.entry(rs.getObject(1, UUID.class), ReservationStatus.valueOf(rs.getString(2))),
+                        x.activityId(),
+                        x.skuId(),
+                        x.userId(),
+                        x.requestId(),
+                        x.messageId())
+                .stream()
+                .filter(e -> !e.getKey().equals(x.reservationId()))
+                .findFirst();
     }
 
     public Map<UUID, ReservationStatus> states(List<UUID> reservationIds) {
