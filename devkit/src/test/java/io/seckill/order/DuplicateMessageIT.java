@@ -100,7 +100,8 @@ class DuplicateMessageIT extends IntegrationTest {
         assertEffectOnce(msg);
         assertThat(count("SELECT count(*) FROM orders WHERE user_id = 9999")).isZero();
 
-        // and through the broker: the tampered body is quarantined and acknowledged, never retried forever
+        // and through the broker: the tampered body is quarantined and acknowledged, never retried forever (as forged
+        // there: its ids are not the HMACs of the user and SKU it names)
         producer.send(new org.apache.rocketmq.common.message.Message(
                 props.mq().orderRequestTopic(),
                 OrderCreateRequested.EVENT_TYPE,

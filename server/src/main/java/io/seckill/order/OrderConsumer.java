@@ -1,5 +1,6 @@
 package io.seckill.order;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -13,12 +14,14 @@ import io.seckill.mq.MqClients;
 import io.seckill.mq.OrderBacklog;
 import io.seckill.mq.PushConsumerRole;
 import io.seckill.reservation.OrderCreateRequested;
+import io.seckill.reservation.ReservationIds;
 import io.seckill.trace.PipelineTrace;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
@@ -50,14 +53,20 @@ class OrderConsumer extends PushConsumerRole {
     private final OrderCommitQueue commits;
     private final Timer brokerWait;
 
+    private final ReservationIds ids;
+    private final Counter forged;
+
     OrderConsumer(
             SeckillProperties props,
             OrderBatchService service,
             QuarantineRepository quarantine,
             TransactionTemplate tx,
             PipelineTrace trace,
+            ReservationIds ids,
             MeterRegistry meters) {
         super("order-consumer", props);
+        this.ids = ids;
+        this.forged = meters.counter("order.message.forged");
         this.service = service;
         this.quarantine = quarantine;
         this.tx = tx;
@@ -141,6 +150,12 @@ class OrderConsumer extends PushConsumerRole {
         Map<InboundOrder, Span> spans = new IdentityHashMap<>();
         for (MessageExt m : msgs) {
             InboundOrder in = parse(m);
+            if (in != null && !authentic(ids, in.msg())) {
+                if (!quarantine(m, "FORGED", in.msg().messageId().toString())) {
+                    retry.add(m);
+                }
+                continue;
+            }
             if (in != null) {
                 Span span = trace.receive("order-request consume", m);
                 in = in.tracedBy(trace.traceparent(span));
@@ -253,15 +268,49 @@ class OrderConsumer extends PushConsumerRole {
         return null;
     }
 
+    /**
+     * Whether the message's ids are the engine's own (DESIGN.md §9.1): its reservation id is the HMAC, under one of
+     * the retained id keys, of its activity, SKU, user and request, and its message id the HMAC of that reservation
+     * id. A process that can publish to the order topic but holds no id key cannot make an order for any user.
+     */
+    static boolean authentic(ReservationIds ids, OrderCreateRequested x) {
+        for (int version : ids.versions()) {
+            UUID rid = ids.reservationId(version, x.activityId(), x.skuId(), x.userId(), x.requestId());
+            if (rid.equals(x.reservationId()) && ids.messageId(version, rid).equals(x.messageId())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** An unreadable message is kept for a human and acknowledged; false if even that failed (then it is retried). */
     private boolean quarantineUnreadable(MessageExt m) {
+        return quarantine(
+                m,
+                "UNREADABLE",
+                m.getUserProperty("message_id") == null ? m.getMsgId() : m.getUserProperty("message_id"));
+    }
+
+    /**
+     * A message that must not be processed - unreadable, or forged (ids no id key made: {@code order_message_forged_total},
+     * anomaly {@code INBOX_FORGED}) - is kept for a human and acknowledged; false if even that failed.
+     */
+    private boolean quarantine(MessageExt m, String reason, String messageId) {
+        if (reason.equals("FORGED")) {
+            forged.increment();
+            log.error(
+                    "order.message_forged broker_msg_id={} keys={}: its ids are not the engine's; quarantined, no order "
+                            + "and no stock moved",
+                    m.getMsgId(),
+                    m.getKeys());
+        }
         try {
             tx.executeWithoutResult(s -> quarantine.quarantine(
                     props.mq().orderConsumerGroup(),
                     m.getTopic(),
-                    m.getUserProperty("message_id") == null ? m.getMsgId() : m.getUserProperty("message_id"),
+                    messageId,
                     m.getMsgId(),
-                    "UNREADABLE",
+                    reason,
                     m.getBody(),
                     InboundOrder.sha256(m.getBody()),
                     null));
