@@ -209,15 +209,7 @@ class TokenDecodersTest {
         String jwks = new JWKSet(key.toPublicJWK()).toString();
         idp.createContext("/jwks", x -> JsonReplies.reply(x, 200, jwks));
         idp.start();
-        try (TokenDecoders fromIdp = new TokenDecoders(
-                new SeckillProperties.Jwt(
-                        null,
-                        null,
-                        "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks",
-                        "https://idp.test",
-                        "seckill",
-                        Duration.ofSeconds(30)),
-                Clock.systemUTC())) {
+        try (TokenDecoders fromIdp = fromIdp(idp)) {
             RSASSASigner rsa = new RSASSASigner(key);
             UnaryOperator<JWTClaimsSet.Builder> issued =
                     c -> c.issuer("https://idp.test").audience("seckill");
@@ -286,15 +278,7 @@ class TokenDecodersTest {
         });
         idp.setExecutor(Executors.newCachedThreadPool());
         idp.start();
-        try (TokenDecoders fromIdp = new TokenDecoders(
-                new SeckillProperties.Jwt(
-                        null,
-                        null,
-                        "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks",
-                        "https://idp.test",
-                        "seckill",
-                        Duration.ofSeconds(30)),
-                Clock.systemUTC())) {
+        try (TokenDecoders fromIdp = fromIdp(idp)) {
             assertThat(fetches.get()).as("fetched as the instance starts").isEqualTo(1);
             UnaryOperator<JWTClaimsSet.Builder> issued =
                     c -> c.issuer("https://idp.test").audience("seckill");
@@ -355,6 +339,19 @@ class TokenDecodersTest {
 
     private static Date at(long secondsFromNow) {
         return Date.from(NOW.plusSeconds(secondsFromNow));
+    }
+
+    /** Decoders of the identity provider {@code idp} serves at /jwks: issuer https://idp.test, audience seckill. */
+    private static TokenDecoders fromIdp(HttpServer idp) {
+        return new TokenDecoders(
+                new SeckillProperties.Jwt(
+                        null,
+                        null,
+                        "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks",
+                        "https://idp.test",
+                        "seckill",
+                        Duration.ofSeconds(30)),
+                Clock.systemUTC());
     }
 
     private static String sign(String secret, UnaryOperator<JWTClaimsSet.Builder> claims) {

@@ -204,8 +204,14 @@ public abstract class IntegrationTest {
     }
 
     protected long openSale(int businessDeadlineSeconds, int[] stockPerSku) throws Exception {
+        return openSale(businessDeadlineSeconds, 900, stockPerSku);
+    }
+
+    /** A sale whose orders can no longer move {@code businessDeadlineSeconds + paymentTimeoutSeconds} after it ends. */
+    protected long openSale(int businessDeadlineSeconds, int paymentTimeoutSeconds, int[] stockPerSku)
+            throws Exception {
         long activityId = newActivityId();
-        createSaleWithDeadline(activityId, businessDeadlineSeconds, stockPerSku);
+        createSale(activityId, businessDeadlineSeconds, paymentTimeoutSeconds, stockPerSku);
         assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", adminToken(), null)
                         .status())
                 .isEqualTo(200);
@@ -216,6 +222,11 @@ public abstract class IntegrationTest {
     }
 
     protected void createSaleWithDeadline(long activityId, int businessDeadlineSeconds, int... stockPerSku)
+            throws Exception {
+        createSale(activityId, businessDeadlineSeconds, 900, stockPerSku);
+    }
+
+    private void createSale(long activityId, int businessDeadlineSeconds, int paymentTimeoutSeconds, int... stockPerSku)
             throws Exception {
         List<Map<String, Object>> skus = new ArrayList<>();
         for (int i = 0; i < stockPerSku.length; i++) {
@@ -237,7 +248,7 @@ public abstract class IntegrationTest {
                                 "business_deadline_seconds",
                                 businessDeadlineSeconds,
                                 "payment_timeout_seconds",
-                                900,
+                                paymentTimeoutSeconds,
                                 "skus",
                                 skus));
         assertThat(r.status()).as(r.body().toString()).isEqualTo(201);

@@ -73,16 +73,7 @@ class DeadlineSweeper extends PollingWorker {
                 redis::nodeOf,
                 clock,
                 meters,
-                (type, id, slot, attempts, error) -> stalled.failed(
-                        "deadline-sweeper",
-                        "DEADLINE_SLOT_STALLED",
-                        type,
-                        id,
-                        slot.activityId(),
-                        slot.skuId(),
-                        attempts,
-                        error,
-                        Map.of("slot", slot.tag())));
+                stalled.forSlots("deadline-sweeper", "DEADLINE_SLOT_STALLED"));
         this.limit = new BacklogLimit(props.deadline().pauseWhenBacklogOlderThan(), 1.0);
         io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.limit.paused() ? 1 : 0)
                 .register(meters);

@@ -115,16 +115,7 @@ public class AdmissionBreaker implements DisposableBean {
                 redis::nodeOf,
                 clock,
                 meters,
-                (type, id, slot, attempts, error) -> stalled.failed(
-                        "admission-breaker",
-                        "SEND_BACKLOG_SLOT_STALLED",
-                        type,
-                        id,
-                        slot.activityId(),
-                        slot.skuId(),
-                        attempts,
-                        error,
-                        Map.of("slot", slot.tag())));
+                stalled.forSlots("admission-breaker", "SEND_BACKLOG_SLOT_STALLED"));
         this.redis = redis;
         this.backlog = backlog;
         this.pace = pace;

@@ -69,16 +69,7 @@ class SendDueScanner extends PollingWorker {
                 redis::nodeOf,
                 clock,
                 meters,
-                (type, id, slot, attempts, error) -> stalled.failed(
-                        "send-due-scanner",
-                        "SEND_DUE_SLOT_STALLED",
-                        type,
-                        id,
-                        slot.activityId(),
-                        slot.skuId(),
-                        attempts,
-                        error,
-                        Map.of("slot", slot.tag())));
+                stalled.forSlots("send-due-scanner", "SEND_DUE_SLOT_STALLED"));
         this.anomalies = anomalies;
         this.registry = registry;
         this.redis = redis;

@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 
 /** Ends a sale: stops admission, drains, reconciles a last time, reports, and lets the sale's Redis keys expire. */
@@ -42,7 +43,15 @@ public record CloseOut(
         OutboxRepository outbox,
         CompensationTaskRepository tasks,
         HoldRepository holds,
-        Redis redis) {
+        Redis redis,
+        /** {@code seckill.close-out.retention}: how long a closed-out sale's Redis keys stay (inspection, late polls). */
+        @Value("${seckill.close-out.retention:7d}") Duration retention) {
+
+    public CloseOut {
+        if (retention.isNegative() || retention.isZero()) {
+            throw new IllegalArgumentException("seckill.close-out.retention: must be positive, got " + retention);
+        }
+    }
 
     public Map<String, Object> closeOut(long activityId, String operator, String reason, Duration drainTimeout)
             throws InterruptedException {
@@ -121,7 +130,7 @@ public record CloseOut(
 
     /**
      * Every Redis key the sale wrote - counters, indexes, reservation hashes, request maps, user marks, markers, in
-     * every bucket - expires {@link #RETENTION} after close-out, or once the sale's last order can no longer move
+     * every bucket - expires {@code seckill.close-out.retention} (7 days) after close-out, or once the sale's last order can no longer move
      * (its business deadline and payment timeout after it ended) when that is later; a key that expires sooner
      * keeps its own expiry. Nothing a sale wrote outlives it: a season of sales leaves Redis where it began. The
      * keys are found with one SCAN of the sale's hash-tag prefix (on a cluster, over every master); how many were
@@ -129,7 +138,7 @@ public record CloseOut(
      */
     private long expireKeys(Activity a) {
         long ttlMs = Math.max(
-                RETENTION.toMillis(),
+                retention.toMillis(),
                 Duration.ofSeconds((long) a.businessDeadlineSeconds() + a.paymentTimeoutSeconds())
                         .toMillis());
         long expiring = 0;
@@ -143,7 +152,4 @@ public record CloseOut(
         }
         return expiring;
     }
-
-    /** How long a closed-out sale's Redis keys stay for inspection and late status polls. */
-    static final Duration RETENTION = Duration.ofDays(7);
 }
