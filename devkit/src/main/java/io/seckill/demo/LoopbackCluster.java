@@ -7,6 +7,7 @@ import io.seckill.engines.EmbeddedEngines;
 import io.seckill.engines.RedisClusterNodes;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -76,9 +77,13 @@ final class LoopbackCluster implements AutoCloseable {
         return instances.stream().map(AppProcess::client).toList();
     }
 
+    /** How long the chaos step keeps a master frozen without a failover. */
+    private static final Duration FROZEN = Duration.ofSeconds(10);
+
     /**
      * One of each part lost mid-sale, within seconds of each other, while buyers keep buying: an instance
-     * killed (SIGKILL), a broker killed (kill -9), a Redis master stopped and its replica promoted; then
+     * killed (SIGKILL), a broker killed (kill -9), a Redis master stopped and its replica promoted, another master
+     * frozen (SIGSTOP) for {@link #FROZEN} with its replica forbidden to take over; then the frozen master resumes,
      * the broker restarts on its store and the instance on its port.
      */
     void chaos() {
@@ -89,10 +94,24 @@ final class LoopbackCluster implements AutoCloseable {
             console.printf("%nchaos: app instance %s killed (SIGKILL); its buyers go to the others%n", victim.url());
             brokerB.kill();
             console.println("chaos: broker seckill-broker-b killed (kill -9); sends go to seckill-broker-a");
-            RedisClusterNodes.Node master = redis.masters().getFirst();
+            List<RedisClusterNodes.Node> masters = redis.masters();
+            RedisClusterNodes.Node master = masters.getFirst();
+            int frozen = masters.get(1).port();
             int promoted = redis.failover(master.port());
             console.printf("chaos: Redis master :%d stopped, its replica :%d promoted%n", master.port(), promoted);
-            Thread.sleep(5_000);
+            // another master hangs with no replica to take over: its slots wait, the other masters' sales go on
+            redis.failoverAllowed(frozen, false);
+            long pid = redis.hang(frozen);
+            long frozenAt = System.nanoTime();
+            console.printf(
+                    "chaos: Redis master :%d frozen (SIGSTOP) with failover forbidden: its slots wait for it%n",
+                    frozen);
+            Thread.sleep(FROZEN.toMillis());
+            redis.resume(pid);
+            redis.failoverAllowed(frozen, true);
+            console.printf(
+                    "chaos: Redis master :%d resumed after %.1f s frozen%n",
+                    frozen, (System.nanoTime() - frozenAt) / 1e9);
             brokerB.start();
             console.println("chaos: broker seckill-broker-b restarted on its store; what it held is consumed now");
             victim.start();

@@ -227,6 +227,18 @@ public final class RedisClusterNodes implements AutoCloseable {
         return pid;
     }
 
+    /**
+     * Whether the replicas of the master at {@code port} may take over from it ({@code cluster-replica-no-failover}):
+     * a master frozen while they may not stays the master of its slots, which wait for it, as one without a replica.
+     */
+    public void failoverAllowed(int port, boolean allowed) {
+        for (Node n : nodes) {
+            if (n.masterPort() == port) {
+                run(n.port(), c -> c.configSet("cluster-replica-no-failover", allowed ? "no" : "yes"));
+            }
+        }
+    }
+
     /** Lets a node {@link #hang(int)} stopped run again (SIGCONT). */
     public void resume(long pid) throws IOException, InterruptedException {
         RedisSignals.resume(pid);

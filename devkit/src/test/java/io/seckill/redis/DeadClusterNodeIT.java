@@ -100,6 +100,19 @@ class DeadClusterNodeIT {
                 .until(() -> "PONG".equals(redis.sync().ping()));
     }
 
+    @Test
+    @DisplayName(
+            "a SCAN for a sale's keys asks the masters that serve slots, not the dead node (close-out finds every key "
+                    + "after a failover)")
+    void scanSkipsTheDeadNode() {
+        redis.sync().set(SLOT.stock(), "3");
+        redis.sync().set(SkuSlot.single(1, 2).stock(), "4");
+        List<String> found = new java.util.ArrayList<>();
+        assertThatCode(() -> redis.nodes().scan(SkuSlot.salePattern(1), found::add))
+                .doesNotThrowAnyException();
+        assertThat(found).contains(SLOT.stock(), SkuSlot.single(1, 2).stock());
+    }
+
     private static void flushScripts(int port) {
         RedisClient c = RedisClient.create("redis://127.0.0.1:" + port);
         try (var conn = c.connect()) {

@@ -6,6 +6,8 @@ import io.lettuce.core.RedisChannelWriter;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -26,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +61,12 @@ public record Redis(
 
         /** Asks the cluster which master serves which slots now, without waiting for the answer; nothing standalone. */
         void refresh();
+
+        /**
+         * Every key matching {@code pattern}, by SCAN (never KEYS: a server is not blocked for its whole keyspace) on
+         * each master that serves slots - not a dead one failed over and still in the node table.
+         */
+        void scan(String pattern, Consumer<String> each);
     }
 
     /** The masters of the deployment: the one server of a standalone Redis, every master of a cluster. */
@@ -199,6 +208,18 @@ public record Redis(
             }
 
             @Override
+            public void scan(String pattern, Consumer<String> each) {
+                for (RedisClusterNode node : c.getPartitions()) {
+                    if (serving.test(node)) {
+                        ScanIterator.scan(
+                                        c.getConnection(node.getNodeId()).sync(),
+                                        ScanArgs.Builder.matches(pattern).limit(1000))
+                                .forEachRemaining(each);
+                    }
+                }
+            }
+
+            @Override
             public void refresh() {
                 client.refreshPartitionsAsync().whenComplete((done, e) -> {
                     if (e != null) {
@@ -265,6 +286,12 @@ public record Redis(
             @Override
             public void refresh() {
                 // one server: nothing moves
+            }
+
+            @Override
+            public void scan(String pattern, Consumer<String> each) {
+                ScanIterator.scan(c.sync(), ScanArgs.Builder.matches(pattern).limit(1000))
+                        .forEachRemaining(each);
             }
         };
     }

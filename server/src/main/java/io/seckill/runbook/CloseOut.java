@@ -1,8 +1,6 @@
 package io.seckill.runbook;
 
 import io.lettuce.core.ExpireArgs;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanIterator;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.LedgerRepository;
@@ -133,7 +131,7 @@ public record CloseOut(
      * every bucket - expires {@code seckill.close-out.retention} (7 days) after close-out, or once the sale's last order can no longer move
      * (its business deadline and payment timeout after it ended) when that is later; a key that expires sooner
      * keeps its own expiry. Nothing a sale wrote outlives it: a season of sales leaves Redis where it began. The
-     * keys are found with one SCAN of the sale's hash-tag prefix (on a cluster, over every master); how many were
+     * keys are found with one SCAN of the sale's hash-tag prefix (on a cluster, on each master serving slots); how many were
      * given an expiry is returned.
      */
     private long expireKeys(Activity a) {
@@ -141,15 +139,12 @@ public record CloseOut(
                 retention.toMillis(),
                 Duration.ofSeconds((long) a.businessDeadlineSeconds() + a.paymentTimeoutSeconds())
                         .toMillis());
-        long expiring = 0;
-        ScanIterator<String> keys = ScanIterator.scan(
-                redis.sync(),
-                ScanArgs.Builder.matches(SkuSlot.salePattern(a.activityId())).limit(1000));
-        while (keys.hasNext()) {
-            if (redis.sync().pexpire(keys.next(), ttlMs, ExpireArgs.Builder.lt())) {
-                expiring++;
+        long[] expiring = {0};
+        redis.nodes().scan(SkuSlot.salePattern(a.activityId()), key -> {
+            if (redis.sync().pexpire(key, ttlMs, ExpireArgs.Builder.lt())) {
+                expiring[0]++;
             }
-        }
-        return expiring;
+        });
+        return expiring[0];
     }
 }
