@@ -24,6 +24,9 @@ public final class Secrets {
             Pattern.compile("spring\\.datasource\\.password"),
             Pattern.compile("spring\\.data\\.redis\\.password"));
 
+    /** Redis addresses, secret when they carry a user and password ({@code rediss://user:password@host:port}). */
+    static final Pattern REDIS_ADDRESSES = Pattern.compile("seckill\\.(redis-uri|redisuri|redis-cluster|rediscluster)");
+
     private Secrets() {}
 
     /** The secret in {@code file} (its content, trimmed), or {@code fallback} (an environment variable's) without one. */
@@ -48,7 +51,8 @@ public final class Secrets {
                 continue;
             }
             String name = arg.substring(2, arg.indexOf('=')).toLowerCase(Locale.ROOT);
-            if (isSecret(name)) {
+            String value = arg.substring(arg.indexOf('=') + 1);
+            if (isSecret(name) || (REDIS_ADDRESSES.matcher(name).matches() && value.contains("@"))) {
                 throw new IllegalArgumentException(name + ": a secret is not taken as an argument (every process "
                         + "listing shows it): set " + environmentVariable(name) + " in the environment, or mount it as "
                         + "a file and add --spring.config.import=configtree:<its folder>/");

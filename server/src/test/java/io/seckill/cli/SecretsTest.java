@@ -21,7 +21,8 @@ class SecretsTest {
             "--seckill.jwt.admin-secret=s",
             "--seckill.ids.keys.1=s",
             "--seckill.payment.callback-secret=s",
-            "--spring.datasource.password=s"
+            "--spring.datasource.password=s",
+            "--seckill.redis-cluster=rediss://seckill:pw@redis-0:6379,rediss://seckill:pw@redis-1:6379"
         }) {
             assertThatThrownBy(() -> Secrets.refuseOnCommandLine(new String[] {"--server.port=8080", arg}))
                     .as(arg)
@@ -30,8 +31,12 @@ class SecretsTest {
         }
         assertThatThrownBy(() -> Secrets.refuseOnCommandLine(new String[] {"--seckill.jwt.admin-secret=s"}))
                 .hasMessageContaining("SECKILL_JWT_ADMINSECRET");
-        assertThatCode(() -> Secrets.refuseOnCommandLine(
-                        new String[] {"--seckill.roles=api", "--seckill.jwt.jwks-uri=https://idp/jwks", "serve"}))
+        assertThatCode(() -> Secrets.refuseOnCommandLine(new String[] {
+                    "--seckill.roles=api",
+                    "--seckill.jwt.jwks-uri=https://idp/jwks",
+                    "--seckill.redis-cluster=rediss://redis-0:6379",
+                    "serve"
+                }))
                 .doesNotThrowAnyException();
     }
 
