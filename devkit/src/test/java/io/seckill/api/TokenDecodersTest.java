@@ -188,7 +188,8 @@ class TokenDecodersTest {
     @DisplayName("the tokens the demo, bench and CLI mint pass their decoder, and only theirs")
     void mintedTokens() {
         TokenDecoders now = new TokenDecoders(
-                new SeckillProperties.Jwt(USER, ADMIN, null, null, null, Duration.ofSeconds(30)), Clock.systemUTC());
+                new SeckillProperties.Jwt(USER, ADMIN, null, null, null, null, null, Duration.ofSeconds(30)),
+                Clock.systemUTC());
         assertThat(now.buyers()
                         .decode(Tokens.user(USER, 9, Duration.ofMinutes(5)))
                         .getSubject())
@@ -306,23 +307,61 @@ class TokenDecodersTest {
     }
 
     @Test
+    @DisplayName(
+            "a secret rotation: with the secret before kept as the previous one, tokens of both pass - by their kid, "
+                    + "or without one; once it is dropped, its tokens are refused; a kid of no key is refused")
+    void secretRotation() throws Exception {
+        String rotated = "rotated-user-secret-0123456789abcdef0123456789";
+        String oldToken = Tokens.user(USER, 7, Duration.ofMinutes(5));
+        String newToken = Tokens.user(rotated, 8, Duration.ofMinutes(5));
+        TokenDecoders during = new TokenDecoders(
+                new SeckillProperties.Jwt(rotated, ADMIN, null, null, null, USER, null, Duration.ofSeconds(30)),
+                Clock.systemUTC());
+        assertThat(during.buyers().decode(oldToken).getSubject()).isEqualTo("7");
+        assertThat(during.buyers().decode(newToken).getSubject()).isEqualTo("8");
+        assertThat(during.buyers().decode(sign(USER, c -> c.subject("9"))).getSubject())
+                .as("a token without a kid, signed with the secret before")
+                .isEqualTo("9");
+        assertThat(during.buyers().decode(sign(rotated, c -> c.subject("10"))).getSubject())
+                .isEqualTo("10");
+        String strangerKid = sign(new MACSigner(USER), "0123456789abcdef", c -> c);
+        assertThatThrownBy(() -> during.buyers().decode(strangerKid))
+                .as("a kid that names no key")
+                .isInstanceOf(JwtException.class);
+        assertThatThrownBy(() -> during.admins().decode(oldToken))
+                .as("a buyer's token is no operator's, whichever secret")
+                .isInstanceOf(JwtException.class);
+
+        TokenDecoders after = new TokenDecoders(SeckillProperties.Jwt.secrets(rotated, ADMIN), Clock.systemUTC());
+        assertThat(after.buyers().decode(newToken).getSubject()).isEqualTo("8");
+        assertThatThrownBy(() -> after.buyers().decode(oldToken))
+                .as("the secret before, dropped")
+                .isInstanceOf(JwtException.class);
+        assertThatThrownBy(
+                        () -> new SeckillProperties.Jwt(rotated, ADMIN, null, null, null, rotated, null, Duration.ZERO))
+                .hasMessageStartingWith("seckill.jwt.previous-user-secret");
+    }
+
+    @Test
     @DisplayName("secrets and a JWKS are alternatives: both at once, or neither, is refused naming the property")
     void configuration() {
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(USER, ADMIN, "http://idp/jwks", null, null, Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(
+                        USER, ADMIN, "http://idp/jwks", null, null, null, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.jwt.jwks-uri");
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(null, null, null, null, null, Duration.ZERO))
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(null, null, null, null, null, null, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.jwt.user-secret");
         assertThatThrownBy(() -> new SeckillProperties.Jwt(
-                        null, null, "http://idp.example/jwks", "https://idp", "seckill", Duration.ZERO))
+                        null, null, "http://idp.example/jwks", "https://idp", "seckill", null, null, Duration.ZERO))
                 .as("plain http off loopback")
                 .hasMessageStartingWith("seckill.jwt.jwks-uri");
         assertThatThrownBy(() -> new SeckillProperties.Jwt(
-                        null, null, "https://idp.example/jwks", null, "seckill", Duration.ZERO))
+                        null, null, "https://idp.example/jwks", null, "seckill", null, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.jwt.issuer");
         assertThatThrownBy(() -> new SeckillProperties.Jwt(
-                        null, null, "https://idp.example/jwks", "https://idp", null, Duration.ZERO))
+                        null, null, "https://idp.example/jwks", "https://idp", null, null, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.jwt.audience");
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(null, null, "ftp://idp", null, null, Duration.ZERO))
+        assertThatThrownBy(
+                        () -> new SeckillProperties.Jwt(null, null, "ftp://idp", null, null, null, null, Duration.ZERO))
                 .hasMessageStartingWith("seckill.jwt.jwks-uri");
     }
 
@@ -334,7 +373,8 @@ class TokenDecodersTest {
 
     private static TokenDecoders decoders(Duration leeway) {
         return new TokenDecoders(
-                new SeckillProperties.Jwt(USER, ADMIN, null, null, null, leeway), Clock.fixed(NOW, ZoneOffset.UTC));
+                new SeckillProperties.Jwt(USER, ADMIN, null, null, null, null, null, leeway),
+                Clock.fixed(NOW, ZoneOffset.UTC));
     }
 
     private static Date at(long secondsFromNow) {
@@ -350,6 +390,8 @@ class TokenDecodersTest {
                         "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks",
                         "https://idp.test",
                         "seckill",
+                        null,
+                        null,
                         Duration.ofSeconds(30)),
                 Clock.systemUTC());
     }

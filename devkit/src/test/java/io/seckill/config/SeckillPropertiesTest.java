@@ -18,11 +18,11 @@ class SeckillPropertiesTest {
     @Test
     @DisplayName("nonsense configuration is refused with a message naming the property")
     void namesTheProperty() {
-        assertThatThrownBy(() ->
-                        new SeckillProperties.Jwt("short", "x".repeat(40), null, null, null, Duration.ofSeconds(30)))
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(
+                        "short", "x".repeat(40), null, null, null, null, null, Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.jwt.user-secret");
         String s = "s".repeat(40);
-        assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s, null, null, null, Duration.ofSeconds(30)))
+        assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s, null, null, null, null, null, Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.jwt.admin-secret");
         assertThatThrownBy(() -> new SeckillProperties.Ids(Map.of(1, "too-short")))
                 .hasMessageStartingWith("seckill.ids.keys[1]");
@@ -53,7 +53,7 @@ class SeckillPropertiesTest {
                         "redis://x",
                         null,
                         new SeckillProperties.Ids(Map.of(1, s)),
-                        new SeckillProperties.Jwt(s, s + "x", null, null, null, Duration.ofSeconds(30)),
+                        new SeckillProperties.Jwt(s, s + "x", null, null, null, null, null, Duration.ofSeconds(30)),
                         null,
                         null,
                         null,

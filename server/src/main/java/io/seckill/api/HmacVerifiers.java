@@ -27,6 +27,7 @@ import javax.crypto.spec.SecretKeySpec;
 final class HmacVerifiers implements JWSVerifierFactory {
 
     private final SecretKeySpec secret;
+    private final byte[] secretBytes;
     private final JWSVerifier verifier = new Verifier();
     private final JWSVerifierFactory others = new DefaultJWSVerifierFactory();
     private final JCAContext jca = new JCAContext();
@@ -39,12 +40,16 @@ final class HmacVerifiers implements JWSVerifierFactory {
             throw new IllegalArgumentException("HS256 secret refused: " + e.getMessage(), e);
         }
         this.secret = secret;
+        this.secretBytes = secret.getEncoded();
         this.hmac = new HmacSha256(secret, "HS256 secret");
     }
 
     @Override
     public JWSVerifier createJWSVerifier(JWSHeader header, Key key) throws JOSEException {
-        return secret.equals(key) && JWSAlgorithm.HS256.equals(header.getAlgorithm())
+        // the key may come from a JWK (its algorithm named otherwise): the secret's bytes decide
+        return JWSAlgorithm.HS256.equals(header.getAlgorithm())
+                        && key != null
+                        && MessageDigest.isEqual(secretBytes, key.getEncoded())
                 ? verifier
                 : others.createJWSVerifier(header, key);
     }

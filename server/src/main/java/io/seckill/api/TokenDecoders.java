@@ -1,13 +1,24 @@
 package io.seckill.api;
 
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.jwk.JWK;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.OctetSequenceKey;
+import com.nimbusds.jose.jwk.source.ImmutableJWKSet;
+import com.nimbusds.jose.jwk.source.JWKSource;
 import com.nimbusds.jose.proc.BadJOSEException;
+import com.nimbusds.jose.proc.JWSVerificationKeySelector;
+import com.nimbusds.jose.proc.SecurityContext;
 import io.seckill.config.SeckillProperties;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -63,8 +74,8 @@ public final class TokenDecoders implements AutoCloseable {
             this.admins = jwks(keySet, adminRules(cfg, clock));
         } else {
             this.keySet = null;
-            this.buyers = secret(cfg.userSecret(), buyerRules(cfg, clock));
-            this.admins = secret(cfg.adminSecret(), adminRules(cfg, clock));
+            this.buyers = secret(cfg.userSecret(), cfg.previousUserSecret(), buyerRules(cfg, clock));
+            this.admins = secret(cfg.adminSecret(), cfg.previousAdminSecret(), adminRules(cfg, clock));
         }
     }
 
@@ -120,16 +131,55 @@ public final class TokenDecoders implements AutoCloseable {
         return List.of();
     }
 
-    private static NimbusJwtDecoder secret(String secret, OAuth2TokenValidator<Jwt> rules) {
+    /**
+     * HS256 under {@code secret}, and under {@code previous} too while a rotation lets the tokens it signed live: a
+     * token naming its key ({@code kid}, {@link #keyId}) is checked against that key only, one without a kid against
+     * both. The current secret's check takes the fast path ({@link HmacVerifiers}).
+     */
+    private static NimbusJwtDecoder secret(String secret, String previous, OAuth2TokenValidator<Jwt> rules) {
         SecretKeySpec key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
         HmacVerifiers verifiers = new HmacVerifiers(key);
+        if (previous == null) {
+            return withRules(
+                    NimbusJwtDecoder.withSecretKey(key)
+                            .macAlgorithm(MacAlgorithm.HS256)
+                            .validateType(false)
+                            .jwtProcessorCustomizer(p -> p.setJWSVerifierFactory(verifiers))
+                            .build(),
+                    rules);
+        }
+        new HmacVerifiers(new SecretKeySpec(previous.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        JWKSource<SecurityContext> keys = new ImmutableJWKSet<>(new JWKSet(List.of(octet(secret), octet(previous))));
         return withRules(
-                NimbusJwtDecoder.withSecretKey(key)
-                        .macAlgorithm(MacAlgorithm.HS256)
-                        .validateType(false)
-                        .jwtProcessorCustomizer(p -> p.setJWSVerifierFactory(verifiers))
+                NimbusJwtDecoder.withJwkSource(keys)
+                        .jwtProcessorCustomizer(p -> {
+                            p.setJWSKeySelector(new JWSVerificationKeySelector<>(JWSAlgorithm.HS256, keys));
+                            p.setJWSVerifierFactory(verifiers);
+                            p.setJWSTypeVerifier((type, context) -> {});
+                        })
                         .build(),
                 rules);
+    }
+
+    private static JWK octet(String secret) {
+        return new OctetSequenceKey.Builder(secret.getBytes(StandardCharsets.UTF_8))
+                .keyID(keyId(secret))
+                .algorithm(JWSAlgorithm.HS256)
+                .build();
+    }
+
+    /**
+     * The key id of an HS256 secret: a fingerprint (the first 16 hex digits of a SHA-256 over a label and the secret)
+     * that names the key in a token's header without telling anything of it.
+     */
+    public static String keyId(String secret) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256")
+                    .digest(("seckill-jwt-kid|" + secret).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
     }
 
     /**

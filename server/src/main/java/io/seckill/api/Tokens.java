@@ -32,7 +32,9 @@ public final class Tokens {
     private static String sign(String secret, JWTClaimsSet.Builder claims, Duration ttl) {
         try {
             SignedJWT jwt = new SignedJWT(
-                    new JWSHeader(JWSAlgorithm.HS256),
+                    new JWSHeader.Builder(JWSAlgorithm.HS256)
+                            .keyID(TokenDecoders.keyId(secret))
+                            .build(),
                     claims.expirationTime(Date.from(Instant.now().plus(ttl))).build());
             jwt.sign(new MACSigner(secret));
             return jwt.serialize();

@@ -119,7 +119,10 @@ public record SeckillProperties(
      * operator is a token with an operator scope, a buyer one whose {@code sub} is the user id). With an
      * identity provider {@code issuer} and {@code audience} are required - each token's {@code iss} must be
      * the one and its {@code aud} hold the other, so that a token the provider issued to another client never
-     * passes - and the key set is fetched over https (plain http on loopback only). {@code exp} is required;
+     * passes - and the key set is fetched over https (plain http on loopback only). With secrets, a rotation keeps
+     * the secret before as {@code previousUserSecret} / {@code previousAdminSecret} while the tokens it signed live:
+     * each token names its key ({@code kid}, a fingerprint of the secret), and one without a {@code kid} is tried
+     * against both. {@code exp} is required;
      * {@code exp}, {@code nbf} and {@code iat} are judged with {@code leeway} of clock skew.
      */
     public record Jwt(
@@ -128,6 +131,8 @@ public record SeckillProperties(
             String jwksUri,
             String issuer,
             String audience,
+            String previousUserSecret,
+            String previousAdminSecret,
             @DefaultValue("30s") Duration leeway) {
         public Jwt {
             require(
@@ -147,6 +152,18 @@ public record SeckillProperties(
                         !userSecret.equals(adminSecret),
                         "seckill.jwt.admin-secret",
                         "must differ from the user secret");
+                require(
+                        previousUserSecret == null
+                                || (previousUserSecret.length() >= 32 && !previousUserSecret.equals(userSecret)),
+                        "seckill.jwt.previous-user-secret",
+                        "must be at least 32 characters and differ from the user secret");
+                require(
+                        previousAdminSecret == null
+                                || (previousAdminSecret.length() >= 32
+                                        && !previousAdminSecret.equals(adminSecret)
+                                        && !previousAdminSecret.equals(userSecret)),
+                        "seckill.jwt.previous-admin-secret",
+                        "must be at least 32 characters and differ from the admin and user secrets");
             } else {
                 require(
                         jwksUri.startsWith("https://") || (jwksUri.startsWith("http://") && loopback(jwksUri)),
@@ -162,7 +179,10 @@ public record SeckillProperties(
                         "is required with an identity provider: each token's aud must hold it, so that a token "
                                 + "issued to another client is refused");
                 require(
-                        userSecret == null && adminSecret == null,
+                        userSecret == null
+                                && adminSecret == null
+                                && previousUserSecret == null
+                                && previousAdminSecret == null,
                         "seckill.jwt.jwks-uri",
                         "is an alternative to the secrets: set one or the other");
             }
@@ -175,7 +195,7 @@ public record SeckillProperties(
 
         /** For the tools that mint tokens with shared secrets. */
         public static Jwt secrets(String userSecret, String adminSecret) {
-            return new Jwt(userSecret, adminSecret, null, null, null, Duration.ofSeconds(30));
+            return new Jwt(userSecret, adminSecret, null, null, null, null, null, Duration.ofSeconds(30));
         }
 
         /** Whether the URL's host is this machine's loopback (127.0.0.0/8, localhost, ::1). */
