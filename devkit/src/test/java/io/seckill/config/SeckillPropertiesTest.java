@@ -106,13 +106,13 @@ class SeckillPropertiesTest {
                 .as("any target once the backlog pause is off")
                 .hasSeconds(30);
         assertThatThrownBy(() ->
-                        new SeckillProperties.EntryLimits(0, 1, Duration.ofSeconds(5), Duration.ofSeconds(10), 16))
+                        new SeckillProperties.EntryLimits(0, 1, 0, Duration.ofSeconds(5), Duration.ofSeconds(10), 16))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-connections");
         assertThatThrownBy(() ->
-                        new SeckillProperties.EntryLimits(10, 10, Duration.ofSeconds(5), Duration.ofMillis(10), 16))
+                        new SeckillProperties.EntryLimits(10, 10, 0, Duration.ofSeconds(5), Duration.ofMillis(10), 16))
                 .hasMessageStartingWith("seckill.admission.entry-limits.request-timeout");
         assertThatThrownBy(() ->
-                        new SeckillProperties.EntryLimits(10, 10, Duration.ofSeconds(5), Duration.ofSeconds(10), 0))
+                        new SeckillProperties.EntryLimits(10, 10, 0, Duration.ofSeconds(5), Duration.ofSeconds(10), 0))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-pipelined");
     }
 

@@ -384,13 +384,16 @@ public record SeckillProperties(
      * What clients may hold of the admission entry ({@code seckill.admission.entry-limits.*}): open
      * connections over {@code maxConnections} in all, or over {@code maxConnectionsPerAddress} from one remote
      * address, are closed at once (behind a proxy that does not keep the client's address, raise the latter to the
-     * former); a connection must send its first byte within {@code firstByteTimeout} and a request must arrive whole
+     * former); {@code maxCallsPerAddressPerSecond} calls a second from one address are answered, the rest refused 429
+     * before their token is checked (0, the default: no cap; set it where the entry sees the clients' own addresses);
+     * a connection must send its first byte within {@code firstByteTimeout} and a request must arrive whole
      * within {@code requestTimeout} of its first byte (a client holding silent connections, or trickling bytes, is
      * closed); a connection with {@code maxPipelined} calls unanswered is not read further until answers go out.
      */
     public record EntryLimits(
             @DefaultValue("10000") int maxConnections,
             @DefaultValue("1000") int maxConnectionsPerAddress,
+            @DefaultValue("0") int maxCallsPerAddressPerSecond,
             @DefaultValue("5s") Duration firstByteTimeout,
             @DefaultValue("10s") Duration requestTimeout,
             @DefaultValue("16") int maxPipelined) {
@@ -402,6 +405,11 @@ public record SeckillProperties(
                     maxConnections,
                     "seckill.admission.entry-limits.max-connections-per-address");
             atLeast(firstByteTimeout, "100ms", "seckill.admission.entry-limits.first-byte-timeout");
+            between(
+                    maxCallsPerAddressPerSecond,
+                    0,
+                    Integer.MAX_VALUE,
+                    "seckill.admission.entry-limits.max-calls-per-address-per-second");
             atLeast(requestTimeout, "100ms", "seckill.admission.entry-limits.request-timeout");
             between(maxPipelined, 1, 1024, "seckill.admission.entry-limits.max-pipelined");
         }

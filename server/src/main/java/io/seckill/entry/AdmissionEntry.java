@@ -166,8 +166,14 @@ public class AdmissionEntry extends RoleLifecycle {
                 Math.max(1, Runtime.getRuntime().availableProcessors() / 2), NioIoHandler.newFactory());
         EntryMetrics metrics = new EntryMetrics(meters);
         SeckillProperties.EntryLimits limits = config.entryLimits();
-        ReserveHandler.Shared shared =
-                new ReserveHandler.Shared(reserve, decoders.buyers(), answering, metrics, trace, limits.maxPipelined());
+        ReserveHandler.Shared shared = new ReserveHandler.Shared(
+                reserve,
+                decoders.buyers(),
+                answering,
+                metrics,
+                trace,
+                limits.maxPipelined(),
+                new AddressShare(limits.maxCallsPerAddressPerSecond(), System::nanoTime));
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptor, io)
                 .channel(NioServerSocketChannel.class)

@@ -19,6 +19,8 @@ import io.seckill.mq.Json;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReserveCall;
 import io.seckill.trace.PipelineTrace;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -55,7 +57,8 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             Executor answering,
             EntryMetrics metrics,
             PipelineTrace trace,
-            int maxPipelined) {}
+            int maxPipelined,
+            AddressShare shares) {}
 
     private final Shared shared;
     /** The last call of this connection handed on; touched by its event loop only. */
@@ -100,11 +103,21 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                         request.headers().get(PipelineTrace.TRACEPARENT),
                         ByteBufUtil.getBytes(request.content()),
                         keepAlive);
+        // a client over its address's share is refused before its token is checked (a counter, not a signature)
+        boolean overShare = call != null && !shared.shares().tryAcquire(remote(ctx));
         // one connection's answers leave in the order of its requests (HTTP/1.1 pipelining): each call waits for
         // the one before it on the same connection; connections run side by side
         previous = previous.thenRunAsync(
                         () -> {
-                            if (call == null) {
+                            if (overShare) {
+                                FullHttpResponse refused = Answers.problem(
+                                        HttpResponseStatus.TOO_MANY_REQUESTS,
+                                        "TOO_MANY_REQUESTS",
+                                        "this address's share of the entry's calls is used up for this second",
+                                        keepAlive);
+                                refused.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+                                send(ctx, start, refused, "TOO_MANY_REQUESTS");
+                            } else if (call == null) {
                                 send(
                                         ctx,
                                         start,
@@ -148,6 +161,12 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                     }
                     return null;
                 });
+    }
+
+    private static InetAddress remote(ChannelHandlerContext ctx) {
+        return ctx.channel().remoteAddress() instanceof InetSocketAddress a
+                ? a.getAddress()
+                : InetAddress.getLoopbackAddress();
     }
 
     /** A connection idle past the entry's limit (no request, no answer owed) is closed and counted. */
