@@ -17,6 +17,7 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.retry.Backoff;
 import io.seckill.worker.PollingWorker;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,6 +58,8 @@ public class CompensationWorker extends PollingWorker {
     private final TransactionTemplate tx;
     private final String owner = MqClients.instanceName("compensation");
 
+    private final Clock clock;
+
     CompensationWorker(
             CompensationTaskRepository tasks,
             ReservationRepository reservations,
@@ -66,8 +69,10 @@ public class CompensationWorker extends PollingWorker {
             Redis redis,
             TransactionTemplate tx,
             SeckillProperties props,
+            Clock clock,
             MeterRegistry meters) {
         super("compensation", "compensation.worker", Duration.ofMillis(200), props, meters);
+        this.clock = clock;
         this.tasks = tasks;
         this.reservations = reservations;
         this.anomalies = anomalies;
@@ -134,7 +139,7 @@ public class CompensationWorker extends PollingWorker {
                 new String[] {slot.reservation(r), slot.stock(), slot.compensationMarker(r), slot.counter()},
                 r,
                 taskId.toString(),
-                Long.toString(System.currentTimeMillis()),
+                Long.toString(clock.millis()),
                 Long.toString(TERMINAL_TTL.toMillis()));
         long code = LuaScript.code(reply);
         String word = LuaScript.text(reply, 1);
@@ -201,7 +206,7 @@ public class CompensationWorker extends PollingWorker {
                 new String[] {slot.reservation(r), slot.stock(), slot.compensationMarker(r), slot.counter()},
                 r,
                 task.taskId().toString(),
-                Long.toString(System.currentTimeMillis()),
+                Long.toString(clock.millis()),
                 Long.toString(TERMINAL_TTL.toMillis()));
         long code = LuaScript.code(reply);
         String word = LuaScript.text(reply, 1);
