@@ -12,6 +12,7 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.OrderRequestSender;
+import io.seckill.reservation.ReservationIds;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.Messages;
 import io.seckill.support.TestChildApps;
@@ -36,7 +37,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
-import org.apache.rocketmq.common.message.Message;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -359,8 +359,13 @@ class ThreeInstancesIT {
                 rid);
         double before = metric(ALREADY_PROJECTED);
         for (int i = 0; i < 30; i++) {
-            producer.send(
-                    new Message(EVENTS, OutboxEvent.ORDER_CREATED, rid, payload.getBytes(StandardCharsets.UTF_8)));
+            producer.send(Messages.signedEvent(
+                    new ReservationIds(
+                            Map.of(1, TestChildApps.properties("three").get("seckill.ids.keys.1"))),
+                    EVENTS,
+                    OutboxEvent.ORDER_CREATED,
+                    rid,
+                    payload.getBytes(StandardCharsets.UTF_8)));
         }
         Awaitility.await()
                 .atMost(Duration.ofSeconds(60))

@@ -1,6 +1,7 @@
 package io.seckill.dlq;
 
 import io.seckill.mq.MqClients;
+import io.seckill.outbox.OutboxEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -128,6 +129,14 @@ public final class DeadLetters implements AutoCloseable {
                 m.putUserProperty("message_id", l.messageId());
             }
             m.putUserProperty("dlq_replay_of", l.brokerMsgId());
+            // an order event keeps the engine's signature: the projection applies only signed events
+            for (String signed :
+                    new String[] {OutboxEvent.SIGNATURE, OutboxEvent.SIGNATURE_VERSION, "event_id", "event_type"}) {
+                String value = l.raw().getUserProperty(signed);
+                if (value != null) {
+                    m.putUserProperty(signed, value);
+                }
+            }
             SendResult r = producer.send(m);
             if (r.getSendStatus() != SendStatus.SEND_OK) {
                 throw new IllegalStateException("replay of " + l.brokerMsgId() + " answered " + r.getSendStatus());

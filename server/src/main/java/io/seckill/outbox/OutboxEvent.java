@@ -19,6 +19,12 @@ public record OutboxEvent(
         String payloadJson,
         String traceparent) {
 
+    /** The message property carrying an event's signature ({@code ReservationIds.eventSignature}), hex. */
+    public static final String SIGNATURE = "sig";
+
+    /** The message property naming the id key version the event was signed with. */
+    public static final String SIGNATURE_VERSION = "sig_v";
+
     public static final String ORDER_CREATED = "ORDER_CREATED";
     public static final String RESERVATION_COMPENSATE_REQUIRED = "RESERVATION_COMPENSATE_REQUIRED";
     public static final String ORDER_CANCEL_PENDING = "ORDER_CANCEL_PENDING";

@@ -8,6 +8,7 @@ import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
+import io.seckill.reservation.ReservationIds;
 import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.PollingWorker;
 import java.util.ArrayList;
@@ -60,6 +61,8 @@ class OutboxRelay extends PollingWorker {
     private final DistributionSummary attempts;
     private final TransactionTemplate tx;
 
+    private final ReservationIds ids;
+
     OutboxRelay(
             OutboxRepository outbox,
             DefaultMQProducer producer,
@@ -68,8 +71,10 @@ class OutboxRelay extends PollingWorker {
             PipelineTrace trace,
             TransactionTemplate tx,
             SeckillProperties props,
+            ReservationIds ids,
             MeterRegistry meters) {
         super("outbox-relay", "outbox.relay", props.outbox().idlePoll(), props, meters);
+        this.ids = ids;
         this.cfg = props.outbox();
         this.manual = Counter.builder("outbox.manual")
                 .description("events the broker refuses as they are, kept MANUAL with an anomaly")
@@ -202,6 +207,10 @@ class OutboxRelay extends PollingWorker {
                 c.payload().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         m.putUserProperty("event_id", c.eventId().toString());
         m.putUserProperty("event_type", c.eventType());
+        // signed with the current id key: the projection applies only what the engine itself sent
+        int version = ids.currentVersion();
+        m.putUserProperty(OutboxEvent.SIGNATURE_VERSION, Integer.toString(version));
+        m.putUserProperty(OutboxEvent.SIGNATURE, ids.eventSignature(version, m.getBody()));
         Span span = trace.send("outbox relay send", c.traceparent(), m).tag("event_type", c.eventType());
         done.whenComplete((ok, e) -> {
             if (e != null) {

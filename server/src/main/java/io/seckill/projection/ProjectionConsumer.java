@@ -1,10 +1,12 @@
 package io.seckill.projection;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.Json;
 import io.seckill.mq.MqClients;
@@ -12,6 +14,7 @@ import io.seckill.mq.PushConsumerRole;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.ReservationIds;
 import io.seckill.state.SaleStatus;
 import io.seckill.trace.PipelineTrace;
 import java.util.List;
@@ -40,14 +43,22 @@ class ProjectionConsumer extends PushConsumerRole {
     private final OrderProjection projection;
     private final MeterRegistry meters;
     private final PipelineTrace trace;
+    private final ReservationIds ids;
+    private final AnomalyRepository anomalies;
+    private final Counter forged;
 
     ProjectionConsumer(
             SeckillProperties props,
             SaleRegistry registry,
             OrderProjection projection,
             PipelineTrace trace,
+            ReservationIds ids,
+            AnomalyRepository anomalies,
             MeterRegistry meters) {
         super("projection", props);
+        this.ids = ids;
+        this.anomalies = anomalies;
+        this.forged = meters.counter("projection.event.forged");
         this.registry = registry;
         this.projection = projection;
         this.meters = meters;
@@ -70,6 +81,26 @@ class ProjectionConsumer extends PushConsumerRole {
                         OutboxEvent.ORDER_CANCELLED));
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> consume(msgs));
         return c;
+    }
+
+    /**
+     * An event the engine did not sign (its relay signs each with the id key): not applied - a process that can
+     * publish to the event topic cannot rewrite what buyers are shown - but acknowledged, counted and recorded.
+     */
+    private void forgedEvent(MessageExt m) {
+        forged.increment();
+        log.error(
+                "projection.event_forged broker_msg_id={} keys={} event_type={}: not signed by the engine; not applied",
+                m.getMsgId(),
+                m.getKeys(),
+                m.getUserProperty("event_type"));
+        anomalies.record(
+                "FORGED_ORDER_EVENT",
+                "MESSAGE",
+                m.getMsgId(),
+                null,
+                null,
+                Map.of("keys", String.valueOf(m.getKeys()), "tags", String.valueOf(m.getTags())));
     }
 
     private ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
@@ -96,6 +127,13 @@ class ProjectionConsumer extends PushConsumerRole {
     }
 
     private void project(MessageExt m) {
+        if (!ids.eventSigned(
+                m.getUserProperty(OutboxEvent.SIGNATURE_VERSION),
+                m.getUserProperty(OutboxEvent.SIGNATURE),
+                m.getBody())) {
+            forgedEvent(m);
+            return;
+        }
         @SuppressWarnings("unchecked")
         Map<String, Object> e = Json.read(m.getBody(), Map.class);
         String type = String.valueOf(e.get("event_type"));

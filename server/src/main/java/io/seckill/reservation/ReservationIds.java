@@ -3,7 +3,9 @@ package io.seckill.reservation;
 import io.seckill.crypto.HmacSha256;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -51,6 +53,39 @@ public final class ReservationIds {
 
     public UUID messageId(int version, UUID reservationId) {
         return hmac(version, "ORDER_CREATE_REQUESTED|" + reservationId + "|" + SCHEMA_VERSION);
+    }
+
+    /**
+     * The signature of an order event's payload (what the outbox relay sends the projection), under key
+     * {@code version}: hex HMAC of {@code ORDER_EVENT|} and the payload, apart from the ids' inputs by that label.
+     */
+    public String eventSignature(int version, byte[] payload) {
+        HmacSha256 mac = keys.get(version);
+        if (mac == null) {
+            throw new IllegalArgumentException("unknown id key version " + version);
+        }
+        byte[] label = "ORDER_EVENT|".getBytes(StandardCharsets.UTF_8);
+        byte[] input = new byte[label.length + payload.length];
+        System.arraycopy(label, 0, input, 0, label.length);
+        System.arraycopy(payload, 0, input, label.length, payload.length);
+        return HexFormat.of().formatHex(mac.of(input));
+    }
+
+    /** Whether {@code signature} is the payload's under key {@code version} (a retained one); false when either is missing. */
+    public boolean eventSigned(String version, String signature, byte[] payload) {
+        if (version == null || signature == null) {
+            return false;
+        }
+        int v;
+        try {
+            v = Integer.parseInt(version);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        return keys.containsKey(v)
+                && MessageDigest.isEqual(
+                        eventSignature(v, payload).getBytes(StandardCharsets.US_ASCII),
+                        signature.getBytes(StandardCharsets.US_ASCII));
     }
 
     private UUID hmac(int version, String input) {
