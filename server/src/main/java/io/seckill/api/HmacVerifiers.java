@@ -34,14 +34,19 @@ final class HmacVerifiers implements JWSVerifierFactory {
     private final HmacSha256 hmac;
 
     HmacVerifiers(SecretKeySpec secret) {
-        try {
-            new MACVerifier(secret); // Nimbus's own checks of the secret (at least 256 bits for HS256), once
-        } catch (JOSEException e) {
-            throw new IllegalArgumentException("HS256 secret refused: " + e.getMessage(), e);
-        }
+        check(secret);
         this.secret = secret;
         this.secretBytes = secret.getEncoded();
         this.hmac = new HmacSha256(secret, "HS256 secret");
+    }
+
+    /** Nimbus's own checks of an HS256 secret (at least 256 bits); refused with the reason. */
+    static void check(SecretKeySpec secret) {
+        try {
+            new MACVerifier(secret);
+        } catch (JOSEException e) {
+            throw new IllegalArgumentException("HS256 secret refused: " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -66,11 +66,6 @@ final class KeySetCache implements JWKSource<SecurityContext>, AutoCloseable {
         return found;
     }
 
-    /** The keys in hand now. */
-    JWKSet keys() {
-        return keys.get();
-    }
-
     private void refresh() {
         try {
             String body = http.getForObject(uri, String.class);

@@ -148,7 +148,7 @@ public final class TokenDecoders implements AutoCloseable {
                             .build(),
                     rules);
         }
-        new HmacVerifiers(new SecretKeySpec(previous.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        HmacVerifiers.check(new SecretKeySpec(previous.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
         JWKSource<SecurityContext> keys = new ImmutableJWKSet<>(new JWKSet(List.of(octet(secret), octet(previous))));
         return withRules(
                 NimbusJwtDecoder.withJwkSource(keys)

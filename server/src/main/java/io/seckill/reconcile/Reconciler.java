@@ -476,7 +476,9 @@ public class Reconciler {
                 }
             }
             case COMPENSATED -> {
-                if (r.taskId() != null && ("RESERVED".equals(actual) || "ORDER_REJECTED".equals(actual))) {
+                if (r.taskId() != null
+                        && (ReservationStatus.RESERVED.name().equals(actual)
+                                || ReservationStatus.ORDER_REJECTED.name().equals(actual))) {
                     // a failover lost compensate.lua's write: the unit is held in Redis for a reservation that ended
                     // (live recalibration would wait for it for ever); the script again, idempotent by its marker
                     Repairs.Run res = repairs.run(
@@ -484,13 +486,14 @@ public class Reconciler {
                             "RESERVATION",
                             rid,
                             r.version(),
-                            "COMPENSATED",
+                            ReservationStatus.COMPENSATED.name(),
                             OPERATOR,
                             "PostgreSQL says COMPENSATED, Redis still holds the unit (" + actual + ")",
-                            evidence(r, actual, "COMPENSATED"),
+                            evidence(r, actual, ReservationStatus.COMPENSATED.name()),
                             () -> compensation.reapply(slot, r.reservationId(), r.taskId()));
                     count(done, res, "REAPPLY_COMPENSATION");
-                } else if (actual != null && !"COMPENSATED".equals(actual)) {
+                } else if (actual != null
+                        && !ReservationStatus.COMPENSATED.name().equals(actual)) {
                     anomaly(
                             found,
                             "COMPENSATED_BUT_REDIS_" + actual,

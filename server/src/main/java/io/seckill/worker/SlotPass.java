@@ -112,11 +112,6 @@ public final class SlotPass {
         return done;
     }
 
-    /** Whether the slot or server named by {@code key} is still backing off. */
-    boolean backingOff(String key) {
-        return waiting(key, clock.millis());
-    }
-
     private String node(SkuSlot slot) {
         try {
             return nodeOf.apply(slot.stock());
