@@ -268,6 +268,75 @@ class LiveRecalibrationIT extends IntegrationTest {
 
     @Test
     @DisplayName(
+            "a reservation under manual review stays open through a live recalibration: the drift is repaired without "
+                    + "waiting for it, and its unit comes back once when the operator gives it back")
+    void reservationUnderReviewIsNotWaitedFor() throws Exception {
+        long activityId = saleWithOrders(6, 2);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        // a failover lost buyer 1's mark: their second attempt is admitted by Redis and refused by PostgreSQL
+        redis.sync().del(slot.user(1));
+        SaleClient.Response again = reserve(1, activityId, 1);
+        assertThat(again.status()).as(again.body().toString()).isEqualTo(202);
+        String rejected = (String) again.body().get("reservation_id");
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> "ORDER_REJECTED"
+                        .equals(jdbc.queryForObject(
+                                "SELECT status FROM inventory_reservation WHERE reservation_id = ?::uuid",
+                                String.class,
+                                rejected)));
+        SaleClient.Response frozen = client().post(
+                        "/api/v1/admin/freeze/" + rejected,
+                        adminToken(),
+                        Map.of("reason", "incident 7: a second attempt of buyer 1"));
+        assertThat(frozen.status()).as(frozen.body().toString()).isEqualTo(200);
+        assertThat(redis.sync().hget(slot.counter(), "open_reserved")).isEqualTo("1");
+        // and a failover that lost an order's projection
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "committed", -1);
+        long t0 = System.nanoTime();
+
+        Reconciler.Report report = Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> reconciler.run(activityId, Duration.ofMillis(1)),
+                        r -> r.anomalies().containsKey("CROSS_SYSTEM_DELTA"));
+
+        assertThat(report.repairs()).as(report.toString()).containsEntry("REDIS_RECALIBRATION", 1);
+        assertThat(report.skus().getFirst().redisState()).isEqualTo("RECALIBRATED");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                .as("the frozen reservation was not waited for")
+                .isLessThan(props.reconcile().recalibrationDrain());
+        assertThat(redis.sync().get(slot.stock()))
+                .as("PostgreSQL's 4 available, less the unit the frozen reservation holds")
+                .isEqualTo("3");
+        assertThat(redis.sync().hgetall(slot.counter()))
+                .containsEntry("initial", "6")
+                .containsEntry("committed", "2")
+                .containsEntry("open_reserved", "1");
+        assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("OPEN");
+        assertThat(count(
+                        "SELECT count(*) FROM audit_log WHERE action = 'REDIS_RECALIBRATION' AND object_id = ? "
+                                + "AND after->>'open_under_manual_review' = '1'",
+                        activityId + ":1"))
+                .isOne();
+
+        SaleClient.Response given = client().post(
+                        "/api/v1/admin/repair/" + rejected,
+                        adminToken(),
+                        Map.of("action", "compensate", "reason", "incident 7: PostgreSQL refused it, give it back"));
+        assertThat(given.status()).as(given.body().toString()).isEqualTo(200);
+        assertThat(redis.sync().get(slot.stock())).isEqualTo("4");
+        assertThat(redis.sync().hget(slot.counter(), "open_reserved")).isEqualTo("0");
+        assertThat(reconciler.run(activityId, Duration.ofMillis(1)).repairs())
+                .as("nothing left to recalibrate")
+                .doesNotContainKey("REDIS_RECALIBRATION");
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName(
             "a recalibration that could not run stays due: REDIS_RESERVATIONS_LOST is open until a later run recalibrates")
     void deferredRecalibrationStaysDue() throws Exception {
         long activityId = saleWithOrders(6, 3);
@@ -386,6 +455,18 @@ class LiveRecalibrationIT extends IntegrationTest {
                 .as("an operator's close is not undone")
                 .containsExactly(0L, "CLOSED");
         assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("CLOSED");
+
+        redis.sync().hset(slot.counter(), "open_reserved", "1");
+        assertThat(RECALIBRATE.run(redis, keys, "4", "5", "5", "10", "5", "", "2"))
+                .as("one open where two are under review")
+                .containsExactly(-2L, "OPEN_RESERVED", 1L);
+        assertThat(RECALIBRATE.run(redis, keys, "4", "5", "5", "10", "5", "", "1"))
+                .containsExactly(1L, "RECALIBRATED");
+        assertThat(redis.sync().hgetall(slot.counter()))
+                .as("the reservation under review keeps its unit open")
+                .containsEntry("initial", "10")
+                .containsEntry("committed", "5")
+                .containsEntry("open_reserved", "1");
         deleteKeys(slot);
     }
 

@@ -312,7 +312,9 @@ public class Reconciler {
         boolean drift = cross != 0
                 && repairsNow == repairsBefore
                 && outbox.skuBacklog(activityId, sku.skuId()) == 0
-                && view.redis().openReserved() == 0
+                && (view.redis().openReserved() == 0
+                        // reservations a person holds stay open: they do not hide a drift
+                        || view.redis().openReserved() == recalibration.openInReview(a, sku))
                 && projectionCaughtUp();
         Map<String, Object> evidence =
                 Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross);

@@ -25,6 +25,7 @@ import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
 import io.seckill.state.SaleStatus;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -158,7 +159,9 @@ public class RedisRecalibration {
     /**
      * Recalibrates a live SKU whose Redis counters disagree with PostgreSQL's (or whose reservations
      * Redis had lost): admission for the SKU pauses - buyers are asked to retry in a moment - until no
-     * reservation is open in it, at most {@code seckill.reconcile.recalibration-drain}; then one attempt,
+     * reservation is open in it but those under manual review (a person moves them, not the pipeline:
+     * they keep their units open through the recalibration), at most
+     * {@code seckill.reconcile.recalibration-drain}; then one attempt,
      * then the SKU admits again whatever came of it. Returns HELD, DRAIN_TIMEOUT, REFUSED: why,
      * UNCHANGED (Redis already agreed) or RECALIBRATED.
      */
@@ -172,15 +175,21 @@ public class RedisRecalibration {
         if (blocker != null) {
             return deferred("refused", activityId, sku, blocker);
         }
+        // a reservation a person holds stays open through the recalibration: nothing else will close it
+        long inReview = openInReview(a, sku);
         List<SkuSlot> paused = pause(a, sku);
         Attempt attempt;
         try {
             long deadline =
                     System.nanoTime() + props.reconcile().recalibrationDrain().toNanos();
             long open;
-            while ((open = openReserved(a, sku)) != 0) {
+            while ((open = openReserved(a, sku)) != inReview) {
                 if (System.nanoTime() > deadline) {
-                    deferred("drain_timeout", activityId, sku, open + " reservations still open");
+                    deferred(
+                            "drain_timeout",
+                            activityId,
+                            sku,
+                            open + " reservations still open (" + inReview + " of them under manual review)");
                     return "DRAIN_TIMEOUT";
                 }
                 sleep();
@@ -276,13 +285,18 @@ public class RedisRecalibration {
         for (SkuSlot slot : slots) {
             SlotCounters c = SlotCounters.read(redis, slot);
             lost[slot.bucket()] = afterLoss && !c.warmed();
-            long open = c.openReservedUnits();
-            if (open != 0 && !lost[slot.bucket()]) {
-                return refused("bucket " + slot.bucket() + " has " + open + " open reservations");
-            }
             before.add(c);
         }
         Snapshot s = snapshot(activityId, sku.skuId());
+        // reservations a person holds keep their units open; any other open one refuses the attempt
+        int[] inReview = openInReview(activityId, sku, s.reservations());
+        for (SkuSlot slot : slots) {
+            long open = before.get(slot.bucket()).openReservedUnits();
+            if (open != inReview[slot.bucket()] && !lost[slot.bucket()]) {
+                return refused("bucket " + slot.bucket() + " has " + open + " open reservations, "
+                        + inReview[slot.bucket()] + " of them under manual review");
+            }
+        }
         int[] committed = new int[sku.buckets()];
         String blocker = blocker(activityId, sku, s, committed);
         if (blocker != null) {
@@ -297,18 +311,23 @@ public class RedisRecalibration {
         int behind = removeBehind(activityId, sku, stale);
         long holding = s.pg().occupied() + s.pg().sold();
         long inTransit = transfers.inTransit(a, sku);
-        long stock = s.pg().available() - inTransit;
+        long reviewed = Arrays.stream(inReview).sum();
+        // PostgreSQL counts a unit under review as available: it never took it; Redis holds it until given back
+        long stock = s.pg().available() - inTransit - reviewed;
         if (stock < 0) {
-            return refused("PostgreSQL available " + s.pg().available() + " < " + inTransit + " units in transit");
+            return refused("PostgreSQL available " + s.pg().available() + " < " + inTransit + " units in transit + "
+                    + reviewed + " under manual review");
         }
         List<String> changed = new ArrayList<>();
         for (SkuSlot slot : slots) {
             SlotCounters c = before.get(slot.bucket());
             int stockB = ActivityService.share((int) stock, slot.bucket(), sku.buckets());
             int committedB = committed[slot.bucket()];
+            int reviewB = inReview[slot.bucket()];
             if (Long.toString(stockB).equals(c.stock())
-                    && Long.toString(stockB + committedB).equals(c.initial())
-                    && Long.toString(committedB).equals(c.committed())) {
+                    && Long.toString(stockB + committedB + reviewB).equals(c.initial())
+                    && Long.toString(committedB).equals(c.committed())
+                    && c.openReservedUnits() == reviewB) {
                 continue;
             }
             List<Object> r = RECALIBRATE.run(
@@ -319,7 +338,8 @@ public class RedisRecalibration {
                     c.stock(),
                     c.initial(),
                     c.committed(),
-                    lost[slot.bucket()] ? "LOST" : "");
+                    lost[slot.bucket()] ? "LOST" : "",
+                    Integer.toString(reviewB));
             if (LuaScript.code(r) != 1) {
                 return refused("bucket " + slot.bucket() + ": " + LuaScript.text(r, 1)
                         + (changed.isEmpty() ? "" : " (buckets " + changed + " recalibrated)"));
@@ -331,6 +351,9 @@ public class RedisRecalibration {
         after.put("stock", stock);
         after.put("committed", holding);
         after.put("in_transit", inTransit);
+        if (reviewed > 0) {
+            after.put("open_under_manual_review", reviewed);
+        }
         after.put("buckets_changed", changed);
         if (behind > 0) {
             after.put("hashes_behind_postgresql", behind);
@@ -433,6 +456,32 @@ public class RedisRecalibration {
                     removed);
         }
         return removed;
+    }
+
+    /**
+     * How many reservations of the SKU a person holds (MANUAL_REVIEW) while their hash still holds the unit
+     * open in Redis: the open count a recalibration leaves in place instead of waiting for it.
+     */
+    long openInReview(Activity a, Activity.Sku sku) {
+        List<Judged> rows = reservations.inReview(a.activityId(), sku.skuId());
+        return rows.isEmpty()
+                ? 0
+                : Arrays.stream(openInReview(a.activityId(), sku, rows)).sum();
+    }
+
+    /** Per bucket: the reservations among {@code rows} under manual review whose hash is still RESERVED. */
+    private int[] openInReview(long activityId, Activity.Sku sku, List<Judged> rows) {
+        List<Judged> reviewed = rows.stream()
+                .filter(k -> k.status() == ReservationStatus.MANUAL_REVIEW)
+                .toList();
+        int[] out = new int[sku.buckets()];
+        List<String> states = statuses(activityId, sku, reviewed);
+        for (int i = 0; i < reviewed.size(); i++) {
+            if ("RESERVED".equals(states.get(i))) {
+                out[slotOf(activityId, sku, reviewed.get(i)).bucket()]++;
+            }
+        }
+        return out;
     }
 
     /** The ids of those reservations that are under a manual hold. */

@@ -186,6 +186,9 @@ public class ReservationRepository {
     private static final String KNOWN = OF_SKU + """
               AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
             """;
+    private static final String IN_REVIEW = OF_SKU + """
+              AND r.status = 'MANUAL_REVIEW'
+            """;
     private static final String DECIDED = """
             SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'RESERVED'
             """;
@@ -437,6 +440,11 @@ public class ReservationRepository {
     /** Every reservation of the SKU with its order and task, held ones too: what a recalibration counts. */
     public List<Judged> ofSku(long activityId, long skuId) {
         return jdbc.query(OF_SKU, (rs, i) -> judged(rs), activityId, skuId);
+    }
+
+    /** The SKU's reservations taken out of automation (MANUAL_REVIEW): only a person moves them on. */
+    public List<Judged> inReview(long activityId, long skuId) {
+        return jdbc.query(IN_REVIEW, (rs, i) -> judged(rs), activityId, skuId);
     }
 
     /** Reservations of the sale PostgreSQL has decided (any state but RESERVED). */
