@@ -89,7 +89,7 @@ class ProcessCrashIT {
         String name = point.id();
         boolean payments = point == Failpoint.AFTER_PAYMENT_RECORD_INSERT || point == Failpoint.AFTER_CANCEL_PENDING;
         long activityId = 900_000_000L + ThreadLocalRandom.current().nextLong(1_000_000) * 100;
-        int stock = point == Failpoint.AFTER_COMPENSATION_LUA ? 1 : 400;
+        int stock = point == Failpoint.AFTER_COMPENSATION_LUA ? 3 : 400;
         int paymentTimeout =
                 point == Failpoint.AFTER_CANCEL_PENDING ? 2 : point == Failpoint.AFTER_PAYMENT_RECORD_INSERT ? 12 : 900;
         boolean transferring = point == Failpoint.AFTER_BUCKET_TRANSFER_OUT;
@@ -100,6 +100,11 @@ class ProcessCrashIT {
             Buckets.empty(redis, new SkuSlot(activityId, 1, 0, 2), new SkuSlot(activityId, 1, 1, 2));
         }
         Set<String> queued = ConcurrentHashMap.newKeySet();
+        if (point == Failpoint.AFTER_COMPENSATION_LUA) {
+            // the buyer whose later attempts PostgreSQL rejects holds an order first
+            assertThat(reserve(activityId, activityId, queued)).isTrue();
+            awaitOrder(activityId, activityId);
+        }
         long[] nextUser = {activityId};
         for (int kill = 1; kill <= KILLS; kill++) {
             ensureRunning();
@@ -125,10 +130,10 @@ class ProcessCrashIT {
         try {
             switch (point) {
                 case AFTER_COMPENSATION_LUA -> {
-                    SkuSlot slot = SkuSlot.single(activityId, 1);
-                    redis.sync().incr(slot.stock());
-                    redis.sync().hincrby(slot.counter(), "initial", 1);
-                    reserve(activityId, user, queued);
+                    // the buyer who holds the order loses their one-attempt mark (as a failover loses it): Redis
+                    // admits their next attempt, PostgreSQL's one-order-per-user key rejects it, compensation follows
+                    redis.sync().del(SkuSlot.single(activityId, 1).user(activityId));
+                    reserve(activityId, activityId, queued);
                     TimeUnit.MILLISECONDS.sleep(300);
                 }
                 case AFTER_PAYMENT_RECORD_INSERT -> {

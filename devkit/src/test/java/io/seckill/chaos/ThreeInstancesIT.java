@@ -179,13 +179,13 @@ class ThreeInstancesIT {
     }
 
     /**
-     * One buyer's reservation of the slot's SKU on {@code app}; {@code oversold}: Redis first admits one unit more
-     * than PostgreSQL holds, so PostgreSQL rejects the buyer and a compensation follows.
+     * One buyer's reservation of the slot's SKU on {@code app}; {@code markLost}: the buyer, who holds an order
+     * already, first loses their one-attempt mark (as a failover loses it), so Redis admits the attempt,
+     * PostgreSQL's one-order-per-user key rejects it and a compensation follows.
      */
-    private SaleClient.Response reserveOn(AppProcess app, SkuSlot slot, long user, boolean oversold) throws Exception {
-        if (oversold) {
-            redis.sync().incr(slot.stock());
-            redis.sync().hincrby(slot.counter(), "initial", 1);
+    private SaleClient.Response reserveOn(AppProcess app, SkuSlot slot, long user, boolean markLost) throws Exception {
+        if (markLost) {
+            redis.sync().del(slot.user(user));
         }
         return app.apiClient()
                 .reserve(
@@ -209,7 +209,21 @@ class ThreeInstancesIT {
     @MethodSource("crashRows")
     void crashOneOfThree(String row, Failpoint point) throws Exception {
         boolean compensating = point == Failpoint.AFTER_COMPENSATION_LUA;
-        long activityId = openSale(compensating ? 1 : 300);
+        long activityId = openSale(compensating ? 40 : 300);
+        // the buyer whose later attempts PostgreSQL rejects holds an order first
+        long holder = activityId * 1_000 - 1;
+        if (compensating) {
+            SaleClient.Response first = reserveOn(APPS.getFirst(), SkuSlot.single(activityId, 1), holder, false);
+            assertThat(first.status()).as(first.body().toString()).isEqualTo(202);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> jdbc.queryForObject(
+                                    "SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = ?",
+                                    Long.class,
+                                    activityId,
+                                    holder)
+                            == 1);
+        }
         AppProcess victim = APPS.getLast();
         SaleClient.Response armed =
                 victim.apiClient().post("/api/v1/admin/failpoints/" + point.id(), admin(), Map.of("action", "crash"));
@@ -220,7 +234,8 @@ class ThreeInstancesIT {
         long user = activityId * 1_000;
         for (; victim.alive() && System.nanoTime() < deadline; user++) {
             try {
-                SaleClient.Response r = reserveOn(APPS.get((int) (user % 3)), slot, user, compensating);
+                SaleClient.Response r =
+                        reserveOn(APPS.get((int) (user % 3)), slot, compensating ? holder : user, compensating);
                 if (r.status() == 202) {
                     queued.add((String) r.body().get("reservation_id"));
                 }
@@ -234,7 +249,7 @@ class ThreeInstancesIT {
                 .isEqualTo(137);
         // the other two go on while it is down (and the first request may have been the one that halted it)
         for (int i = 0; i < 4; i++, user++) {
-            SaleClient.Response r = reserveOn(APPS.get(i % 2), slot, user, compensating);
+            SaleClient.Response r = reserveOn(APPS.get(i % 2), slot, compensating ? holder : user, compensating);
             assertThat(r.status()).as(r.body().toString()).isEqualTo(202);
             queued.add((String) r.body().get("reservation_id"));
         }

@@ -7,6 +7,7 @@ import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.cli.SaleClient;
 import io.seckill.hold.HoldRepository;
+import io.seckill.invariants.InvariantChecker;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
@@ -263,6 +264,59 @@ class LiveRecalibrationIT extends IntegrationTest {
         assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of()))
                 .as("a second run finds nothing to do")
                 .isEqualTo("UNCHANGED");
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a unit in two buckets (a transfer whose source failed over before it replicated transfer_out) -> the "
+            + "supply equation fails the invariants, SUPPLY_DELTA is recorded, the SKU recalibrated, and it "
+            + "sells exactly PostgreSQL's stock, nobody queued and then rejected")
+    void unitInTwoBucketsRecalibrated() throws Exception {
+        long activityId = openBucketedSale(12, 4);
+        for (long u = 1; u <= 4; u++) {
+            placeOrder(activityId, 1, u);
+        }
+        awaitSettled(activityId, 4);
+        // the target bucket landed the unit; the source's transfer_out was lost with its old master
+        SkuSlot target = new SkuSlot(activityId, 1, 2, 4);
+        redis.sync().incr(target.stock());
+        redis.sync().hincrby(target.counter(), "initial", 1);
+        assertThat(view(activityId).redis().invariantDelta())
+                .as("each bucket's own books still add up")
+                .isZero();
+        assertThat(view(activityId).crossSystemDelta()).isZero();
+        assertThat(invariants.check(activityId, true))
+                .filteredOn(c -> !c.pass())
+                .extracting(InvariantChecker.Check::name)
+                .containsExactly("sku 1: Redis initial over every bucket + in transit = PG initial");
+
+        Reconciler.Report report = Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> reconciler.run(activityId, Duration.ofMillis(1)),
+                        r -> r.anomalies().containsKey("SUPPLY_DELTA"));
+
+        assertThat(report.repairs()).as(report.toString()).containsEntry("REDIS_RECALIBRATION", 1);
+        assertThat(view(activityId).supplyDelta()).isZero();
+        assertThat(count(
+                        "SELECT count(*) FROM reconcile_anomaly WHERE anomaly_type = 'SUPPLY_DELTA' AND object_id = ? "
+                                + "AND status = 'RESOLVED'",
+                        activityId + ":1"))
+                .isOne();
+        assertInvariants(activityId, true);
+        Map<String, Integer> answers = new HashMap<>();
+        for (long u = 100; u < 140; u++) {
+            answers.merge(reserve(u, activityId, 1).code(), 1, Integer::sum);
+        }
+        assertThat(answers.get("QUEUED"))
+                .as("the eight units PostgreSQL has left, not nine: " + answers)
+                .isEqualTo(8);
+        awaitSettled(activityId, 12);
+        assertThat(count(
+                        "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
+                        activityId))
+                .isZero();
         assertInvariants(activityId, true);
     }
 

@@ -20,12 +20,12 @@ class RunbookIT extends PaymentTestBase {
     @Test
     @DisplayName("runbook end to end: freeze -> inspect -> repair -> invariants pass -> audit rows present")
     void runbook() throws Exception {
-        long activityId = openSale(1);
+        long activityId = openSale(2);
         SkuSlot slot = SkuSlot.single(activityId, 1);
-        redis.sync().incr(slot.stock());
-        redis.sync().hincrby(slot.counter(), "initial", 1);
         placeOrder(activityId, 1, 1);
-        SaleClient.Response queued = reserve(2, activityId, 1);
+        // a failover lost buyer 1's one-attempt mark: Redis admits their second attempt, PostgreSQL refuses it
+        redis.sync().del(slot.user(1));
+        SaleClient.Response queued = reserve(1, activityId, 1);
         awaitSettled(activityId, 2);
         UUID rejected = UUID.fromString((String) queued.body().get("reservation_id"));
         String messageId = jdbc.queryForObject(

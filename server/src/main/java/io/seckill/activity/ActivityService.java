@@ -202,6 +202,15 @@ public class ActivityService {
         public long crossSystemDelta() {
             return redis.committed() - (pg.occupied() + pg.sold());
         }
+
+        /**
+         * The supply equation across buckets: Redis initial summed over the buckets + units in transit between
+         * them - PG initial. Zero once no stock adjustment or transfer is half done; a unit that appears in Redis
+         * without PostgreSQL having it (a transfer, landing or adjustment a failover half lost) makes it positive.
+         */
+        public long supplyDelta() {
+            return redis.initial() + redis.inTransit() - pg.initial();
+        }
     }
 
     /** PostgreSQL columns beside the summed Redis counters, per SKU. */

@@ -103,6 +103,12 @@ public record InvariantChecker(
                         sku + ": Redis committed = PG occupied + sold",
                         v.crossSystemDelta() == 0,
                         r.committed() + " = " + pg.occupied() + " + " + pg.sold()));
+                if (r.warmedBuckets() > 0) {
+                    out.add(new Check(
+                            sku + ": Redis initial over every bucket + in transit = PG initial",
+                            v.supplyDelta() == 0,
+                            r.initial() + " + " + r.inTransit() + " = " + pg.initial()));
+                }
             }
         }
         return out;

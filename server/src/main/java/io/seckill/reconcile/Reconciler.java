@@ -307,19 +307,33 @@ public class Reconciler {
         windows.put(key, new Window(cursors[0], cursors[1], fullAt));
 
         view = view(activityId, sku.skuId());
+        long supply = supplyDelta(activityId, sku, view);
+        if (supply != 0) {
+            // counters and transfers are read apart: a landing between the reads is seen once, a lost write twice
+            view = view(activityId, sku.skuId());
+            supply = supplyDelta(activityId, sku, view);
+        }
+        gauge("inventory.supply.delta", activityId, sku.skuId()).set(supply);
         long cross = view.crossSystemDelta();
         int repairsNow = done.values().stream().mapToInt(Integer::intValue).sum();
-        boolean drift = cross != 0
+        boolean drift = (cross != 0 || supply != 0)
                 && repairsNow == repairsBefore
                 && outbox.skuBacklog(activityId, sku.skuId()) == 0
                 && (view.redis().openReserved() == 0
                         // reservations a person holds stay open: they do not hide a drift
                         || view.redis().openReserved() == recalibration.openInReview(a, sku))
                 && projectionCaughtUp();
-        Map<String, Object> evidence =
-                Map.of("redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross);
+        Map<String, Object> evidence = Map.of(
+                "redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross, "supply_delta", supply);
         if (drift) {
-            anomaly(found, "CROSS_SYSTEM_DELTA", "SKU", key, activityId, sku.skuId(), evidence);
+            anomaly(
+                    found,
+                    cross != 0 ? "CROSS_SYSTEM_DELTA" : "SUPPLY_DELTA",
+                    "SKU",
+                    key,
+                    activityId,
+                    sku.skuId(),
+                    evidence);
         }
         // an open REDIS_RESERVATIONS_LOST (written when a lost hash was restored, here or in an earlier run) keeps the
         // recalibration due until one succeeds
@@ -327,9 +341,11 @@ public class Reconciler {
             String live = recalibration.recalibrateLive(
                     a,
                     sku,
-                    drift
-                            ? "Redis committed differs from PostgreSQL by " + cross
-                            : "Redis had lost reservations PostgreSQL holds",
+                    !drift
+                            ? "Redis had lost reservations PostgreSQL holds"
+                            : cross != 0
+                                    ? "Redis committed differs from PostgreSQL by " + cross
+                                    : "Redis holds " + supply + " units more than PostgreSQL's initial",
                     evidence);
             if ("RECALIBRATED".equals(live)) {
                 count(done, "REDIS_RECALIBRATION");
@@ -340,6 +356,9 @@ public class Reconciler {
                 String resolution = "Redis counters " + ("UNCHANGED".equals(live) ? "agreed with" : "recalibrated from")
                         + " PostgreSQL";
                 anomalies.resolve(RESERVATIONS_LOST, key, resolution);
+                if (supplyDelta(activityId, sku, view) == 0) {
+                    anomalies.resolve("SUPPLY_DELTA", key, resolution);
+                }
                 if (cross == 0 && anomalies.resolve("CROSS_SYSTEM_DELTA", key, resolution)) {
                     log.info(
                             "reconcile.cross_system_delta_resolved activity_id={} sku_id={} recalibration={}",
@@ -686,6 +705,14 @@ public class Reconciler {
                     e.getMessage());
             return false;
         }
+    }
+
+    /** The supply equation's delta, or 0 while a stock adjustment's Redis half is not applied (it is off by design). */
+    private long supplyDelta(long activityId, Activity.Sku sku, ActivityService.InventoryView view) {
+        if (view.redis().warmedBuckets() == 0 || view.supplyDelta() == 0) {
+            return 0;
+        }
+        return adjustments.unapplied(activityId, sku.skuId()) > 0 ? 0 : view.supplyDelta();
     }
 
     private ActivityService.InventoryView view(long activityId, long skuId) {
