@@ -4,6 +4,11 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.TimeUnit;
+import org.apache.rocketmq.auth.authentication.provider.DefaultAuthenticationProvider;
+import org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider;
+import org.apache.rocketmq.auth.authorization.provider.DefaultAuthorizationProvider;
+import org.apache.rocketmq.auth.authorization.provider.LocalAuthorizationMetadataProvider;
+import org.apache.rocketmq.auth.config.AuthConfig;
 import org.apache.rocketmq.broker.BrokerController;
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.MQVersion;
@@ -106,7 +111,8 @@ public final class EmbeddedBrokerMain {
         // let one pull carry a whole consumer batch (the default caps a pull at 32 messages)
         storeConfig.setMaxTransferCountOnMessageInMemory(256);
         storeConfig.setMessageDelayLevel(delayLevels);
-        BrokerController broker = new BrokerController(brokerConfig, brokerNetty, new NettyClientConfig(), storeConfig);
+        BrokerController broker = new BrokerController(
+                brokerConfig, brokerNetty, new NettyClientConfig(), storeConfig, authConfig(brokerConfig, storeConfig));
         if (!broker.initialize()) {
             throw new IllegalStateException("Broker failed to initialize (store " + store + ")");
         }
@@ -122,6 +128,47 @@ public final class EmbeddedBrokerMain {
         }
         System.out.println("READY " + namesrvAddr);
         System.out.flush();
+    }
+
+    /**
+     * Access control: none, or - with {@code SECKILL_BROKER_ACL=user:password} in the environment - RocketMQ ACL 2.0
+     * with that one user, a super user created at the first start: every client request must carry its signature
+     * (an unsigned send or pull is refused), and the broker signs its own calls with it.
+     */
+    private static AuthConfig authConfig(BrokerConfig brokerConfig, MessageStoreConfig storeConfig) {
+        AuthConfig auth = new AuthConfig();
+        auth.setConfigName(brokerConfig.getBrokerName());
+        auth.setClusterName(brokerConfig.getBrokerClusterName());
+        auth.setAuthConfigPath(storeConfig.getStorePathRootDir() + File.separator + "config");
+        String acl = System.getenv("SECKILL_BROKER_ACL");
+        if (acl == null || acl.isBlank()) {
+            return auth;
+        }
+        int colon = acl.indexOf(':');
+        if (colon <= 0 || colon == acl.length() - 1) {
+            throw new IllegalArgumentException("SECKILL_BROKER_ACL: must be user:password");
+        }
+        String user = acl.substring(0, colon);
+        String password = acl.substring(colon + 1);
+        auth.setAuthenticationEnabled(true);
+        auth.setAuthenticationProvider(DefaultAuthenticationProvider.class.getName());
+        auth.setAuthenticationMetadataProvider(LocalAuthenticationMetadataProvider.class.getName());
+        auth.setAuthorizationEnabled(true);
+        auth.setAuthorizationProvider(DefaultAuthorizationProvider.class.getName());
+        auth.setAuthorizationMetadataProvider(LocalAuthorizationMetadataProvider.class.getName());
+        auth.setInitAuthenticationUser(json("username", user, "password", password));
+        auth.setInnerClientAuthenticationCredentials(json("accessKey", user, "secretKey", password));
+        return auth;
+    }
+
+    /** A JSON object of two string fields (the values are checked to need no escaping). */
+    private static String json(String k1, String v1, String k2, String v2) {
+        for (String v : new String[] {v1, v2}) {
+            if (!v.matches("[A-Za-z0-9_.@+=/-]+")) {
+                throw new IllegalArgumentException("SECKILL_BROKER_ACL: letters, digits and _.@+=/- only");
+            }
+        }
+        return "{\"" + k1 + "\":\"" + v1 + "\",\"" + k2 + "\":\"" + v2 + "\"}";
     }
 
     /** Whether the NameServer lists this broker: asked in-process when it runs here, else over the wire. */

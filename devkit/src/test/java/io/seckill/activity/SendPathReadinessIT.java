@@ -112,7 +112,9 @@ class SendPathReadinessIT extends IntegrationTest {
                 "g-order-" + suffix,
                 "g-proj-" + suffix,
                 mq.maxReconsumeTimes(),
-                mq.sendTimeout());
+                mq.sendTimeout(),
+                mq.accessKey(),
+                mq.secretKey());
         SeckillProperties p = new SeckillProperties(
                 props.roles(),
                 props.redisUri(),

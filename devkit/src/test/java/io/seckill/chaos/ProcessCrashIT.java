@@ -12,16 +12,14 @@ import io.seckill.paysim.PaySim;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.Buckets;
+import io.seckill.support.ChildSales;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestChildApps;
 import io.seckill.support.TestEngines;
 import io.seckill.support.TestPaySim;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -228,40 +226,7 @@ class ProcessCrashIT {
     }
 
     private void createSale(long activityId, int stock, int paymentTimeoutSeconds, int buckets) throws Exception {
-        Instant now = Instant.now();
-        SaleClient.Response r = client().post(
-                        "/api/v1/admin/activities",
-                        admin(),
-                        Map.of(
-                                "activity_id",
-                                activityId,
-                                "name",
-                                "crash sale " + activityId,
-                                "starts_at",
-                                now.minusSeconds(5).toString(),
-                                "ends_at",
-                                now.plusSeconds(7200).toString(),
-                                "business_deadline_seconds",
-                                300,
-                                "payment_timeout_seconds",
-                                paymentTimeoutSeconds,
-                                "skus",
-                                List.of(Map.of(
-                                        "sku_id",
-                                        1,
-                                        "price",
-                                        new BigDecimal("10.50"),
-                                        "stock",
-                                        stock,
-                                        "buckets",
-                                        buckets))));
-        assertThat(r.status()).as(r.body().toString()).isEqualTo(201);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/warm", admin(), null)
-                        .status())
-                .isEqualTo(200);
-        assertThat(client().post("/api/v1/admin/activities/" + activityId + "/open", admin(), null)
-                        .status())
-                .isEqualTo(200);
+        ChildSales.open(client(), client(), activityId, stock, paymentTimeoutSeconds, buckets);
     }
 
     private static SaleClient client() {

@@ -13,16 +13,15 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.OrderRequestSender;
 import io.seckill.reservation.ReservationIds;
+import io.seckill.support.ChildSales;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.Messages;
 import io.seckill.support.TestChildApps;
 import io.seckill.support.TestEngines;
 import io.seckill.support.TestRedisCluster;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -460,35 +459,7 @@ class ThreeInstancesIT {
     /** A one-SKU sale created on the first instance and opened on the second. */
     private static long openSale(int stock) throws Exception {
         long activityId = Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000_000L) + 1;
-        SaleClient first = APPS.getFirst().apiClient();
-        Instant now = Instant.now();
-        SaleClient.Response created = first.post(
-                "/api/v1/admin/activities",
-                admin(),
-                Map.of(
-                        "activity_id",
-                        activityId,
-                        "name",
-                        "three instances",
-                        "starts_at",
-                        now.minusSeconds(5).toString(),
-                        "ends_at",
-                        now.plusSeconds(3600).toString(),
-                        "business_deadline_seconds",
-                        300,
-                        "payment_timeout_seconds",
-                        900,
-                        "skus",
-                        List.of(Map.of("sku_id", 1, "price", new BigDecimal("10.50"), "stock", stock))));
-        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
-        assertThat(first.post("/api/v1/admin/activities/" + activityId + "/warm", admin(), null)
-                        .status())
-                .isEqualTo(200);
-        assertThat(APPS.get(1)
-                        .apiClient()
-                        .post("/api/v1/admin/activities/" + activityId + "/open", admin(), null)
-                        .status())
-                .isEqualTo(200);
+        ChildSales.open(APPS.getFirst().apiClient(), APPS.get(1).apiClient(), activityId, stock, 900, 1);
         return activityId;
     }
 

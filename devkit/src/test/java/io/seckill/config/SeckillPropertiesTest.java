@@ -24,6 +24,16 @@ class SeckillPropertiesTest {
         String s = "s".repeat(40);
         assertThatThrownBy(() -> new SeckillProperties.Jwt(s, s, null, null, null, null, null, Duration.ofSeconds(30)))
                 .hasMessageStartingWith("seckill.jwt.admin-secret");
+        assertThatThrownBy(() -> bind(Map.of("seckill.mq.access-key", "seckill-engine")))
+                .hasStackTraceContaining("seckill.mq.secret-key: is required with seckill.mq.access-key");
+        assertThatThrownBy(() -> bind(Map.of("seckill.mq.secret-key", "s3cret")))
+                .hasStackTraceContaining("seckill.mq.access-key: is required with seckill.mq.secret-key");
+        assertThat(bind(Map.of("seckill.mq.access-key", "a", "seckill.mq.secret-key", "s3cret"))
+                        .mq()
+                        .toString())
+                .as("the secret is never printed")
+                .contains("accessKey=a", "secretKey=(set)")
+                .doesNotContain("s3cret");
         assertThatThrownBy(() -> new SeckillProperties.Ids(Map.of(1, "too-short")))
                 .hasMessageStartingWith("seckill.ids.keys[1]");
         assertThatThrownBy(() -> new SeckillProperties.OrderConsumer(0, 4, Duration.ofHours(1)))

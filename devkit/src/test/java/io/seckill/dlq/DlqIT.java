@@ -2,12 +2,14 @@ package io.seckill.dlq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.cli.SaleClient;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -50,6 +52,21 @@ class DlqIT extends IntegrationTest {
                                     .value()
                             > before);
 
+            SaleClient.Response listed = client().get("/api/v1/admin/dlq?group=" + group, viewToken());
+            assertThat(listed.status()).as(listed.body().toString()).isEqualTo(200);
+            assertThat(listed.body().get("letters").toString()).contains(rid);
+            SaleClient.Response notAllowed = client().post(
+                            "/api/v1/admin/dlq/replay",
+                            viewToken(),
+                            Map.of("group", group, "reason", "a viewer tries"));
+            assertThat(notAllowed.status()).as("replay needs seckill:operate").isEqualTo(403);
+            assertThat(client().post("/api/v1/admin/dlq/replay", adminToken(), Map.of("group", "x", "reason", "r"))
+                            .body())
+                    .containsEntry("field", "group");
+            assertThat(client().post("/api/v1/admin/dlq/replay", adminToken(), Map.of("group", group))
+                            .body())
+                    .containsEntry("field", "reason");
+
             // an object under a manual hold is not replayed
             jdbc.update(
                     "INSERT INTO manual_hold (object_type, object_id, reason, operator) VALUES ('RESERVATION', ?, "
@@ -59,24 +76,35 @@ class DlqIT extends IntegrationTest {
                             .execute(
                                     "dlq",
                                     "replay",
-                                    "--namesrv",
-                                    TestEngines.get().namesrvAddress(),
+                                    "--url",
+                                    "http://127.0.0.1:" + operatorPlane.port(),
+                                    "--token",
+                                    adminToken(),
                                     "--group",
                                     group,
-                                    "--jdbc-url",
-                                    TestEngines.get().jdbcUrl(),
-                                    "--db-user",
-                                    "postgres",
-                                    "--db-password",
-                                    "postgres"))
+                                    "--reason",
+                                    "incident 9: the consumer is fixed"))
                     .isZero();
             Awaitility.await("held: not replayed")
                     .during(Duration.ofSeconds(3))
                     .atMost(Duration.ofSeconds(5))
                     .until(() -> count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid) == 0);
+            assertThat(jdbc.queryForMap(
+                            "SELECT operator, reason, before->>'letters' AS found, after->>'left_held' AS held "
+                                    + "FROM audit_log WHERE action = 'DLQ_REPLAY' ORDER BY audit_id DESC LIMIT 1"))
+                    .containsEntry("operator", "local/test")
+                    .containsEntry("reason", "incident 9: the consumer is fixed")
+                    .satisfies(m -> assertThat(Integer.parseInt((String) m.get("found")))
+                            .isPositive())
+                    .satisfies(m -> assertThat((String) m.get("held")).isNotEqualTo("[]"));
             jdbc.update("DELETE FROM manual_hold WHERE object_id = ?", rid);
 
-            assertThat(dlq.replay(group, 10_000)).isPositive();
+            SaleClient.Response replayed = client().post(
+                            "/api/v1/admin/dlq/replay",
+                            adminToken(),
+                            Map.of("group", group, "max", 10_000, "reason", "incident 9: hold released"));
+            assertThat(replayed.status()).as(replayed.body().toString()).isEqualTo(200);
+            assertThat((Integer) replayed.body().get("re_sent")).isPositive();
             awaitSettled(activityId, 1);
             assertThat(count("SELECT count(*) FROM orders WHERE reservation_id = ?::uuid", rid))
                     .isEqualTo(1);

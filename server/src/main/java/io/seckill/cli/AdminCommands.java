@@ -3,6 +3,8 @@ package io.seckill.cli;
 import io.seckill.api.Tokens;
 import io.seckill.mq.Json;
 import java.io.PrintStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -262,6 +264,57 @@ final class AdminCommands {
                     "/api/v1/admin/activities/" + activity + "/close-out?drain_seconds=" + drainSeconds,
                     Map.of("reason", reason),
                     true);
+        }
+    }
+
+    @Command(
+            name = "dlq",
+            mixinStandardHelpOptions = true,
+            description = "List or replay a consumer group's dead letters (replay: re-sent with their original ids, "
+                    + "letters of objects under a manual hold left in the DLQ, an audit row).")
+    static final class Dlq implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Parameters(index = "0", description = "list | replay")
+        String action;
+
+        @Option(names = "--group", description = "consumer group (default: the order consumer's)")
+        String group;
+
+        @Option(names = "--max", description = "at most this many letters (default ${DEFAULT-VALUE})")
+        int max = 1000;
+
+        @Option(names = "--reason", description = "why (replay: required, goes to the audit log)")
+        String reason;
+
+        @Override
+        public Integer call() {
+            switch (action) {
+                case "list" -> {
+                    return target.call(
+                            "GET",
+                            "/api/v1/admin/dlq?max=" + max
+                                    + (group == null
+                                            ? ""
+                                            : "&group=" + URLEncoder.encode(group, StandardCharsets.UTF_8)),
+                            null,
+                            false);
+                }
+                case "replay" -> {
+                    Map<String, Object> body = new LinkedHashMap<>();
+                    body.put("max", max);
+                    if (group != null) {
+                        body.put("group", group);
+                    }
+                    body.put("reason", reason);
+                    return target.call("POST", "/api/v1/admin/dlq/replay", body, false);
+                }
+                default -> {
+                    System.err.println("action: must be list or replay, got '" + action + "'");
+                    return 2;
+                }
+            }
         }
     }
 }

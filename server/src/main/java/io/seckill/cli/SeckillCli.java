@@ -21,7 +21,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             SeckillCli.Serve.class,
             TokenCommand.class,
-            io.seckill.dlq.DlqCommand.class,
+            AdminCommands.Dlq.class,
             AdminCommands.Inspect.class,
             AdminCommands.Freeze.class,
             AdminCommands.Repair.class,

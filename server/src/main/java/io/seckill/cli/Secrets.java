@@ -21,6 +21,7 @@ public final class Secrets {
             Pattern.compile("seckill\\.jwt\\.(user-secret|admin-secret|usersecret|adminsecret)"),
             Pattern.compile("seckill\\.ids\\.keys(\\.|\\[).*"),
             Pattern.compile("seckill\\.payment\\.(callback-secret|callbacksecret)"),
+            Pattern.compile("seckill\\.mq\\.(secret-key|secretkey)"),
             Pattern.compile("spring\\.datasource\\.password"),
             Pattern.compile("spring\\.data\\.redis\\.password"));
 

@@ -216,11 +216,33 @@ public record SeckillProperties(
             @DefaultValue("seckill-order-consumer") String orderConsumerGroup,
             @DefaultValue("seckill-projection") String projectionGroup,
             @DefaultValue("16") int maxReconsumeTimes,
-            @DefaultValue("3s") Duration sendTimeout) {
+            @DefaultValue("3s") Duration sendTimeout,
+            String accessKey,
+            String secretKey) {
         public Mq {
             require(namesrv != null && !namesrv.isBlank(), "seckill.mq.namesrv", "is required");
+            boolean ak = accessKey != null && !accessKey.isBlank();
+            boolean sk = secretKey != null && !secretKey.isBlank();
+            require(
+                    ak == sk,
+                    ak ? "seckill.mq.secret-key" : "seckill.mq.access-key",
+                    "is required with " + (ak ? "seckill.mq.access-key" : "seckill.mq.secret-key")
+                            + " (RocketMQ ACL credentials come as a pair)");
             between(maxReconsumeTimes, 1, 32, "seckill.mq.max-reconsume-times");
             atLeast(sendTimeout, "100ms", "seckill.mq.send-timeout");
+        }
+
+        /** The brokers ask every client for its ACL credentials ({@code seckill.mq.access-key} and {@code secret-key}). */
+        public boolean authenticated() {
+            return accessKey != null && !accessKey.isBlank();
+        }
+
+        @Override
+        public String toString() {
+            return "Mq[namesrv=" + namesrv + ", orderRequestTopic=" + orderRequestTopic + ", orderEventTopic="
+                    + orderEventTopic + ", orderConsumerGroup=" + orderConsumerGroup + ", projectionGroup="
+                    + projectionGroup + ", maxReconsumeTimes=" + maxReconsumeTimes + ", sendTimeout=" + sendTimeout
+                    + ", accessKey=" + accessKey + ", secretKey=" + (secretKey == null ? null : "(set)") + "]";
         }
     }
 

@@ -16,6 +16,7 @@ import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageConst;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.RPCHook;
 
 /**
  * A consumer group's dead-letter queue (DESIGN.md §7.3, §15.8): a quarantine waiting for the business
@@ -26,11 +27,19 @@ import org.apache.rocketmq.common.message.MessageQueue;
 public final class DeadLetters implements AutoCloseable {
 
     private final String namesrv;
+    private final RPCHook credentials;
     private final DefaultMQProducer producer;
 
+    /** For brokers that ask for no credentials. */
     public DeadLetters(String namesrv) throws MQClientException {
+        this(namesrv, null);
+    }
+
+    /** {@code credentials}: the engine's ACL signature ({@link MqClients#credentials}), or null. */
+    public DeadLetters(String namesrv, RPCHook credentials) throws MQClientException {
         this.namesrv = namesrv;
-        this.producer = new DefaultMQProducer("seckill-dlq-tool");
+        this.credentials = credentials;
+        this.producer = new DefaultMQProducer("seckill-dlq-tool", credentials);
         producer.setNamesrvAddr(namesrv);
         producer.setInstanceName(MqClients.instanceName("dlq"));
         producer.start();
@@ -82,7 +91,7 @@ public final class DeadLetters implements AutoCloseable {
         }
         org.apache.rocketmq.client.consumer.DefaultMQPullConsumer reader =
                 new org.apache.rocketmq.client.consumer.DefaultMQPullConsumer(
-                        "seckill-dlq-reader-" + UUID.randomUUID());
+                        "seckill-dlq-reader-" + UUID.randomUUID(), credentials);
         reader.setNamesrvAddr(namesrv);
         reader.setInstanceName(MqClients.instanceName("dlq-reader"));
         reader.start();
@@ -119,8 +128,13 @@ public final class DeadLetters implements AutoCloseable {
 
     /** Re-sends the letters with their original ids, except those {@code skip} names (objects under a manual hold). */
     public int replay(String group, int max, java.util.function.Predicate<Letter> skip) throws Exception {
+        return replay(list(group, max), skip);
+    }
+
+    /** Re-sends these letters (as {@link #list} read them) with their original ids, except those {@code skip} names. */
+    public int replay(List<Letter> letters, java.util.function.Predicate<Letter> skip) throws Exception {
         int sent = 0;
-        for (Letter l : list(group, max)) {
+        for (Letter l : letters) {
             if (skip.test(l)) {
                 continue;
             }

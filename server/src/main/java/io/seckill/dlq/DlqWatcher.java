@@ -3,6 +3,7 @@ package io.seckill.dlq;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.mq.MqClients;
 import io.seckill.worker.PollingWorker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,7 +42,7 @@ class DlqWatcher extends PollingWorker {
     protected int runPass() {
         try {
             if (dlq == null) {
-                dlq = new DeadLetters(props.mq().namesrv());
+                dlq = new DeadLetters(props.mq().namesrv(), MqClients.credentials(props.mq()));
             }
         } catch (MQClientException e) {
             throw new IllegalStateException("cannot start the DLQ reader: " + e.getMessage(), e);

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.stereotype.Repository;
 
 /** The SQL of {@code manual_hold} and {@code audit_log}: what a person took over, and what every person did. */
@@ -34,11 +33,6 @@ public class HoldRepository {
 
     HoldRepository(JdbcTemplate jdbc) {
         this.jdbc = jdbc;
-    }
-
-    /** For a command outside the engine (the DLQ tool): holds read straight from the given database. */
-    public static HoldRepository connect(String jdbcUrl, String user, String password) {
-        return new HoldRepository(new JdbcTemplate(new DriverManagerDataSource(jdbcUrl, user, password)));
     }
 
     public boolean hold(String objectType, String objectId, String previousStatus, String reason, String operator) {

@@ -26,7 +26,11 @@ public class EscapedMessageConverter extends MessageConverter {
         for (String word : List.of("m", "msg", "message")) {
             PatternLayout.DEFAULT_CONVERTER_SUPPLIER_MAP.put(word, EscapedMessageConverter::new);
         }
+        PatternLayout.DEFAULT_CONVERTER_SUPPLIER_MAP.put(EXCEPTION_WORD, EscapedThrowableConverter::new);
     }
+
+    /** The conversion word of {@link EscapedThrowableConverter}, the application's exception conversion word. */
+    public static final String EXCEPTION_WORD = "escEx";
 
     /** Installs the converter as the application starts. */
     public static final class Installer implements ApplicationListener<ApplicationStartingEvent> {

@@ -40,16 +40,18 @@ public final class BrokerBacklog implements AutoCloseable {
     private static final int PULL_FLAGS = PullSysFlag.buildSysFlag(false, false, true, false);
 
     private final String namesrv;
+    private final SeckillProperties.Mq mq;
     private DefaultMQProducer admin;
 
     BrokerBacklog(SeckillProperties props) {
         this.namesrv = props.mq().namesrv();
+        this.mq = props.mq();
     }
 
     /** The client starts on the first reading, so an instance that never asks opens no connection. */
     private MQClientAPIImpl api() throws MQClientException {
         if (admin == null) {
-            DefaultMQProducer a = new DefaultMQProducer("seckill-backlog-admin");
+            DefaultMQProducer a = new DefaultMQProducer("seckill-backlog-admin", MqClients.credentials(mq));
             a.setNamesrvAddr(namesrv);
             a.setInstanceName(MqClients.instanceName("backlog-admin"));
             a.start();

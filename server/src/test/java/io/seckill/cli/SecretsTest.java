@@ -21,6 +21,7 @@ class SecretsTest {
             "--seckill.jwt.admin-secret=s",
             "--seckill.ids.keys.1=s",
             "--seckill.payment.callback-secret=s",
+            "--seckill.mq.secret-key=s",
             "--spring.datasource.password=s",
             "--seckill.redis-cluster=rediss://seckill:pw@redis-0:6379,rediss://seckill:pw@redis-1:6379"
         }) {
