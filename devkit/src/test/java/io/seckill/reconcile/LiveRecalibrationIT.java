@@ -6,6 +6,8 @@ import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.cli.SaleClient;
+import io.seckill.failpoint.Failpoint;
+import io.seckill.failpoint.Failpoints;
 import io.seckill.hold.HoldRepository;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.projection.OrderProjection;
@@ -316,6 +318,64 @@ class LiveRecalibrationIT extends IntegrationTest {
         assertThat(count(
                         "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
                         activityId))
+                .isZero();
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName(
+            "fault #13: a failover lost a reservation whose order message is still unconsumed on the broker -> the "
+                    + "live recalibration waits for that message instead of counting its unit as available; once it is "
+                    + "consumed Redis is set from PostgreSQL, and the SKU sells exactly what is left")
+    void lostReservationInFlightIsWaitedFor() throws Exception {
+        long activityId = saleWithOrders(6, 2);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        // buyer 10's order is held up in the consumer (its message stays unconsumed) ...
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:9000*1");
+        SaleClient.Response inFlight = reserve(10, activityId, 1);
+        assertThat(inFlight.status()).as(inFlight.body().toString()).isEqualTo(202);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> Failpoints.fired().getOrDefault(Failpoint.AFTER_INBOX_INSERT.id(), 0L) > 0);
+        // ... when a failover loses its reservation from Redis (hash, mark, the unit it took) and an order's
+        String rid = (String) inFlight.body().get("reservation_id");
+        redis.sync().del(slot.reservation(rid), slot.user(10));
+        redis.sync().zrem(slot.deadlines(), rid);
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "open_reserved", -1);
+        loseReservation(activityId, 1, 1);
+
+        Reconciler.Report first = reconciler.run(activityId, Duration.ofMillis(1));
+
+        assertThat(first.skus().getFirst().redisState())
+                .as("not recalibrated from a PostgreSQL that has not seen buyer 10's order: " + first)
+                .isEqualTo("DRAIN_TIMEOUT");
+        assertThat(redis.sync().hget(slot.meta(), "status")).isEqualTo("OPEN");
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        count("SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = 10", activityId) == 1);
+        Reconciler.Report later = Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> reconciler.run(activityId, Duration.ofMillis(1)),
+                        r -> "RECALIBRATED".equals(r.skus().getFirst().redisState()));
+        ActivityService.InventoryView v = view(activityId);
+        assertThat(v.redis().stock())
+                .as("PostgreSQL's three, buyer 10's unit taken: " + later)
+                .isEqualTo(v.pg().available())
+                .isEqualTo(3);
+        Map<String, Integer> answers = new HashMap<>();
+        for (long u = 100; u < 110; u++) {
+            answers.merge(reserve(u, activityId, 1).code(), 1, Integer::sum);
+        }
+        assertThat(answers).containsEntry("QUEUED", 3).containsEntry("SOLD_OUT", 7);
+        awaitSettled(activityId, 6);
+        assertThat(count(
+                        "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
+                        activityId))
+                .as("nobody queued on a unit that was not there")
                 .isZero();
         assertInvariants(activityId, true);
     }

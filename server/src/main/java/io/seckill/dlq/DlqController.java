@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -25,12 +26,22 @@ import org.springframework.web.bind.annotation.RestController;
  * re-sent or left for a person (letters of objects under a manual hold stay in the DLQ).
  */
 @RestController
-record DlqController(SeckillProperties props, HoldRepository holds) {
+class DlqController implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(DlqController.class);
     static final int MAX_LETTERS = 10_000;
     /** How many letter ids an audit row names; the count is always whole. */
     private static final int AUDITED_IDS = 100;
+
+    private final SeckillProperties props;
+    private final HoldRepository holds;
+    /** The broker clients that read and re-send letters, started on the first call and kept. */
+    private DeadLetters letters;
+
+    DlqController(SeckillProperties props, HoldRepository holds) {
+        this.props = props;
+        this.holds = holds;
+    }
 
     record ReplayRequest(String group, Integer max, String reason) {}
 
@@ -66,7 +77,8 @@ record DlqController(SeckillProperties props, HoldRepository holds) {
         List<String> skipped = new ArrayList<>();
         int sent;
         List<DeadLetters.Letter> letters;
-        try (DeadLetters dlq = new DeadLetters(props.mq().namesrv(), MqClients.credentials(props.mq()))) {
+        try {
+            DeadLetters dlq = deadLetters();
             letters = dlq.list(g, max);
             sent = dlq.replay(letters, l -> {
                 boolean held = !holds.holds(List.of(String.valueOf(l.keys()), String.valueOf(l.messageId())))
@@ -118,11 +130,26 @@ record DlqController(SeckillProperties props, HoldRepository holds) {
     }
 
     private List<DeadLetters.Letter> read(String group, int max) {
-        try (DeadLetters dlq = new DeadLetters(props.mq().namesrv(), MqClients.credentials(props.mq()))) {
-            return dlq.list(group, max);
+        try {
+            return deadLetters().list(group, max);
         } catch (Exception e) {
             throw Refusal.unavailable(
                     "BROKER_UNAVAILABLE", "cannot read " + DeadLetters.topic(group) + ": " + e.getMessage());
+        }
+    }
+
+    private synchronized DeadLetters deadLetters() throws Exception {
+        if (letters == null) {
+            letters = new DeadLetters(props.mq().namesrv(), MqClients.credentials(props.mq()));
+        }
+        return letters;
+    }
+
+    @Override
+    public synchronized void destroy() {
+        if (letters != null) {
+            letters.close();
+            letters = null;
         }
     }
 

@@ -2,6 +2,7 @@ package io.seckill.mq;
 
 import io.seckill.config.SeckillProperties;
 import java.nio.ByteBuffer;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.rocketmq.client.consumer.PullResult;
 import org.apache.rocketmq.client.consumer.PullStatus;
@@ -86,9 +87,57 @@ public final class BrokerBacklog implements AutoCloseable {
      */
     public synchronized Backlog read(String group, String... topics) throws Exception {
         MQClientAPIImpl api = api();
-        long oldest = Long.MAX_VALUE;
-        long produced = 0;
-        long consumed = 0;
+        long[] oldest = {Long.MAX_VALUE};
+        long[] produced = {0};
+        long[] consumed = {0};
+        forEachQueue(api, group, topics, (addr, queue, w) -> {
+            long at = Math.max(0, w.getConsumerOffset());
+            produced[0] += w.getBrokerOffset();
+            consumed[0] += Math.min(at, w.getBrokerOffset());
+            if (w.getBrokerOffset() > at) {
+                oldest[0] = Math.min(oldest[0], storeTime(api, addr, queue, at, group));
+            }
+        });
+        long age = oldest[0] == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldest[0]);
+        return new Backlog(age, produced[0], consumed[0]);
+    }
+
+    /**
+     * Where every queue of {@code topics} ends now (the broker's offset): marks that {@link #behind} compares the
+     * group's progress with - no clock involved, so "everything stored before this moment" is exact.
+     */
+    public synchronized Map<MessageQueue, Long> ends(String group, String... topics) throws Exception {
+        Map<MessageQueue, Long> out = new HashMap<>();
+        forEachQueue(api(), group, topics, (addr, queue, w) -> out.put(queue, w.getBrokerOffset()));
+        return out;
+    }
+
+    /**
+     * How many messages stored before {@code marks} were taken ({@link #ends}) {@code group} has not consumed yet;
+     * 0 once it has consumed up to every mark. A queue that has gone (a broker away) throws: unknown is never none.
+     */
+    public synchronized long behind(String group, Map<MessageQueue, Long> marks, String... topics) throws Exception {
+        Map<MessageQueue, Long> remaining = new HashMap<>(marks);
+        long[] behind = {0};
+        forEachQueue(api(), group, topics, (addr, queue, w) -> {
+            Long mark = remaining.remove(queue);
+            if (mark != null) {
+                behind[0] += Math.max(0, mark - Math.max(0, w.getConsumerOffset()));
+            }
+        });
+        if (!remaining.isEmpty()) {
+            throw new IllegalStateException("queues not answering: " + remaining.keySet());
+        }
+        return behind[0];
+    }
+
+    private interface QueueVisitor {
+        void visit(String brokerAddr, MessageQueue queue, OffsetWrapper offsets) throws Exception;
+    }
+
+    /** The group's offsets on every queue of the topics, from each master; a topic the broker lacks has none. */
+    private static void forEachQueue(MQClientAPIImpl api, String group, String[] topics, QueueVisitor visitor)
+            throws Exception {
         for (String topic : topics) {
             TopicRouteData route;
             try {
@@ -107,18 +156,10 @@ public final class BrokerBacklog implements AutoCloseable {
                 ConsumeStats stats = api.getConsumeStats(addr, group, topic, TIMEOUT_MS);
                 for (Map.Entry<MessageQueue, OffsetWrapper> e :
                         stats.getOffsetTable().entrySet()) {
-                    OffsetWrapper w = e.getValue();
-                    long at = Math.max(0, w.getConsumerOffset());
-                    produced += w.getBrokerOffset();
-                    consumed += Math.min(at, w.getBrokerOffset());
-                    if (w.getBrokerOffset() > at) {
-                        oldest = Math.min(oldest, storeTime(api, addr, e.getKey(), at, group));
-                    }
+                    visitor.visit(addr, e.getKey(), e.getValue());
                 }
             }
         }
-        long age = oldest == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
-        return new Backlog(age, produced, consumed);
     }
 
     /**

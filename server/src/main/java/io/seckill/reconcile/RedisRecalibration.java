@@ -30,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.rocketmq.common.MixAll;
+import org.apache.rocketmq.common.message.MessageQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -180,16 +181,13 @@ public class RedisRecalibration {
         List<SkuSlot> paused = pause(a, sku);
         Attempt attempt;
         try {
+            Map<MessageQueue, Long> sentBeforePause = orderQueueEnds();
             long deadline =
                     System.nanoTime() + props.reconcile().recalibrationDrain().toNanos();
-            long open;
-            while ((open = openReserved(a, sku)) != inReview) {
+            String waiting;
+            while ((waiting = unsettled(a, sku, inReview, sentBeforePause)) != null) {
                 if (System.nanoTime() > deadline) {
-                    deferred(
-                            "drain_timeout",
-                            activityId,
-                            sku,
-                            open + " reservations still open (" + inReview + " of them under manual review)");
+                    deferred("drain_timeout", activityId, sku, waiting);
                     return "DRAIN_TIMEOUT";
                 }
                 sleep();
@@ -669,6 +667,46 @@ public class RedisRecalibration {
             }
         }
         return resumed;
+    }
+
+    /**
+     * Null once nothing can still move the SKU's counts under a live recalibration, else what it waits for: a
+     * reservation open in Redis (but those under manual review), or an order message stored on the broker before
+     * the pause and not consumed yet. Redis does not count a reservation whose hash a failover lost, while its
+     * message may still be on the broker: PostgreSQL would take that unit after the snapshot, and Redis would sell
+     * it once more. The order queues' ends at the pause are the marks ({@link BrokerBacklog#ends}, offsets - no
+     * clock); a backlog that cannot be read (a broker away) defers the recalibration.
+     */
+    private String unsettled(Activity a, Activity.Sku sku, long inReview, Map<MessageQueue, Long> sentBeforePause) {
+        long open = openReserved(a, sku);
+        if (open != inReview) {
+            return open + " reservations still open (" + inReview + " of them under manual review)";
+        }
+        if (sentBeforePause == null) {
+            return "order backlog unknown at the pause";
+        }
+        try {
+            String group = props.mq().orderConsumerGroup();
+            long behind =
+                    backlog.behind(group, sentBeforePause, props.mq().orderRequestTopic(), MixAll.getRetryTopic(group));
+            return behind == 0 ? null : behind + " order messages sent before the pause not consumed yet";
+        } catch (Exception e) {
+            return "order backlog unknown: " + e.getMessage();
+        }
+    }
+
+    /** Where the order topic and its retry topic end now; null when the broker cannot say. */
+    private Map<MessageQueue, Long> orderQueueEnds() {
+        String group = props.mq().orderConsumerGroup();
+        try {
+            return backlog.ends(group, props.mq().orderRequestTopic(), MixAll.getRetryTopic(group));
+        } catch (Exception e) {
+            log.warn(
+                    "reconcile.order_backlog_unknown error_class={}: {}",
+                    e.getClass().getName(),
+                    e.getMessage());
+            return null;
+        }
     }
 
     /** Open reservations over the SKU's slots (a missing counter counts none). */
