@@ -107,8 +107,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--app-property", description = "extra application property for the admission run (key=value)")
     Map<String, String> appProperties = new HashMap<>();
 
-    @Option(names = "--parts", split = ",", description = "consumer, admission, pipeline, cluster (default: all)")
-    List<String> parts = List.of("consumer", "admission", "pipeline", "cluster");
+    @Option(names = "--parts", split = ",", description = "consumer, admission, sale, pipeline, cluster (default: all)")
+    List<String> parts = List.of("consumer", "admission", "sale", "pipeline", "cluster");
+
+    @Option(names = "--sale-units", description = "the sale part's units (default ${DEFAULT-VALUE})")
+    int saleUnits = 1_000;
 
     @Option(
             names = "--pipeline-seconds",
@@ -175,6 +178,7 @@ public final class BenchCommand implements Callable<Integer> {
             double evalsha = admission[0];
             double http = admission[1];
             double entry = admission[2];
+            List<String> sale = parts.contains("sale") ? saleFlood(engines, entry) : List.of();
             Optional<PipelineResult> pipeline =
                     parts.contains("pipeline") ? Optional.of(pipeline(engines)) : Optional.empty();
             List<ClusterRun.Result> cluster = parts.contains("cluster")
@@ -239,6 +243,7 @@ public final class BenchCommand implements Callable<Integer> {
                     out.printf("  HTTP / naive = %.2fx   (goal >= 0.8x: %s)%n", http / naive, met(http / naive >= 0.8));
                 }
             }
+            sale.forEach(out::println);
             pipeline.ifPresent(r -> r.print(out));
             if (!cluster.isEmpty()) {
                 out.printf(
@@ -925,6 +930,97 @@ public final class BenchCommand implements Callable<Integer> {
                                         .map(c -> c.name() + ": " + c.detail())
                                         .toList()));
         drillReport.forEach(System.out::println);
+    }
+
+    /**
+     * A sale's shape at the admission entry: {@link #saleUnits} units over 1 and then 4 buckets, a flood of distinct
+     * buyers for {@link #seconds} - nearly all of them answered SOLD_OUT, most from the instance's memory - beside
+     * the entry's floor, the same load answered from memory after the same token check (a sale that does not
+     * exist: the catalogue answers 404 without a query). Each run starts from an empty Redis. Returns the summary's
+     * lines; {@code admittedPerSecond} is the admission part's entry rate (NaN when it did not run).
+     */
+    private List<String> saleFlood(EmbeddedEngines engines, double admittedPerSecond) throws Exception {
+        Optional<Path> wrk = ExternalLoad.tool("wrk");
+        if (wrk.isEmpty()) {
+            return List.of("sale flood: not measured (wrk is missing: apt-get install wrk)");
+        }
+        Map<String, Object> p = webProperties(engines);
+        p.put("seckill.roles", "api,send-due-scanner");
+        p.put("seckill.admission.entry-port", "0");
+        p.put("seckill.admission.max-order-backlog-age", "0s");
+        List<String> lines = new ArrayList<>();
+        try (ConfigurableApplicationContext app = run(p)) {
+            int entryPort = app.getBean(AdmissionEntry.class).port();
+            Path floorTokens = freshBuyers(seconds, engines.home());
+            String unknown = "http://127.0.0.1:" + entryPort + "/api/v1/activities/999999999/skus/1/reservations";
+            ExternalLoad.wrk(wrk.get(), unknown, floorTokens, concurrency, warmup, engines.home());
+            Observed floor = observe(
+                    app,
+                    true,
+                    () -> ExternalLoad.wrk(wrk.get(), unknown, floorTokens, concurrency, seconds, engines.home()));
+            double floorRate = floor.wrk().requestsPerSecond();
+            double floorCpu =
+                    floor.cpuNanos() / 1000.0 / Math.max(1, floor.wrk().answers());
+            System.out.printf(
+                    "[sale] floor (an unknown sale, from memory after the token check): %,.0f answers/s, statuses %s, "
+                            + "%.0f us of application CPU per answer%n",
+                    floorRate, floor.wrk().statuses(), floorCpu);
+            lines.add(String.format(
+                    "sale flood at the admission entry, %d clients, %,d units, %d s each:",
+                    concurrency, saleUnits, seconds));
+            lines.add(String.format(
+                    "  floor: an unknown sale answered 404 from memory: %,10.0f answers/s, %.0f us CPU per answer",
+                    floorRate, floorCpu));
+            ActivityService activities = app.getBean(ActivityService.class);
+            for (int buckets : new int[] {1, 4}) {
+                emptyRedis(engines, "sale");
+                long activity = 700_200 + buckets;
+                activities.create(new ActivityService.NewActivity(
+                        activity,
+                        "bench sale " + buckets,
+                        Instant.now().minusSeconds(5),
+                        Instant.now().plusSeconds(3600),
+                        600,
+                        900,
+                        List.of(new ActivityService.NewSku(1L, BigDecimal.ONE, saleUnits, buckets))));
+                activities.warm(activity);
+                activities.open(activity);
+                String url =
+                        "http://127.0.0.1:" + entryPort + "/api/v1/activities/" + activity + "/skus/1/reservations";
+                Path tokens = freshBuyers(seconds, engines.home());
+                Observed run = observe(
+                        app,
+                        true,
+                        () -> ExternalLoad.wrk(wrk.get(), url, tokens, concurrency, seconds, engines.home()));
+                ExternalLoad.WrkResult r = run.wrk();
+                long admitted = r.statuses().getOrDefault(202, 0L);
+                long soldOut = r.statuses().getOrDefault(409, 0L);
+                double refusals = soldOut / (double) seconds;
+                double cpu = run.cpuNanos() / 1000.0 / Math.max(1, r.answers());
+                latencies.add("sale flood, " + buckets + " bucket(s), " + seconds + " s", r.latency());
+                System.out.printf(
+                        "[sale] %d bucket(s): statuses %s, %,.0f answers/s, p50 %.1f ms p99 %.1f ms, %.0f us of "
+                                + "application CPU per answer; %s%n",
+                        buckets, r.statuses(), r.requestsPerSecond(), r.p50Millis(), r.p99Millis(), cpu, run.redis());
+                lines.add(String.format(
+                        "  %d bucket(s): %,d admitted (of %,d units), %,10.0f SOLD_OUT/s, %.0f us CPU per answer, p99 %.1f ms",
+                        buckets, admitted, saleUnits, refusals, cpu, r.p99Millis()));
+                lines.add(String.format(
+                        "    refusals / floor = %.2fx   (goal >= 0.8x: %s)",
+                        refusals / floorRate, met(refusals / floorRate >= 0.8)));
+                if (!Double.isNaN(admittedPerSecond)) {
+                    lines.add(String.format(
+                            "    refusals / the entry's admissions = %.2fx   (goal >= 3x: %s)",
+                            refusals / admittedPerSecond, met(refusals / admittedPerSecond >= 3)));
+                }
+                if (admitted != saleUnits) {
+                    lines.add(String.format(
+                            "    admitted %,d, not the %,d units: the run did not sell out (or oversold)",
+                            admitted, saleUnits));
+                }
+            }
+        }
+        return lines;
     }
 
     /** {EVALSHA reservations/s, HTTP reservations/s}, both at {@link #concurrency}. */

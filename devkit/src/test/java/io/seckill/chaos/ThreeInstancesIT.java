@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -419,6 +421,78 @@ class ThreeInstancesIT {
                                 Long.class,
                                 (Object) queued.toArray(String[]::new)))
                         .isEqualTo(queued.size()));
+        assertInvariantsPass(activityId);
+    }
+
+    @Test
+    @DisplayName(
+            "sold out, from memory, on three instances: each answers SOLD_OUT without Redis once the SKU is empty; "
+                    + "units added back are sold on every instance within 1 s, each once")
+    void soldOutMemoOnThreeInstances() throws Exception {
+        long activityId = openSale(3);
+        Set<String> queued = ConcurrentHashMap.newKeySet();
+        long user = activityId * 13;
+        for (int i = 0; queued.size() < 3 && i < 30; i++) {
+            reserveOn(i % 3, activityId, ++user, queued);
+        }
+        assertThat(queued).hasSize(3);
+        Pattern fromMemory = Pattern.compile("(?m)^reservation_sold_out_from_memory_total(?:\\{[^}]*\\})? (\\S+)$");
+        for (int i = 0; i < 3; i++) {
+            // the first refusal on each instance asks Redis; the next ones are answered from memory
+            reserveOn(i, activityId, ++user, queued);
+            double before = metric(APPS.get(i), fromMemory);
+            reserveOn(i, activityId, ++user, queued);
+            assertThat(metric(APPS.get(i), fromMemory) - before)
+                    .as("instance " + i + " answered from memory")
+                    .isEqualTo(1.0);
+        }
+        assertThat(queued).hasSize(3);
+
+        SaleClient.Response added = APPS.getFirst()
+                .apiClient()
+                .post(
+                        "/api/v1/admin/activities/" + activityId + "/skus/1/adjust-stock",
+                        admin(),
+                        Map.of("delta", 3, "reason", "three units back from a supplier"));
+        assertThat(added.status()).as(added.body().toString()).isEqualTo(200);
+        long t0 = System.nanoTime();
+        long[] sellableAfterMs = new long[3];
+        List<Thread> buyers = new ArrayList<>();
+        AtomicLong users = new AtomicLong(user);
+        for (int i = 0; i < 3; i++) {
+            int instance = i;
+            buyers.add(Thread.ofVirtual().start(() -> {
+                while (System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5)) {
+                    int before = queued.size();
+                    try {
+                        reserveOn(instance, activityId, users.incrementAndGet(), queued);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    if (queued.size() > before) {
+                        sellableAfterMs[instance] = (System.nanoTime() - t0) / 1_000_000;
+                        return;
+                    }
+                    try {
+                        TimeUnit.MILLISECONDS.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                sellableAfterMs[instance] = -1;
+            }));
+        }
+        for (Thread t : buyers) {
+            t.join();
+        }
+        LoggerFactory.getLogger(ThreeInstancesIT.class)
+                .info("sold_out_memo.sellable_after_ms instances={}", java.util.Arrays.toString(sellableAfterMs));
+        for (int i = 0; i < 3; i++) {
+            assertThat(sellableAfterMs[i])
+                    .as("instance " + i + " sold one of the added units within a second")
+                    .isBetween(0L, 1_000L);
+        }
+        assertThat(queued).hasSize(6);
         assertInvariantsPass(activityId);
     }
 

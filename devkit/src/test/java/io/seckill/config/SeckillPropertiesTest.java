@@ -89,29 +89,85 @@ class SeckillPropertiesTest {
                         Duration.ofSeconds(60), Duration.ZERO, Duration.ofHours(1), Duration.ofSeconds(10)))
                 .hasMessageStartingWith("seckill.payment.statement.reread-every");
         assertThatThrownBy(() -> new SeckillProperties.Admission(
-                        Duration.ofSeconds(15), -1, 10, -1, 32, null, Duration.ZERO, Duration.ZERO))
+                        Duration.ofSeconds(15),
+                        -1,
+                        10,
+                        -1,
+                        32,
+                        null,
+                        Duration.ZERO,
+                        Duration.ZERO,
+                        Duration.ofMillis(200)))
                 .hasMessageStartingWith("seckill.admission.max-per-second");
         assertThatThrownBy(() -> new SeckillProperties.Admission(
-                        Duration.ofMillis(10), 0, 10, -1, 32, null, Duration.ZERO, Duration.ZERO))
+                        Duration.ofMillis(10),
+                        0,
+                        10,
+                        -1,
+                        32,
+                        null,
+                        Duration.ZERO,
+                        Duration.ZERO,
+                        Duration.ofMillis(200)))
                 .hasMessageStartingWith("seckill.admission.max-unsent-age");
         assertThatThrownBy(() -> new SeckillProperties.Admission(
-                        Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(2), Duration.ZERO))
+                        Duration.ofSeconds(15),
+                        0,
+                        10,
+                        -1,
+                        32,
+                        null,
+                        Duration.ofSeconds(2),
+                        Duration.ZERO,
+                        Duration.ofMillis(200)))
                 .hasMessage("seckill.admission.max-order-backlog-age: must be 0s (off) or at least 5s, got PT2S");
         assertThat(new SeckillProperties.Admission(
-                                Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO, Duration.ZERO)
+                                Duration.ofSeconds(15),
+                                0,
+                                10,
+                                -1,
+                                32,
+                                null,
+                                Duration.ZERO,
+                                Duration.ZERO,
+                                Duration.ofMillis(200))
                         .maxOrderBacklogAge())
                 .as("0 turns the backlog pause off")
                 .isZero();
         assertThatThrownBy(() -> new SeckillProperties.Admission(
-                        Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(20), Duration.ofMillis(500)))
+                        Duration.ofSeconds(15),
+                        0,
+                        10,
+                        -1,
+                        32,
+                        null,
+                        Duration.ofSeconds(20),
+                        Duration.ofMillis(500),
+                        Duration.ofMillis(200)))
                 .hasMessage("seckill.admission.order-wait-target: must be 0s (off) or at least 1s, got PT0.5S");
         assertThatThrownBy(() -> new SeckillProperties.Admission(
-                        Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ofSeconds(20), Duration.ofSeconds(20)))
+                        Duration.ofSeconds(15),
+                        0,
+                        10,
+                        -1,
+                        32,
+                        null,
+                        Duration.ofSeconds(20),
+                        Duration.ofSeconds(20),
+                        Duration.ofMillis(200)))
                 .hasMessage(
                         "seckill.admission.order-wait-target: must be under seckill.admission.max-order-backlog-age "
                                 + "(PT20S), got PT20S");
         assertThat(new SeckillProperties.Admission(
-                                Duration.ofSeconds(15), 0, 10, -1, 32, null, Duration.ZERO, Duration.ofSeconds(30))
+                                Duration.ofSeconds(15),
+                                0,
+                                10,
+                                -1,
+                                32,
+                                null,
+                                Duration.ZERO,
+                                Duration.ofSeconds(30),
+                                Duration.ofMillis(200))
                         .orderWaitTarget())
                 .as("any target once the backlog pause is off")
                 .hasSeconds(30);

@@ -357,7 +357,8 @@ public record SeckillProperties(
             @DefaultValue("32") int entryThreads,
             @DefaultValue EntryLimits entryLimits,
             @DefaultValue("20s") Duration maxOrderBacklogAge,
-            @DefaultValue("0s") Duration orderWaitTarget) {
+            @DefaultValue("0s") Duration orderWaitTarget,
+            @DefaultValue("200ms") Duration soldOutMemoPoll) {
         /**
          * The shortest order wait target. The broker's view of the oldest order message holds, besides its
          * wait, up to 250 ms of offsets not yet written and the consumers' own time for a message (pull,
@@ -367,6 +368,14 @@ public record SeckillProperties(
 
         public Admission {
             requireOrderWaitTarget(orderWaitTarget);
+            require(
+                    soldOutMemoPoll != null
+                            && (soldOutMemoPoll.isZero()
+                                    || (soldOutMemoPoll.compareTo(Duration.ofMillis(20)) >= 0
+                                            && soldOutMemoPoll.compareTo(Duration.ofMillis(500)) <= 0)),
+                    "seckill.admission.sold-out-memo-poll",
+                    "must be 0s (no memo) or between 20ms and 500ms (a returned unit is sellable within 1 s), got "
+                            + soldOutMemoPoll);
             require(
                     entryPort >= -1 && entryPort <= 65535,
                     "seckill.admission.entry-port",

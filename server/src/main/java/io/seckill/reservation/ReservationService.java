@@ -40,6 +40,7 @@ public record ReservationService(
         BucketTransfers transfers,
         SeckillProperties.Reservation config,
         AdmissionBreaker breaker,
+        SoldOutMemo soldOutMemo,
         MeterRegistry meters,
         Counter created,
         LogThrottle redisFailures) {
@@ -57,7 +58,8 @@ public record ReservationService(
             BucketTransfers transfers,
             SeckillProperties props,
             MeterRegistry meters,
-            AdmissionBreaker breaker) {
+            AdmissionBreaker breaker,
+            SoldOutMemo soldOutMemo) {
         // reservation_admitted_total: the design's reservation_created_total cannot exist, the Prometheus
         // client reserves the "_created" suffix (OpenMetrics counter timestamps)
         this(
@@ -69,6 +71,7 @@ public record ReservationService(
                 transfers,
                 props.reservation(),
                 breaker,
+                soldOutMemo,
                 meters,
                 Counter.builder("reservation.admitted")
                         .description("Reservations admitted by Redis (DESIGN.md §12.2 reservation_created_total)")
@@ -97,6 +100,9 @@ public record ReservationService(
         if (paused != null) {
             meters.counter("reservation.refused", "reason", "admission_paused").increment();
             throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED", paused.detail());
+        }
+        if (soldOutMemo.answersSoldOut(activityId, skuId)) {
+            return new ReserveResult.SoldOut();
         }
         SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
         int version = ids.currentVersion();
@@ -217,7 +223,11 @@ public record ReservationService(
                 yield new ReserveResult.Queued(reservationId);
             }
             case 2 -> new ReserveResult.Replayed(UUID.fromString(rid), status);
-            case -1 -> new ReserveResult.SoldOut();
+            case -1 -> {
+                // every bucket answered (the fall-through asked the others): the SKU is empty as of now
+                soldOutMemo.rememberSoldOut(activityId, skuId, slot.buckets());
+                yield new ReserveResult.SoldOut();
+            }
             case -2 -> new ReserveResult.AlreadyReserved(UUID.fromString(rid), status);
             case -3, -4 -> {
                 if ("PAUSED".equals(status)) {

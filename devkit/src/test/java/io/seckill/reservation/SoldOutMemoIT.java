@@ -1,0 +1,104 @@
+package io.seckill.reservation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.seckill.cli.SaleClient;
+import io.seckill.redis.SkuSlot;
+import io.seckill.support.IntegrationTest;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sold out, from memory (SPEC 1a): once every bucket of a SKU said it is empty, buyers are answered SOLD_OUT
+ * without a Redis call; a unit that comes back is sellable again within a second.
+ */
+class SoldOutMemoIT extends IntegrationTest {
+
+    @Test
+    @DisplayName("a sold-out SKU is answered from memory, without calling Redis; a cancelled order's unit is sold "
+            + "again within 1 s of its release reaching Redis; every invariant holds")
+    void soldOutFromMemoryUntilAUnitComesBack() throws Exception {
+        long activityId = openSale(2);
+        UUID first = placeOrder(activityId, 1, 1);
+        placeOrder(activityId, 1, 2);
+        assertThat(reserve(3, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        double fromMemory = memoAnswers();
+
+        for (long u = 10; u < 30; u++) {
+            assertThat(reserve(u, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        }
+
+        assertThat(memoAnswers() - fromMemory)
+                .as("answered from memory, no reserve script run")
+                .isEqualTo(20);
+
+        SaleClient.Response cancelled = client().post("/api/v1/orders/" + first + "/cancel", userToken(1), null);
+        assertThat(cancelled.status()).as(cancelled.body().toString()).isEqualTo(200);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> "1".equals(redis.sync().get(slot.stock())));
+        long released = System.nanoTime();
+        long[] user = {100};
+        SaleClient.Response admitted = Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> reserve(++user[0], activityId, 1), r -> r.status() == 202);
+        Duration after = Duration.ofNanos(System.nanoTime() - released);
+
+        assertThat(after).as("sellable again within a second of the release").isLessThan(Duration.ofSeconds(1));
+        assertThat(admitted.code()).isEqualTo("QUEUED");
+        assertThat(reserve(++user[0], activityId, 1).code()).isEqualTo("SOLD_OUT");
+        awaitSettled(activityId, 3);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("a SKU in four buckets: remembered only once every bucket answered empty; a stock adjustment's units "
+            + "are sold within 1 s, each once")
+    void bucketsAndAnAdjustment() throws Exception {
+        long activityId = openBucketedSale(4, 4);
+        long u = 1;
+        for (int sold = 0; sold < 4; u++) {
+            if (reserve(u, activityId, 1).status() == 202) {
+                sold++;
+            }
+        }
+        assertThat(reserve(u++, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        double fromMemory = memoAnswers();
+        assertThat(reserve(u++, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        assertThat(memoAnswers() - fromMemory).isEqualTo(1);
+
+        SaleClient.Response adjusted = client().post(
+                        "/api/v1/admin/activities/" + activityId + "/skus/1/adjust-stock",
+                        adminToken(),
+                        Map.of("delta", 2, "reason", "two units found in the warehouse"));
+        assertThat(adjusted.status()).as(adjusted.body().toString()).isEqualTo(200);
+        long added = System.nanoTime();
+        int admitted = 0;
+        long firstAdmittedNanos = 0;
+        while (admitted < 2 && System.nanoTime() - added < Duration.ofSeconds(5).toNanos()) {
+            if (reserve(u++, activityId, 1).status() == 202) {
+                admitted++;
+                if (firstAdmittedNanos == 0) {
+                    firstAdmittedNanos = System.nanoTime() - added;
+                }
+            }
+            Thread.sleep(20);
+        }
+        assertThat(admitted).as("both added units sold").isEqualTo(2);
+        assertThat(Duration.ofNanos(firstAdmittedNanos)).isLessThan(Duration.ofSeconds(1));
+        assertThat(reserve(u, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        awaitSettled(activityId, 6);
+        assertInvariants(activityId, true);
+    }
+
+    private double memoAnswers() {
+        return meters.counter("reservation.sold_out_from_memory").count();
+    }
+}
