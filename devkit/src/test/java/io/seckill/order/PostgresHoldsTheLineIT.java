@@ -10,6 +10,7 @@ import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.Messages;
+import io.seckill.support.Reconciling;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -125,12 +126,8 @@ class PostgresHoldsTheLineIT extends IntegrationTest {
 
         // the reconciler sees the surplus and sets Redis from PostgreSQL
         // (judged once the projection's consumer has acknowledged every event)
-        Reconciler.Report report = Awaitility.await()
-                .atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(500))
-                .until(
-                        () -> reconciler.run(activityId, Duration.ofMillis(1)),
-                        r -> r.anomalies().containsKey("SUPPLY_DELTA"));
+        Reconciler.Report report =
+                Reconciling.until(reconciler, activityId, r -> r.anomalies().containsKey("SUPPLY_DELTA"));
         assertThat(report.repairs()).containsEntry("REDIS_RECALIBRATION", 1);
         assertThat(redis.sync().get(slot.stock())).isEqualTo("0");
         assertThat(reserve(100, activityId, 1).code()).isEqualTo("SOLD_OUT");

@@ -15,6 +15,7 @@ import io.seckill.redis.LuaScript;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.BucketTransfers;
 import io.seckill.support.IntegrationTest;
+import io.seckill.support.Reconciling;
 import io.seckill.support.SteadyBuyers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -197,12 +198,8 @@ class LiveRecalibrationIT extends IntegrationTest {
 
         // judged once the projection's consumer has acknowledged every event (it may not have, a moment after the
         // orders)
-        Reconciler.Report report = Awaitility.await()
-                .atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(500))
-                .until(
-                        () -> reconciler.run(activityId, Duration.ofMillis(1)),
-                        r -> r.anomalies().containsKey("CROSS_SYSTEM_DELTA"));
+        Reconciler.Report report =
+                Reconciling.until(reconciler, activityId, r -> r.anomalies().containsKey("CROSS_SYSTEM_DELTA"));
 
         assertThat(report.repairs()).as(report.toString()).containsEntry("REDIS_RECALIBRATION", 1);
         assertThat(report.skus()).extracting(Reconciler.SkuReport::redisState).containsExactly("RECALIBRATED", "OK");
@@ -293,12 +290,8 @@ class LiveRecalibrationIT extends IntegrationTest {
                 .extracting(InvariantChecker.Check::name)
                 .containsExactly("sku 1: Redis initial over every bucket + in transit = PG initial");
 
-        Reconciler.Report report = Awaitility.await()
-                .atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(500))
-                .until(
-                        () -> reconciler.run(activityId, Duration.ofMillis(1)),
-                        r -> r.anomalies().containsKey("SUPPLY_DELTA"));
+        Reconciler.Report report =
+                Reconciling.until(reconciler, activityId, r -> r.anomalies().containsKey("SUPPLY_DELTA"));
 
         assertThat(report.repairs()).as(report.toString()).containsEntry("REDIS_RECALIBRATION", 1);
         assertThat(view(activityId).supplyDelta()).isZero();
@@ -356,12 +349,10 @@ class LiveRecalibrationIT extends IntegrationTest {
                 .atMost(Duration.ofSeconds(30))
                 .until(() ->
                         count("SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = 10", activityId) == 1);
-        Reconciler.Report later = Awaitility.await()
-                .atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(500))
-                .until(
-                        () -> reconciler.run(activityId, Duration.ofMillis(1)),
-                        r -> "RECALIBRATED".equals(r.skus().getFirst().redisState()));
+        Reconciler.Report later = Reconciling.until(
+                reconciler,
+                activityId,
+                r -> "RECALIBRATED".equals(r.skus().getFirst().redisState()));
         ActivityService.InventoryView v = view(activityId);
         assertThat(v.redis().stock())
                 .as("PostgreSQL's three, buyer 10's unit taken: " + later)
@@ -411,12 +402,8 @@ class LiveRecalibrationIT extends IntegrationTest {
         redis.sync().hincrby(slot.counter(), "committed", -1);
         long t0 = System.nanoTime();
 
-        Reconciler.Report report = Awaitility.await()
-                .atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(500))
-                .until(
-                        () -> reconciler.run(activityId, Duration.ofMillis(1)),
-                        r -> r.anomalies().containsKey("CROSS_SYSTEM_DELTA"));
+        Reconciler.Report report =
+                Reconciling.until(reconciler, activityId, r -> r.anomalies().containsKey("CROSS_SYSTEM_DELTA"));
 
         assertThat(report.repairs()).as(report.toString()).containsEntry("REDIS_RECALIBRATION", 1);
         assertThat(report.skus().getFirst().redisState()).isEqualTo("RECALIBRATED");
