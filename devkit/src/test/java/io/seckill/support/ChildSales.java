@@ -27,6 +27,19 @@ public final class ChildSales {
     public static void open(
             SaleClient creator, SaleClient opener, long activityId, int stock, int paymentTimeoutSeconds, int buckets)
             throws Exception {
+        open(creator, opener, activityId, stock, paymentTimeoutSeconds, buckets, Duration.ofHours(2));
+    }
+
+    /** As {@link #open(SaleClient, SaleClient, long, int, int, int)}, for a sale that ends {@code length} from now. */
+    public static void open(
+            SaleClient creator,
+            SaleClient opener,
+            long activityId,
+            int stock,
+            int paymentTimeoutSeconds,
+            int buckets,
+            Duration length)
+            throws Exception {
         Instant now = Instant.now();
         SaleClient.Response created = creator.post(
                 "/api/v1/admin/activities",
@@ -39,7 +52,7 @@ public final class ChildSales {
                         "starts_at",
                         now.minusSeconds(5).toString(),
                         "ends_at",
-                        now.plusSeconds(7200).toString(),
+                        now.plus(length).toString(),
                         "business_deadline_seconds",
                         300,
                         "payment_timeout_seconds",

@@ -43,7 +43,7 @@ public class CompensationWorker extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(CompensationWorker.class);
     private static final LuaScript COMPENSATE = LuaScript.load("compensate");
-    static final Duration TERMINAL_TTL = Duration.ofDays(7);
+
     /** Compensations that found their unit already given back (a retry, a second worker): the design's effect-once in action. */
     private final Counter alreadyApplied;
 
@@ -126,6 +126,14 @@ public class CompensationWorker extends PollingWorker {
         return claimed.size();
     }
 
+    /** How long a compensated hash and its marker are kept ({@link Activity#terminalKeyTtl}). */
+    private long terminalTtlMs(long activityId) {
+        return registry.find(activityId)
+                .map(a -> a.terminalKeyTtl(clock.instant()))
+                .orElse(Activity.JUDGED_AFTER_LAST_DEADLINE)
+                .toMillis();
+    }
+
     /**
      * Gives a compensated reservation's unit back to Redis again, for a reservation PostgreSQL holds COMPENSATED
      * whose Redis write was lost (a failover that dropped compensate.lua's effect: the hash is back at RESERVED and
@@ -140,7 +148,7 @@ public class CompensationWorker extends PollingWorker {
                 r,
                 taskId.toString(),
                 Long.toString(clock.millis()),
-                Long.toString(TERMINAL_TTL.toMillis()));
+                Long.toString(terminalTtlMs(slot.activityId())));
         long code = LuaScript.code(reply);
         String word = LuaScript.text(reply, 1);
         if (code != 1 && code != 2) {
@@ -207,7 +215,7 @@ public class CompensationWorker extends PollingWorker {
                 r,
                 task.taskId().toString(),
                 Long.toString(clock.millis()),
-                Long.toString(TERMINAL_TTL.toMillis()));
+                Long.toString(terminalTtlMs(target.activityId())));
         long code = LuaScript.code(reply);
         String word = LuaScript.text(reply, 1);
         if (code == 2) {

@@ -1,10 +1,12 @@
 package io.seckill.projection;
 
+import io.seckill.activity.Activity;
+import io.seckill.activity.SaleRegistry;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.state.OrderStatus;
-import java.time.Duration;
+import java.time.Clock;
 import java.util.List;
 import org.springframework.stereotype.Component;
 
@@ -20,12 +22,22 @@ public class OrderProjection {
     private static final LuaScript PROJECT_ORDER_STATUS = LuaScript.load("project_order_status");
     private static final LuaScript RELEASE_ON_CANCEL = LuaScript.load("release_on_cancel");
     private static final LuaScript RESTORE_HASH = LuaScript.load("restore_reservation_hash");
-    static final long TERMINAL_TTL_MS = Duration.ofDays(7).toMillis();
-
     private final Redis redis;
+    private final SaleRegistry registry;
+    private final Clock clock;
 
-    OrderProjection(Redis redis) {
+    OrderProjection(Redis redis, SaleRegistry registry, Clock clock) {
         this.redis = redis;
+        this.registry = registry;
+        this.clock = clock;
+    }
+
+    /** How long a terminal hash of the slot's sale is kept, in ms ({@link Activity#terminalKeyTtl}). */
+    private String terminalTtlMs(SkuSlot slot) {
+        return Long.toString(registry.find(slot.activityId())
+                .map(a -> a.terminalKeyTtl(clock.instant()))
+                .orElse(Activity.JUDGED_AFTER_LAST_DEADLINE)
+                .toMillis());
     }
 
     /** The reservation hash status that mirrors an order status (DESIGN.md, States): an unpaid order is ORDER_CREATED. */
@@ -49,7 +61,7 @@ public class OrderProjection {
                         reservationId,
                         orderId,
                         "release:" + orderId,
-                        Long.toString(TERMINAL_TTL_MS));
+                        terminalTtlMs(slot));
             default -> throw new IllegalArgumentException("no projection for order status " + orderStatus);
         };
     }
@@ -74,6 +86,6 @@ public class OrderProjection {
                 Long.toString(slot.skuId()),
                 requestId,
                 messageId,
-                Long.toString(TERMINAL_TTL_MS));
+                terminalTtlMs(slot));
     }
 }
