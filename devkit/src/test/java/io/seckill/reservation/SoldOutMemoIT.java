@@ -24,7 +24,10 @@ class SoldOutMemoIT extends IntegrationTest {
     void soldOutFromMemoryUntilAUnitComesBack() throws Exception {
         long activityId = openSale(2);
         UUID first = placeOrder(activityId, 1, 1);
-        placeOrder(activityId, 1, 2);
+        String request = UUID.randomUUID().toString();
+        SaleClient.Response second = client().reserve(userToken(2), activityId, 1, request);
+        assertThat(second.status()).as(second.body().toString()).isEqualTo(202);
+        awaitSettled(activityId, 2);
         assertThat(reserve(3, activityId, 1).code()).isEqualTo("SOLD_OUT");
         SkuSlot slot = SkuSlot.single(activityId, 1);
         double fromMemory = memoAnswers();
@@ -36,6 +39,14 @@ class SoldOutMemoIT extends IntegrationTest {
         assertThat(memoAnswers() - fromMemory)
                 .as("answered from memory, no reserve script run")
                 .isEqualTo(20);
+        SaleClient.Response resent = client().reserve(userToken(2), activityId, 1, request);
+        assertThat(resent.status())
+                .as("a resent request still gets its reservation back: " + resent.body())
+                .isEqualTo(202);
+        assertThat(resent.body())
+                .containsEntry("reservation_id", second.body().get("reservation_id"))
+                .containsEntry("replayed", true);
+        assertThat(memoAnswers() - fromMemory).isEqualTo(20);
 
         SaleClient.Response cancelled = client().post("/api/v1/orders/" + first + "/cancel", userToken(1), null);
         assertThat(cancelled.status()).as(cancelled.body().toString()).isEqualTo(200);

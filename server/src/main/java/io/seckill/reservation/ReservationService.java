@@ -101,9 +101,6 @@ public record ReservationService(
             meters.counter("reservation.refused", "reason", "admission_paused").increment();
             throw new Refusal(Refusal.Kind.UNAVAILABLE, "ADMISSION_PAUSED", paused.detail());
         }
-        if (soldOutMemo.answersSoldOut(activityId, skuId)) {
-            return new ReserveResult.SoldOut();
-        }
         SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
         int version = ids.currentVersion();
         UUID reservationId = ids.reservationId(version, activityId, skuId, userId, requestId);
@@ -123,6 +120,10 @@ public record ReservationService(
                 keys.add(slot.reservation(ids.reservationId(older, activityId, skuId, userId, requestId)
                         .toString()));
             }
+        }
+        if (soldOutMemo.remembers(activityId, skuId) && !seenBefore(slot, keys, activityId, skuId, userId, requestId)) {
+            soldOutMemo.answered();
+            return new ReserveResult.SoldOut();
         }
         try (LogContext logIds = LogContext.of(
                 "activity_id",
@@ -172,27 +173,7 @@ public record ReservationService(
                 reply = fallThrough(slot, keys, args, reply);
             }
         } catch (RedisException e) {
-            // every refusal is counted; during an outage one line a second says so (not a stack trace per buyer)
-            meters.counter("reservation.refused", "reason", "redis_unavailable").increment();
-            long suppressed = redisFailures.tryAcquire();
-            if (suppressed >= 0) {
-                log.warn(
-                        "reservation.redis_failed activity_id={} sku_id={} user_id={} request_id={} error_class={} "
-                                + "suppressed_since_last={}: {}",
-                        activityId,
-                        skuId,
-                        userId,
-                        requestId,
-                        e.getClass().getName(),
-                        suppressed,
-                        e.getMessage());
-            }
-            // a call that timed out may still run once Redis answers: a retry with the same request_id finds it
-            throw new Refusal(
-                    Refusal.Kind.UNAVAILABLE,
-                    "ADMISSION_PAUSED",
-                    "admission is unavailable; retry later with "
-                            + "the same request_id, which answers the reservation this attempt may have made");
+            throw redisUnavailable(e, activityId, skuId, userId, requestId);
         }
         long code = LuaScript.code(reply);
         String rid = LuaScript.text(reply, 2);
@@ -238,6 +219,48 @@ public record ReservationService(
             }
             default -> throw new IllegalStateException("reserve.lua returned unknown code " + code + " " + reply);
         };
+    }
+
+    /**
+     * Whether Redis knows this request already - its request map, or its reservation hash under any id version
+     * (the ids are stable HMACs, so a lost map still finds the hash): one EXISTS on the buyer's home slot. A
+     * sold-out SKU answers a new request from memory, and replays a known one through the script like any other.
+     */
+    private boolean seenBefore(
+            SkuSlot slot, List<String> keys, long activityId, long skuId, long userId, UUID requestId) {
+        // the request map (keys[3]) and the reservation hash under every id version (keys[7..])
+        List<String> own = new ArrayList<>(keys.subList(7, keys.size()));
+        own.add(keys.get(3));
+        try {
+            return redisCalls.call(slot.stock(), () -> redis.sync().exists(own.toArray(String[]::new))) > 0;
+        } catch (RedisException e) {
+            throw redisUnavailable(e, activityId, skuId, userId, requestId);
+        }
+    }
+
+    /** A Redis call of admission that failed: counted, logged at most once a second, answered 503 (fail closed). */
+    private Refusal redisUnavailable(RedisException e, long activityId, long skuId, long userId, UUID requestId) {
+        // every refusal is counted; during an outage one line a second says so (not a stack trace per buyer)
+        meters.counter("reservation.refused", "reason", "redis_unavailable").increment();
+        long suppressed = redisFailures.tryAcquire();
+        if (suppressed >= 0) {
+            log.warn(
+                    "reservation.redis_failed activity_id={} sku_id={} user_id={} request_id={} error_class={} "
+                            + "suppressed_since_last={}: {}",
+                    activityId,
+                    skuId,
+                    userId,
+                    requestId,
+                    e.getClass().getName(),
+                    suppressed,
+                    e.getMessage());
+        }
+        // a call that timed out may still run once Redis answers: a retry with the same request_id finds it
+        return new Refusal(
+                Refusal.Kind.UNAVAILABLE,
+                "ADMISSION_PAUSED",
+                "admission is unavailable; retry later with "
+                        + "the same request_id, which answers the reservation this attempt may have made");
     }
 
     /**

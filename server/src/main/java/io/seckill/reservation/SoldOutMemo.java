@@ -23,17 +23,19 @@ import org.springframework.stereotype.Component;
 
 /**
  * Sold out, from memory (SPEC 1a): once every bucket of a SKU answered that it is empty, this instance answers
- * {@code SOLD_OUT} to the SKU's buyers without a Redis call - a refusal then costs a map lookup however many
- * buckets the SKU has, which is what a sale answers to nearly everyone. Every
+ * {@code SOLD_OUT} to the SKU's new requests without asking Redis for a unit - a refusal then costs a map lookup
+ * and one EXISTS of the request's own keys however many buckets the SKU has, which is what a sale answers to
+ * nearly everyone. Every
  * {@code seckill.admission.sold-out-memo-poll} (200 ms) the stock of every bucket of every remembered SKU is read
  * (one pipelined GET per bucket); a unit that came back - a cancel's release, a compensation, a stock adjustment,
  * a recalibration, a transfer landed - forgets the SKU, so it is sellable again on every instance within one poll
  * (under a second). A bucket whose stock cannot be read, a missing stock key, or a sale no longer open forgets it
  * too: the memo only ever answers what Redis answered a moment ago.
  *
- * <p>What it cannot tell, being memory: a buyer retrying a request Redis admitted earlier is answered
- * {@code SOLD_OUT} instead of the replay of their reservation; the reservation itself is untouched and reaches
- * its outcome, which their reservation's and orders' status show.
+ * <p>A request Redis already knows (its request map or its reservation hash: a retry of an admitted request) is
+ * still replayed through the script - one EXISTS on the buyer's home slot tells ({@code ReservationService}), so
+ * a buyer whose answer was lost gets their reservation back, not SOLD_OUT. What memory cannot tell: a new request
+ * of a buyer who already holds a reservation is answered {@code SOLD_OUT} rather than {@code ALREADY_RESERVED}.
  */
 @Component
 public class SoldOutMemo extends PollingWorker {
@@ -79,13 +81,14 @@ public class SoldOutMemo extends PollingWorker {
         return "sold-out-memo";
     }
 
-    /** Whether the SKU's buyers are answered SOLD_OUT from memory now; counts the answer when they are. */
-    public boolean answersSoldOut(long activityId, long skuId) {
-        if (soldOut.isEmpty() || !soldOut.containsKey(new Key(activityId, skuId))) {
-            return false;
-        }
+    /** Whether the SKU is remembered sold out: its new requests are answered SOLD_OUT without asking for a unit. */
+    public boolean remembers(long activityId, long skuId) {
+        return !soldOut.isEmpty() && soldOut.containsKey(new Key(activityId, skuId));
+    }
+
+    /** Counts a buyer answered SOLD_OUT from memory. */
+    void answered() {
         answered.increment();
-        return true;
     }
 
     /** Every bucket of the SKU has just answered that it is empty: remembered until the next poll says otherwise. */
