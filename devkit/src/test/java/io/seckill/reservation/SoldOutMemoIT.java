@@ -30,6 +30,7 @@ class SoldOutMemoIT extends IntegrationTest {
         awaitSettled(activityId, 2);
         assertThat(reserve(3, activityId, 1).code()).isEqualTo("SOLD_OUT");
         SkuSlot slot = SkuSlot.single(activityId, 1);
+        awaitRemembered(activityId, 1000);
         double fromMemory = memoAnswers();
 
         for (long u = 10; u < 30; u++) {
@@ -81,6 +82,7 @@ class SoldOutMemoIT extends IntegrationTest {
             }
         }
         assertThat(reserve(u++, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        awaitRemembered(activityId, 1000);
         double fromMemory = memoAnswers();
         assertThat(reserve(u++, activityId, 1).code()).isEqualTo("SOLD_OUT");
         assertThat(memoAnswers() - fromMemory).isEqualTo(1);
@@ -107,6 +109,19 @@ class SoldOutMemoIT extends IntegrationTest {
         assertThat(reserve(u, activityId, 1).code()).isEqualTo("SOLD_OUT");
         awaitSettled(activityId, 6);
         assertInvariants(activityId, true);
+    }
+
+    /** Once a SKU answered SOLD_OUT, the next poll remembers it: new buyers (from {@code firstUser}) ask until then. */
+    private void awaitRemembered(long activityId, long firstUser) {
+        long[] user = {firstUser};
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    double before = memoAnswers();
+                    assertThat(reserve(++user[0], activityId, 1).code()).isEqualTo("SOLD_OUT");
+                    return memoAnswers() > before;
+                });
     }
 
     private double memoAnswers() {

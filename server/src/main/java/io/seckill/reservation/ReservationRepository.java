@@ -442,6 +442,15 @@ public class ReservationRepository {
         return jdbc.query(OF_SKU, (rs, i) -> judged(rs), activityId, skuId);
     }
 
+    /** The ids of every reservation of the SKU PostgreSQL holds, whatever their state. */
+    public List<UUID> idsOfSku(long activityId, long skuId) {
+        return jdbc.queryForList(
+                "SELECT reservation_id FROM inventory_reservation WHERE activity_id = ? AND sku_id = ?",
+                UUID.class,
+                activityId,
+                skuId);
+    }
+
     /** The SKU's reservations taken out of automation (MANUAL_REVIEW): only a person moves them on. */
     public List<Judged> inReview(long activityId, long skuId) {
         return jdbc.query(IN_REVIEW, (rs, i) -> judged(rs), activityId, skuId);

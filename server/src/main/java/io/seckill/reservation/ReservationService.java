@@ -115,14 +115,17 @@ public record ReservationService(
                 slot.sendDue(),
                 slot.deadlines(),
                 slot.reservation(reservationId.toString())));
+        List<UUID> ownIds = new ArrayList<>(2);
+        ownIds.add(reservationId);
         for (int older : ids.versions()) {
             if (older != version) {
-                keys.add(slot.reservation(ids.reservationId(older, activityId, skuId, userId, requestId)
-                        .toString()));
+                UUID earlier = ids.reservationId(older, activityId, skuId, userId, requestId);
+                ownIds.add(earlier);
+                keys.add(slot.reservation(earlier.toString()));
             }
         }
-        if (soldOutMemo.remembers(activityId, skuId) && !seenBefore(slot, keys, activityId, skuId, userId, requestId)) {
-            soldOutMemo.answered();
+        // sold out, from memory - unless this request made one of the SKU's reservations: a retry is replayed
+        if (soldOutMemo.answersSoldOut(activityId, skuId, ownIds)) {
             return new ReserveResult.SoldOut();
         }
         try (LogContext logIds = LogContext.of(
@@ -219,23 +222,6 @@ public record ReservationService(
             }
             default -> throw new IllegalStateException("reserve.lua returned unknown code " + code + " " + reply);
         };
-    }
-
-    /**
-     * Whether Redis knows this request already - its request map, or its reservation hash under any id version
-     * (the ids are stable HMACs, so a lost map still finds the hash): one EXISTS on the buyer's home slot. A
-     * sold-out SKU answers a new request from memory, and replays a known one through the script like any other.
-     */
-    private boolean seenBefore(
-            SkuSlot slot, List<String> keys, long activityId, long skuId, long userId, UUID requestId) {
-        // the request map (keys[3]) and the reservation hash under every id version (keys[7..])
-        List<String> own = new ArrayList<>(keys.subList(7, keys.size()));
-        own.add(keys.get(3));
-        try {
-            return redisCalls.call(slot.stock(), () -> redis.sync().exists(own.toArray(String[]::new))) > 0;
-        } catch (RedisException e) {
-            throw redisUnavailable(e, activityId, skuId, userId, requestId);
-        }
     }
 
     /** A Redis call of admission that failed: counted, logged at most once a second, answered 503 (fail closed). */

@@ -1,5 +1,6 @@
 package io.seckill.reservation;
 
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisFuture;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -13,8 +14,12 @@ import io.seckill.state.SaleStatus;
 import io.seckill.worker.PollingWorker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -22,38 +27,53 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Sold out, from memory (SPEC 1a): once every bucket of a SKU answered that it is empty, this instance answers
- * {@code SOLD_OUT} to the SKU's new requests without asking Redis for a unit - a refusal then costs a map lookup
- * and one EXISTS of the request's own keys however many buckets the SKU has, which is what a sale answers to
- * nearly everyone. Every
- * {@code seckill.admission.sold-out-memo-poll} (200 ms) the stock of every bucket of every remembered SKU is read
- * (one pipelined GET per bucket); a unit that came back - a cancel's release, a compensation, a stock adjustment,
- * a recalibration, a transfer landed - forgets the SKU, so it is sellable again on every instance within one poll
- * (under a second). A bucket whose stock cannot be read, a missing stock key, or a sale no longer open forgets it
- * too: the memo only ever answers what Redis answered a moment ago.
+ * Sold out, from memory (SPEC 1a): once every bucket of a SKU answered that it is empty, this instance answers the
+ * SKU's new requests {@code SOLD_OUT} without a Redis call - a refusal then costs a map lookup however many buckets
+ * the SKU has, which is what a sale answers to nearly everyone.
  *
- * <p>A request Redis already knows (its request map or its reservation hash: a retry of an admitted request) is
- * still replayed through the script - one EXISTS on the buyer's home slot tells ({@code ReservationService}), so
- * a buyer whose answer was lost gets their reservation back, not SOLD_OUT. What memory cannot tell: a new request
- * of a buyer who already holds a reservation is answered {@code SOLD_OUT} rather than {@code ALREADY_RESERVED}.
+ * <p>A request that made one of the SKU's reservations - a retry whose answer was lost - is still replayed: when
+ * a SKU is remembered, the ids of all its reservations are read (Redis's open ones from the send and deadline
+ * indexes first, then every one PostgreSQL holds, so one decided in between is in either) and a request whose
+ * stable id (under any key version) is among them goes through the script. The set stays right because the SKU is
+ * forgotten as soon as anything was admitted since.
+ *
+ * <p>Every {@code seckill.admission.sold-out-memo-poll} (200 ms) the stock and the admitted count
+ * ({@code committed + open_reserved}) of every bucket of every remembered SKU are read in one pipeline; a unit that
+ * came back (a cancel's release, a compensation, a stock adjustment, a recalibration, a landed transfer), an
+ * admission since the SKU was remembered, a value that cannot be read or is missing, or a sale no longer open
+ * forgets it, so a returned unit is sellable again on every instance within one poll (under a second). What memory
+ * cannot tell: a new request of a buyer who already holds a reservation is answered {@code SOLD_OUT} rather than
+ * {@code ALREADY_RESERVED}.
  */
 @Component
 public class SoldOutMemo extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(SoldOutMemo.class);
     private static final long READ_TIMEOUT_MS = 500;
+    /** A SKU with more reservations than this is not remembered (the set is held in memory). */
+    static final int MAX_RESERVATIONS = 1_000_000;
 
     /** A SKU of a sale: the memo's key. */
     record Key(long activityId, long skuId) {}
 
-    private final Map<Key, Integer> soldOut = new ConcurrentHashMap<>();
+    /** A remembered SKU: its buckets, what they had admitted when it was remembered, and its reservations' ids. */
+    private record Memo(int buckets, long admitted, Set<UUID> reservations) {}
+
+    private final Map<Key, Integer> pending = new ConcurrentHashMap<>();
+    private final Map<Key, Memo> soldOut = new ConcurrentHashMap<>();
     private final Redis redis;
     private final SaleRegistry registry;
+    private final ReservationRepository reservations;
     private final boolean enabled;
     private final Counter answered;
     private final Counter forgotten;
 
-    SoldOutMemo(Redis redis, SaleRegistry registry, SeckillProperties props, MeterRegistry meters) {
+    SoldOutMemo(
+            Redis redis,
+            SaleRegistry registry,
+            ReservationRepository reservations,
+            SeckillProperties props,
+            MeterRegistry meters) {
         super(
                 "api",
                 "admission.sold_out_memo",
@@ -64,6 +84,7 @@ public class SoldOutMemo extends PollingWorker {
                 meters);
         this.redis = redis;
         this.registry = registry;
+        this.reservations = reservations;
         this.enabled = !props.admission().soldOutMemoPoll().isZero();
         this.answered = Counter.builder("reservation.sold_out_from_memory")
                 .description("buyers answered SOLD_OUT from this instance's memory, without a Redis call")
@@ -81,40 +102,41 @@ public class SoldOutMemo extends PollingWorker {
         return "sold-out-memo";
     }
 
-    /** Whether the SKU is remembered sold out: its new requests are answered SOLD_OUT without asking for a unit. */
-    public boolean remembers(long activityId, long skuId) {
-        return !soldOut.isEmpty() && soldOut.containsKey(new Key(activityId, skuId));
-    }
-
-    /** Counts a buyer answered SOLD_OUT from memory. */
-    void answered() {
+    /**
+     * Whether this request is answered SOLD_OUT from memory: its SKU is remembered sold out and none of
+     * {@code requestIds} (the request's reservation id under each key version) is one of the SKU's reservations.
+     * Counts the answer.
+     */
+    public boolean answersSoldOut(long activityId, long skuId, Collection<UUID> requestIds) {
+        if (soldOut.isEmpty()) {
+            return false;
+        }
+        Memo memo = soldOut.get(new Key(activityId, skuId));
+        if (memo == null) {
+            return false;
+        }
+        for (UUID id : requestIds) {
+            if (memo.reservations().contains(id)) {
+                return false;
+            }
+        }
         answered.increment();
+        return true;
     }
 
-    /** Every bucket of the SKU has just answered that it is empty: remembered until the next poll says otherwise. */
+    /** Every bucket of the SKU has just answered that it is empty: the next pass remembers it, if it still is. */
     void rememberSoldOut(long activityId, long skuId, int buckets) {
-        if (enabled && isRunning()) {
-            soldOut.put(new Key(activityId, skuId), buckets);
+        Key key = new Key(activityId, skuId);
+        if (enabled && isRunning() && !soldOut.containsKey(key)) {
+            pending.put(key, buckets);
         }
     }
 
     @Override
     protected int runPass() {
-        if (soldOut.isEmpty()) {
-            return 0;
-        }
-        List<Key> keys = new ArrayList<>(soldOut.keySet());
-        List<List<RedisFuture<String>>> reads = new ArrayList<>(keys.size());
-        for (Key k : keys) {
-            List<RedisFuture<String>> stock = new ArrayList<>();
-            for (SkuSlot slot : SkuSlot.all(k.activityId(), k.skuId(), soldOut.getOrDefault(k, 1))) {
-                stock.add(redis.async().get(slot.stock()));
-            }
-            reads.add(stock);
-        }
-        for (int i = 0; i < keys.size(); i++) {
-            Key k = keys.get(i);
-            String why = stillSoldOut(k, reads.get(i));
+        for (Key k : new ArrayList<>(soldOut.keySet())) {
+            Memo memo = soldOut.get(k);
+            String why = memo == null ? null : stillSoldOut(k, memo.buckets(), memo.admitted());
             if (why != null) {
                 soldOut.remove(k);
                 forgotten.increment();
@@ -125,41 +147,111 @@ public class SoldOutMemo extends PollingWorker {
                         why);
             }
         }
+        for (Key k : new ArrayList<>(pending.keySet())) {
+            Integer buckets = pending.remove(k);
+            if (buckets != null) {
+                remember(k, buckets);
+            }
+        }
         return 0;
     }
 
-    /** Null while every bucket still holds no unit and the sale is open; else why the SKU is forgotten. */
-    private String stillSoldOut(Key k, List<RedisFuture<String>> stock) {
+    /**
+     * Remembers the SKU when every bucket is still empty: its admitted count first, then its reservations' ids
+     * (Redis's open ones, then PostgreSQL's), and the count again - an admission in between and it is not remembered.
+     */
+    private void remember(Key k, int buckets) {
+        List<SkuSlot> slots = SkuSlot.all(k.activityId(), k.skuId(), buckets);
+        Long admitted = admitted(slots);
+        if (admitted == null || stillSoldOut(k, buckets, admitted) != null) {
+            return;
+        }
+        Set<UUID> ids = new HashSet<>();
+        for (SkuSlot slot : slots) {
+            for (String index : List.of(slot.sendDue(), slot.sendAside(), slot.deadlines())) {
+                for (String member : redis.sync().zrange(index, 0, -1)) {
+                    ids.add(UUID.fromString(member));
+                }
+            }
+        }
+        ids.addAll(reservations.idsOfSku(k.activityId(), k.skuId()));
+        if (ids.size() > MAX_RESERVATIONS || !admitted.equals(admitted(slots))) {
+            return;
+        }
+        soldOut.put(k, new Memo(buckets, admitted, Set.copyOf(ids)));
+        log.info(
+                "admission.sold_out_memo.remembered activity_id={} sku_id={} reservations={}",
+                k.activityId(),
+                k.skuId(),
+                ids.size());
+    }
+
+    /** {@code committed + open_reserved} over the buckets: what they admitted and did not give back; null if unreadable. */
+    private Long admitted(List<SkuSlot> slots) {
+        List<RedisFuture<List<KeyValue<String, String>>>> reads = new ArrayList<>(slots.size());
+        for (SkuSlot slot : slots) {
+            reads.add(redis.async().hmget(slot.counter(), "committed", "open_reserved"));
+        }
+        long total = 0;
+        for (RedisFuture<List<KeyValue<String, String>>> f : reads) {
+            List<KeyValue<String, String>> values = await(f);
+            if (values == null) {
+                return null;
+            }
+            for (KeyValue<String, String> v : values) {
+                String text = v.getValueOrElse(null);
+                if (text == null || !text.matches("-?\\d{1,18}")) {
+                    return null;
+                }
+                total += Long.parseLong(text);
+            }
+        }
+        return total;
+    }
+
+    /** Null while every bucket holds no unit, nothing was admitted since, and the sale is open; else why not. */
+    private String stillSoldOut(Key k, int buckets, long admittedWhenRemembered) {
         Activity a = registry.find(k.activityId()).orElse(null);
         if (a == null || a.status() != SaleStatus.OPEN) {
             return "sale not open";
         }
+        List<SkuSlot> slots = SkuSlot.all(k.activityId(), k.skuId(), buckets);
+        List<RedisFuture<String>> stock = new ArrayList<>(slots.size());
+        for (SkuSlot slot : slots) {
+            stock.add(redis.async().get(slot.stock()));
+        }
+        Long admitted = admitted(slots);
         for (RedisFuture<String> f : stock) {
-            String units;
-            try {
-                units = f.get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return "interrupted";
-            } catch (Exception e) {
-                return "stock unreadable: " + e.getClass().getSimpleName();
-            }
-            if (units == null) {
-                return "stock key missing";
-            }
-            if (!units.matches("-?\\d{1,18}")) {
-                return "stock unreadable: " + units;
+            String units = await(f);
+            if (units == null || !units.matches("-?\\d{1,18}")) {
+                return "stock missing or unreadable";
             }
             if (Long.parseLong(units) > 0) {
                 return "a unit came back";
             }
         }
-        return null;
+        if (admitted == null) {
+            return "admitted count missing or unreadable";
+        }
+        return admitted == admittedWhenRemembered ? null : "admissions since it was remembered";
+    }
+
+    /** The reply, or null when Redis did not give one in time (the caller forgets rather than guesses). */
+    private static <T> T await(RedisFuture<T> f) {
+        try {
+            return f.get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (Exception e) {
+            return null;
+        }
     }
 
     @Override
     protected void stopRole() {
         super.stopRole();
         soldOut.clear();
+        pending.clear();
     }
 }
