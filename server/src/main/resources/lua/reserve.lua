@@ -83,6 +83,9 @@ end
 -- 5. reserve: stock, counters, reservation with every recovery field, send_due, request map, user mark
 redis.call('DECR', stockKey)
 redis.call('HINCRBY', counterKey, 'open_reserved', 1)
+-- every admission ever made in this slot, never moved back: how an instance that remembers the SKU sold out
+-- learns that something was admitted since (reservation.SoldOutMemo)
+redis.call('HINCRBY', counterKey, 'admitted', 1)
 redis.call('HSET', reservationKey,
     'status', 'RESERVED',
     'mq_state', 'PENDING',

@@ -111,6 +111,34 @@ class SoldOutMemoIT extends IntegrationTest {
         assertInvariants(activityId, true);
     }
 
+    @Test
+    @DisplayName("another instance admits a buyer on a unit a cancel gave back, between two polls: the stock and "
+            + "committed + open_reserved are where they were, yet the SKU is forgotten (admissions since)")
+    void anAdmissionElsewhereForgetsTheSku() throws Exception {
+        long activityId = openSale(1);
+        placeOrder(activityId, 1, 1);
+        assertThat(reserve(2, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        awaitRemembered(activityId, 1000);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        double forgotten = meters.counter("reservation.sold_out_memo.forgotten").count();
+        // the release of a cancel (committed - 1, stock + 1) and another instance's admission (stock - 1,
+        // open_reserved + 1, admitted + 1), both between two polls
+        redis.sync().hincrby(slot.counter(), "committed", -1);
+        redis.sync().hincrby(slot.counter(), "open_reserved", 1);
+        redis.sync().hincrby(slot.counter(), "admitted", 1);
+
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(1))
+                .until(() ->
+                        meters.counter("reservation.sold_out_memo.forgotten").count() > forgotten);
+        double fromMemory = memoAnswers();
+        assertThat(reserve(3000, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        assertThat(memoAnswers()).as("asked Redis again").isEqualTo(fromMemory);
+        redis.sync().hincrby(slot.counter(), "committed", 1);
+        redis.sync().hincrby(slot.counter(), "open_reserved", -1);
+        assertInvariants(activityId, true);
+    }
+
     /** Once a SKU answered SOLD_OUT, the next poll remembers it: new buyers (from {@code firstUser}) ask until then. */
     private void awaitRemembered(long activityId, long firstUser) {
         long[] user = {firstUser};

@@ -1,6 +1,5 @@
 package io.seckill.reservation;
 
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisFuture;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -37,8 +36,8 @@ import org.springframework.stereotype.Component;
  * stable id (under any key version) is among them goes through the script. The set stays right because the SKU is
  * forgotten as soon as anything was admitted since.
  *
- * <p>Every {@code seckill.admission.sold-out-memo-poll} (200 ms) the stock and the admitted count
- * ({@code committed + open_reserved}) of every bucket of every remembered SKU are read in one pipeline; a unit that
+ * <p>Every {@code seckill.admission.sold-out-memo-poll} (200 ms) the stock and the count of admissions ever made
+ * (the counter hash's {@code admitted}, which reserve.lua only increments) of every bucket of every remembered SKU are read in one pipeline; a unit that
  * came back (a cancel's release, a compensation, a stock adjustment, a recalibration, a landed transfer), an
  * admission since the SKU was remembered, a value that cannot be read or is missing, or a sale no longer open
  * forgets it, so a returned unit is sellable again on every instance within one poll (under a second). What memory
@@ -186,25 +185,34 @@ public class SoldOutMemo extends PollingWorker {
                 ids.size());
     }
 
-    /** {@code committed + open_reserved} over the buckets: what they admitted and did not give back; null if unreadable. */
+    /**
+     * Every admission the buckets ever made (their {@code admitted} field, which reserve.lua only ever increments;
+     * a slot without one has made none); null if unreadable. Not {@code committed + open_reserved}: a cancel's
+     * release and the admission that takes its unit leave that sum, and the stock, where they were.
+     */
     private Long admitted(List<SkuSlot> slots) {
-        List<RedisFuture<List<KeyValue<String, String>>>> reads = new ArrayList<>(slots.size());
+        List<RedisFuture<String>> reads = new ArrayList<>(slots.size());
         for (SkuSlot slot : slots) {
-            reads.add(redis.async().hmget(slot.counter(), "committed", "open_reserved"));
+            reads.add(redis.async().hget(slot.counter(), "admitted"));
         }
         long total = 0;
-        for (RedisFuture<List<KeyValue<String, String>>> f : reads) {
-            List<KeyValue<String, String>> values = await(f);
-            if (values == null) {
+        for (RedisFuture<String> f : reads) {
+            String text;
+            try {
+                text = f.get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            } catch (Exception e) {
                 return null;
             }
-            for (KeyValue<String, String> v : values) {
-                String text = v.getValueOrElse(null);
-                if (text == null || !text.matches("-?\\d{1,18}")) {
-                    return null;
-                }
-                total += Long.parseLong(text);
+            if (text == null) {
+                continue;
             }
+            if (!text.matches("\\d{1,18}")) {
+                return null;
+            }
+            total += Long.parseLong(text);
         }
         return total;
     }
