@@ -5,6 +5,7 @@ import io.seckill.outbox.OutboxEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Predicate;
 import org.apache.rocketmq.client.consumer.PullResult;
 import org.apache.rocketmq.client.consumer.PullStatus;
 import org.apache.rocketmq.client.exception.MQClientException;
@@ -127,12 +128,12 @@ public final class DeadLetters implements AutoCloseable {
     }
 
     /** Re-sends the letters with their original ids, except those {@code skip} names (objects under a manual hold). */
-    public int replay(String group, int max, java.util.function.Predicate<Letter> skip) throws Exception {
+    public int replay(String group, int max, Predicate<Letter> skip) throws Exception {
         return replay(list(group, max), skip);
     }
 
     /** Re-sends these letters (as {@link #list} read them) with their original ids, except those {@code skip} names. */
-    public int replay(List<Letter> letters, java.util.function.Predicate<Letter> skip) throws Exception {
+    public int replay(List<Letter> letters, Predicate<Letter> skip) throws Exception {
         int sent = 0;
         for (Letter l : letters) {
             if (skip.test(l)) {

@@ -2,6 +2,7 @@ package io.seckill.mq;
 
 import io.seckill.config.SeckillProperties;
 import java.nio.ByteBuffer;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.rocketmq.client.consumer.PullResult;
@@ -42,11 +43,13 @@ public final class BrokerBacklog implements AutoCloseable {
 
     private final String namesrv;
     private final SeckillProperties.Mq mq;
+    private final Clock clock;
     private DefaultMQProducer admin;
 
-    BrokerBacklog(SeckillProperties props) {
+    BrokerBacklog(SeckillProperties props, Clock clock) {
         this.namesrv = props.mq().namesrv();
         this.mq = props.mq();
+        this.clock = clock;
     }
 
     /** The client starts on the first reading, so an instance that never asks opens no connection. */
@@ -98,7 +101,7 @@ public final class BrokerBacklog implements AutoCloseable {
                 oldest[0] = Math.min(oldest[0], storeTime(api, addr, queue, at, group));
             }
         });
-        long age = oldest[0] == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldest[0]);
+        long age = oldest[0] == Long.MAX_VALUE ? 0 : Math.max(0, clock.millis() - oldest[0]);
         return new Backlog(age, produced[0], consumed[0]);
     }
 

@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.rocketmq.acl.common.AclClientRPCHook;
 import org.apache.rocketmq.acl.common.SessionCredentials;
@@ -87,7 +88,7 @@ public class MqClients {
      */
     static final class Signed implements RPCHook {
 
-        private static final java.util.Set<Integer> BINARY = java.util.Set.of(
+        private static final Set<Integer> BINARY = Set.of(
                 RequestCode.SEND_MESSAGE,
                 RequestCode.SEND_MESSAGE_V2,
                 RequestCode.SEND_BATCH_MESSAGE,

@@ -475,7 +475,7 @@ public class RedisRecalibration {
         int[] out = new int[sku.buckets()];
         List<String> states = statuses(activityId, sku, reviewed);
         for (int i = 0; i < reviewed.size(); i++) {
-            if ("RESERVED".equals(states.get(i))) {
+            if (ReservationStatus.RESERVED.name().equals(states.get(i))) {
                 out[slotOf(activityId, sku, reviewed.get(i)).bucket()]++;
             }
         }
