@@ -377,6 +377,12 @@ public final class BenchCommand implements Callable<Integer> {
     /** Creates, warms and opens a one-SKU sale in the running application. */
     private static void openSale(
             ActivityService activities, long activityId, String name, BigDecimal price, int stock) {
+        openSale(activities, activityId, name, price, stock, 1);
+    }
+
+    /** Creates, warms and opens a one-SKU sale of {@code buckets} buckets in the running application. */
+    private static void openSale(
+            ActivityService activities, long activityId, String name, BigDecimal price, int stock, int buckets) {
         activities.create(new ActivityService.NewActivity(
                 activityId,
                 name,
@@ -384,7 +390,7 @@ public final class BenchCommand implements Callable<Integer> {
                 Instant.now().plusSeconds(3600),
                 600,
                 900,
-                List.of(new ActivityService.NewSku(1L, price, stock, 1))));
+                List.of(new ActivityService.NewSku(1L, price, stock, buckets))));
         activities.warm(activityId);
         activities.open(activityId);
     }
@@ -975,16 +981,7 @@ public final class BenchCommand implements Callable<Integer> {
             for (int buckets : new int[] {1, 4}) {
                 emptyRedis(engines, "sale");
                 long activity = 700_200 + buckets;
-                activities.create(new ActivityService.NewActivity(
-                        activity,
-                        "bench sale " + buckets,
-                        Instant.now().minusSeconds(5),
-                        Instant.now().plusSeconds(3600),
-                        600,
-                        900,
-                        List.of(new ActivityService.NewSku(1L, BigDecimal.ONE, saleUnits, buckets))));
-                activities.warm(activity);
-                activities.open(activity);
+                openSale(activities, activity, "bench sale " + buckets, BigDecimal.ONE, saleUnits, buckets);
                 String url =
                         "http://127.0.0.1:" + entryPort + "/api/v1/activities/" + activity + "/skus/1/reservations";
                 Path tokens = freshBuyers(seconds, engines.home());
