@@ -14,10 +14,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -346,6 +348,80 @@ class ReconcileIT extends PaymentTestBase {
         assertThat(v.redis().stock()).isEqualTo(14);
         assertThat(v.pg().available()).isEqualTo(14);
         assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("each system's own books: a Redis bucket whose equation does not hold is an anomaly with the books as "
+            + "evidence, nothing repaired (PostgreSQL's is a CHECK constraint of sku_inventory)")
+    void brokenBooksAreAnomalies() throws Exception {
+        long activityId = openSale(4);
+        placeOrder(activityId, 1, 1);
+        awaitSettled(activityId, 1);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        redis.sync().hincrby(slot.counter(), "open_reserved", 1);
+        try {
+            Reconciler.Report r = reconciler.run(activityId, NOW);
+            assertThat(r.anomalies()).as(r.toString()).containsEntry(InvariantRule.REDIS_BROKEN, 1);
+            assertThat(r.repairs()).as(r.toString()).isEmpty();
+            assertThat(r.skus()).singleElement().satisfies(sku -> {
+                assertThat(sku.pgInvariantDelta()).isZero();
+                assertThat(sku.redisInvariantDelta()).isEqualTo(-1);
+            });
+            assertThat(count(
+                            "SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND status = 'OPEN' "
+                                    + "AND anomaly_type = ? AND evidence->>'redis' LIKE '%openReserved=1%'",
+                            activityId + ":1", InvariantRule.REDIS_BROKEN))
+                    .isOne();
+        } finally {
+            redis.sync().hincrby(slot.counter(), "open_reserved", -1);
+            jdbc.update("UPDATE reconcile_anomaly SET status = 'RESOLVED' WHERE activity_id = ?", activityId);
+        }
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName(
+            "in the worker's runs a SKU whose reads fail is reported and tried again after a backoff, not on every "
+                    + "pass; the sale's other SKU is reconciled on every pass")
+    void failingSkuBacksOff() throws Exception {
+        long activityId = openSale(3, 3);
+        SkuSlot broken = SkuSlot.single(activityId, 1);
+        String stock = redis.sync().get(broken.stock());
+        double skippedBefore =
+                meters.counter("work.slot.skipped", "worker", "reconciler").count();
+        // the worker's runs see a sale once the live catalogue has it
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> states(reconciler.run(null, NOW), activityId).size() == 2);
+        redis.sync().del(broken.stock());
+        redis.sync().hset(broken.stock(), "not", "a number");
+        try {
+            Map<Long, String> first = states(reconciler.run(null, NOW), activityId);
+            assertThat(first.get(1L)).startsWith("FAILED");
+            assertThat(first.get(2L)).isEqualTo("OK");
+
+            Map<Long, String> second = states(reconciler.run(null, NOW), activityId);
+            assertThat(second).as("the failing SKU waits out its backoff").containsOnlyKeys(2L);
+            assertThat(meters.counter("work.slot.skipped", "worker", "reconciler")
+                            .count())
+                    .isGreaterThan(skippedBefore);
+        } finally {
+            redis.sync().del(broken.stock());
+            redis.sync().set(broken.stock(), stock);
+        }
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(states(reconciler.run(null, NOW), activityId))
+                        .containsEntry(1L, "OK"));
+        assertInvariants(activityId, true);
+    }
+
+    private static Map<Long, String> states(Reconciler.Report report, long activityId) {
+        Map<Long, String> out = new TreeMap<>();
+        report.skus().stream()
+                .filter(s -> s.activityId() == activityId)
+                .forEach(s -> out.put(s.skuId(), s.redisState()));
+        return out;
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -220,6 +221,11 @@ public class ActivityService {
             out.add(new InventoryView(inv, redisCounters(inv)));
         }
         return out;
+    }
+
+    /** One SKU's view: its PostgreSQL row and only its own Redis counters (another SKU's keys are not read). */
+    public Optional<InventoryView> inventoryView(long activityId, long skuId) {
+        return inventory.forSku(activityId, skuId).map(inv -> new InventoryView(inv, redisCounters(inv)));
     }
 
     /** One bucket's Redis counters (a SKU split over several slots has one per bucket). */

@@ -2,6 +2,7 @@ package io.seckill.activity;
 
 import java.math.BigDecimal;
 import java.util.List;
+import java.util.Optional;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Repository;
@@ -60,6 +61,11 @@ public class InventoryRepository {
 
     public List<SkuInventory> forActivity(long activityId) {
         return jdbc.query(SELECT + " WHERE activity_id = ? ORDER BY sku_id", ROW, activityId);
+    }
+
+    public Optional<SkuInventory> forSku(long activityId, long skuId) {
+        return jdbc.query(SELECT + " WHERE activity_id = ? AND sku_id = ?", ROW, activityId, skuId).stream()
+                .findFirst();
     }
 
     /** @return true when all {@code n} units were taken */

@@ -11,6 +11,7 @@ import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
 import io.seckill.reconcile.RepairRepository;
 import io.seckill.reservation.ReservationRepository;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,6 +39,7 @@ public record SaleBoard(
         RepairRepository repairs,
         InvariantChecker invariants,
         MeterRegistry meters,
+        Clock clock,
         Map<Long, Checked> checked) {
 
     static final long INVARIANTS_EVERY_MS = 10_000;
@@ -73,7 +75,8 @@ public record SaleBoard(
             AnomalyRepository anomalies,
             RepairRepository repairs,
             InvariantChecker invariants,
-            MeterRegistry meters) {
+            MeterRegistry meters,
+            Clock clock) {
         this(
                 registry,
                 activities,
@@ -83,6 +86,7 @@ public record SaleBoard(
                 repairs,
                 invariants,
                 meters,
+                clock,
                 new ConcurrentHashMap<>());
     }
 
@@ -92,7 +96,7 @@ public record SaleBoard(
             sales.add(sale(a));
         }
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("at", Instant.now().toString());
+        out.put("at", clock.instant().toString());
         out.put("sales", sales);
         Map<String, Double> lags = new LinkedHashMap<>();
         LAGS.forEach((shown, metric) -> lags.put(shown, gauge(metric)));
@@ -169,7 +173,7 @@ public record SaleBoard(
     }
 
     private Map<String, Object> invariants(long activityId) {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         Checked last = checked.get(activityId);
         if (last == null || now - last.atMs() > INVARIANTS_EVERY_MS) {
             List<InvariantChecker.Check> checks = invariants.check(activityId, false);

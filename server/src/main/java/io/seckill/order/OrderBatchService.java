@@ -21,6 +21,7 @@ import io.seckill.reservation.ReservationIds;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.InboxResult;
 import io.seckill.state.ReservationStatus;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -69,7 +70,8 @@ public record OrderBatchService(
         String group,
         String topic,
         MeterRegistry meters,
-        Counts counts) {
+        Counts counts,
+        Clock clock) {
 
     private static final Logger log = LoggerFactory.getLogger(OrderBatchService.class);
     static final String REASON_SOLD_OUT = "DB_STOCK_EXHAUSTED";
@@ -132,7 +134,8 @@ public record OrderBatchService(
             Rejections rejections,
             SaleRegistry registry,
             SeckillProperties props,
-            MeterRegistry meters) {
+            MeterRegistry meters,
+            Clock clock) {
         this(
                 tx,
                 inbox,
@@ -147,7 +150,8 @@ public record OrderBatchService(
                 props.mq().orderConsumerGroup(),
                 props.mq().orderRequestTopic(),
                 meters,
-                Counts.of(meters));
+                Counts.of(meters),
+                clock);
     }
 
     /** Processes a batch; every message gets an outcome (RETRY when it could not be settled now). */
@@ -199,7 +203,7 @@ public record OrderBatchService(
     }
 
     private void count(Map<InboundOrder, MessageOutcome> out) {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         for (var e : out.entrySet()) {
             counts.consumed().get(e.getValue()).increment();
             if (e.getValue() == MessageOutcome.CREATED) {

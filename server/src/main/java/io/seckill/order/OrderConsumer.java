@@ -140,7 +140,8 @@ class OrderConsumer extends PushConsumerRole {
 
     ConsumeConcurrentlyStatus consume(List<MessageExt> msgs) {
         batchSizes.record(msgs.size());
-        long now = System.currentTimeMillis();
+        // the broker's store time on the JVM's clock: skew between them shows in this histogram only
+        long now = service.clock().millis();
         for (MessageExt m : msgs) {
             brokerWait.record(Math.max(0, now - m.getStoreTimestamp()), TimeUnit.MILLISECONDS);
         }

@@ -15,6 +15,7 @@ import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.OrderStatus;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,7 +57,8 @@ public record OrderCanceller(
         TransactionTemplate tx,
         MeterRegistry meters,
         SeckillProperties props,
-        StalledWork stalled) {
+        StalledWork stalled,
+        Clock clock) {
 
     private static final Logger log = LoggerFactory.getLogger(OrderCanceller.class);
 
@@ -175,7 +177,7 @@ public record OrderCanceller(
                         o.orderId(),
                         state.providerTransactionId(),
                         state.amount(),
-                        state.paidAt() == null ? java.time.Instant.now() : state.paidAt(),
+                        state.paidAt() == null ? clock.instant() : state.paidAt(),
                         "cancel_query");
                 meters.counter("order.cancel", "result", "paid").increment();
                 log.warn(

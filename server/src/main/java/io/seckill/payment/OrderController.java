@@ -7,7 +7,7 @@ import io.seckill.order.OrderRecord;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.RefundStatus;
-import java.time.Instant;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -37,6 +37,7 @@ class OrderController {
     private final SeckillProperties.Payment cfg;
     private final Environment env;
     private final MeterRegistry meters;
+    private final Clock clock;
 
     OrderController(
             PaymentRepository payments,
@@ -45,7 +46,9 @@ class OrderController {
             PaymentChannel channel,
             SeckillProperties props,
             Environment env,
-            MeterRegistry meters) {
+            MeterRegistry meters,
+            Clock clock) {
+        this.clock = clock;
         this.payments = payments;
         this.paymentService = paymentService;
         this.checkout = checkout;
@@ -119,7 +122,7 @@ class OrderController {
                 cb.orderId(),
                 cb.providerTransactionId(),
                 cb.amount(),
-                cb.paidAt() == null ? Instant.now() : cb.paidAt(),
+                cb.paidAt() == null ? clock.instant() : cb.paidAt(),
                 "callback");
         out.put("result", r.name());
         return out;

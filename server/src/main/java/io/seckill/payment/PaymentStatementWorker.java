@@ -6,6 +6,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.payment.channel.PaymentChannel.Callback;
 import io.seckill.worker.PollingWorker;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -50,6 +51,7 @@ public class PaymentStatementWorker extends PollingWorker {
     private final PaymentRepository payments;
     private final StatementMatcher matcher;
     private final SeckillProperties.Payment cfg;
+    private final Clock clock;
     private final AtomicReference<Instant> checkedTo = new AtomicReference<>();
     /** When this instance last read the lookback window again; its worker thread only. */
     private Instant lastReread;
@@ -59,8 +61,10 @@ public class PaymentStatementWorker extends PollingWorker {
             PaymentRepository payments,
             StatementMatcher matcher,
             SeckillProperties props,
-            MeterRegistry meters) {
+            MeterRegistry meters,
+            Clock clock) {
         super("payment", "payment.statement", props.payment().statement().interval(), props, meters);
+        this.clock = clock;
         this.channel = channel;
         this.payments = payments;
         this.matcher = matcher;
@@ -68,7 +72,7 @@ public class PaymentStatementWorker extends PollingWorker {
         for (Result r : Result.values()) {
             meters.counter("payment.statement.entries", "result", r.label);
         }
-        Gauge.builder("payment.statement.lag.seconds", checkedTo, PaymentStatementWorker::secondsBehind)
+        Gauge.builder("payment.statement.lag.seconds", checkedTo, at -> secondsBehind(at, clock))
                 .description("how far behind now the channel's statement is reconciled (0 before the first pass)")
                 .register(meters);
     }
@@ -102,7 +106,7 @@ public class PaymentStatementWorker extends PollingWorker {
     /** The statement is read once per interval: a pass reads its whole window. */
     @Override
     protected int runPass() {
-        Instant now = Instant.now();
+        Instant now = clock.instant();
         runOnce(now);
         Instant last = lastReread;
         if (last == null || !now.isBefore(last.plus(cfg.statement().rereadEvery()))) {
@@ -181,8 +185,10 @@ public class PaymentStatementWorker extends PollingWorker {
         return new Window(counts, held);
     }
 
-    private static double secondsBehind(AtomicReference<Instant> checkedTo) {
+    private static double secondsBehind(AtomicReference<Instant> checkedTo, Clock clock) {
         Instant at = checkedTo.get();
-        return at == null ? 0 : Math.max(0, Duration.between(at, Instant.now()).toMillis() / 1000.0);
+        return at == null
+                ? 0
+                : Math.max(0, Duration.between(at, clock.instant()).toMillis() / 1000.0);
     }
 }

@@ -596,7 +596,7 @@ public class RedisRecalibration {
             futures.add(redis.async().hget(slot.reservation(k.reservationId().toString()), "status"));
         }
         List<String> out = new ArrayList<>(rows.size());
-        futures.forEach(f -> out.add(Reconciler.status(f)));
+        futures.forEach(f -> out.add(ReservationRules.status(f)));
         return out;
     }
 

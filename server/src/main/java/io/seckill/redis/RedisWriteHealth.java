@@ -1,6 +1,7 @@
 package io.seckill.redis;
 
 import io.lettuce.core.SetArgs;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +20,11 @@ class RedisWriteHealth implements HealthIndicator {
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
 
     private final Redis redis;
+    private final Clock clock;
     private final String key = "seckill:health:" + UUID.randomUUID();
 
-    RedisWriteHealth(Redis redis) {
+    RedisWriteHealth(Redis redis, Clock clock) {
+        this.clock = clock;
         this.redis = redis;
     }
 
@@ -30,7 +33,7 @@ class RedisWriteHealth implements HealthIndicator {
         long t0 = System.nanoTime();
         try {
             String reply = redis.async()
-                    .set(key, Long.toString(System.currentTimeMillis()), SetArgs.Builder.px(10_000))
+                    .set(key, Long.toString(clock.millis()), SetArgs.Builder.px(10_000))
                     .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return Health.up()
                     .withDetail("write", reply)

@@ -12,6 +12,7 @@ import io.seckill.redis.RedisBreaker;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.ReservationStatus;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,6 +52,7 @@ class ReservationQuery {
     private final ReservationRepository reservations;
     private final StatusReads postgres;
     private final long staleAfterMs;
+    private final Clock clock;
 
     ReservationQuery(
             SaleRegistry registry,
@@ -58,7 +60,9 @@ class ReservationQuery {
             RedisBreaker redisCalls,
             ReservationRepository reservations,
             StatusReads postgres,
-            SeckillProperties props) {
+            SeckillProperties props,
+            Clock clock) {
+        this.clock = clock;
         this.registry = registry;
         this.redis = redis;
         this.redisCalls = redisCalls;
@@ -90,7 +94,8 @@ class ReservationQuery {
                 return Optional.empty();
             }
             boolean settled = !"RESERVED".equals(projected.get("status"));
-            long age = System.currentTimeMillis() - Long.parseLong(projected.getOrDefault("reserved_at_ms", "0"));
+            // the JVM's clock against the master's: a skew moves when a projection counts as stale by as much
+            long age = clock.millis() - Long.parseLong(projected.getOrDefault("reserved_at_ms", "0"));
             // a stale projection is checked against PostgreSQL, unless PostgreSQL was just asked, or is over its budget
             if (settled || age < staleAfterMs || pgHasNone || !postgres.permit()) {
                 return Optional.of(projection(reservationId, projected));

@@ -74,6 +74,15 @@ public final class SlotPass {
                 .register(meters);
     }
 
+    /**
+     * A pass whose units each span several servers (a SKU over its buckets, say), named by a slot of theirs: a
+     * failure cannot be told apart by server, so every failure - an unanswered call too - is charged to the unit
+     * alone, which backs off on its own while the others go on.
+     */
+    public static SlotPass perUnit(String worker, Clock clock, MeterRegistry meters, Stalls stalls) {
+        return new SlotPass(worker, key -> "unit " + key, clock, meters, stalls);
+    }
+
     private static Counter failedCounter(MeterRegistry meters, String worker, String scope) {
         return Counter.builder("work.slot.failed")
                 .description("a slot's work failed in a pass; scope=node when the server serving it did not answer")

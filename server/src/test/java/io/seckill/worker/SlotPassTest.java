@@ -117,6 +117,25 @@ class SlotPassTest {
 
     @Test
     @DisplayName(
+            "units that span servers (a SKU over its buckets) back off each on its own: a unit that times out waits, "
+                    + "a unit that the same first server names runs on every pass")
+    void unitsBackOffAlone() {
+        SlotPass units = SlotPass.perUnit("test-units", clock, meters, (type, id, slot, attempts, e) -> {});
+        silent.add(B);
+        ran.clear();
+        units.run(List.of(A, B, C), this::work);
+        clock.advance(Duration.ofMillis(500));
+        ran.clear();
+        assertThat(units.run(List.of(A, B, C), this::work)).isEqualTo(2);
+        assertThat(ran).as("C is served by B's first server and still runs").containsExactly(A, C);
+        clock.advance(Duration.ofMillis(500));
+        ran.clear();
+        units.run(List.of(A, B, C), this::work);
+        assertThat(ran).as("B is tried again after 1 s").containsExactly(A, B, C);
+    }
+
+    @Test
+    @DisplayName(
             "an error the server answered (a script's error reply) is charged to its slot alone: the server's other "
                     + "slots still run")
     void anAnsweredErrorIsTheSlotsAlone() {
