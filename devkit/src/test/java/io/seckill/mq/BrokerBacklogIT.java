@@ -69,6 +69,32 @@ class BrokerBacklogIT extends IntegrationTest {
         assertThat(backlog.oldestUnconsumedAgeMs(group, topic + "-absent")).isZero();
     }
 
+    @Test
+    @DisplayName(
+            "a message waiting in the broker's delay queue is counted for the topic it will be delivered to, and no "
+                    + "longer once it is delivered there")
+    void delayedMessagesAreCountedUntilDelivered() throws Exception {
+        String topic = "backlog-delay-it-" + UUID.randomUUID().toString().substring(0, 8);
+        send(topic, null);
+        Message m = new Message(topic, "later".getBytes(StandardCharsets.UTF_8));
+        m.setDelayTimeLevel(3);
+        SendResult delayed = producer.send(m);
+        assertThat(delayed.getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+
+        assertThat(backlog.delayed(topic, topic)).as("waiting for its delivery").isEqualTo(1);
+        assertThat(backlog.delayed(topic + "-other", topic))
+                .as("bound for another topic")
+                .isZero();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> backlog.delayed(topic, topic) == 0);
+        long stored = 0;
+        for (MessageQueue q : producer.fetchPublishMessageQueues(topic)) {
+            stored += producer.getDefaultMQProducerImpl().maxOffset(q);
+        }
+        assertThat(stored)
+                .as("both messages on the topic, the delayed one delivered")
+                .isEqualTo(2);
+    }
+
     private SendResult send(String topic, MessageQueue queue) throws Exception {
         Message m = new Message(topic, "backlog".getBytes(StandardCharsets.UTF_8));
         SendResult r = queue == null ? producer.send(m) : producer.send(m, queue);

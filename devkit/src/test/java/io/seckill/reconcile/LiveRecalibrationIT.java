@@ -374,6 +374,57 @@ class LiveRecalibrationIT extends IntegrationTest {
 
     @Test
     @DisplayName(
+            "fault #13: a failover lost a reservation whose order message a failed consume sent back to the broker's "
+                    + "delay queue -> the live recalibration waits for its redelivery too; once it is consumed Redis "
+                    + "is set from PostgreSQL, and the SKU sells exactly what is left")
+    void lostReservationInTheDelayQueueIsWaitedFor() throws Exception {
+        long activityId = saleWithOrders(6, 2);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        // buyer 10's order fails in the consumer twice: each time its message goes back to the broker's delay queue
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw*2");
+        SaleClient.Response inFlight = reserve(10, activityId, 1);
+        assertThat(inFlight.status()).as(inFlight.body().toString()).isEqualTo(202);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> Failpoints.fired().getOrDefault(Failpoint.AFTER_INBOX_INSERT.id(), 0L) >= 1);
+        // a failover loses buyer 10's reservation (hash, mark, the unit it took) and an order's
+        String rid = (String) inFlight.body().get("reservation_id");
+        redis.sync().del(slot.reservation(rid), slot.user(10));
+        redis.sync().zrem(slot.deadlines(), rid);
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "open_reserved", -1);
+        loseReservation(activityId, 1, 1);
+
+        Reconciler.Report first = reconciler.run(activityId, Duration.ofMillis(1));
+
+        String state = first.skus().getFirst().redisState();
+        assertThat(state).as(first.toString()).isIn("RECALIBRATED", "DRAIN_TIMEOUT");
+        if (state.equals("RECALIBRATED")) {
+            assertThat(count("SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = 10", activityId))
+                    .as("recalibrated only once buyer 10's redelivered message had made its order")
+                    .isOne();
+        }
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        count("SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = 10", activityId) == 1);
+        Reconciling.until(reconciler, activityId, r -> view(activityId).redis().stock() == 3);
+        ActivityService.InventoryView v = view(activityId);
+        assertThat(v.redis().stock())
+                .as("PostgreSQL's three, buyer 10's unit taken")
+                .isEqualTo(v.pg().available())
+                .isEqualTo(3);
+        Map<String, Integer> answers = new HashMap<>();
+        for (long u = 100; u < 106; u++) {
+            answers.merge(reserve(u, activityId, 1).code(), 1, Integer::sum);
+        }
+        assertThat(answers).containsEntry("QUEUED", 3).containsEntry("SOLD_OUT", 3);
+        awaitSettled(activityId, 6);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName(
             "a reservation under manual review stays open through a live recalibration: the drift is repaired without "
                     + "waiting for it, and its unit comes back once when the operator gives it back")
     void reservationUnderReviewIsNotWaitedFor() throws Exception {

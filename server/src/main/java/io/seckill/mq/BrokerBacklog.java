@@ -5,6 +5,8 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.rocketmq.client.consumer.PullResult;
 import org.apache.rocketmq.client.consumer.PullStatus;
 import org.apache.rocketmq.client.exception.MQClientException;
@@ -14,10 +16,12 @@ import org.apache.rocketmq.client.impl.consumer.PullResultExt;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.filter.ExpressionType;
+import org.apache.rocketmq.common.message.MessageConst;
 import org.apache.rocketmq.common.message.MessageDecoder;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.common.sysflag.PullSysFlag;
+import org.apache.rocketmq.common.topic.TopicValidator;
 import org.apache.rocketmq.remoting.protocol.ResponseCode;
 import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
 import org.apache.rocketmq.remoting.protocol.admin.OffsetWrapper;
@@ -134,13 +138,83 @@ public final class BrokerBacklog implements AutoCloseable {
         return behind[0];
     }
 
-    private interface QueueVisitor {
-        void visit(String brokerAddr, MessageQueue queue, OffsetWrapper offsets) throws Exception;
+    /**
+     * How many messages bound for {@code realTopic} wait in the brokers' delay queues now: a consume that failed
+     * sends its message back, and it sits in the broker's schedule topic until its redelivery into the group's retry
+     * topic - on neither the topic nor the retry topic the group's offsets cover. Every master serving one of
+     * {@code routeTopics} is asked (its runtime info gives each delay level's delivered offset and end); the
+     * messages between them are read and counted by the topic they will be delivered to. A broker that does not
+     * answer throws: unknown is never none.
+     */
+    public synchronized long delayed(String realTopic, String... routeTopics) throws Exception {
+        MQClientAPIImpl api = api();
+        long found = 0;
+        for (String addr : masters(api, routeTopics)) {
+            Map<String, String> info =
+                    api.getBrokerRuntimeInfo(addr, TIMEOUT_MS).getTable();
+            for (Map.Entry<String, String> e : info.entrySet()) {
+                if (!e.getKey().startsWith(DELAY_OFFSET_KEY)) {
+                    continue;
+                }
+                int level = Integer.parseInt(e.getKey().substring(DELAY_OFFSET_KEY.length()));
+                String[] at = e.getValue().split(",");
+                long delivered = Long.parseLong(at[0].trim());
+                long end = Long.parseLong(at[1].trim());
+                if (end > delivered) {
+                    MessageQueue queue = new MessageQueue(TopicValidator.RMQ_SYS_SCHEDULE_TOPIC, "", level - 1);
+                    found += countBoundFor(api, addr, queue, delivered, end, realTopic);
+                }
+            }
+        }
+        return found;
     }
 
-    /** The group's offsets on every queue of the topics, from each master; a topic the broker lacks has none. */
-    private static void forEachQueue(MQClientAPIImpl api, String group, String[] topics, QueueVisitor visitor)
+    /** Runtime-info keys of the delay levels: {@code scheduleMessageOffset_<level>} = "delivered,end". */
+    private static final String DELAY_OFFSET_KEY = "scheduleMessageOffset_";
+
+    private static long countBoundFor(
+            MQClientAPIImpl api, String addr, MessageQueue queue, long from, long end, String realTopic)
             throws Exception {
+        long found = 0;
+        long at = from;
+        while (at < end) {
+            PullMessageRequestHeader h = pullAt(queue, at);
+            h.setMaxMsgNums(DELAY_PULL);
+            PullResult r = api.pullMessage(addr, h, TIMEOUT_MS, CommunicationMode.SYNC, null);
+            if (r.getPullStatus() == PullStatus.OFFSET_ILLEGAL && r.getNextBeginOffset() > at) {
+                // delivered and deleted meanwhile
+                at = r.getNextBeginOffset();
+                continue;
+            }
+            if (r.getPullStatus() != PullStatus.FOUND || !(r instanceof PullResultExt ext)) {
+                if (r.getPullStatus() == PullStatus.NO_NEW_MSG) {
+                    return found;
+                }
+                throw new IllegalStateException("the delay queue " + queue.getQueueId() + " of " + addr
+                        + " could not be read: " + r.getPullStatus());
+            }
+            for (MessageExt m : MessageDecoder.decodes(ByteBuffer.wrap(ext.getMessageBinary()), false)) {
+                if (m.getQueueOffset() >= at
+                        && m.getQueueOffset() < end
+                        && realTopic.equals(m.getProperty(MessageConst.PROPERTY_REAL_TOPIC))) {
+                    found++;
+                }
+            }
+            if (r.getNextBeginOffset() <= at) {
+                throw new IllegalStateException(
+                        "the delay queue " + queue.getQueueId() + " of " + addr + " did not move");
+            }
+            at = r.getNextBeginOffset();
+        }
+        return found;
+    }
+
+    /** Messages read per pull of a delay queue. */
+    private static final int DELAY_PULL = 32;
+
+    /** The master brokers serving any of {@code topics}. */
+    private static Set<String> masters(MQClientAPIImpl api, String... topics) throws Exception {
+        Set<String> out = new TreeSet<>();
         for (String topic : topics) {
             TopicRouteData route;
             try {
@@ -153,9 +227,23 @@ public final class BrokerBacklog implements AutoCloseable {
             }
             for (BrokerData broker : route.getBrokerDatas()) {
                 String addr = broker.getBrokerAddrs().get(MixAll.MASTER_ID);
-                if (addr == null) {
-                    continue;
+                if (addr != null) {
+                    out.add(addr);
                 }
+            }
+        }
+        return out;
+    }
+
+    private interface QueueVisitor {
+        void visit(String brokerAddr, MessageQueue queue, OffsetWrapper offsets) throws Exception;
+    }
+
+    /** The group's offsets on every queue of the topics, from each master; a topic the broker lacks has none. */
+    private static void forEachQueue(MQClientAPIImpl api, String group, String[] topics, QueueVisitor visitor)
+            throws Exception {
+        for (String topic : topics) {
+            for (String addr : masters(api, topic)) {
                 ConsumeStats stats = api.getConsumeStats(addr, group, topic, TIMEOUT_MS);
                 for (Map.Entry<MessageQueue, OffsetWrapper> e :
                         stats.getOffsetTable().entrySet()) {

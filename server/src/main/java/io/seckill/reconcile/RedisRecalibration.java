@@ -181,11 +181,11 @@ public class RedisRecalibration {
         List<SkuSlot> paused = pause(a, sku);
         Attempt attempt;
         try {
-            Map<MessageQueue, Long> sentBeforePause = orderQueueEnds();
+            OrderMessagesInFlight inFlight = new OrderMessagesInFlight();
             long deadline =
                     System.nanoTime() + props.reconcile().recalibrationDrain().toNanos();
             String waiting;
-            while ((waiting = unsettled(a, sku, inReview, sentBeforePause)) != null) {
+            while ((waiting = unsettled(a, sku, inReview, inFlight)) != null) {
                 if (System.nanoTime() > deadline) {
                     deferred("drain_timeout", activityId, sku, waiting);
                     return "DRAIN_TIMEOUT";
@@ -671,27 +671,66 @@ public class RedisRecalibration {
 
     /**
      * Null once nothing can still move the SKU's counts under a live recalibration, else what it waits for: a
-     * reservation open in Redis (but those under manual review), or an order message stored on the broker before
-     * the pause and not consumed yet. Redis does not count a reservation whose hash a failover lost, while its
+     * reservation open in Redis (but those under manual review), or an order message still on its way
+     * ({@link OrderMessagesInFlight}). Redis does not count a reservation whose hash a failover lost, while its
      * message may still be on the broker: PostgreSQL would take that unit after the snapshot, and Redis would sell
-     * it once more. The order queues' ends at the pause are the marks ({@link BrokerBacklog#ends}, offsets - no
-     * clock); a backlog that cannot be read (a broker away) defers the recalibration.
+     * it once more.
      */
-    private String unsettled(Activity a, Activity.Sku sku, long inReview, Map<MessageQueue, Long> sentBeforePause) {
+    private String unsettled(Activity a, Activity.Sku sku, long inReview, OrderMessagesInFlight inFlight) {
         long open = openReserved(a, sku);
         if (open != inReview) {
             return open + " reservations still open (" + inReview + " of them under manual review)";
         }
-        if (sentBeforePause == null) {
-            return "order backlog unknown at the pause";
+        return inFlight.pending();
+    }
+
+    /**
+     * The order messages a live recalibration waits for: those stored on the order topic or its retry topic before
+     * the pause (the queues' ends at the pause are the marks, {@link BrokerBacklog#ends} - offsets, no clock), and
+     * those a failed consume sent back, waiting in the broker's delay queues for their redelivery (on no queue the
+     * group's offsets cover: {@link BrokerBacklog#delayed}). Once such a message is redelivered it lands on the
+     * retry topic after the marks, so the marks are taken again once the delay queues hold none. A backlog that
+     * cannot be read (a broker away) defers the recalibration.
+     */
+    private final class OrderMessagesInFlight {
+
+        private final String group = props.mq().orderConsumerGroup();
+        private final String[] topics = {props.mq().orderRequestTopic(), MixAll.getRetryTopic(group)};
+        private Map<MessageQueue, Long> marks = orderQueueEnds();
+        private boolean redelivering;
+
+        /** Null once none is left, else what is still on its way. */
+        String pending() {
+            try {
+                if (marks == null) {
+                    marks = backlog.ends(group, topics);
+                }
+                String delayed = delayed();
+                if (delayed != null) {
+                    return delayed;
+                }
+                if (redelivering) {
+                    marks = backlog.ends(group, topics);
+                    redelivering = false;
+                }
+                long behind = backlog.behind(group, marks, topics);
+                if (behind > 0) {
+                    return behind + " order messages sent before the pause not consumed yet";
+                }
+                // a consume that failed since the first look has sent its message back: it is in a delay queue now
+                return delayed();
+            } catch (Exception e) {
+                return "order backlog unknown: " + e.getMessage();
+            }
         }
-        try {
-            String group = props.mq().orderConsumerGroup();
-            long behind =
-                    backlog.behind(group, sentBeforePause, props.mq().orderRequestTopic(), MixAll.getRetryTopic(group));
-            return behind == 0 ? null : behind + " order messages sent before the pause not consumed yet";
-        } catch (Exception e) {
-            return "order backlog unknown: " + e.getMessage();
+
+        private String delayed() throws Exception {
+            long n = backlog.delayed(topics[1], topics);
+            if (n == 0) {
+                return null;
+            }
+            redelivering = true;
+            return n + " order messages waiting in the broker's delay queues for redelivery";
         }
     }
 
@@ -736,9 +775,16 @@ public class RedisRecalibration {
         try {
             // a message waiting for redelivery sits in the group's retry topic: it is still in flight
             String group = props.mq().orderConsumerGroup();
-            long age =
-                    backlog.oldestUnconsumedAgeMs(group, props.mq().orderRequestTopic(), MixAll.getRetryTopic(group));
-            return age == 0 ? null : "order messages unconsumed for " + age + " ms";
+            String retry = MixAll.getRetryTopic(group);
+            long age = backlog.oldestUnconsumedAgeMs(group, props.mq().orderRequestTopic(), retry);
+            if (age > 0) {
+                return "order messages unconsumed for " + age + " ms";
+            }
+            // a consume that failed sent its message back: it waits in a delay queue, on neither topic
+            long delayed = backlog.delayed(retry, props.mq().orderRequestTopic(), retry);
+            return delayed == 0
+                    ? null
+                    : delayed + " order messages waiting in the broker's delay queues for redelivery";
         } catch (Exception e) {
             return "order backlog unknown: " + e.getMessage();
         }
