@@ -211,6 +211,13 @@ public final class BenchCommand implements Callable<Integer> {
                             ceiling / minimal, met(ceiling / minimal >= 0.4));
                     out.printf("  consumer batch SQL: %s%n", ceilingWal);
                     out.printf("  minimal batch:      %s%n", anchor.get().wal());
+                    WalMeter.Cost least = anchor.get().wal();
+                    double cpuRatio = ceilingWal.cpuMicros() / least.cpuMicros();
+                    double walRatio = ceilingWal.bytes() / least.bytes();
+                    out.printf(
+                            "  PostgreSQL CPU per order / minimal = %.1fx   (goal <= 3x: %s)%n",
+                            cpuRatio, met(cpuRatio <= 3));
+                    out.printf("  WAL per order / minimal = %.1fx   (goal <= 2x: %s)%n", walRatio, met(walRatio <= 2));
                 } else {
                     out.println(
                             "minimal order batch: not measured (pgbench is missing: apt-get install postgresql-client)");

@@ -146,7 +146,7 @@ class ReconcileCostIT extends IntegrationTest {
                 .doesNotContain("Seq Scan");
         UUID uuid = UUID.fromString(id);
         assertThat(plan(resolve, uuid, uuid, uuid, uuid))
-                .contains("idx_inventory_reservation_request")
+                .contains("uq_inventory_reservation_request_id")
                 .contains("orders_pkey")
                 .doesNotContain("Seq Scan");
         assertThat(plan(resolvePayment, id, "tx"))
