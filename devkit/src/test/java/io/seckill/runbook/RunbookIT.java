@@ -8,6 +8,7 @@ import io.seckill.redis.SkuSlot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -202,6 +203,63 @@ class RunbookIT extends PaymentTestBase {
                 .as("a violated invariant")
                 .isOne();
         redis.sync().decr(SkuSlot.single(activityId, 1).stock());
+    }
+
+    @Test
+    @DisplayName("a sale's life from the command line: create from options, warm, open, sell, inventory, close; a "
+            + "malformed SKU and a refused create exit 2 with nothing written")
+    void saleFromTheCommandLine(@TempDir Path dir) throws Exception {
+        Path adminSecret = Files.writeString(dir.resolve("admin-secret"), ADMIN_SECRET);
+        String[] target = {
+            "--url",
+            "http://127.0.0.1:" + operatorPlane.port(),
+            "--admin-secret-file",
+            adminSecret.toString(),
+            "--operator",
+            "cli-test"
+        };
+        long activityId = 880_000_000L + (System.nanoTime() & 0xffffff);
+        String id = Long.toString(activityId);
+        String[] create = {
+            "--activity",
+            id,
+            "--name",
+            "cli sale",
+            "--starts-at",
+            Instant.now().minusSeconds(60).toString(),
+            "--ends-at",
+            Instant.now().plusSeconds(3600).toString(),
+            "--sku",
+            "1:9.90:3:2"
+        };
+        assertThat(cli("sale", new String[] {"create"}, concat(target, create))).isZero();
+        assertThat(cli("sale", new String[] {"create"}, concat(target, create)))
+                .as("the same id again: refused")
+                .isEqualTo(2);
+        String[] badSku = create.clone();
+        badSku[badSku.length - 1] = "1:nine:3";
+        assertThat(cli("sale", new String[] {"create"}, concat(target, badSku))).isEqualTo(2);
+        assertThat(cli("sale", new String[] {"warm"}, concat(target, id))).isZero();
+        assertThat(cli("sale", new String[] {"open"}, concat(target, id))).isZero();
+        assertThat(reserve(5, activityId, 1).code()).isEqualTo("QUEUED");
+        awaitSettled(activityId, 1);
+        assertThat(cli("sale", new String[] {"inventory"}, concat(target, id))).isZero();
+        var v = activities.inventoryView(activityId).getFirst();
+        assertThat(v.pg().buckets()).isEqualTo(2);
+        assertThat(v.pg().initial()).isEqualTo(3);
+        assertThat(v.pg().occupied()).isEqualTo(1);
+        assertThat(cli("sale", new String[] {"close"}, concat(target, id))).isZero();
+        assertThat(reserve(6, activityId, 1).code()).isNotEqualTo("QUEUED");
+        assertThat(count("SELECT count(*) FROM activity WHERE activity_id = ?", activityId))
+                .isOne();
+        assertInvariants(activityId, true);
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] all = new String[a.length + b.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
     }
 
     private static int cli(String command, String[] target, String... args) {

@@ -100,7 +100,9 @@ public final class SaleClient {
     @SuppressWarnings("unchecked")
     private Response send(HttpRequest req) throws IOException, InterruptedException {
         HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
-        Map<String, Object> body = r.body().length == 0 ? Map.of() : Json.read(r.body(), Map.class);
+        Object parsed = r.body().length == 0 ? Map.of() : Json.read(r.body(), Object.class);
+        // an answer that is a list (a sale's inventory, per SKU) is held under "items"
+        Map<String, Object> body = parsed instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of("items", parsed);
         return new Response(r.statusCode(), body);
     }
 

@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             SeckillCli.Serve.class,
             TokenCommand.class,
+            SaleCommands.class,
             AdminCommands.Dlq.class,
             AdminCommands.Inspect.class,
             AdminCommands.Freeze.class,
