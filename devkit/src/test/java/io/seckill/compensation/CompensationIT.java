@@ -3,6 +3,7 @@ package io.seckill.compensation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
 import io.seckill.support.IntegrationTest;
@@ -352,7 +353,7 @@ class CompensationIT extends IntegrationTest {
             }
             long applied = 0;
             for (Future<List<Object>> f : fs) {
-                long code = LuaScript.code(f.get());
+                long code = ScriptReply.codeOf(f.get());
                 assertThat(code).isIn(1L, 2L);
                 applied += code == 1 ? 1 : 0;
             }
@@ -364,7 +365,7 @@ class CompensationIT extends IntegrationTest {
 
     private List<Object> run(String[] keys, String rid, String compensationId) {
         List<Object> r = COMPENSATE.run(redis, keys, rid, compensationId, "0", "600000");
-        return List.of(LuaScript.code(r), LuaScript.text(r, 1));
+        return List.of(ScriptReply.codeOf(r), ScriptReply.text(r, 1));
     }
 
     private void assertCompensatedOnce(Rejected r) {

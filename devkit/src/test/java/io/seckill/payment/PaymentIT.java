@@ -6,6 +6,7 @@ import io.seckill.cli.SaleClient;
 import io.seckill.mq.Json;
 import io.seckill.payment.channel.CallbackSignature;
 import io.seckill.paysim.PaySim;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.TestPaySim;
 import java.net.http.HttpResponse;
@@ -161,7 +162,7 @@ class PaymentIT extends PaymentTestBase {
                         order.toString(),
                         "release:" + order,
                         "60000");
-        assertThat(io.seckill.redis.LuaScript.text(again, 1)).isEqualTo("ALREADY_RELEASED");
+        assertThat(ScriptReply.text(again, 1)).isEqualTo("ALREADY_RELEASED");
         assertThat(redisStock(activityId)).isEqualTo(redisStockBefore + 1);
         assertInvariants(activityId, true);
         SaleClient.Response view = client().get("/api/v1/reservations/" + reservation, userToken(11));

@@ -12,6 +12,7 @@ import io.seckill.hold.HoldRepository;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.BucketTransfers;
 import io.seckill.support.IntegrationTest;
@@ -252,7 +253,7 @@ class LiveRecalibrationIT extends IntegrationTest {
                 .as("the sale admits again")
                 .isEqualTo("OPEN");
 
-        assertThat(LuaScript.code(projection.project(slot, rid, cancelled.toString(), "CANCELLED")))
+        assertThat(ScriptReply.codeOf(projection.project(slot, rid, cancelled.toString(), "CANCELLED")))
                 .isOne();
         assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).isEqualTo("RECALIBRATED");
         ActivityService.InventoryView after = view(activityId);
@@ -643,7 +644,7 @@ class LiveRecalibrationIT extends IntegrationTest {
         loseReservation(activityId, 4, lostB);
         Activity a = registry.load(activityId).orElseThrow();
         SkuSlot source = new SkuSlot(activityId, 1, 0, 4);
-        assertThat(LuaScript.code(TRANSFER_OUT.run(
+        assertThat(ScriptReply.codeOf(TRANSFER_OUT.run(
                         redis,
                         new String[] {source.stock(), source.counter(), source.meta(), source.transfers()},
                         UUID.randomUUID().toString(),

@@ -9,6 +9,7 @@ import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.payment.PaymentTestBase;
 import io.seckill.projection.OrderProjection;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -485,8 +486,7 @@ class ReconcileIT extends PaymentTestBase {
                 Reconciler.OPERATOR,
                 "judged behind",
                 Map.of(),
-                () -> io.seckill.redis.LuaScript.text(
-                        projection.project(slot, rid, order.toString(), "ORDER_CREATED"), 1));
+                () -> ScriptReply.text(projection.project(slot, rid, order.toString(), "ORDER_CREATED"), 1));
         assertThat(run).isEqualTo(Repairs.Run.DONE);
         assertThat(meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION")
                         .count())

@@ -54,9 +54,9 @@ class DeadClusterNodeIT {
                     + "not asked to load it)")
     void scriptsRunWithANodeDead() {
         redis.sync().set(SLOT.stock(), "7");
-        assertThat(LuaScript.text(LuaScript.load("read_counters").run(redis, KEYS), 0))
+        assertThat(ScriptReply.text(LuaScript.load("read_counters").run(redis, KEYS), 0))
                 .isEqualTo("7");
-        assertThat(LuaScript.text(
+        assertThat(ScriptReply.text(
                         LuaScript.load("read_counters")
                                 .runAsync(redis, KEYS)
                                 .toCompletableFuture()
@@ -71,11 +71,11 @@ class DeadClusterNodeIT {
     void scriptsSurviveALostCache() {
         LuaScript script = LuaScript.load("read_counters");
         redis.sync().set(SLOT.stock(), "5");
-        assertThat(LuaScript.text(script.run(redis, KEYS), 0)).isEqualTo("5");
+        assertThat(ScriptReply.text(script.run(redis, KEYS), 0)).isEqualTo("5");
         flushScripts(promoted);
-        assertThat(LuaScript.text(script.run(redis, KEYS), 0)).isEqualTo("5");
+        assertThat(ScriptReply.text(script.run(redis, KEYS), 0)).isEqualTo("5");
         flushScripts(promoted);
-        assertThat(LuaScript.text(
+        assertThat(ScriptReply.text(
                         script.runAsync(redis, KEYS).toCompletableFuture().join(), 0))
                 .isEqualTo("5");
     }

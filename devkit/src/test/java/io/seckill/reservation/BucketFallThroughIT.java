@@ -9,6 +9,7 @@ import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.Buckets;
 import io.seckill.support.IntegrationTest;
@@ -161,7 +162,7 @@ class BucketFallThroughIT extends IntegrationTest {
                         new String[] {home.stock(), home.counter(), home.meta(), home.transferMarker(id)},
                         id,
                         "60000");
-        assertThat(LuaScript.text(again, 1)).isEqualTo("ALREADY_LANDED");
+        assertThat(ScriptReply.text(again, 1)).isEqualTo("ALREADY_LANDED");
         assertThat(buckets(activityId))
                 .extracting(ActivityService.BucketCounters::stock)
                 .containsExactly(4L, 2L);

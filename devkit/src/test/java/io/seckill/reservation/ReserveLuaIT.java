@@ -3,6 +3,7 @@ package io.seckill.reservation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 import java.util.List;
@@ -73,14 +74,14 @@ class ReserveLuaIT extends IntegrationTest {
         UUID request = UUID.randomUUID();
         SkuSlot slot = openSlot(-1_000, 60_000);
         List<Object> first = reserve(slot, 5, request, 1);
-        assertThat(LuaScript.code(first)).isEqualTo(1);
+        assertThat(ScriptReply.codeOf(first)).isEqualTo(1);
         redis.sync().del(slot.request(5, request.toString()));
 
         List<Object> replay = reserve(slot, 5, request, 2, 1);
-        assertThat(LuaScript.code(replay)).isEqualTo(2);
-        assertThat(LuaScript.text(replay, 2)).isEqualTo(LuaScript.text(first, 2));
+        assertThat(ScriptReply.codeOf(replay)).isEqualTo(2);
+        assertThat(ScriptReply.text(replay, 2)).isEqualTo(ScriptReply.text(first, 2));
         assertThat(redis.sync().get(slot.stock())).isEqualTo("9");
-        assertThat(redis.sync().get(slot.request(5, request.toString()))).isEqualTo(LuaScript.text(first, 2));
+        assertThat(redis.sync().get(slot.request(5, request.toString()))).isEqualTo(ScriptReply.text(first, 2));
     }
 
     @Test
@@ -89,7 +90,7 @@ class ReserveLuaIT extends IntegrationTest {
         SkuSlot slot = openSlot(-1_000, 60_000);
         UUID request = UUID.randomUUID();
         List<Object> r = reserve(slot, 6, request, 1);
-        String rid = LuaScript.text(r, 2);
+        String rid = ScriptReply.text(r, 2);
         Map<String, String> h = redis.sync().hgetall(slot.reservation(rid));
         assertThat(h)
                 .containsEntry("status", "RESERVED")
@@ -113,9 +114,9 @@ class ReserveLuaIT extends IntegrationTest {
     @DisplayName("the sale window is judged on the Redis clock: before start and after end refuse, writing nothing")
     void saleWindow() {
         SkuSlot early = openSlot(60_000, 120_000);
-        assertThat(LuaScript.code(reserve(early, 7, UUID.randomUUID(), 1))).isEqualTo(-3);
+        assertThat(ScriptReply.codeOf(reserve(early, 7, UUID.randomUUID(), 1))).isEqualTo(-3);
         SkuSlot late = openSlot(-120_000, -60_000);
-        assertThat(LuaScript.code(reserve(late, 7, UUID.randomUUID(), 1))).isEqualTo(-3);
+        assertThat(ScriptReply.codeOf(reserve(late, 7, UUID.randomUUID(), 1))).isEqualTo(-3);
         assertThat(redis.sync().get(early.stock())).isEqualTo("10");
         assertThat(redis.sync().get(late.stock())).isEqualTo("10");
         assertThat(redis.sync().zcard(late.sendDue())).isZero();

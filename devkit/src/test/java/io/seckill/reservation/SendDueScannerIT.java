@@ -3,6 +3,7 @@ package io.seckill.reservation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.redis.LuaScript;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 import java.time.Duration;
@@ -53,7 +54,7 @@ class SendDueScannerIT extends IntegrationTest {
 
         List<Object> a = CLAIM_DUE.run(redis, new String[] {keys[1]}, "10", "60000", "scanner-a");
         assertThat(a).hasSize(11);
-        assertThat(LuaScript.text(a, 10))
+        assertThat(ScriptReply.text(a, 10))
                 .as("a first claim takes over no one's lease")
                 .isEmpty();
         assertThat(redis.sync().hget(keys[0], "mq_state")).isEqualTo("PUBLISHING");
@@ -64,17 +65,17 @@ class SendDueScannerIT extends IntegrationTest {
         redis.sync().zadd(keys[1], 0, "r1"); // scanner-a paused past its lease
         List<Object> b = CLAIM_DUE.run(redis, new String[] {keys[1]}, "10", "60000", "scanner-b");
         assertThat(b).hasSize(11);
-        assertThat(LuaScript.text(b, 10))
+        assertThat(ScriptReply.text(b, 10))
                 .as("the expired lease's owner, for reservation_send_lease_expired_total")
                 .isEqualTo("scanner-a");
         assertThat(redis.sync().hget(keys[0], "send_attempts")).isEqualTo("2");
 
-        assertThat(LuaScript.code(MARK_UNKNOWN.run(redis, keys, "r1", "scanner-a", "1000", "late")))
+        assertThat(ScriptReply.codeOf(MARK_UNKNOWN.run(redis, keys, "r1", "scanner-a", "1000", "late")))
                 .isEqualTo(-7);
-        assertThat(LuaScript.code(MARK_PUBLISHED.run(redis, keys, "r1", "scanner-a")))
+        assertThat(ScriptReply.codeOf(MARK_PUBLISHED.run(redis, keys, "r1", "scanner-a")))
                 .isEqualTo(-7);
         assertThat(redis.sync().zcard(keys[1])).isEqualTo(1);
-        assertThat(LuaScript.code(MARK_PUBLISHED.run(redis, keys, "r1", "scanner-b")))
+        assertThat(ScriptReply.codeOf(MARK_PUBLISHED.run(redis, keys, "r1", "scanner-b")))
                 .isEqualTo(1);
         assertThat(redis.sync().zcard(keys[1])).isZero();
         assertThat(redis.sync().hget(keys[0], "mq_state")).isEqualTo("PUBLISHED");
@@ -86,8 +87,8 @@ class SendDueScannerIT extends IntegrationTest {
         String p = "seckill:{scan-" + System.nanoTime() + "}:";
         redis.sync().zadd(p + "send_due", 0, "ghost");
         List<Object> r = CLAIM_DUE.run(redis, new String[] {p + "send_due"}, "10", "60000", "scanner-a");
-        assertThat(LuaScript.text(r, 0)).isEqualTo("ghost");
-        assertThat(LuaScript.text(r, 1)).isEqualTo("MISSING");
+        assertThat(ScriptReply.text(r, 0)).isEqualTo("ghost");
+        assertThat(ScriptReply.text(r, 1)).isEqualTo("MISSING");
         assertThat(redis.sync().zcard(p + "send_due")).isZero();
     }
 

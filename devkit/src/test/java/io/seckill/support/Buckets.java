@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,11 +38,11 @@ public final class Buckets {
                     new String[] {from.stock(), from.counter(), from.meta(), from.transfers()},
                     id,
                     Integer.toString(to.bucket()));
-            if (LuaScript.code(out) != 1) {
-                assertThat(LuaScript.text(out, 1)).isEqualTo("EMPTY");
+            if (ScriptReply.codeOf(out) != 1) {
+                assertThat(ScriptReply.text(out, 1)).isEqualTo("EMPTY");
                 return;
             }
-            assertThat(LuaScript.code(LAND.run(
+            assertThat(ScriptReply.codeOf(LAND.run(
                             redis,
                             new String[] {to.stock(), to.counter(), to.meta(), to.transferMarker(id)},
                             id,

@@ -3,6 +3,7 @@ package io.seckill.activity;
 import io.seckill.mq.MqTopology;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.redis.SlotCounters;
 import io.seckill.refusal.Input;
@@ -116,11 +117,12 @@ public class ActivityService {
                         Integer.toString(share(committed, slot.bucket(), inv.buckets())),
                         Long.toString(a.startsAt().toEpochMilli()),
                         Long.toString(a.endsAt().toEpochMilli()));
-                if (LuaScript.code(r) != 1) {
+                if (ScriptReply.of(r).code() != 1) {
                     throw new Refusal(
                             Refusal.Kind.CONFLICT,
                             "ACTIVITY_NOT_WARMABLE",
-                            "sku " + inv.skuId() + " bucket " + slot.bucket() + ": " + LuaScript.text(r, 1));
+                            "sku " + inv.skuId() + " bucket " + slot.bucket() + ": "
+                                    + ScriptReply.of(r).word());
                 }
             }
         }
@@ -177,7 +179,7 @@ public class ActivityService {
         for (SkuInventory inv : inventory.forActivity(activityId)) {
             for (SkuSlot slot : SkuSlot.all(activityId, inv.skuId(), inv.buckets())) {
                 List<Object> r = SET_STATUS.run(redis, new String[] {slot.meta()}, status.name());
-                if (LuaScript.code(r) != 1) {
+                if (ScriptReply.of(r).code() != 1) {
                     throw new Refusal(
                             Refusal.Kind.CONFLICT,
                             "REDIS_NOT_WARMED",

@@ -2,6 +2,7 @@ package io.seckill.activity;
 
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import java.time.Duration;
 import java.util.List;
@@ -70,14 +71,13 @@ public record StockAdjustments(
         // a bucketed SKU takes the whole change in bucket 0
         SkuSlot slot =
                 new SkuSlot(adj.activityId(), adj.skuId(), 0, a.sku(adj.skuId()).buckets());
-        String result = LuaScript.text(
-                ADJUST.run(
+        String result = ScriptReply.of(ADJUST.run(
                         redis,
                         new String[] {slot.stock(), slot.counter(), slot.adjustmentMarker(adjustmentId.toString())},
                         Integer.toString(adj.delta()),
                         adjustmentId.toString(),
-                        Long.toString(Duration.ofDays(30).toMillis())),
-                1);
+                        Long.toString(Duration.ofDays(30).toMillis())))
+                .word();
         repo.redisDone(adjustmentId);
         return result;
     }

@@ -13,6 +13,7 @@ import io.seckill.metrics.LogContext;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.retry.Backoff;
@@ -149,8 +150,8 @@ public class CompensationWorker extends PollingWorker {
                 taskId.toString(),
                 Long.toString(clock.millis()),
                 Long.toString(terminalTtlMs(slot.activityId())));
-        long code = LuaScript.code(reply);
-        String word = LuaScript.text(reply, 1);
+        long code = ScriptReply.of(reply).code();
+        String word = ScriptReply.of(reply).word();
         if (code != 1 && code != 2) {
             throw new IllegalStateException("compensate.lua refused reservation " + r + ": " + word);
         }
@@ -216,8 +217,8 @@ public class CompensationWorker extends PollingWorker {
                 task.taskId().toString(),
                 Long.toString(clock.millis()),
                 Long.toString(terminalTtlMs(target.activityId())));
-        long code = LuaScript.code(reply);
-        String word = LuaScript.text(reply, 1);
+        long code = ScriptReply.of(reply).code();
+        String word = ScriptReply.of(reply).word();
         if (code == 2) {
             alreadyApplied.increment();
         }

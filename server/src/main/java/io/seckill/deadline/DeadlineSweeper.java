@@ -10,6 +10,7 @@ import io.seckill.mq.BacklogLimit;
 import io.seckill.mq.OrderBacklog;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationRepository;
@@ -135,7 +136,7 @@ class DeadlineSweeper extends PollingWorker {
         }
         List<UUID> ids = new ArrayList<>(reply.size());
         for (int i = 0; i < reply.size(); i++) {
-            String entry = LuaScript.text(reply, i);
+            String entry = ScriptReply.text(reply, i);
             try {
                 ids.add(UUID.fromString(entry));
             } catch (IllegalArgumentException e) {

@@ -18,6 +18,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.seckill.mq.Json;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReserveCall;
+import io.seckill.state.PublicStatus;
 import io.seckill.trace.PipelineTrace;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -206,7 +207,8 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             instance = path;
             long[] target = route(call.method(), path);
             ReserveCall.Accepted accepted = shared.reserve().answer(userId, target[0], target[1], body(call));
-            return new Answered(Answers.json(HttpResponseStatus.ACCEPTED, accepted, call.keepAlive()), "QUEUED");
+            return new Answered(
+                    Answers.json(HttpResponseStatus.ACCEPTED, accepted, call.keepAlive()), PublicStatus.QUEUED.name());
         } catch (Refusal r) {
             return new Answered(Answers.refusal(r, instance, call.keepAlive()), r.code());
         } catch (MethodNotAllowed e) {

@@ -5,6 +5,7 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
+import io.seckill.state.HashStatus;
 import io.seckill.state.OrderStatus;
 import java.time.Clock;
 import java.util.List;
@@ -42,7 +43,7 @@ public class OrderProjection {
 
     /** The reservation hash status that mirrors an order status (DESIGN.md, States): an unpaid order is ORDER_CREATED. */
     public static String redisStatus(OrderStatus orderStatus) {
-        return orderStatus.unpaid() ? "ORDER_CREATED" : orderStatus.name();
+        return HashStatus.ofOrder(orderStatus).name();
     }
 
     /** Moves the reservation hash to {@code orderStatus} (ORDER_CREATED, CANCEL_PENDING, PAID, CANCELLED). */

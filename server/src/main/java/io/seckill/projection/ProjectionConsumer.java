@@ -12,7 +12,7 @@ import io.seckill.mq.Json;
 import io.seckill.mq.MqClients;
 import io.seckill.mq.PushConsumerRole;
 import io.seckill.outbox.OutboxEvent;
-import io.seckill.redis.LuaScript;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.state.SaleStatus;
@@ -158,8 +158,8 @@ class ProjectionConsumer extends PushConsumerRole {
         if (r == null) {
             return;
         }
-        long code = LuaScript.code(r);
-        String word = LuaScript.text(r, 1);
+        long code = ScriptReply.of(r).code();
+        String word = ScriptReply.of(r).word();
         meters.counter(
                         "projection.apply",
                         "event",

@@ -4,6 +4,7 @@ import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.Judged;
+import io.seckill.state.HashStatus;
 import io.seckill.state.ReservationStatus;
 import io.seckill.state.TaskStatus;
 import java.time.Duration;
@@ -42,7 +43,7 @@ class CompensationRule implements ReservationRule {
     }
 
     static Finding judgement(Judged r, String actual) {
-        String compensated = ReservationStatus.COMPENSATED.name();
+        String compensated = HashStatus.COMPENSATED.name();
         return switch (r.status()) {
             case ORDER_REJECTED -> r.taskId() == null ? ensureTask(r) : Finding.AGREES;
             case COMPENSATING -> {
@@ -61,8 +62,8 @@ class CompensationRule implements ReservationRule {
             }
             case COMPENSATED -> {
                 if (r.taskId() != null
-                        && (ReservationStatus.RESERVED.name().equals(actual)
-                                || ReservationStatus.ORDER_REJECTED.name().equals(actual))) {
+                        && (HashStatus.RESERVED.name().equals(actual)
+                                || HashStatus.ORDER_REJECTED.name().equals(actual))) {
                     // a failover lost compensate.lua's write: the unit is held in Redis for a reservation that ended
                     // (live recalibration would wait for it for ever)
                     yield new Finding.Repair(

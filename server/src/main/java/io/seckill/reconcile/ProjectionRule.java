@@ -3,9 +3,10 @@ package io.seckill.reconcile;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.projection.OrderProjection;
-import io.seckill.redis.LuaScript;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.Judged;
+import io.seckill.state.HashStatus;
 import io.seckill.state.ReservationStatus;
 import java.util.List;
 import java.util.Map;
@@ -52,12 +53,13 @@ class ProjectionRule implements ReservationRule {
             return new Finding.Anomaly("RESERVATION_WITHOUT_ORDER", r.status().name());
         }
         String expected = r.status() == ReservationStatus.CANCELLED
-                ? ReservationStatus.CANCELLED.name()
+                ? HashStatus.CANCELLED.name()
                 : OrderProjection.redisStatus(r.orderStatus());
         if (expected.equals(actual)) {
             return Finding.AGREES;
         }
-        if ("PAID".equals(expected) && ReservationStatus.COMPENSATED.name().equals(actual)) {
+        if (HashStatus.PAID.name().equals(expected)
+                && HashStatus.COMPENSATED.name().equals(actual)) {
             return new Finding.Anomaly(
                     "PAID_BUT_REDIS_COMPENSATED", expected, "severe conflict: PG order PAID, Redis COMPENSATED");
         }
@@ -75,12 +77,8 @@ class ProjectionRule implements ReservationRule {
         if (actual == null) {
             return true;
         }
-        return switch (actual) {
-            case "RESERVED" -> true;
-            case "ORDER_CREATED" -> !expected.equals("ORDER_CREATED");
-            case "CANCEL_PENDING" -> expected.equals("PAID") || expected.equals("CANCELLED");
-            default -> false;
-        };
+        HashStatus from = HashStatus.lenient(actual);
+        return from != null && from.canMoveTo(HashStatus.parse(expected));
     }
 
     @Override
@@ -114,12 +112,13 @@ class ProjectionRule implements ReservationRule {
                     r.userId(),
                     r.requestId().toString(),
                     r.messageId().toString());
-            return "hash restored without counter moves: " + LuaScript.text(x, 1);
+            return "hash restored without counter moves: " + ScriptReply.of(x).word();
         }
         List<Object> x = projection.project(slot, rid, order, expected);
-        if (LuaScript.code(x) < 0) {
-            throw new IllegalStateException("projection refused: " + LuaScript.text(x, 1));
+        if (ScriptReply.of(x).code() < 0) {
+            throw new IllegalStateException(
+                    "projection refused: " + ScriptReply.of(x).word());
         }
-        return LuaScript.text(x, 1);
+        return ScriptReply.of(x).word();
     }
 }

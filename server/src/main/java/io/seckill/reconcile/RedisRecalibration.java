@@ -17,11 +17,13 @@ import io.seckill.outbox.OutboxRepository;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.redis.SlotCounters;
 import io.seckill.reservation.BucketTransfers;
 import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.HashStatus;
 import io.seckill.state.ReservationStatus;
 import io.seckill.state.SaleStatus;
 import java.util.ArrayList;
@@ -338,9 +340,10 @@ public class RedisRecalibration {
                     c.committed(),
                     lost[slot.bucket()] ? "LOST" : "",
                     Integer.toString(reviewB));
-            if (LuaScript.code(r) != 1) {
-                return refused("bucket " + slot.bucket() + ": " + LuaScript.text(r, 1)
-                        + (changed.isEmpty() ? "" : " (buckets " + changed + " recalibrated)"));
+            if (ScriptReply.of(r).code() != 1) {
+                return refused(
+                        "bucket " + slot.bucket() + ": " + ScriptReply.of(r).word()
+                                + (changed.isEmpty() ? "" : " (buckets " + changed + " recalibrated)"));
             }
             changed.add(slot.bucket() + ": stock " + c.stock() + " -> " + stockB + ", committed " + c.committed()
                     + " -> " + committedB);
@@ -425,7 +428,7 @@ public class RedisRecalibration {
         List<String> states = statuses(activityId, sku, decided);
         List<Judged> out = new ArrayList<>();
         for (int i = 0; i < decided.size(); i++) {
-            if ("RESERVED".equals(states.get(i))) {
+            if (HashStatus.RESERVED.name().equals(states.get(i))) {
                 out.add(decided.get(i));
             }
         }
@@ -505,7 +508,7 @@ public class RedisRecalibration {
         List<String> states = statuses(activityId, sku, cancelled);
         for (int i = 0; i < cancelled.size(); i++) {
             String status = states.get(i);
-            if (status != null && !"CANCELLED".equals(status)) {
+            if (status != null && !HashStatus.CANCELLED.name().equals(status)) {
                 return "the release of cancelled reservation "
                         + cancelled.get(i).reservationId() + " is not in Redis yet (" + status + ")";
             }
@@ -548,9 +551,9 @@ public class RedisRecalibration {
             SkuSlot slot = slotOf(activityId, sku, k);
             if (k.status() == ReservationStatus.ORDER_CREATED || k.status() == ReservationStatus.CANCELLED) {
                 String target = k.status() == ReservationStatus.CANCELLED
-                        ? "CANCELLED"
+                        ? HashStatus.CANCELLED.name()
                         : OrderProjection.redisStatus(k.orderStatus());
-                restored += LuaScript.code(projection.restoreHash(
+                restored += ScriptReply.of(projection.restoreHash(
                                         slot,
                                         rid,
                                         String.valueOf(k.orderId()),
@@ -558,7 +561,7 @@ public class RedisRecalibration {
                                         k.userId(),
                                         k.requestId().toString(),
                                         k.messageId().toString()))
-                                == 1
+                                .done()
                         ? 1
                         : 0;
             } else {
@@ -566,7 +569,7 @@ public class RedisRecalibration {
                         slot,
                         rid,
                         null,
-                        "COMPENSATED",
+                        HashStatus.COMPENSATED.name(),
                         k.userId(),
                         k.requestId().toString(),
                         k.messageId().toString());
@@ -623,14 +626,14 @@ public class RedisRecalibration {
     private List<SkuSlot> pause(Activity a, Activity.Sku sku) {
         List<SkuSlot> paused = new ArrayList<>();
         for (SkuSlot slot : a.slots(sku)) {
-            if (LuaScript.code(PAUSE_SLOT.run(
+            if (ScriptReply.of(PAUSE_SLOT.run(
                             redis,
                             new String[] {slot.meta()},
                             "PAUSE",
                             "",
                             Long.toString(a.startsAt().toEpochMilli()),
                             Long.toString(a.endsAt().toEpochMilli())))
-                    == 1) {
+                    .done()) {
                 paused.add(slot);
             }
         }
@@ -647,13 +650,14 @@ public class RedisRecalibration {
         int resumed = 0;
         for (SkuSlot slot : slots) {
             try {
-                resumed += (int) LuaScript.code(PAUSE_SLOT.run(
-                        redis,
-                        new String[] {slot.meta()},
-                        "RESUME",
-                        status,
-                        Long.toString(now.startsAt().toEpochMilli()),
-                        Long.toString(now.endsAt().toEpochMilli())));
+                resumed += (int) ScriptReply.of(PAUSE_SLOT.run(
+                                redis,
+                                new String[] {slot.meta()},
+                                "RESUME",
+                                status,
+                                Long.toString(now.startsAt().toEpochMilli()),
+                                Long.toString(now.endsAt().toEpochMilli())))
+                        .code();
             } catch (RuntimeException e) {
                 // the slot stays paused; the next reconcile run resumes it (resumeStale)
                 meters.counter("reconcile.recalibration.resume_failed").increment();

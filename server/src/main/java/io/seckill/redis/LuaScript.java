@@ -94,16 +94,4 @@ public final class LuaScript {
             return CompletableFuture.failedStage(cause);
         });
     }
-
-    public static long code(List<Object> reply) {
-        return ((Number) reply.get(0)).longValue();
-    }
-
-    public static String text(List<Object> reply, int index) {
-        if (reply.size() <= index || reply.get(index) == null) {
-            return null;
-        }
-        Object v = reply.get(index);
-        return v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString();
-    }
 }

@@ -49,7 +49,7 @@ public record SlotCounters(String stock, String initial, String openReserved, St
     }
 
     private static String text(List<Object> reply, int i) {
-        String v = LuaScript.text(reply, i);
+        String v = ScriptReply.text(reply, i);
         return v == null ? "" : v;
     }
 

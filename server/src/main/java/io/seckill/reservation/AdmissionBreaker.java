@@ -10,6 +10,7 @@ import io.seckill.mq.BacklogLimit;
 import io.seckill.mq.OrderBacklog;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.worker.SlotPass;
 import java.time.Clock;
 import java.time.Duration;
@@ -252,8 +253,9 @@ public class AdmissionBreaker implements DisposableBean {
         long[] oldest = {0};
         backlogPass.run(registry.liveSlots(), slot -> {
             List<Object> r = SEND_BACKLOG.run(redis, new String[] {slot.sendDue()}, Integer.toString(SAMPLE));
-            total[0] += (Long) r.get(0);
-            oldest[0] = Math.max(oldest[0], (Long) r.get(1));
+            // send_backlog.lua answers {entries in send_due, age in ms of the oldest on the master's clock}
+            total[0] += ScriptReply.number(r, 0);
+            oldest[0] = Math.max(oldest[0], ScriptReply.number(r, 1));
             return 1;
         });
         pending.set(total[0]);

@@ -7,6 +7,7 @@ import io.seckill.activity.Activity;
 import io.seckill.config.SeckillProperties;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import java.time.Duration;
 import java.util.List;
@@ -58,7 +59,7 @@ public class BucketTransfers {
                 new String[] {source.stock(), source.counter(), source.meta(), source.transfers()},
                 id,
                 Integer.toString(target.bucket()));
-        if (LuaScript.code(r) != 1) {
+        if (ScriptReply.of(r).code() != 1) {
             return null;
         }
         out.increment();
@@ -126,7 +127,7 @@ public class BucketTransfers {
                         new String[] {target.stock(), target.counter(), target.meta(), target.transferMarker(id)},
                         id,
                         Long.toString(markerTtl.toMillis()));
-                long code = LuaScript.code(r);
+                long code = ScriptReply.of(r).code();
                 if (code == 0) {
                     meters.counter("reservation.bucket.transfer.unlandable").increment();
                     log.warn(

@@ -12,6 +12,7 @@ import io.seckill.metrics.LogThrottle;
 import io.seckill.mq.Json;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.PollingWorker;
@@ -48,6 +49,9 @@ import org.springframework.stereotype.Component;
 public class OrderRequestSender extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(OrderRequestSender.class);
+    /** mark_published_many.lua answers {marked, already marked, missing}: how many hashes were gone. */
+    private static final int MISSING = 2;
+
     private static final LuaScript MARK_PUBLISHED_MANY = LuaScript.load("mark_published_many");
     public static final String RETRY_COUNT_PROPERTY = "retry_count";
     /** RocketMQ's own bound on one batch's body (4 MiB) with room to spare. */
@@ -296,8 +300,11 @@ public class OrderRequestSender extends PollingWorker {
                                 group.size(),
                                 e.getClass().getName(),
                                 e.getMessage());
-                    } else if (((Number) r.get(2)).longValue() > 0) {
-                        log.warn("reservation.mark_published_missing slot={} missing={}", slot.tag(), r.get(2));
+                    } else if (ScriptReply.number(r, MISSING) > 0) {
+                        log.warn(
+                                "reservation.mark_published_missing slot={} missing={}",
+                                slot.tag(),
+                                ScriptReply.number(r, MISSING));
                     }
                 });
             } catch (RuntimeException e) {

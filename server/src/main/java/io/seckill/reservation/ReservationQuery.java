@@ -11,6 +11,9 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.RedisBreaker;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
+import io.seckill.state.HashStatus;
+import io.seckill.state.OrderStatus;
+import io.seckill.state.PublicStatus;
 import io.seckill.state.ReservationStatus;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -93,7 +96,7 @@ class ReservationQuery {
             if (!Long.toString(userId).equals(projected.get("user_id"))) {
                 return Optional.empty();
             }
-            boolean settled = !"RESERVED".equals(projected.get("status"));
+            boolean settled = HashStatus.parse(projected.get("status")) != HashStatus.RESERVED;
             // the JVM's clock against the master's: a skew moves when a projection counts as stale by as much
             long age = clock.millis() - Long.parseLong(projected.getOrDefault("reserved_at_ms", "0"));
             // a stale projection is checked against PostgreSQL, unless PostgreSQL was just asked, or is over its budget
@@ -196,32 +199,24 @@ class ReservationQuery {
                 .orElse(null);
     }
 
+    /** What a buyer sees for a hash whose status is {@code status} ({@link HashStatus#shown}). */
     static String redisState(String status) {
-        return switch (status) {
-            case "RESERVED" -> "QUEUED";
-            case "ORDER_CREATED", "PAID", "CANCEL_PENDING" -> "ORDER_CREATED";
-            case "CANCELLED" -> "CANCELLED";
-            case "MANUAL_REVIEW" -> "UNDER_REVIEW";
-            default -> "REJECTED";
-        };
+        return HashStatus.parse(status).shown().name();
     }
 
+    /** The order's status a hash implies, as the order table names it; null when the hash has no order. */
     private static String orderStatus(String redisStatus) {
-        return switch (redisStatus) {
-            case "ORDER_CREATED" -> "CREATED";
-            case "PAID", "CANCEL_PENDING", "CANCELLED" -> redisStatus;
+        return switch (HashStatus.parse(redisStatus)) {
+            case ORDER_CREATED -> OrderStatus.CREATED.name();
+            case PAID -> OrderStatus.PAID.name();
+            case CANCEL_PENDING -> OrderStatus.CANCEL_PENDING.name();
+            case CANCELLED -> OrderStatus.CANCELLED.name();
             default -> null;
         };
     }
 
     static String pgState(ReservationStatus status) {
-        return switch (status) {
-            case RESERVED -> "QUEUED";
-            case ORDER_CREATED -> "ORDER_CREATED";
-            case CANCELLED -> "CANCELLED";
-            case MANUAL_REVIEW -> "UNDER_REVIEW";
-            case ORDER_REJECTED, COMPENSATING, COMPENSATED -> "REJECTED";
-        };
+        return PublicStatus.of(status).name();
     }
 
     private static Map<String, Object> view(

@@ -172,19 +172,19 @@ public record ReservationService(
             reply = redisCalls.call(
                     keys.getFirst(),
                     () -> RESERVE.run(redis, keys.toArray(String[]::new), args.toArray(String[]::new)));
-            if (LuaScript.code(reply) == -1 && slot.buckets() > 1) {
+            if (ReserveReply.of(reply).code() == ReserveReply.EMPTY && slot.buckets() > 1) {
                 reply = fallThrough(slot, keys, args, reply);
             }
         } catch (RedisException e) {
             throw redisUnavailable(e, activityId, skuId, userId, requestId);
         }
-        long code = LuaScript.code(reply);
-        String rid = LuaScript.text(reply, 2);
-        String status = LuaScript.text(reply, 3);
-        return switch ((int) code) {
-            case 1 -> {
+        ReserveReply answer = ReserveReply.of(reply);
+        String rid = answer.reservationId();
+        String status = answer.status();
+        return switch ((int) answer.code()) {
+            case ReserveReply.RESERVED -> {
                 created.increment();
-                long nowMs = ((Number) reply.get(4)).longValue();
+                long nowMs = answer.nowMs();
                 OrderCreateRequested msg = OrderCreateRequested.of(
                         messageId,
                         requestId,
@@ -206,21 +206,21 @@ public record ReservationService(
                 sender.send(msg, slot);
                 yield new ReserveResult.Queued(reservationId);
             }
-            case 2 -> new ReserveResult.Replayed(UUID.fromString(rid), status);
-            case -1 -> {
+            case ReserveReply.REPLAYED -> new ReserveResult.Replayed(UUID.fromString(rid), status);
+            case ReserveReply.EMPTY -> {
                 // every bucket answered (the fall-through asked the others): the SKU is empty as of now
                 soldOutMemo.rememberSoldOut(activityId, skuId, slot.buckets());
                 yield new ReserveResult.SoldOut();
             }
-            case -2 -> new ReserveResult.AlreadyReserved(UUID.fromString(rid), status);
-            case -3, -4 -> {
+            case ReserveReply.ALREADY_RESERVED -> new ReserveResult.AlreadyReserved(UUID.fromString(rid), status);
+            case ReserveReply.NOT_OPEN, ReserveReply.NOT_WARMED -> {
                 if ("PAUSED".equals(status)) {
                     meters.counter("reservation.refused", "reason", "sku_paused")
                             .increment();
                 }
                 yield new ReserveResult.NotOpen(status == null || status.isEmpty() ? "NOT_WARMED" : status);
             }
-            default -> throw new IllegalStateException("reserve.lua returned unknown code " + code + " " + reply);
+            default -> throw new IllegalStateException("reserve.lua returned unknown code " + answer);
         };
     }
 
@@ -280,7 +280,7 @@ public record ReservationService(
             List<Object> reply = redisCalls.call(
                     home.stock(),
                     () -> RESERVE.run(redis, withMarker.toArray(String[]::new), withTransfer.toArray(String[]::new)));
-            if (((Number) reply.get(5)).longValue() > 0) {
+            if (ReserveReply.of(reply).landed()) {
                 transfers.landed(source, transferId);
             }
             return reply;

@@ -2,6 +2,7 @@ package io.seckill.reservation;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.seckill.refusal.Refusal;
+import io.seckill.state.PublicStatus;
 import java.util.Map;
 import java.util.UUID;
 import org.springframework.stereotype.Component;
@@ -28,7 +29,7 @@ public record ReserveCall(ReservationService service, AdmissionLimiter limiter, 
 
         static Accepted queued(UUID reservationId, long activityId, long skuId, Boolean replayed, String state) {
             return new Accepted(
-                    "QUEUED",
+                    PublicStatus.QUEUED.name(),
                     reservationId.toString(),
                     "/api/v1/reservations/" + reservationId + "?activity_id=" + activityId + "&sku_id=" + skuId,
                     replayed,

@@ -11,6 +11,7 @@ import io.seckill.failpoint.Failpoints;
 import io.seckill.mq.MqClients;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
 import io.seckill.worker.PollingWorker;
@@ -100,24 +101,24 @@ class SendDueScanner extends PollingWorker {
         int n = r.size() / FIELDS;
         List<java.util.concurrent.CompletableFuture<Void>> sends = new java.util.ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            String rid = LuaScript.text(r, i * FIELDS);
-            String status = LuaScript.text(r, i * FIELDS + 1);
+            String rid = ScriptReply.text(r, i * FIELDS);
+            String status = ScriptReply.text(r, i * FIELDS + 1);
             if ("MISSING".equals(status)) {
                 orphan(slot, rid);
                 continue;
             }
             try {
                 OrderCreateRequested body = OrderCreateRequested.of(
-                        UUID.fromString(LuaScript.text(r, i * FIELDS + 2)),
-                        UUID.fromString(LuaScript.text(r, i * FIELDS + 3)),
+                        UUID.fromString(ScriptReply.text(r, i * FIELDS + 2)),
+                        UUID.fromString(ScriptReply.text(r, i * FIELDS + 3)),
                         UUID.fromString(rid),
-                        Long.parseLong(LuaScript.text(r, i * FIELDS + 5)),
-                        Long.parseLong(LuaScript.text(r, i * FIELDS + 6)),
-                        Long.parseLong(LuaScript.text(r, i * FIELDS + 4)),
-                        Long.parseLong(LuaScript.text(r, i * FIELDS + 7)),
-                        Long.parseLong(LuaScript.text(r, i * FIELDS + 8)));
-                int attempts = Integer.parseInt(LuaScript.text(r, i * FIELDS + 9));
-                String expiredOwner = LuaScript.text(r, i * FIELDS + 10);
+                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 5)),
+                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 6)),
+                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 4)),
+                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 7)),
+                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 8)));
+                int attempts = Integer.parseInt(ScriptReply.text(r, i * FIELDS + 9));
+                String expiredOwner = ScriptReply.text(r, i * FIELDS + 10);
                 if (!expiredOwner.isEmpty()) {
                     // the scanner before this one claimed the entry and neither settled it nor gave it back in time
                     leaseExpired.increment();
@@ -237,11 +238,11 @@ class SendDueScanner extends PollingWorker {
             if (error == null) {
                 Failpoints.hit(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
                 List<Object> m = MARK_PUBLISHED.run(redis, keys, rid, owner);
-                if (LuaScript.code(m) < 0) {
+                if (ScriptReply.of(m).code() < 0) {
                     log.warn(
                             "reservation.mark_published_refused reservation_id={} result={}",
                             rid,
-                            LuaScript.text(m, 1));
+                            ScriptReply.of(m).word());
                 }
                 return;
             }
@@ -272,8 +273,11 @@ class SendDueScanner extends PollingWorker {
                 owner,
                 Long.toString(backoff),
                 error.length() > 300 ? error.substring(0, 300) : error);
-        if (LuaScript.code(m) < 0) {
-            log.warn("reservation.mark_unknown_refused reservation_id={} result={}", rid, LuaScript.text(m, 1));
+        if (ScriptReply.of(m).code() < 0) {
+            log.warn(
+                    "reservation.mark_unknown_refused reservation_id={} result={}",
+                    rid,
+                    ScriptReply.of(m).word());
         }
     }
 }

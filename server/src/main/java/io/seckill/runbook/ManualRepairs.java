@@ -7,8 +7,8 @@ import io.seckill.payment.PaymentRepository;
 import io.seckill.payment.PaymentService;
 import io.seckill.projection.OrderProjection;
 import io.seckill.reconcile.Repairs;
-import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
+import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationRepository;
@@ -129,19 +129,19 @@ public record ManualRepairs(
         SkuSlot slot = lookup.slot(res);
         if (redis.sync().exists(slot.reservation(rid.toString())) == 0) {
             return "hash restored: "
-                    + LuaScript.text(
-                            projection.restoreHash(
+                    + ScriptReply.of(projection.restoreHash(
                                     slot,
                                     rid.toString(),
                                     before.orderId().toString(),
                                     expected,
                                     res.userId(),
                                     res.requestId().toString(),
-                                    res.messageId().toString()),
-                            1);
+                                    res.messageId().toString()))
+                            .word();
         }
-        return LuaScript.text(
-                projection.project(slot, rid.toString(), before.orderId().toString(), expected), 1);
+        return ScriptReply.of(projection.project(
+                        slot, rid.toString(), before.orderId().toString(), expected))
+                .word();
     }
 
     private String refund(Snapshot before) {
