@@ -8,7 +8,13 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqTopology;
 import io.seckill.refusal.Refusal;
 import io.seckill.support.IntegrationTest;
+import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
+import org.apache.rocketmq.client.impl.MQClientAPIImpl;
+import org.apache.rocketmq.common.MixAll;
+import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.topic.TopicValidator;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -41,6 +47,49 @@ class SendPathReadinessIT extends IntegrationTest {
 
         assertThat(fresh.problems()).isEmpty();
         assertThat(fresh.health().getStatus()).isEqualTo(Status.UP);
+    }
+
+    @Test
+    @DisplayName("queue counts are configuration the application never reduces: an operator's increase survives a "
+            + "restart's ensure, a configured count above the broker's raises it")
+    void queueCountsAreNeverReduced() throws Exception {
+        String suffix = Long.toString(System.nanoTime(), 36).toUpperCase();
+        String topic = "T_REQ_" + suffix;
+        topology(suffix, 4).ensure();
+        MQClientAPIImpl api =
+                producer.getDefaultMQProducerImpl().getMqClientFactory().getMQClientAPIImpl();
+        List<String> masters = masters(api);
+        assertThat(masters).isNotEmpty();
+        for (String addr : masters) {
+            assertThat(queues(api, addr, topic)).isEqualTo(4);
+            // the operator adds queues for more order consumers
+            api.createTopic(addr, TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, new TopicConfig(topic, 8, 8, 6), 3_000);
+        }
+
+        topology(suffix, 4).ensure();
+        for (String addr : masters) {
+            assertThat(queues(api, addr, topic)).as("kept at the operator's 8").isEqualTo(8);
+        }
+
+        topology(suffix, 12).ensure();
+        for (String addr : masters) {
+            assertThat(queues(api, addr, topic))
+                    .as("raised to the configured 12")
+                    .isEqualTo(12);
+        }
+    }
+
+    private static int queues(MQClientAPIImpl api, String addr, String topic) throws Exception {
+        TopicConfig c = api.getTopicConfig(addr, topic, 3_000);
+        assertThat(c.getReadQueueNums()).isEqualTo(c.getWriteQueueNums());
+        return c.getWriteQueueNums();
+    }
+
+    private static List<String> masters(MQClientAPIImpl api) throws Exception {
+        return api.getBrokerClusterInfo(3_000).getBrokerAddrTable().values().stream()
+                .map(b -> b.getBrokerAddrs().get(MixAll.MASTER_ID))
+                .filter(Objects::nonNull)
+                .toList();
     }
 
     @Test
@@ -103,7 +152,11 @@ class SendPathReadinessIT extends IntegrationTest {
     }
 
     private MqTopology freshTopology() {
-        String suffix = Long.toString(System.nanoTime(), 36).toUpperCase();
+        return topology(Long.toString(System.nanoTime(), 36).toUpperCase(), 4);
+    }
+
+    /** A topology of topics and groups named by {@code suffix}, whose order request topic wants {@code orderQueues}. */
+    private MqTopology topology(String suffix, int orderQueues) {
         SeckillProperties.Mq mq = props.mq();
         SeckillProperties.Mq other = new SeckillProperties.Mq(
                 mq.namesrv(),
@@ -114,7 +167,9 @@ class SendPathReadinessIT extends IntegrationTest {
                 mq.maxReconsumeTimes(),
                 mq.sendTimeout(),
                 mq.accessKey(),
-                mq.secretKey());
+                mq.secretKey(),
+                orderQueues,
+                mq.eventQueues());
         SeckillProperties p = new SeckillProperties(
                 props.roles(),
                 props.redisUri(),

@@ -104,7 +104,8 @@ class BadRequestPropertyIT extends IntegrationTest {
                         if (r.body() != null && r.body().getBytes(StandardCharsets.UTF_8).length > maxBodyBytes) {
                             // a body over the bound is not read: the connection closes under the client's remaining
                             // writes,
-                            // which can reset it before the client has read the 413 (docs/HOW-IT-WORKS.md, the API port)
+                            // which can reset it before the client has read the 413 (docs/HOW-IT-WORKS.md, the API
+                            // port)
                             statuses.merge(-1, 1, Integer::sum);
                         } else {
                             failures.add("I/O " + e + " <- " + r);

@@ -218,8 +218,12 @@ public record SeckillProperties(
             @DefaultValue("16") int maxReconsumeTimes,
             @DefaultValue("3s") Duration sendTimeout,
             String accessKey,
-            String secretKey) {
+            String secretKey,
+            @DefaultValue("4") int orderQueues,
+            @DefaultValue("4") int eventQueues) {
         public Mq {
+            between(orderQueues, 1, 1024, "seckill.mq.order-queues");
+            between(eventQueues, 1, 1024, "seckill.mq.event-queues");
             require(namesrv != null && !namesrv.isBlank(), "seckill.mq.namesrv", "is required");
             boolean ak = accessKey != null && !accessKey.isBlank();
             boolean sk = secretKey != null && !secretKey.isBlank();
@@ -242,7 +246,9 @@ public record SeckillProperties(
             return "Mq[namesrv=" + namesrv + ", orderRequestTopic=" + orderRequestTopic + ", orderEventTopic="
                     + orderEventTopic + ", orderConsumerGroup=" + orderConsumerGroup + ", projectionGroup="
                     + projectionGroup + ", maxReconsumeTimes=" + maxReconsumeTimes + ", sendTimeout=" + sendTimeout
-                    + ", accessKey=" + accessKey + ", secretKey=" + (secretKey == null ? null : "(set)") + "]";
+                    + ", accessKey=" + accessKey + ", secretKey=" + (secretKey == null ? null : "(set)")
+                    + ", orderQueues="
+                    + orderQueues + ", eventQueues=" + eventQueues + "]";
         }
     }
 

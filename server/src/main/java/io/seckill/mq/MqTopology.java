@@ -4,9 +4,11 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.worker.RoleLifecycle;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -40,7 +42,6 @@ import org.springframework.stereotype.Component;
 public class MqTopology implements HealthIndicator, SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(MqTopology.class);
-    static final int QUEUES = 4;
     private static final long TIMEOUT_MS = 3_000;
     private static final Duration ROUTE_WAIT = Duration.ofSeconds(15);
 
@@ -63,12 +64,8 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
                 throw new NotReady("no broker master is registered at the NameServer " + mq.namesrv());
             }
             for (String addr : masters) {
-                for (String topic : topics()) {
-                    api.createTopic(
-                            addr,
-                            TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC,
-                            new TopicConfig(topic, QUEUES, QUEUES, PermName.PERM_READ | PermName.PERM_WRITE),
-                            TIMEOUT_MS);
+                for (Map.Entry<String, Integer> topic : queueCounts().entrySet()) {
+                    ensureQueues(api, addr, topic.getKey(), topic.getValue());
                 }
                 for (String group : groups()) {
                     SubscriptionGroupConfig g = new SubscriptionGroupConfig();
@@ -171,6 +168,56 @@ public class MqTopology implements HealthIndicator, SmartLifecycle {
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /**
+     * Gives {@code topic} on the broker at {@code addr} at least {@code queues} read and write queues: creates it,
+     * or raises a count below the configured one. A broker's count above it (an operator's increase for more
+     * consumers) is left as it is: the application never takes queues away, whose messages would then wait on
+     * queues nobody reads.
+     */
+    private static void ensureQueues(MQClientAPIImpl api, String addr, String topic, int queues) throws Exception {
+        int existing = existingQueues(api, addr, topic);
+        if (existing >= queues) {
+            if (existing > queues) {
+                log.info(
+                        "mq.topic_queues_kept topic={} broker={} queues={} configured={}",
+                        topic,
+                        addr,
+                        existing,
+                        queues);
+            }
+            return;
+        }
+        api.createTopic(
+                addr,
+                TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC,
+                new TopicConfig(topic, queues, queues, PermName.PERM_READ | PermName.PERM_WRITE),
+                TIMEOUT_MS);
+        if (existing > 0) {
+            log.warn("mq.topic_queues_raised topic={} broker={} from={} to={}", topic, addr, existing, queues);
+        }
+    }
+
+    /** The larger of the topic's read and write queue counts on that broker; 0 when the broker lacks the topic. */
+    private static int existingQueues(MQClientAPIImpl api, String addr, String topic) throws Exception {
+        try {
+            TopicConfig c = api.getTopicConfig(addr, topic, TIMEOUT_MS);
+            return c == null ? 0 : Math.max(c.getReadQueueNums(), c.getWriteQueueNums());
+        } catch (MQBrokerException e) {
+            if (e.getResponseCode() == ResponseCode.TOPIC_NOT_EXIST) {
+                return 0;
+            }
+            throw e;
+        }
+    }
+
+    /** Each topic and the queues it must have at least on every broker ({@code seckill.mq.order-queues}, ...). */
+    private Map<String, Integer> queueCounts() {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        out.put(mq.orderRequestTopic(), mq.orderQueues());
+        out.put(mq.orderEventTopic(), mq.eventQueues());
+        return out;
     }
 
     private List<String> topics() {
