@@ -14,8 +14,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Watches the dead-letter queues of both consumer groups (DESIGN.md §12.3 "DLQ new: any"): the order
- * consumer's and the projection's. Publishes {@code mq_dlq_messages{group}} and logs an ERROR whenever
- * one grows, so every dead letter reaches a human ({@code seckill dlq list|replay --group G}); a dead
+ * consumer's and the projection's. Publishes {@code mq_dlq_messages{group}} (NaN until the first reading, so a new
+ * instance's series starts at the count, not at 0) and logs an ERROR whenever one grows after that, so every dead letter reaches a human ({@code seckill dlq list|replay --group G}); a dead
  * projection event is also repaired by reconciliation, PostgreSQL being the truth.
  */
 @Component
@@ -25,14 +25,18 @@ class DlqWatcher extends PollingWorker {
 
     private final java.util.Map<String, AtomicLong> counts = new java.util.LinkedHashMap<>();
     private DeadLetters dlq;
+    /** A group's count before its first reading. */
+    private static final long UNREAD = -1;
 
     DlqWatcher(SeckillProperties props, MeterRegistry meters) {
         super("dlq-watch", "dlq.watch", Duration.ofSeconds(5), props, meters);
         for (String group :
                 java.util.List.of(props.mq().orderConsumerGroup(), props.mq().projectionGroup())) {
-            AtomicLong count = new AtomicLong();
+            AtomicLong count = new AtomicLong(UNREAD);
             counts.put(group, count);
-            Gauge.builder("mq.dlq.messages", count, AtomicLong::get)
+            // no value until the first reading: a series that started at 0 and jumped to the dead letters already
+            // there would look like new ones to the alert on every start of an instance
+            Gauge.builder("mq.dlq.messages", count, c -> c.get() == UNREAD ? Double.NaN : c.get())
                     .tag("group", group)
                     .register(meters);
         }
@@ -50,7 +54,7 @@ class DlqWatcher extends PollingWorker {
         counts.forEach((group, count) -> {
             long now = dlq.count(group);
             long before = count.getAndSet(now);
-            if (now > before) {
+            if (before != UNREAD && now > before) {
                 log.error(
                         "mq.dlq_grew consumer_group={} dead_letters={} new={}: list them with 'seckill dlq list --group {}', "
                                 + "re-drive with 'seckill dlq replay --group {}'",

@@ -22,8 +22,9 @@ import org.springframework.stereotype.Component;
  * a Redis that may evict ({@link RedisMemory#requireNoEviction}); this catches the policy changed at
  * run time, keys evicted all the same, and memory filling up (where a {@code noeviction} Redis starts
  * refusing admission). Every 10 s, on every master: {@code redis_memory_used_ratio} (the fullest
- * master), {@code redis_masters_may_evict}, and {@code redis_evictions_total} (keys Redis dropped), each
- * change of the last two logged as an ERROR.
+ * master), {@code redis_masters_may_evict}, and {@code redis_evictions_total} (keys Redis dropped since this
+ * instance first read the master: what it reports at the first reading is history, logged once, not counted),
+ * each change of the last two logged as an ERROR.
  */
 @Component
 class RedisMemoryWatch extends PollingWorker {
@@ -67,8 +68,19 @@ class RedisMemoryWatch extends PollingWorker {
                 evicting++;
             }
             Long before = evictedBefore.put(m.node(), m.evictedKeys());
-            // a master seen for the first time, or restarted (its count starts again), counts what it reports
-            long dropped = before == null || m.evictedKeys() < before ? m.evictedKeys() : m.evictedKeys() - before;
+            if (before == null) {
+                // what a master dropped before this instance watched it is history, not news: counting it would
+                // raise the alert again on every restart of the application
+                if (m.evictedKeys() > 0) {
+                    log.warn(
+                            "redis.keys_evicted_before node={} evicted_since_redis_start={}: counted only from now on",
+                            m.node(),
+                            m.evictedKeys());
+                }
+                continue;
+            }
+            // a master restarted since the last pass (its count starts again) counts what it reports
+            long dropped = m.evictedKeys() < before ? m.evictedKeys() : m.evictedKeys() - before;
             if (dropped > 0) {
                 evictions.increment(dropped);
                 log.error(
