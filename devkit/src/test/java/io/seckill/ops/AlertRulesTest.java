@@ -38,7 +38,9 @@ class AlertRulesTest {
             "without",
             "vector",
             "humanize",
-            "histogram_quantile");
+            "histogram_quantile",
+            "count_over_time",
+            "absent");
 
     @Test
     @DisplayName("promtool check rules and promtool test rules pass on ops/prometheus")
