@@ -133,7 +133,10 @@ class DeploymentManifestsTest {
         flatten("", new Yaml().load((String) map(one("ConfigMap"), "data").get("application.yml")), named);
         for (Map<String, Object> container : containers()) {
             for (Map<String, Object> env : maps(container, "env")) {
-                named.add(fromEnv((String) env.get("name")));
+                // the JVM's own options, read by the JVM rather than Spring
+                if (!"JAVA_TOOL_OPTIONS".equals(env.get("name"))) {
+                    named.add(fromEnv((String) env.get("name")));
+                }
             }
             for (String a : args(container)) {
                 assertThat(a).startsWith("--").contains("=");
@@ -196,6 +199,51 @@ class DeploymentManifestsTest {
             }
         }
         assertThat(roles).isEqualTo(new TreeSet<>(SeckillProperties.KNOWN_ROLES));
+    }
+
+    @Test
+    @DisplayName("rollouts and drains keep buyers served: a preStop pause within the grace period, a disruption budget "
+            + "of one pod per Deployment, replicas spread over nodes; the JVM sees its CPU request, exits on "
+            + "OutOfMemoryError and bounds direct memory; the image exposes every port a container names")
+    void rolloutsKeepBuyersServed() throws IOException {
+        List<Map<String, Object>> docs = documents();
+        String dockerfile = Files.readString(repo().resolve("deploy/Dockerfile"));
+        assertThat(dockerfile).contains("-XX:+ExitOnOutOfMemoryError");
+        for (Map<String, Object> d : docs) {
+            if (!"Deployment".equals(d.get("kind"))) {
+                continue;
+            }
+            String name = (String) map(d, "metadata").get("name");
+            Map<String, Object> pod = map(map(map(d, "spec"), "template"), "spec");
+            int grace = (Integer) pod.get("terminationGracePeriodSeconds");
+            assertThat(docs).as(name + " has a PodDisruptionBudget").anySatisfy(b -> {
+                assertThat(b.get("kind")).isEqualTo("PodDisruptionBudget");
+                assertThat(map(map(map(b, "spec"), "selector"), "matchLabels"))
+                        .containsEntry("app.kubernetes.io/name", name);
+                assertThat(map(b, "spec")).containsEntry("maxUnavailable", 1);
+            });
+            assertThat(maps(pod, "topologySpreadConstraints"))
+                    .extracting(c -> c.get("topologyKey"))
+                    .contains("kubernetes.io/hostname");
+            for (Map<String, Object> c : maps(pod, "containers")) {
+                List<?> sleep = (List<?>)
+                        map(map(map(c, "lifecycle"), "preStop"), "exec").get("command");
+                assertThat(sleep).first().isEqualTo("sleep");
+                assertThat(Integer.parseInt((String) sleep.get(1))).isBetween(1, grace - 30);
+                String cpu = String.valueOf(map(map(c, "resources"), "requests").get("cpu"));
+                assertThat(maps(c, "env"))
+                        .filteredOn(e -> "JAVA_TOOL_OPTIONS".equals(e.get("name")))
+                        .singleElement()
+                        .satisfies(e -> assertThat((String) e.get("value"))
+                                .contains(
+                                        "-XX:ActiveProcessorCount=" + cpu,
+                                        "-XX:+ExitOnOutOfMemoryError",
+                                        "-XX:MaxDirectMemorySize="));
+                for (Map<String, Object> port : maps(c, "ports")) {
+                    assertThat(dockerfile).containsPattern("(?m)^EXPOSE .*\\b" + port.get("containerPort") + "\\b");
+                }
+            }
+        }
     }
 
     /** {@code known} is a property path; a {@code *} in it stands for any map key. */
