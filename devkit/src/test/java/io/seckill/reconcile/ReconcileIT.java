@@ -3,15 +3,27 @@ package io.seckill.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.StockAdjustments;
+import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.order.OrderRepository;
 import io.seckill.payment.PaymentTestBase;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
+import io.seckill.reservation.ReservationRepository;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +36,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ApplicationContext;
 
 class ReconcileIT extends PaymentTestBase {
 
@@ -415,6 +428,70 @@ class ReconcileIT extends PaymentTestBase {
                 .untilAsserted(() -> assertThat(states(reconciler.run(null, NOW), activityId))
                         .containsEntry(1L, "OK"));
         assertInvariants(activityId, true);
+    }
+
+    @Autowired
+    ApplicationContext context;
+
+    @Test
+    @DisplayName(
+            "a per-SKU gauge holds its value only while runs refresh it: one an operator's run set on an instance "
+                    + "that runs no reconciler (an API pod) reads NaN after three intervals (two minutes at least), so no alert holds on it")
+    void gaugesGoStaleWithoutRuns() throws Exception {
+        long activityId = openSale(2);
+        MeterRegistry apiMeters = new SimpleMeterRegistry();
+        Instant[] now = {Instant.now()};
+        Clock clock = new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return now[0];
+            }
+        };
+        Reconciler onApiPod = new Reconciler(
+                context.getBean(SaleRegistry.class),
+                activities,
+                repo,
+                context.getBean(AnomalyRepository.class),
+                context.getBean(ReservationRepository.class),
+                context.getBean(OrderRepository.class),
+                apiMeters,
+                clock,
+                context.getBean(StalledWork.class),
+                context.getBean(TransferRule.class),
+                context.getBean(InvariantRule.class),
+                context.getBean(RecalibrationRule.class),
+                context.getBean(ReservationRules.class),
+                context.getBean(DriftRule.class),
+                context.getBean(OrphanRule.class),
+                context.getBean(OutboxLeaseRule.class),
+                context.getBean(StockAdjustmentRule.class),
+                props);
+        onApiPod.run(activityId, NOW);
+        Gauge cross = apiMeters
+                .get("inventory.cross_system.delta")
+                .tag("activity", Long.toString(activityId))
+                .gauge();
+        assertThat(cross.value()).isZero();
+
+        now[0] = now[0].plusSeconds(100);
+        assertThat(cross.value()).as("within two minutes").isZero();
+        now[0] = now[0].plus(props.reconcile().interval().multipliedBy(3)).plusSeconds(30);
+        assertThat(cross.value())
+                .as("three intervals, and two minutes, without a run")
+                .isNaN();
+
+        onApiPod.run(activityId, NOW);
+        assertThat(cross.value()).as("refreshed by the next run").isZero();
     }
 
     private static Map<Long, String> states(Reconciler.Report report, long activityId) {

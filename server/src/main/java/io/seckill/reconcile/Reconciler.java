@@ -68,10 +68,13 @@ public class Reconciler {
     private final StockAdjustmentRule stockAdjustmentRule;
     private final SlotPass skuPass;
     private final Duration fullPassEvery;
+    /** How long a gauge's value holds without a run refreshing it: three intervals, at least two minutes. */
+    private final long staleAfterMs;
+
     private final Timer runTimer;
     private final AtomicLong watermarkLag = new AtomicLong();
-    private final AtomicLong anomalyAge = new AtomicLong();
-    private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
+    private final Reading anomalyAge = new Reading();
+    private final Map<String, Reading> gauges = new ConcurrentHashMap<>();
     /** Per SKU: where the change windows stand and when the last full pass was. */
     private final Map<String, Window> windows = new ConcurrentHashMap<>();
 
@@ -115,8 +118,11 @@ public class Reconciler {
         this.skuPass =
                 SlotPass.perUnit("reconciler", clock, meters, stalled.forSlots("reconciler", "RECONCILE_SKU_STALLED"));
         this.fullPassEvery = props.reconcile().fullPassEvery();
+        this.staleAfterMs = Math.max(
+                3 * props.reconcile().interval().toMillis(),
+                Duration.ofMinutes(2).toMillis());
         this.runTimer = Timer.builder("reconcile.run.duration").register(meters);
-        Gauge.builder("reconcile.anomaly.age.seconds", anomalyAge, AtomicLong::get)
+        Gauge.builder("reconcile.anomaly.age.seconds", anomalyAge, Reading::value)
                 .description("how long the oldest open anomaly has waited for a person (as of the last run)")
                 .register(meters);
         Gauge.builder("reconcile.watermark.lag.seconds", watermarkLag, v -> v.get() / 1000.0)
@@ -315,15 +321,35 @@ public class Reconciler {
                 .orElseThrow(() -> new IllegalStateException("no inventory for " + activityId + "/" + skuId));
     }
 
-    private AtomicLong gauge(String name, long activityId, long skuId) {
+    private Reading gauge(String name, long activityId, long skuId) {
         return gauges.computeIfAbsent(name + "|" + activityId + "|" + skuId, k -> {
-            AtomicLong v = new AtomicLong();
-            Gauge.builder(name, v, AtomicLong::get)
+            Reading v = new Reading();
+            Gauge.builder(name, v, Reading::value)
                     .tag("activity", Long.toString(activityId))
                     .tag("sku", Long.toString(skuId))
                     .register(meters);
             return v;
         });
+    }
+
+    /**
+     * A gauge's value as of the run that set it, NaN once no run has refreshed it for {@link #staleAfterMs}: the
+     * reconciler's own instance refreshes its gauges every interval, while a run an operator asks of another
+     * instance (an API pod) sets values nothing there would refresh - read for ever, they would hold an alert up
+     * (or down) long after the books changed.
+     */
+    private final class Reading {
+        private volatile long value;
+        private volatile long setAtMs = Long.MIN_VALUE;
+
+        void set(long v) {
+            value = v;
+            setAtMs = clock.millis();
+        }
+
+        double value() {
+            return setAtMs == Long.MIN_VALUE || clock.millis() - setAtMs > staleAfterMs ? Double.NaN : value;
+        }
     }
 
     /**
