@@ -325,20 +325,9 @@ class LiveRecalibrationIT extends IntegrationTest {
     void lostReservationInFlightIsWaitedFor() throws Exception {
         long activityId = saleWithOrders(6, 2);
         SkuSlot slot = SkuSlot.single(activityId, 1);
-        // buyer 10's order is held up in the consumer (its message stays unconsumed) ...
-        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "delay:9000*1");
-        SaleClient.Response inFlight = reserve(10, activityId, 1);
-        assertThat(inFlight.status()).as(inFlight.body().toString()).isEqualTo(202);
-        Awaitility.await()
-                .atMost(Duration.ofSeconds(10))
-                .until(() -> Failpoints.fired().getOrDefault(Failpoint.AFTER_INBOX_INSERT.id(), 0L) > 0);
-        // ... when a failover loses its reservation from Redis (hash, mark, the unit it took) and an order's
-        String rid = (String) inFlight.body().get("reservation_id");
-        redis.sync().del(slot.reservation(rid), slot.user(10));
-        redis.sync().zrem(slot.deadlines(), rid);
-        redis.sync().incr(slot.stock());
-        redis.sync().hincrby(slot.counter(), "open_reserved", -1);
-        loseReservation(activityId, 1, 1);
+        // buyer 10's order is held up in the consumer (its message stays unconsumed) when a failover loses its
+        // reservation from Redis (hash, mark, the unit it took) and an order's
+        loseWhileInConsumer(activityId, slot, "delay:9000*1");
 
         Reconciler.Report first = reconciler.run(activityId, Duration.ofMillis(1));
 
@@ -381,20 +370,9 @@ class LiveRecalibrationIT extends IntegrationTest {
     void lostReservationInTheDelayQueueIsWaitedFor() throws Exception {
         long activityId = saleWithOrders(6, 2);
         SkuSlot slot = SkuSlot.single(activityId, 1);
-        // buyer 10's order fails in the consumer twice: each time its message goes back to the broker's delay queue
-        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw*2");
-        SaleClient.Response inFlight = reserve(10, activityId, 1);
-        assertThat(inFlight.status()).as(inFlight.body().toString()).isEqualTo(202);
-        Awaitility.await()
-                .atMost(Duration.ofSeconds(20))
-                .until(() -> Failpoints.fired().getOrDefault(Failpoint.AFTER_INBOX_INSERT.id(), 0L) >= 1);
-        // a failover loses buyer 10's reservation (hash, mark, the unit it took) and an order's
-        String rid = (String) inFlight.body().get("reservation_id");
-        redis.sync().del(slot.reservation(rid), slot.user(10));
-        redis.sync().zrem(slot.deadlines(), rid);
-        redis.sync().incr(slot.stock());
-        redis.sync().hincrby(slot.counter(), "open_reserved", -1);
-        loseReservation(activityId, 1, 1);
+        // buyer 10's order fails in the consumer twice - each time its message goes back to the broker's delay queue -
+        // when a failover loses its reservation (hash, mark, the unit it took) and an order's
+        loseWhileInConsumer(activityId, slot, "throw*2");
 
         Reconciler.Report first = reconciler.run(activityId, Duration.ofMillis(1));
 
@@ -782,6 +760,25 @@ class LiveRecalibrationIT extends IntegrationTest {
         }
         awaitSettled(activityId, orders);
         return activityId;
+    }
+
+    /**
+     * Buyer 10 reserves while the order consumer is armed with {@code action} at the inbox insert; once it fired,
+     * Redis loses buyer 10's reservation (hash, mark, deadline entry, the unit it took) and buyer 1's.
+     */
+    private void loseWhileInConsumer(long activityId, SkuSlot slot, String action) throws Exception {
+        Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, action);
+        SaleClient.Response inFlight = reserve(10, activityId, 1);
+        assertThat(inFlight.status()).as(inFlight.body().toString()).isEqualTo(202);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> Failpoints.fired().getOrDefault(Failpoint.AFTER_INBOX_INSERT.id(), 0L) > 0);
+        String rid = (String) inFlight.body().get("reservation_id");
+        redis.sync().del(slot.reservation(rid), slot.user(10));
+        redis.sync().zrem(slot.deadlines(), rid);
+        redis.sync().incr(slot.stock());
+        redis.sync().hincrby(slot.counter(), "open_reserved", -1);
+        loseReservation(activityId, 1, 1);
     }
 
     /** Redis as a replica that never saw this buyer's reservation: its hash, mark and request map and the units it moved. */

@@ -174,18 +174,10 @@ class RunbookIT extends PaymentTestBase {
     @Test
     @DisplayName("the CLI: invariants exits 0 on a healthy sale and 1 on a violation; inspect and reconcile answer")
     void commandLine(@TempDir Path dir) throws Exception {
-        Path adminSecret = Files.writeString(dir.resolve("admin-secret"), ADMIN_SECRET);
+        String[] target = operator(dir);
         long activityId = openSale(3);
         UUID order = placeOrder(activityId, 1, 77);
         awaitSettled(activityId, 1);
-        String[] target = {
-            "--url",
-            "http://127.0.0.1:" + operatorPlane.port(),
-            "--admin-secret-file",
-            adminSecret.toString(),
-            "--operator",
-            "cli-test"
-        };
         assertThat(cli("invariants", target, "--activity", Long.toString(activityId)))
                 .isZero();
         assertThat(cli("inspect", target, order.toString())).isZero();
@@ -209,15 +201,7 @@ class RunbookIT extends PaymentTestBase {
     @DisplayName("a sale's life from the command line: create from options, warm, open, sell, inventory, close; a "
             + "malformed SKU and a refused create exit 2 with nothing written")
     void saleFromTheCommandLine(@TempDir Path dir) throws Exception {
-        Path adminSecret = Files.writeString(dir.resolve("admin-secret"), ADMIN_SECRET);
-        String[] target = {
-            "--url",
-            "http://127.0.0.1:" + operatorPlane.port(),
-            "--admin-secret-file",
-            adminSecret.toString(),
-            "--operator",
-            "cli-test"
-        };
+        String[] target = operator(dir);
         long activityId = 880_000_000L + (System.nanoTime() & 0xffffff);
         String id = Long.toString(activityId);
         String[] create = {
@@ -260,6 +244,19 @@ class RunbookIT extends PaymentTestBase {
         System.arraycopy(a, 0, all, 0, a.length);
         System.arraycopy(b, 0, all, a.length, b.length);
         return all;
+    }
+
+    /** The runbook commands' target: this instance's operator listener, a token minted from the secret in a file. */
+    private String[] operator(Path dir) throws Exception {
+        Path adminSecret = Files.writeString(dir.resolve("admin-secret"), ADMIN_SECRET);
+        return new String[] {
+            "--url",
+            "http://127.0.0.1:" + operatorPlane.port(),
+            "--admin-secret-file",
+            adminSecret.toString(),
+            "--operator",
+            "cli-test"
+        };
     }
 
     private static int cli(String command, String[] target, String... args) {

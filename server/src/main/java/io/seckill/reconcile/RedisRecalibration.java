@@ -701,7 +701,13 @@ public class RedisRecalibration {
         private final String group = props.mq().orderConsumerGroup();
         private final String[] topics = {props.mq().orderRequestTopic(), MixAll.getRetryTopic(group)};
         private Map<MessageQueue, Long> marks = orderQueueEnds();
-        private boolean redelivering;
+        /**
+         * Looks that take the queues' ends again: a message redelivered from a delay queue lands on the retry topic
+         * after the marks, and the broker files it there a moment after it leaves the delay queue - so twice.
+         */
+        private int remarks;
+        /** The last look found nothing on its way. */
+        private boolean quiet;
 
         /** Null once none is left, else what is still on its way. */
         String pending() {
@@ -713,17 +719,30 @@ public class RedisRecalibration {
                 if (delayed != null) {
                     return delayed;
                 }
-                if (redelivering) {
+                if (remarks > 0) {
                     marks = backlog.ends(group, topics);
-                    redelivering = false;
+                    remarks--;
+                    quiet = false;
                 }
                 long behind = backlog.behind(group, marks, topics);
                 if (behind > 0) {
+                    quiet = false;
                     return behind + " order messages sent before the pause not consumed yet";
                 }
                 // a consume that failed since the first look has sent its message back: it is in a delay queue now
-                return delayed();
+                String late = delayed();
+                if (late != null) {
+                    return late;
+                }
+                // the broker files a message sent back into its delay queue a moment after the group's offset has
+                // moved past it: nothing is on its way only when two looks in a row say so
+                if (!quiet) {
+                    quiet = true;
+                    return "confirming that no order message is on its way";
+                }
+                return null;
             } catch (Exception e) {
+                quiet = false;
                 return "order backlog unknown: " + e.getMessage();
             }
         }
@@ -733,7 +752,8 @@ public class RedisRecalibration {
             if (n == 0) {
                 return null;
             }
-            redelivering = true;
+            remarks = 2;
+            quiet = false;
             return n + " order messages waiting in the broker's delay queues for redelivery";
         }
     }
