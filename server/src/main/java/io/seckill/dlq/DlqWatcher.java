@@ -6,6 +6,9 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.worker.PollingWorker;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.slf4j.Logger;
@@ -23,15 +26,14 @@ class DlqWatcher extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(DlqWatcher.class);
 
-    private final java.util.Map<String, AtomicLong> counts = new java.util.LinkedHashMap<>();
+    private final Map<String, AtomicLong> counts = new LinkedHashMap<>();
     private DeadLetters dlq;
     /** A group's count before its first reading. */
     private static final long UNREAD = -1;
 
     DlqWatcher(SeckillProperties props, MeterRegistry meters) {
         super("dlq-watch", "dlq.watch", Duration.ofSeconds(5), props, meters);
-        for (String group :
-                java.util.List.of(props.mq().orderConsumerGroup(), props.mq().projectionGroup())) {
+        for (String group : List.of(props.mq().orderConsumerGroup(), props.mq().projectionGroup())) {
             AtomicLong count = new AtomicLong(UNREAD);
             counts.put(group, count);
             // no value until the first reading: a series that started at 0 and jumped to the dead letters already

@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -137,7 +138,7 @@ public class Reconciler {
             int staleOutboxReclaimed,
             long millis) {
         public Map<String, Object> toMap() {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("skus", skus);
             m.put("repairs", repairs);
             m.put("anomalies", anomalies);
