@@ -48,7 +48,9 @@ final class AdminCommands {
                 return token;
             }
             String adminSecret = Secrets.fromFileOr(
-                    adminSecretFile, System.getenv("SECKILL_JWT_ADMIN_SECRET"), "--admin-secret-file");
+                    adminSecretFile,
+                    Secrets.fromEnvironment(System.getenv(), "seckill.jwt.admin-secret"),
+                    "--admin-secret-file");
             if (adminSecret != null && adminSecret.length() >= 32) {
                 return Tokens.admin(adminSecret, operator, Duration.ofMinutes(10));
             }

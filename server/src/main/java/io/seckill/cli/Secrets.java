@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -29,6 +30,25 @@ public final class Secrets {
     static final Pattern REDIS_ADDRESSES = Pattern.compile("seckill\\.(redis-uri|redisuri|redis-cluster|rediscluster)");
 
     private Secrets() {}
+
+    /**
+     * A secret from the environment by the name the pods use ({@code SECKILL_JWT_ADMINSECRET}, Spring Boot's form of
+     * the property, as the manifests set it) or by the tools' older spelling ({@code SECKILL_JWT_ADMIN_SECRET}); the
+     * first that is set. One environment serves the server and the operator's commands alike.
+     */
+    public static String fromEnvironment(Map<String, String> env, String property) {
+        String canonical = environmentVariable(property);
+        String value = env.get(canonical);
+        if (value != null && !value.isBlank()) {
+            return value;
+        }
+        String spelled = "SECKILL_"
+                + property.substring("seckill.".length())
+                        .toUpperCase(Locale.ROOT)
+                        .replace('.', '_')
+                        .replace('-', '_');
+        return env.get(spelled);
+    }
 
     /** The secret in {@code file} (its content, trimmed), or {@code fallback} (an environment variable's) without one. */
     public static String fromFileOr(Path file, String fallback, String option) {

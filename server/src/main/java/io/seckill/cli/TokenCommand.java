@@ -61,10 +61,14 @@ final class TokenCommand implements Callable<Integer> {
         String userSecret;
         String adminSecret;
         try {
-            userSecret =
-                    Secrets.fromFileOr(userSecretFile, System.getenv("SECKILL_JWT_USER_SECRET"), "--user-secret-file");
+            userSecret = Secrets.fromFileOr(
+                    userSecretFile,
+                    Secrets.fromEnvironment(System.getenv(), "seckill.jwt.user-secret"),
+                    "--user-secret-file");
             adminSecret = Secrets.fromFileOr(
-                    adminSecretFile, System.getenv("SECKILL_JWT_ADMIN_SECRET"), "--admin-secret-file");
+                    adminSecretFile,
+                    Secrets.fromEnvironment(System.getenv(), "seckill.jwt.admin-secret"),
+                    "--admin-secret-file");
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println(e.getMessage());
             return 2;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,5 +59,20 @@ class SecretsTest {
         assertThat(Secrets.fromFileOr(null, "from-env", "--x-file")).isEqualTo("from-env");
         assertThatThrownBy(() -> Secrets.fromFileOr(dir.resolve("none"), null, "--x-file"))
                 .hasMessageStartingWith("--x-file: cannot read");
+    }
+
+    @Test
+    @DisplayName("the operator's tools read a secret by the pods' variable name (SECKILL_JWT_ADMINSECRET) or by the "
+            + "tools' own (SECKILL_JWT_ADMIN_SECRET), the pods' first")
+    void secretsFromEitherEnvironmentName() {
+        assertThat(Secrets.fromEnvironment(Map.of("SECKILL_JWT_ADMINSECRET", "pod"), "seckill.jwt.admin-secret"))
+                .isEqualTo("pod");
+        assertThat(Secrets.fromEnvironment(Map.of("SECKILL_JWT_ADMIN_SECRET", "tool"), "seckill.jwt.admin-secret"))
+                .isEqualTo("tool");
+        assertThat(Secrets.fromEnvironment(
+                        Map.of("SECKILL_JWT_USERSECRET", "pod", "SECKILL_JWT_USER_SECRET", "tool"),
+                        "seckill.jwt.user-secret"))
+                .isEqualTo("pod");
+        assertThat(Secrets.fromEnvironment(Map.of(), "seckill.jwt.user-secret")).isNull();
     }
 }
