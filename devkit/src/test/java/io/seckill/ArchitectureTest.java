@@ -92,7 +92,8 @@ class ArchitectureTest {
     }
 
     @Test
-    @DisplayName("the leaf packages (states, refusals, retry, rate windows, SQL helpers, HMAC) depend on no feature")
+    @DisplayName("the leaf packages (states, refusals, retry, rate windows, SQL helpers, HMAC, JSON, anomalies, holds) "
+            + "depend on no feature")
     void leavesStayLeaves() {
         String[] leaves = {
             "io.seckill.state..",
@@ -100,7 +101,10 @@ class ArchitectureTest {
             "io.seckill.retry..",
             "io.seckill.ratelimit..",
             "io.seckill.db..",
-            "io.seckill.crypto.."
+            "io.seckill.crypto..",
+            "io.seckill.json..",
+            "io.seckill.anomaly..",
+            "io.seckill.hold.."
         };
         noClasses()
                 .that()

@@ -9,7 +9,7 @@ import io.seckill.cli.Secrets;
 import io.seckill.config.SeckillProperties;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.entry.AdmissionEntry;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.mq.MqClients;
 import io.seckill.order.InboundOrder;
 import io.seckill.order.OrderBatchService;

@@ -2,7 +2,7 @@ package io.seckill.paysim;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.payment.channel.CallbackSignature;
 import io.seckill.payment.channel.PaymentChannel.Status;
 import java.io.IOException;

@@ -7,7 +7,7 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.payment.channel.CallbackSignature;
 import io.seckill.support.Gen;
 import io.seckill.support.IntegrationTest;

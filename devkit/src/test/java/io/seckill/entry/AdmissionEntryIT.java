@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Timer;
 import io.seckill.api.Tokens;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.RawHttp;
 import java.net.URI;

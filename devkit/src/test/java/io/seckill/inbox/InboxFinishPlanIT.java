@@ -2,7 +2,7 @@ package io.seckill.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.state.InboxResult;
 import io.seckill.support.IntegrationTest;
 import java.util.ArrayList;

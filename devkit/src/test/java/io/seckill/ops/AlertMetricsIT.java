@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.cli.SaleClient;
 import io.seckill.entry.AdmissionEntry;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.support.IntegrationTest;
 import java.nio.file.Files;

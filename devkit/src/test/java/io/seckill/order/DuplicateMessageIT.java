@@ -2,7 +2,7 @@ package io.seckill.order;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.OrderRequestSender;
 import io.seckill.support.IntegrationTest;

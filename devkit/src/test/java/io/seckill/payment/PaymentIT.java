@@ -3,7 +3,7 @@ package io.seckill.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.cli.SaleClient;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.payment.channel.CallbackSignature;
 import io.seckill.paysim.PaySim;
 import io.seckill.redis.ScriptReply;

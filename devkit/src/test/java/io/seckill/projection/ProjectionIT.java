@@ -2,7 +2,7 @@ package io.seckill.projection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationIds;

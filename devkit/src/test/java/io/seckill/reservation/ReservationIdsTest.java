@@ -106,9 +106,9 @@ class ReservationIdsTest {
         UUID m = UUID.randomUUID();
         UUID q = UUID.randomUUID();
         UUID r = UUID.randomUUID();
-        byte[] one = io.seckill.mq.Json.bytes(
+        byte[] one = io.seckill.json.Json.bytes(
                 OrderCreateRequested.of(m, q, r, 1, 2, 3, 1_782_360_000_123L, 1_782_360_300_000L));
-        byte[] two = io.seckill.mq.Json.bytes(
+        byte[] two = io.seckill.json.Json.bytes(
                 OrderCreateRequested.of(m, q, r, 1, 2, 3, 1_782_360_000_123L, 1_782_360_300_000L));
         assertThat(one).isEqualTo(two);
         String json = new String(one, java.nio.charset.StandardCharsets.UTF_8);

@@ -2,7 +2,7 @@ package io.seckill.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;

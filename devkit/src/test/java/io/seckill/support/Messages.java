@@ -1,6 +1,6 @@
 package io.seckill.support;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.order.InboundOrder;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.Redis;

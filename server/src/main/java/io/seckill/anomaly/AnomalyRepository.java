@@ -1,7 +1,7 @@
 package io.seckill.anomaly;
 
 import io.seckill.db.Sql;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import java.util.List;
 import java.util.Map;
 import org.springframework.jdbc.core.JdbcTemplate;

@@ -1,7 +1,6 @@
 package io.seckill.anomaly;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.worker.SlotPass;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -36,23 +35,6 @@ public class StalledWork {
         this.anomalies = anomalies;
         this.meters = meters;
         this.alertAfterAttempts = alertAfterAttempts;
-    }
-
-    /**
-     * How a pass over slots ({@link SlotPass}) reports a slot or a server that keeps failing: as {@code type} work of
-     * {@code worker}, with the slot as evidence.
-     */
-    public SlotPass.Stalls forSlots(String worker, String type) {
-        return (objectType, objectId, slot, attempts, error) -> failed(
-                worker,
-                type,
-                objectType,
-                objectId,
-                slot.activityId(),
-                slot.skuId(),
-                attempts,
-                error,
-                Map.of("slot", slot.tag()));
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.seckill.api;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.refusal.Refusal;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,7 +1,7 @@
 package io.seckill.cli;
 
 import io.seckill.api.Tokens;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

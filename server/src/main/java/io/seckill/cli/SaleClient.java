@@ -1,6 +1,6 @@
 package io.seckill.cli;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,6 +1,6 @@
 package io.seckill.cli;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;

@@ -74,7 +74,7 @@ class DeadlineSweeper extends PollingWorker {
                 redis::nodeOf,
                 clock,
                 meters,
-                stalled.forSlots("deadline-sweeper", "DEADLINE_SLOT_STALLED"));
+                SlotPass.reportingTo(stalled, "deadline-sweeper", "DEADLINE_SLOT_STALLED"));
         this.limit = new BacklogLimit(props.deadline().pauseWhenBacklogOlderThan(), 1.0);
         io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.limit.paused() ? 1 : 0)
                 .register(meters);

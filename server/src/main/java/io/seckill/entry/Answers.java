@@ -9,7 +9,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.seckill.api.Problems;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.refusal.Refusal;
 
 /** The entry's responses: JSON bodies and problem documents of the same shape as the API port's. */

@@ -15,7 +15,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReserveCall;
 import io.seckill.state.PublicStatus;

@@ -1,6 +1,6 @@
 package io.seckill.hold;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

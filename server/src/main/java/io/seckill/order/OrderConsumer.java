@@ -9,7 +9,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.QuarantineRepository;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.mq.MqClients;
 import io.seckill.mq.OrderBacklog;
 import io.seckill.mq.PushConsumerRole;

@@ -1,7 +1,7 @@
 package io.seckill.outbox;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.state.OrderStatus;
 import java.math.BigDecimal;

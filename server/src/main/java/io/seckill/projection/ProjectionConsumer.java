@@ -8,7 +8,7 @@ import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.config.SeckillProperties;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.mq.MqClients;
 import io.seckill.mq.PushConsumerRole;
 import io.seckill.outbox.OutboxEvent;

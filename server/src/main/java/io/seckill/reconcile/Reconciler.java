@@ -116,8 +116,8 @@ public class Reconciler {
         this.orphanRule = orphanRule;
         this.outboxLeaseRule = outboxLeaseRule;
         this.stockAdjustmentRule = stockAdjustmentRule;
-        this.skuPass =
-                SlotPass.perUnit("reconciler", clock, meters, stalled.forSlots("reconciler", "RECONCILE_SKU_STALLED"));
+        this.skuPass = SlotPass.perUnit(
+                "reconciler", clock, meters, SlotPass.reportingTo(stalled, "reconciler", "RECONCILE_SKU_STALLED"));
         this.fullPassEvery = props.reconcile().fullPassEvery();
         this.staleAfterMs = Math.max(
                 3 * props.reconcile().interval().toMillis(),

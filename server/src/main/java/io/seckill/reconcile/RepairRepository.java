@@ -3,7 +3,7 @@ package io.seckill.reconcile;
 import static io.seckill.db.Sql.count;
 
 import io.seckill.db.Sql;
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.state.RepairStatus;
 import java.time.Duration;
 import java.util.List;

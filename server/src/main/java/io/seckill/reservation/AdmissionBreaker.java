@@ -116,7 +116,7 @@ public class AdmissionBreaker implements DisposableBean {
                 redis::nodeOf,
                 clock,
                 meters,
-                stalled.forSlots("admission-breaker", "SEND_BACKLOG_SLOT_STALLED"));
+                SlotPass.reportingTo(stalled, "admission-breaker", "SEND_BACKLOG_SLOT_STALLED"));
         this.redis = redis;
         this.backlog = backlog;
         this.pace = pace;

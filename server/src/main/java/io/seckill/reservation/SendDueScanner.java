@@ -70,7 +70,7 @@ class SendDueScanner extends PollingWorker {
                 redis::nodeOf,
                 clock,
                 meters,
-                stalled.forSlots("send-due-scanner", "SEND_DUE_SLOT_STALLED"));
+                SlotPass.reportingTo(stalled, "send-due-scanner", "SEND_DUE_SLOT_STALLED"));
         this.anomalies = anomalies;
         this.registry = registry;
         this.redis = redis;

@@ -4,11 +4,13 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.StalledWork;
 import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -72,6 +74,20 @@ public final class SlotPass {
                 .description("slots a pass left for later while they or the server that serves them back off")
                 .tag("worker", worker)
                 .register(meters);
+    }
+
+    /** Slots or servers that keep failing reported to {@code stalled} as {@code type} work of {@code worker}, the slot as evidence. */
+    public static Stalls reportingTo(StalledWork stalled, String worker, String type) {
+        return (objectType, objectId, slot, attempts, error) -> stalled.failed(
+                worker,
+                type,
+                objectType,
+                objectId,
+                slot.activityId(),
+                slot.skuId(),
+                attempts,
+                error,
+                Map.of("slot", slot.tag()));
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.seckill.payment.channel;
 
-import io.seckill.mq.Json;
+import io.seckill.json.Json;
 import io.seckill.refusal.Input;
 import java.io.IOException;
 import java.math.BigDecimal;

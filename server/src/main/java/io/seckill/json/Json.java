@@ -1,4 +1,4 @@
-package io.seckill.mq;
+package io.seckill.json;
 
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.util.JsonRecyclerPools;
