@@ -172,6 +172,43 @@ class RunbookIT extends PaymentTestBase {
     }
 
     @Test
+    @DisplayName("close-out with one SKU whose Redis cannot be read: answered, the SKU named, nothing closed out or "
+            + "expired; once it reads again the close-out goes through")
+    void closeOutWithAnUnreadableSku() throws Exception {
+        long activityId = openSale(2, 2);
+        placeOrder(activityId, 2, 1);
+        awaitSettled(activityId, 1);
+        SkuSlot broken = SkuSlot.single(activityId, 1);
+        String stock = redis.sync().get(broken.stock());
+        redis.sync().del(broken.stock());
+        redis.sync().hset(broken.stock(), "not", "a number");
+        String path = "/api/v1/admin/activities/" + activityId + "/close-out?drain_seconds=0";
+        try {
+            SaleClient.Response r = client().post(path, adminToken(), Map.of("reason", "sale over"));
+            assertThat(r.status()).as(r.body().toString()).isEqualTo(200);
+            assertThat(r.body()).containsEntry("drained", false).containsEntry("invariants_pass", false);
+            assertThat(r.body().get("still_in_flight").toString()).contains("sku 1 unreadable");
+            assertThat(r.body().get("inventory").toString()).contains("sku 1: unreadable", "skuId=2");
+            assertThat(count(
+                            "SELECT count(*) FROM activity WHERE activity_id = ? AND closed_out_at IS NOT NULL",
+                            activityId))
+                    .isZero();
+            assertThat(redis.sync().pttl(SkuSlot.single(activityId, 2).stock()))
+                    .as("no key given an expiry")
+                    .isEqualTo(-1);
+        } finally {
+            redis.sync().del(broken.stock());
+            redis.sync().set(broken.stock(), stock);
+        }
+        SaleClient.Response again = client().post(path, adminToken(), Map.of("reason", "sale over"));
+        assertThat(again.body()).as(again.body().toString()).containsEntry("drained", true);
+        assertThat(count(
+                        "SELECT count(*) FROM activity WHERE activity_id = ? AND closed_out_at IS NOT NULL",
+                        activityId))
+                .isOne();
+    }
+
+    @Test
     @DisplayName("the CLI: invariants exits 0 on a healthy sale and 1 on a violation; inspect and reconcile answer")
     void commandLine(@TempDir Path dir) throws Exception {
         String[] target = operator(dir);
