@@ -17,9 +17,11 @@ import io.seckill.retry.Backoff;
 import io.seckill.worker.PollingWorker;
 import io.seckill.worker.SlotPass;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
@@ -45,7 +47,6 @@ class SendDueScanner extends PollingWorker {
     private static final LuaScript MARK_PUBLISHED = LuaScript.load("mark_published");
     private static final LuaScript MARK_UNKNOWN = LuaScript.load("mark_send_unknown");
     private static final LuaScript SET_ASIDE = LuaScript.load("set_aside_entry");
-    private static final int FIELDS = 11;
 
     private final SaleRegistry registry;
     private final Redis redis;
@@ -98,27 +99,18 @@ class SendDueScanner extends PollingWorker {
                 Integer.toString(cfg.scanBatch()),
                 Long.toString(cfg.scanLease().toMillis()),
                 owner);
-        int n = r.size() / FIELDS;
-        List<java.util.concurrent.CompletableFuture<Void>> sends = new java.util.ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            String rid = ScriptReply.text(r, i * FIELDS);
-            String status = ScriptReply.text(r, i * FIELDS + 1);
-            if ("MISSING".equals(status)) {
+        List<ClaimedEntry> claimed = ClaimedEntry.all(r);
+        List<CompletableFuture<Void>> sends = new ArrayList<>(claimed.size());
+        for (ClaimedEntry entry : claimed) {
+            String rid = entry.reservationId();
+            if (entry.missing()) {
                 orphan(slot, rid);
                 continue;
             }
             try {
-                OrderCreateRequested body = OrderCreateRequested.of(
-                        UUID.fromString(ScriptReply.text(r, i * FIELDS + 2)),
-                        UUID.fromString(ScriptReply.text(r, i * FIELDS + 3)),
-                        UUID.fromString(rid),
-                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 5)),
-                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 6)),
-                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 4)),
-                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 7)),
-                        Long.parseLong(ScriptReply.text(r, i * FIELDS + 8)));
-                int attempts = Integer.parseInt(ScriptReply.text(r, i * FIELDS + 9));
-                String expiredOwner = ScriptReply.text(r, i * FIELDS + 10);
+                OrderCreateRequested body = entry.message();
+                int attempts = entry.sendAttempts();
+                String expiredOwner = entry.expiredOwner();
                 if (!expiredOwner.isEmpty()) {
                     // the scanner before this one claimed the entry and neither settled it nor gave it back in time
                     leaseExpired.increment();
@@ -138,11 +130,11 @@ class SendDueScanner extends PollingWorker {
             }
         }
         // all of a claim are sent at once, asynchronously; the pass ends when each is settled or timed out
-        java.util.concurrent.CompletableFuture.allOf(sends.toArray(java.util.concurrent.CompletableFuture[]::new))
-                .orTimeout(props.mq().sendTimeout().toMillis() * 3, java.util.concurrent.TimeUnit.MILLISECONDS)
+        CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
+                .orTimeout(props.mq().sendTimeout().toMillis() * 3, TimeUnit.MILLISECONDS)
                 .exceptionally(e -> null)
                 .join();
-        return n;
+        return claimed.size();
     }
 
     /**
@@ -191,7 +183,7 @@ class SendDueScanner extends PollingWorker {
                         e.getClass().getSimpleName() + ": " + e.getMessage()));
     }
 
-    private java.util.concurrent.CompletableFuture<Void> resend(SkuSlot slot, OrderCreateRequested body, int attempts) {
+    private CompletableFuture<Void> resend(SkuSlot slot, OrderCreateRequested body, int attempts) {
         String rid = body.reservationId().toString();
         String[] keys = {slot.reservation(rid), slot.sendDue()};
         meters.counter("reservation.resend").increment();
@@ -201,7 +193,7 @@ class SendDueScanner extends PollingWorker {
                 rid,
                 body.messageId(),
                 attempts);
-        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
         try {
             producer.send(
                     OrderRequestSender.message(props.mq().orderRequestTopic(), body, attempts - 1),
