@@ -161,12 +161,7 @@ class SendPathReadinessIT extends IntegrationTest {
 
     /** A worker pod's readiness over this application's real checks (db, a Redis write, the send path). */
     private RoleReadiness worker(String... roles) {
-        return new RoleReadiness(Set.of(roles), d -> (HealthIndicator) healthRegistry.getContributor(
-                switch (d) {
-                    case POSTGRESQL -> "db";
-                    case REDIS -> "redis";
-                    case BROKER -> "sendPath";
-                }));
+        return new RoleReadiness(Set.of(roles), d -> (HealthIndicator) healthRegistry.getContributor(d.contributor()));
     }
 
     private MqTopology freshTopology() {

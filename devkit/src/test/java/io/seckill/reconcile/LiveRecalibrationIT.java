@@ -343,23 +343,7 @@ class LiveRecalibrationIT extends IntegrationTest {
                 reconciler,
                 activityId,
                 r -> "RECALIBRATED".equals(r.skus().getFirst().redisState()));
-        ActivityService.InventoryView v = view(activityId);
-        assertThat(v.redis().stock())
-                .as("PostgreSQL's three, buyer 10's unit taken: " + later)
-                .isEqualTo(v.pg().available())
-                .isEqualTo(3);
-        Map<String, Integer> answers = new HashMap<>();
-        for (long u = 100; u < 110; u++) {
-            answers.merge(reserve(u, activityId, 1).code(), 1, Integer::sum);
-        }
-        assertThat(answers).containsEntry("QUEUED", 3).containsEntry("SOLD_OUT", 7);
-        awaitSettled(activityId, 6);
-        assertThat(count(
-                        "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
-                        activityId))
-                .as("nobody queued on a unit that was not there")
-                .isZero();
-        assertInvariants(activityId, true);
+        sellsWhatIsLeft(activityId, 10, later.toString());
     }
 
     @Test
@@ -388,18 +372,7 @@ class LiveRecalibrationIT extends IntegrationTest {
                 .until(() ->
                         count("SELECT count(*) FROM orders WHERE activity_id = ? AND user_id = 10", activityId) == 1);
         Reconciling.until(reconciler, activityId, r -> view(activityId).redis().stock() == 3);
-        ActivityService.InventoryView v = view(activityId);
-        assertThat(v.redis().stock())
-                .as("PostgreSQL's three, buyer 10's unit taken")
-                .isEqualTo(v.pg().available())
-                .isEqualTo(3);
-        Map<String, Integer> answers = new HashMap<>();
-        for (long u = 100; u < 106; u++) {
-            answers.merge(reserve(u, activityId, 1).code(), 1, Integer::sum);
-        }
-        assertThat(answers).containsEntry("QUEUED", 3).containsEntry("SOLD_OUT", 3);
-        awaitSettled(activityId, 6);
-        assertInvariants(activityId, true);
+        sellsWhatIsLeft(activityId, 6, "");
     }
 
     @Test
@@ -760,6 +733,30 @@ class LiveRecalibrationIT extends IntegrationTest {
         }
         awaitSettled(activityId, orders);
         return activityId;
+    }
+
+    /**
+     * After buyer 10's order landed and Redis was set from PostgreSQL: Redis holds PostgreSQL's three units, and
+     * {@code buyers} new buyers are sold exactly those - nobody queued on a unit that was not there.
+     */
+    private void sellsWhatIsLeft(long activityId, int buyers, String context) throws Exception {
+        ActivityService.InventoryView v = view(activityId);
+        assertThat(v.redis().stock())
+                .as("PostgreSQL's three, buyer 10's unit taken: " + context)
+                .isEqualTo(v.pg().available())
+                .isEqualTo(3);
+        Map<String, Integer> answers = new HashMap<>();
+        for (long u = 100; u < 100 + buyers; u++) {
+            answers.merge(reserve(u, activityId, 1).code(), 1, Integer::sum);
+        }
+        assertThat(answers).containsEntry("QUEUED", 3).containsEntry("SOLD_OUT", buyers - 3);
+        awaitSettled(activityId, 6);
+        assertThat(count(
+                        "SELECT count(*) FROM inventory_reservation WHERE activity_id = ? AND status <> 'ORDER_CREATED'",
+                        activityId))
+                .as("nobody queued on a unit that was not there")
+                .isZero();
+        assertInvariants(activityId, true);
     }
 
     /**

@@ -135,7 +135,7 @@ final class SaleCommands implements Callable<Integer> {
         }
     }
 
-    /** A step of a sale's life: a POST to {@code /api/v1/admin/activities/{id}/<step>}. */
+    /** A call about one sale: {@code POST /api/v1/admin/activities/{id}/<step>}, or a GET for what it shows. */
     abstract static class Step implements Callable<Integer> {
         @Mixin
         AdminCommands.Target target;
@@ -145,9 +145,14 @@ final class SaleCommands implements Callable<Integer> {
 
         abstract String step();
 
+        String method() {
+            return "POST";
+        }
+
         @Override
         public Integer call() {
-            return target.call("POST", ACTIVITIES + "/" + activity + "/" + step(), Map.of(), false);
+            boolean post = method().equals("POST");
+            return target.call(method(), ACTIVITIES + "/" + activity + "/" + step(), post ? Map.of() : null, false);
         }
     }
 
@@ -189,16 +194,15 @@ final class SaleCommands implements Callable<Integer> {
             name = "inventory",
             mixinStandardHelpOptions = true,
             description = "The sale's inventory: PostgreSQL's columns beside Redis's counters, per SKU.")
-    static final class Inventory implements Callable<Integer> {
-        @Mixin
-        AdminCommands.Target target;
-
-        @Parameters(index = "0", description = "the sale's id")
-        long activity;
+    static final class Inventory extends Step {
+        @Override
+        String step() {
+            return "inventory";
+        }
 
         @Override
-        public Integer call() {
-            return target.call("GET", ACTIVITIES + "/" + activity + "/inventory", null, false);
+        String method() {
+            return "GET";
         }
     }
 }

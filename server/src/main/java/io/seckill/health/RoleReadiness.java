@@ -2,7 +2,6 @@ package io.seckill.health;
 
 import io.seckill.config.SeckillProperties;
 import java.util.EnumSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,9 +26,20 @@ public class RoleReadiness implements HealthIndicator {
 
     /** What a role cannot work without. */
     public enum Dependency {
-        POSTGRESQL,
-        REDIS,
-        BROKER
+        POSTGRESQL("db"),
+        REDIS("redis"),
+        BROKER("sendPath");
+
+        private final String contributor;
+
+        Dependency(String contributor) {
+            this.contributor = contributor;
+        }
+
+        /** The health contributor that checks it: {@code db}, {@code redis} (a write), {@code sendPath}. */
+        public String contributor() {
+            return contributor;
+        }
     }
 
     private final Set<String> roles;
@@ -39,12 +49,12 @@ public class RoleReadiness implements HealthIndicator {
     @Autowired
     RoleReadiness(SeckillProperties props, ObjectProvider<HealthContributorRegistry> registry) {
         this(props.roles(), d -> {
-            HealthContributor c = registry.getObject().getContributor(CONTRIBUTORS.get(d));
+            HealthContributor c = registry.getObject().getContributor(d.contributor());
             if (c instanceof HealthIndicator h) {
                 return h;
             }
             return () -> Health.unknown()
-                    .withDetail("missing", "no health indicator " + CONTRIBUTORS.get(d))
+                    .withDetail("missing", "no health indicator " + d.contributor())
                     .build();
         });
     }
@@ -53,9 +63,6 @@ public class RoleReadiness implements HealthIndicator {
         this.roles = Set.copyOf(roles);
         this.checks = checks;
     }
-
-    private static final Map<Dependency, String> CONTRIBUTORS =
-            Map.of(Dependency.POSTGRESQL, "db", Dependency.REDIS, "redis", Dependency.BROKER, "sendPath");
 
     /** The dependencies whose outage takes a pod with {@code roles} out of readiness. */
     public static Set<Dependency> needed(Set<String> roles) {

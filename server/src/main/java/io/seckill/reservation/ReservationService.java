@@ -167,18 +167,17 @@ public record ReservationService(
                 Long.toString(config.sendGrace().toMillis()),
                 Long.toString(activity.businessDeadlineSeconds() * 1000L),
                 Long.toString(config.requestMapTtl().toMillis()));
-        List<Object> reply;
+        ReserveReply answer;
         try {
-            reply = redisCalls.call(
+            answer = ReserveReply.of(redisCalls.call(
                     keys.getFirst(),
-                    () -> RESERVE.run(redis, keys.toArray(String[]::new), args.toArray(String[]::new)));
-            if (ReserveReply.of(reply).code() == ReserveReply.EMPTY && slot.buckets() > 1) {
-                reply = fallThrough(slot, keys, args, reply);
+                    () -> RESERVE.run(redis, keys.toArray(String[]::new), args.toArray(String[]::new))));
+            if (answer.code() == ReserveReply.EMPTY && slot.buckets() > 1) {
+                answer = fallThrough(slot, keys, args, answer);
             }
         } catch (RedisException e) {
             throw redisUnavailable(e, activityId, skuId, userId, requestId);
         }
-        ReserveReply answer = ReserveReply.of(reply);
         String rid = answer.reservationId();
         String status = answer.status();
         return switch ((int) answer.code()) {
@@ -256,7 +255,7 @@ public record ReservationService(
      * none had a unit. Each call goes through the breaker of the master that serves it: a hung master
      * holding another bucket is charged for its own silence, and the next bucket is asked instead.
      */
-    private List<Object> fallThrough(SkuSlot home, List<String> keys, List<String> args, List<Object> soldOut) {
+    private ReserveReply fallThrough(SkuSlot home, List<String> keys, List<String> args, ReserveReply soldOut) {
         RedisException silent = null;
         for (int i = 1; i < home.buckets(); i++) {
             SkuSlot source = home.sibling((home.bucket() + i) % home.buckets());
@@ -277,10 +276,10 @@ public record ReservationService(
             List<String> withTransfer = new ArrayList<>(args);
             withTransfer.add(transferId);
             withTransfer.add(Long.toString(transfers.markerTtlMillis()));
-            List<Object> reply = redisCalls.call(
+            ReserveReply reply = ReserveReply.of(redisCalls.call(
                     home.stock(),
-                    () -> RESERVE.run(redis, withMarker.toArray(String[]::new), withTransfer.toArray(String[]::new)));
-            if (ReserveReply.of(reply).landed()) {
+                    () -> RESERVE.run(redis, withMarker.toArray(String[]::new), withTransfer.toArray(String[]::new))));
+            if (reply.landed()) {
                 transfers.landed(source, transferId);
             }
             return reply;

@@ -229,12 +229,9 @@ class SendDueScanner extends PollingWorker {
         try {
             if (error == null) {
                 Failpoints.hit(Failpoint.AFTER_MQ_SEND_BEFORE_REDIS_MARK);
-                List<Object> m = MARK_PUBLISHED.run(redis, keys, rid, owner);
-                if (ScriptReply.of(m).code() < 0) {
-                    log.warn(
-                            "reservation.mark_published_refused reservation_id={} result={}",
-                            rid,
-                            ScriptReply.of(m).word());
+                ScriptReply m = ScriptReply.of(MARK_PUBLISHED.run(redis, keys, rid, owner));
+                if (m.refused()) {
+                    log.warn("reservation.mark_published_refused reservation_id={} result={}", rid, m.word());
                 }
                 return;
             }
@@ -258,18 +255,15 @@ class SendDueScanner extends PollingWorker {
                 attempts,
                 backoff,
                 error);
-        List<Object> m = MARK_UNKNOWN.run(
+        ScriptReply m = ScriptReply.of(MARK_UNKNOWN.run(
                 redis,
                 keys,
                 rid,
                 owner,
                 Long.toString(backoff),
-                error.length() > 300 ? error.substring(0, 300) : error);
-        if (ScriptReply.of(m).code() < 0) {
-            log.warn(
-                    "reservation.mark_unknown_refused reservation_id={} result={}",
-                    rid,
-                    ScriptReply.of(m).word());
+                error.length() > 300 ? error.substring(0, 300) : error));
+        if (m.refused()) {
+            log.warn("reservation.mark_unknown_refused reservation_id={} result={}", rid, m.word());
         }
     }
 }
