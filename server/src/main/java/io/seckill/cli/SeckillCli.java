@@ -1,6 +1,7 @@
 package io.seckill.cli;
 
 import io.seckill.SeckillApplication;
+import io.seckill.db.Migrations;
 import io.seckill.mq.MqClients;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import picocli.CommandLine.Command;
         description = "Flash-sale order engine: Redis admission, RocketMQ, PostgreSQL orders.",
         subcommands = {
             SeckillCli.Serve.class,
+            SeckillCli.Migrate.class,
             TokenCommand.class,
             SaleCommands.class,
             AdminCommands.Dlq.class,
@@ -90,6 +92,30 @@ public final class SeckillCli implements Callable<Integer> {
             SpringApplication app = new SpringApplication(SeckillApplication.class);
             app.setDefaultProperties(DEFAULTS);
             app.run(springArgs);
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "migrate",
+            description = "Apply the schema's migrations to the configured database and exit (the migrations Job "
+                    + "run before a rollout; instances then start with seckill.migrate-at-start=false).")
+    static final class Migrate implements Callable<Integer> {
+
+        @CommandLine.Unmatched
+        String[] springArgs = new String[0];
+
+        @Override
+        public Integer call() {
+            try {
+                Secrets.refuseOnCommandLine(springArgs);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            Migrations.Outcome outcome = Migrations.run(springArgs);
+            System.out.println(
+                    "migrate: applied " + outcome.applied() + " migration(s); schema at version " + outcome.version());
             return 0;
         }
     }
