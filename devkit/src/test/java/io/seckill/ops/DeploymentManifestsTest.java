@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.RecordComponent;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -37,6 +39,8 @@ import tools.jackson.databind.json.JsonMapper;
 class DeploymentManifestsTest {
 
     private static final Path K8S = repo().resolve("deploy/k8s");
+
+    private static final Map<String, List<Map<String, Object>>> RENDERED = new ConcurrentHashMap<>();
 
     @Test
     @DisplayName("deploy/k8s parses: each document has a kind and a name; a ConfigMap, API and worker Deployments, "
@@ -66,10 +70,10 @@ class DeploymentManifestsTest {
             + "capabilities or a service-account token, with RuntimeDefault seccomp; the workers read no JWT secret")
     void podsAreLockedDown() throws IOException {
         for (Map<String, Object> d : documents()) {
-            if (!"Deployment".equals(d.get("kind"))) {
+            if (!"Deployment".equals(d.get("kind")) && !"Job".equals(d.get("kind"))) {
                 continue;
             }
-            Map<String, Object> pod = map(map(map(d, "spec"), "template"), "spec");
+            Map<String, Object> pod = podSpec(d);
             assertThat(pod).containsEntry("automountServiceAccountToken", false);
             Map<String, Object> podSecurity = map(pod, "securityContext");
             assertThat(podSecurity).containsEntry("runAsNonRoot", true);
@@ -246,6 +250,182 @@ class DeploymentManifestsTest {
         }
     }
 
+    @Test
+    @DisplayName("each rendering (app, migrations Job, backing services) names every object once")
+    void renderedObjectsAreUnique() throws IOException {
+        for (String folder : List.of("overlays/example/app", "overlays/example/migrate", "backing")) {
+            assertThat(rendered(folder))
+                    .extracting(d -> d.get("kind") + "/" + map(d, "metadata").get("name"))
+                    .as(folder)
+                    .doesNotHaveDuplicates()
+                    .isNotEmpty();
+            assertThat(rendered(folder))
+                    .extracting(d -> map(d, "metadata").get("namespace"))
+                    .as(folder + ": one namespace")
+                    .containsOnly("seckill");
+        }
+    }
+
+    @Test
+    @DisplayName("the overlays run one image from a registry, with a tag, in every container; the migrations Job runs "
+            + "`migrate` once (no restart in place, a few retries) on the instances' ConfigMap, and the instances "
+            + "only validate the schema")
+    void migrationsJobAndImage() throws IOException {
+        Set<String> images = new TreeSet<>();
+        for (Map<String, Object> d : documents()) {
+            if (d.get("kind").equals("Deployment") || d.get("kind").equals("Job")) {
+                for (Map<String, Object> c : maps(podSpec(d), "containers")) {
+                    images.add((String) c.get("image"));
+                }
+            }
+        }
+        assertThat(images)
+                .singleElement()
+                .asString()
+                .matches("[a-z0-9.-]+\\.[a-z]+(:[0-9]+)?/.+/seckill-server:[0-9][^:]*");
+        assertThat(rendered("base"))
+                .as("the base leaves the registry to the overlay")
+                .filteredOn(d -> "Deployment".equals(d.get("kind")))
+                .allSatisfy(
+                        d -> assertThat(maps(podSpec(d), "containers").get(0).get("image"))
+                                .isEqualTo("seckill-server"));
+        Map<String, Object> job = rendered("overlays/example/migrate").stream()
+                .filter(d -> "Job".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
+        assertThat(map(job, "spec")).containsKey("backoffLimit");
+        Map<String, Object> pod = podSpec(job);
+        assertThat(pod).containsEntry("restartPolicy", "Never");
+        Map<String, Object> container = maps(pod, "containers").get(0);
+        assertThat(container.get("args")).isEqualTo(List.of("migrate"));
+        assertThat(maps(pod, "volumes"))
+                .anySatisfy(v -> assertThat(v.get("configMap")).isEqualTo(Map.of("name", "seckill-config")));
+        assertThat(maps(container, "env"))
+                .extracting(e -> e.get("name"))
+                .contains("SPRING_DATASOURCE_USERNAME", "SPRING_DATASOURCE_PASSWORD");
+        Map<String, Object> config = applicationYml();
+        assertThat(map(config, "seckill")).containsEntry("migrate-at-start", false);
+    }
+
+    @Test
+    @DisplayName("the buyers' route sends the reserve call (POST, by path pattern) to the admission entry's Service "
+            + "port and every other /api/ call to the buyers' API")
+    void reserveCallGoesToTheEntry() throws IOException {
+        List<Map<String, Object>> app = rendered("overlays/example/app");
+        Map<String, Object> route = app.stream()
+                .filter(d -> "HTTPRoute".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
+        Map<String, Object> service = app.stream()
+                .filter(d -> "Service".equals(d.get("kind")))
+                .filter(d -> "seckill-api".equals(map(d, "metadata").get("name")))
+                .findFirst()
+                .orElseThrow();
+        Map<Object, Object> targetByPort = new LinkedHashMap<>();
+        maps(map(service, "spec"), "ports").forEach(p -> targetByPort.put(p.get("port"), p.get("targetPort")));
+        Object entryPort = map(map(applicationYml(), "seckill"), "admission").get("entry-port");
+        Map<String, Object> api = containers().stream()
+                .filter(c -> args(c).contains("--seckill.roles=api"))
+                .findFirst()
+                .orElseThrow();
+        Map<Object, Object> containerPorts = new LinkedHashMap<>();
+        maps(api, "ports").forEach(p -> containerPorts.put(p.get("name"), p.get("containerPort")));
+
+        Map<String, Object> reserve = null;
+        Map<String, Object> rest = null;
+        for (Map<String, Object> rule : maps(map(route, "spec"), "rules")) {
+            Map<String, Object> match = maps(rule, "matches").get(0);
+            if ("POST".equals(match.get("method"))) {
+                reserve = rule;
+                Map<String, Object> path = map(match, "path");
+                assertThat(path).containsEntry("type", "RegularExpression");
+                Pattern p = Pattern.compile((String) path.get("value"));
+                assertThat(p.matcher("/api/v1/activities/7/skus/31/reservations")
+                                .matches())
+                        .isTrue();
+                assertThat(Stream.of(
+                                "/api/v1/activities/7/skus/31/reservations/x",
+                                "/api/v1/reservations/r-1",
+                                "/api/v1/activities/7/skus/31"))
+                        .noneMatch(other -> p.matcher(other).matches());
+            } else {
+                rest = rule;
+                assertThat(map(match, "path"))
+                        .containsEntry("type", "PathPrefix")
+                        .containsEntry("value", "/api/");
+            }
+        }
+        assertThat(reserve).as("a rule for the reserve call").isNotNull();
+        assertThat(rest).as("a rule for the rest").isNotNull();
+        Map<String, Object> toEntry = maps(reserve, "backendRefs").get(0);
+        assertThat(toEntry.get("name")).isEqualTo("seckill-api");
+        assertThat(containerPorts.get(targetByPort.get(toEntry.get("port"))))
+                .as("the reserve call's Service port leads to the entry's port")
+                .isEqualTo(entryPort);
+        Map<String, Object> toApi = maps(rest, "backendRefs").get(0);
+        assertThat(containerPorts.get(targetByPort.get(toApi.get("port"))))
+                .as("the rest leads to the buyers' port")
+                .isEqualTo(map(applicationYml(), "server").get("port"));
+    }
+
+    @Test
+    @DisplayName(
+            "backing services: CloudNativePG with a synchronous standby behind the read-write Service the JDBC URL "
+                    + "names, a Redis Cluster with noeviction and partial coverage behind the seed the ConfigMap names, "
+                    + "RocketMQ NameServers behind the Service the ConfigMap names and brokers replicating synchronously")
+    void backingServicesMatchTheDefaults() throws IOException {
+        Map<String, Map<String, Object>> byKind = new LinkedHashMap<>();
+        List<Map<String, Object>> backing = rendered("backing");
+        for (Map<String, Object> d : backing) {
+            byKind.put(d.get("kind") + "/" + map(d, "metadata").get("name"), d);
+        }
+        Map<String, Object> config = applicationYml();
+        Map<String, Object> seckill = map(config, "seckill");
+
+        Map<String, Object> pg = byKind.get("Cluster/seckill-pg");
+        assertThat(pg).as("a CloudNativePG Cluster").isNotNull();
+        assertThat(map(map(pg, "spec"), "postgresql").get("synchronous"))
+                .isEqualTo(Map.of("method", "any", "number", 1, "dataDurability", "required"));
+        assertThat((Integer) map(pg, "spec").get("instances")).isGreaterThanOrEqualTo(2);
+        String jdbc = (String) map(map(config, "spring"), "datasource").get("url");
+        assertThat(jdbc)
+                .startsWith("jdbc:postgresql://seckill-pg-rw:5432/"
+                        + map(map(map(pg, "spec"), "bootstrap"), "initdb").get("database") + "?");
+
+        Map<String, Object> redis = byKind.get("RedisCluster/seckill-redis");
+        assertThat(redis).as("a RedisCluster").isNotNull();
+        assertThat(seckill.get("redis-cluster")).isEqualTo("redis://seckill-redis-leader:6379");
+        String redisConfigMap = (String)
+                map(map(map(redis, "spec"), "redisLeader"), "redisConfig").get("additionalRedisConfig");
+        assertThat(map(map(map(redis, "spec"), "redisFollower"), "redisConfig"))
+                .containsEntry("additionalRedisConfig", redisConfigMap);
+        String redisConf = (String) map(byKind.get("ConfigMap/" + redisConfigMap), "data")
+                .values()
+                .iterator()
+                .next();
+        assertThat(redisConf).contains("maxmemory-policy noeviction", "cluster-require-full-coverage no");
+
+        Map<String, Object> namesrv = byKind.get("Service/rocketmq-namesrv");
+        assertThat(map(map(namesrv, "spec"), "selector"))
+                .containsEntry(
+                        "name_service_cr",
+                        map(byKind.get("NameService/rocketmq-namesrv"), "metadata")
+                                .get("name"));
+        assertThat(maps(map(namesrv, "spec"), "ports"))
+                .singleElement()
+                .satisfies(p -> assertThat(p).containsEntry("port", 9876));
+        assertThat(map(seckill, "mq")).containsEntry("namesrv", "rocketmq-namesrv:9876");
+        assertThat(map(byKind.get("Broker/rocketmq-broker"), "spec")).containsEntry("replicationMode", "SYNC");
+    }
+
+    private static Map<String, Object> applicationYml() throws IOException {
+        return new Yaml().load((String) map(one("ConfigMap"), "data").get("application.yml"));
+    }
+
+    private static Map<String, Object> podSpec(Map<String, Object> workload) {
+        return map(map(map(workload, "spec"), "template"), "spec");
+    }
+
     /** {@code known} is a property path; a {@code *} in it stands for any map key. */
     private static boolean matches(String property, String known) {
         return property.matches(Pattern.quote(known).replace("*", "\\E.+\\Q"));
@@ -354,18 +534,46 @@ class DeploymentManifestsTest {
                 .orElseThrow();
     }
 
-    @SuppressWarnings("unchecked")
+    /** The engine as an operator applies it: the example overlay of the app and of the migrations Job, rendered. */
     private static List<Map<String, Object>> documents() throws IOException {
-        List<Map<String, Object>> out = new ArrayList<>();
-        try (Stream<Path> files = Files.list(K8S)) {
-            for (Path f :
-                    files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
-                for (Object doc : new Yaml().loadAll(Files.readString(f))) {
-                    assertThat(doc).as(f + " holds a mapping").isInstanceOf(Map.class);
-                    out.add((Map<String, Object>) doc);
-                }
-            }
+        List<Map<String, Object>> out = new ArrayList<>(rendered("overlays/example/app"));
+        out.addAll(rendered("overlays/example/migrate"));
+        return out;
+    }
+
+    /** {@code kubectl kustomize} of one folder under deploy/k8s: each document of its output. */
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> rendered(String folder) throws IOException {
+        List<Map<String, Object>> cached = RENDERED.get(folder);
+        if (cached != null) {
+            return cached;
         }
+        Process p;
+        try {
+            p = new ProcessBuilder("kubectl", "kustomize", K8S.resolve(folder).toString())
+                    .redirectErrorStream(true)
+                    .start();
+        } catch (IOException e) {
+            throw new AssertionError(
+                    "kubectl renders the manifests (kubectl kustomize) and is not on the PATH: install "
+                            + "kubectl (./seckill test tries to)",
+                    e);
+        }
+        String yaml = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            assertThat(p.waitFor())
+                    .as("kubectl kustomize " + folder + ": " + yaml)
+                    .isZero();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Object doc : new Yaml().loadAll(yaml)) {
+            assertThat(doc).as(folder + " renders mappings").isInstanceOf(Map.class);
+            out.add((Map<String, Object>) doc);
+        }
+        RENDERED.put(folder, List.copyOf(out));
         return out;
     }
 
@@ -382,12 +590,15 @@ class DeploymentManifestsTest {
         return v == null ? List.of() : (List<Map<String, Object>>) v;
     }
 
+    /** A container's Spring arguments: what follows its command ({@code serve}, {@code migrate}). */
     private static List<String> args(Map<String, Object> container) {
         List<String> out = new ArrayList<>();
         for (Object a : (List<?>) container.getOrDefault("args", List.of())) {
             out.add((String) a);
         }
-        return out;
+        assertThat(out).as("a container's command").isNotEmpty();
+        assertThat(out.get(0)).isIn("serve", "migrate");
+        return out.subList(1, out.size());
     }
 
     /** Where the repository is, found from the working directory upwards. */
