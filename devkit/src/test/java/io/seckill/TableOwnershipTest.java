@@ -33,7 +33,8 @@ class TableOwnershipTest {
     /** table -> the one repository whose SQL is about it, from docs/DESIGN.md. */
     private static final Map<String, String> OWNERS = documentedOwners();
 
-    private static final Pattern CREATE_TABLE = Pattern.compile("CREATE TABLE (\\w+)", Pattern.CASE_INSENSITIVE);
+    private static final Pattern CREATE_TABLE =
+            Pattern.compile("CREATE (?:UNLOGGED )?TABLE (\\w+)", Pattern.CASE_INSENSITIVE);
 
     @Test
     @DisplayName("every statement is declared by the owner of the table it is about")

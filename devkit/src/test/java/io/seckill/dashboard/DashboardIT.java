@@ -2,7 +2,11 @@ package io.seckill.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.cli.SaleClient;
+import io.seckill.engines.AppProcess;
 import io.seckill.support.IntegrationTest;
+import io.seckill.support.SteadyBuyers;
+import io.seckill.support.TestChildApps;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -120,9 +125,65 @@ class DashboardIT extends IntegrationTest {
         assertThat(committed).isEqualTo(4).isEqualTo(Long.parseLong(p.get("redis.committed." + activityId + ".1")));
     }
 
+    @Test
+    @DisplayName(
+            "roles in two processes: the dashboard of an API-only instance shows the orders and rates the workers' "
+                    + "process makes, and both instances with their roles")
+    void fleetOfTwoProcesses() throws Exception {
+        long activityId = openSale(100_000);
+        Map<String, String> props = TestChildApps.properties("dashboard-api");
+        props.put("seckill.roles", "api");
+        // one fleet: the order consumer here accepts only order messages whose ids carry this fleet's key
+        props.put("seckill.ids.keys.1", ID_KEY);
+        try (AppProcess api = new AppProcess(props, Path.of("target", "child-logs"))) {
+            api.start();
+            SaleClient buyers = api.client();
+            // buyers keep reaching the API process; this JVM's order consumer makes their orders
+            try (SteadyBuyers steady = SteadyBuyers.start(
+                    2,
+                    Duration.ofMillis(100),
+                    user -> buyers.reserve(
+                            userToken(activityId * 100_000 + user),
+                            activityId,
+                            1,
+                            UUID.randomUUID().toString()))) {
+                steady.awaitMoreAdmitted(20, Duration.ofSeconds(30));
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId) >= 10);
+                String apiOnly = api.adminUrl() + "/dashboard.html#token=" + viewToken();
+                Map<String, String> p = page(apiOnly);
+                assertThat(p.get("fleet.source")).isEqualTo("fleet");
+                assertThat(Integer.parseInt(p.get("fleet.instances")))
+                        .as("this JVM's instance and the API process")
+                        .isGreaterThanOrEqualTo(2);
+                assertThat(p).as("the API process, by its roles").containsValue("api");
+                assertThat(p.entrySet())
+                        .as("an instance with the order consumer")
+                        .anySatisfy(e -> assertThat(e.getKey()).startsWith("roles."))
+                        .anySatisfy(e -> assertThat(e.getValue()).contains("order-consumer"));
+                assertThat(Double.parseDouble(p.get("total.orders created")))
+                        .as("orders made in the other process")
+                        .isGreaterThanOrEqualTo(10);
+                assertThat(Double.parseDouble(p.get("rate.orders created")))
+                        .as("orders per second, from the other process")
+                        .isGreaterThan(0);
+                assertThat(Double.parseDouble(p.get("rate.admitted")))
+                        .as("admissions per second")
+                        .isGreaterThan(0);
+                assertThat(Long.parseLong(p.get("orders." + activityId + ".CREATED")))
+                        .isGreaterThanOrEqualTo(10);
+            }
+        }
+    }
+
     /** The page's numbers (data-k -> text) after a few seconds of refreshing in Chromium. */
     private Map<String, String> page() throws Exception {
-        String dom = chromium("--dump-dom", url());
+        return page(url());
+    }
+
+    private static Map<String, String> page(String url) throws Exception {
+        String dom = chromium("--dump-dom", url);
         Map<String, String> out = new TreeMap<>();
         Matcher m = VALUE.matcher(dom);
         while (m.find()) {

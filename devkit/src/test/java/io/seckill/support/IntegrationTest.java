@@ -53,6 +53,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 public abstract class IntegrationTest {
 
     public static final String USER_SECRET = "test-user-secret-0123456789abcdef0123456789";
+    /** The id key of the tests' application, version 1: an instance beside it in the same fleet uses it too. */
+    public static final String ID_KEY = "test-id-key-v1-0123456789abcdef0123456789";
+
     public static final String ADMIN_SECRET = "test-admin-secret-0123456789abcdef012345678";
     private static final AtomicLong ACTIVITY_IDS =
             new AtomicLong(ThreadLocalRandom.current().nextLong(1_000, 1_000_000) * 1000);
@@ -62,7 +65,7 @@ public abstract class IntegrationTest {
         TestEngines.get().springProperties().forEach((k, v) -> registry.add(k, () -> v));
         registry.add("seckill.jwt.user-secret", () -> USER_SECRET);
         registry.add("seckill.jwt.admin-secret", () -> ADMIN_SECRET);
-        registry.add("seckill.ids.keys.1", () -> "test-id-key-v1-0123456789abcdef0123456789");
+        registry.add("seckill.ids.keys.1", () -> ID_KEY);
         registry.add("seckill.reservation.send-grace", () -> "2s");
         registry.add("seckill.outbox.base-backoff", () -> "100ms");
         // the compensation and payment workers are driven explicitly by the tests, so interleavings are chosen, not

@@ -1,8 +1,5 @@
 package io.seckill.dashboard;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
@@ -18,15 +15,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Service;
 
 /**
  * What the live dashboard shows, in one read: per sale and SKU, Redis beside PostgreSQL; the sale's
- * reservations and orders by state; the pipeline's lags and the entry breaker (this instance's
- * gauges); the counters the page turns into rates; open anomalies; repair tasks of the last hour;
+ * reservations and orders by state; the pipeline's lags, the entry breakers and the counters the page turns
+ * into rates, summed over the fleet ({@link FleetMeters}); open anomalies; repair tasks of the last hour;
  * the invariants' last result (checked at most every {@link #INVARIANTS_EVERY_MS} ms per sale).
  */
 @Service
@@ -38,30 +34,11 @@ public record SaleBoard(
         AnomalyRepository anomalies,
         RepairRepository repairs,
         InvariantChecker invariants,
-        MeterRegistry meters,
+        FleetMeters fleet,
         Clock clock,
         Map<Long, Checked> checked) {
 
     static final long INVARIANTS_EVERY_MS = 10_000;
-
-    /** The pipeline gauges the page shows, by the name it shows them under. */
-    private static final Map<String, String> LAGS = orderedMap(
-            "send_pending",
-            "reservation.send.pending",
-            "send_oldest_age_seconds",
-            "reservation.send.oldest.age.seconds",
-            "order_backlog_age_seconds",
-            "mq.order.backlog.age.seconds",
-            "outbox_pending",
-            "outbox.pending",
-            "outbox_oldest_age_seconds",
-            "outbox.oldest.age.seconds",
-            "compensation_pending",
-            "compensation.pending",
-            "cancel_pending",
-            "order.cancel.backlog",
-            "admission_paused",
-            "admission.paused");
 
     /** The invariants' last result of one sale, and when it was taken. */
     record Checked(long atMs, Map<String, Object> result) {}
@@ -75,7 +52,7 @@ public record SaleBoard(
             AnomalyRepository anomalies,
             RepairRepository repairs,
             InvariantChecker invariants,
-            MeterRegistry meters,
+            FleetMeters fleet,
             Clock clock) {
         this(
                 registry,
@@ -85,7 +62,7 @@ public record SaleBoard(
                 anomalies,
                 repairs,
                 invariants,
-                meters,
+                fleet,
                 clock,
                 new ConcurrentHashMap<>());
     }
@@ -98,16 +75,20 @@ public record SaleBoard(
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("at", clock.instant().toString());
         out.put("sales", sales);
-        Map<String, Double> lags = new LinkedHashMap<>();
-        LAGS.forEach((shown, metric) -> lags.put(shown, gauge(metric)));
-        out.put("pipeline", lags);
-        Map<String, Object> counters = new LinkedHashMap<>();
-        counters.put("admitted", count("reservation.admitted", null));
-        counters.put("consumed", count("order.consume", "result"));
-        counters.put("payments", count("payment.apply", "result"));
-        counters.put("cancels", count("order.cancel", "result"));
-        counters.put("refused", count("reservation.refused", "reason"));
-        out.put("counters", counters);
+        FleetMeters.Fleet f = fleet.fleet();
+        out.put("pipeline", f.pipeline());
+        out.put("counters", f.counters());
+        out.put("totals", f.totals());
+        out.put("rates", f.rates());
+        out.put(
+                "fleet",
+                orderedMap(
+                        "source",
+                        f.source(),
+                        "instances",
+                        f.instances().stream()
+                                .map(m -> orderedMap("instance", m.instance(), "roles", m.roles(), "age_ms", m.ageMs()))
+                                .toList()));
         out.put("repairs_last_hour", repairs.recent(Duration.ofHours(1)));
         return out;
     }
@@ -190,27 +171,6 @@ public record SaleBoard(
             checked.put(activityId, last);
         }
         return last.result();
-    }
-
-    private double gauge(String name) {
-        return meters.find(name).gauges().stream()
-                .mapToDouble(Gauge::value)
-                .filter(v -> !Double.isNaN(v))
-                .sum();
-    }
-
-    /** A counter's total, or its totals by one tag. */
-    private Object count(String name, String tag) {
-        if (tag == null) {
-            return meters.find(name).counters().stream()
-                    .mapToDouble(Counter::count)
-                    .sum();
-        }
-        Map<String, Double> by = new TreeMap<>();
-        for (Counter c : meters.find(name).counters()) {
-            by.merge(String.valueOf(c.getId().getTag(tag)), c.count(), Double::sum);
-        }
-        return by;
     }
 
     @SuppressWarnings("unchecked")
