@@ -30,8 +30,10 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -356,9 +358,63 @@ public record OrderBatchService(
         }
     }
 
+    /**
+     * The transaction's body, step by step (DESIGN.md §9.2-9.4); every step writes in this transaction, and a
+     * step that finds the batch cannot be satisfied whole throws for the rollback and the one-by-one retry.
+     */
     private Map<InboundOrder, MessageOutcome> body(List<InboundOrder> batch, boolean single) {
-        Map<InboundOrder, MessageOutcome> out = new IdentityHashMap<>();
-        // 1. one claim per message id; repeats inside the batch are judged against the first
+        Outcomes done = new Outcomes();
+        Claimed claimed = claimInbox(batch);
+        judgeKnown(claimed, done);
+        List<InboundOrder> mine = claimed.mine();
+        if (mine.isEmpty()) {
+            return done.out;
+        }
+        Locked locked = lockReservations(mine, done);
+        Planned planned = planOrders(locked.candidatesBySku(), single);
+        Inserted inserted = insertOrders(planned, single, done);
+        recordCreated(inserted.movements(), inserted.createdEvents(), locked.rows(), mine);
+        rejectAll(planned.soldOut(), inserted.duplicateUsers(), locked.rows(), done);
+        expect(
+                inbox.finish(group, done.inboxCodes, done.inboxOrders),
+                claimed.owned().size(),
+                "inbox PROCESSING -> result");
+        if (!single) {
+            takeBatchStock(inserted.createdBySku());
+        }
+        return done.out;
+    }
+
+    /** Each message's outcome, and what its inbox row is finished with. */
+    private static final class Outcomes {
+        final Map<InboundOrder, MessageOutcome> out = new IdentityHashMap<>();
+        final Map<UUID, InboxResult> inboxCodes = new LinkedHashMap<>();
+        final Map<UUID, UUID> inboxOrders = new HashMap<>();
+
+        /** A message judged without an inbox row of its own to finish (a repeat, or one the group already has). */
+        void judged(InboundOrder m, MessageOutcome outcome) {
+            out.put(m, outcome);
+        }
+
+        void settle(InboundOrder m, MessageOutcome outcome, UUID orderId) {
+            out.put(m, outcome);
+            inboxCodes.put(m.msg().messageId(), outcome.inboxResult());
+            if (orderId != null) {
+                inboxOrders.put(m.msg().messageId(), orderId);
+            }
+        }
+    }
+
+    /** Step 1's result: the first message of each id, the repeats inside the batch, the ids this run claimed. */
+    private record Claimed(Map<UUID, InboundOrder> firstById, List<InboundOrder> repeats, Set<UUID> owned) {
+
+        List<InboundOrder> mine() {
+            return owned.stream().map(firstById::get).toList();
+        }
+    }
+
+    /** Step 1: one inbox claim per message id; repeats inside the batch are judged against the first. */
+    private Claimed claimInbox(List<InboundOrder> batch) {
         Map<UUID, InboundOrder> firstById = new TreeMap<>();
         List<InboundOrder> repeats = new ArrayList<>();
         for (InboundOrder m : batch) {
@@ -370,68 +426,83 @@ public record OrderBatchService(
                 .map(m -> new InboxRepository.Claim(
                         m.msg().messageId(), m.msg().reservationId(), m.msg().requestId(), m.hash()))
                 .toList();
-        java.util.Set<UUID> owned =
-                new java.util.LinkedHashSet<>(inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE, claims));
+        Set<UUID> owned = new LinkedHashSet<>(inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE, claims));
         Failpoints.hit(Failpoint.AFTER_INBOX_INSERT);
+        return new Claimed(firstById, repeats, owned);
+    }
 
-        // 2. messages this group already has: same payload = duplicate, different = quarantine
-        List<UUID> known =
-                firstById.keySet().stream().filter(id -> !owned.contains(id)).toList();
+    /** Step 2: messages this group already has - the same payload is a duplicate, another is quarantined. */
+    private void judgeKnown(Claimed claimed, Outcomes done) {
+        List<UUID> known = claimed.firstById().keySet().stream()
+                .filter(id -> !claimed.owned().contains(id))
+                .toList();
         if (!known.isEmpty()) {
             Map<UUID, InboxRepository.Entry> existing = inbox.find(group, known);
             for (UUID id : known) {
                 InboxRepository.Entry e = existing.get(id);
-                InboundOrder m = firstById.get(id);
                 if (e == null) {
                     throw new IllegalStateException("inbox row for " + id + " vanished after conflict");
                 }
-                out.put(m, duplicateOrConflict(m, e.payloadHash()));
+                InboundOrder m = claimed.firstById().get(id);
+                done.judged(m, duplicateOrConflict(m, e.payloadHash()));
             }
         }
-        for (InboundOrder m : repeats) {
-            out.put(m, duplicateOrConflict(m, firstById.get(m.msg().messageId()).hash()));
+        for (InboundOrder m : claimed.repeats()) {
+            done.judged(
+                    m,
+                    duplicateOrConflict(
+                            m, claimed.firstById().get(m.msg().messageId()).hash()));
         }
+    }
 
-        // 3. reservation rows: lock those PostgreSQL has (a tombstone, an earlier outcome); the others are
-        //    new and are inserted once, in their decided state, in step 6 (DESIGN.md §9.3 "upsert and lock")
-        List<InboundOrder> mine = owned.stream().map(firstById::get).toList();
-        if (mine.isEmpty()) {
-            return out;
-        }
+    /** Step 3's result: the rows PostgreSQL had, locked, and the messages that may still make an order, per SKU. */
+    private record Locked(
+            Map<UUID, ReservationRepository.Row> rows, Map<List<Long>, List<InboundOrder>> candidatesBySku) {}
+
+    /**
+     * Step 3: reservation rows - lock those PostgreSQL has (a tombstone, an earlier outcome) and settle the
+     * messages they already decide; the others are new and are inserted once, in their decided state, by the
+     * later steps (DESIGN.md §9.3 "upsert and lock").
+     */
+    private Locked lockReservations(List<InboundOrder> mine, Outcomes done) {
         Map<UUID, ReservationRepository.Row> rows = new HashMap<>();
         for (ReservationRepository.Row r : reservations.lock(
                 mine.stream().map(m -> m.msg().reservationId()).toList())) {
             rows.put(r.reservationId(), r);
         }
-        Map<UUID, InboxResult> inboxCodes = new LinkedHashMap<>();
-        Map<UUID, UUID> inboxOrders = new HashMap<>();
         Map<List<Long>, List<InboundOrder>> candidatesBySku = new TreeMap<>(SKU_ORDER);
         for (InboundOrder m : mine) {
             ReservationRepository.Row row = rows.get(m.msg().reservationId());
-            if (row == null) {
-                candidatesBySku
-                        .computeIfAbsent(List.of(m.msg().activityId(), m.msg().skuId()), k -> new ArrayList<>())
-                        .add(m);
-                continue;
-            }
-            if (!row.messageId().equals(m.msg().messageId())) {
+            if (row != null && !row.messageId().equals(m.msg().messageId())) {
                 throw new IllegalStateException("message " + m.msg().messageId() + " names reservation "
                         + row.reservationId() + " whose message is " + row.messageId());
             }
-            switch (row.status()) {
+            ReservationStatus status = row == null ? ReservationStatus.RESERVED : row.status();
+            switch (status) {
                 case RESERVED ->
                     candidatesBySku
                             .computeIfAbsent(
                                     List.of(m.msg().activityId(), m.msg().skuId()), k -> new ArrayList<>())
                             .add(m);
-                case ORDER_CREATED -> settle(out, inboxCodes, inboxOrders, m, MessageOutcome.CREATED, row.orderId());
-                default -> settle(out, inboxCodes, inboxOrders, m, MessageOutcome.LATE_REJECTED, null);
+                case ORDER_CREATED -> done.settle(m, MessageOutcome.CREATED, row.orderId());
+                default -> done.settle(m, MessageOutcome.LATE_REJECTED, null);
             }
         }
+        return new Locked(rows, candidatesBySku);
+    }
 
-        // 4. final stock. One message alone (DESIGN.md §9.3 order): the guarded decrement first, a missing
-        //    unit is a rejection. A batch: the decrement runs LAST (step 8), so the hot row is locked
-        //    only from that UPDATE to the commit instead of for the whole transaction.
+    /** Step 4's result: the messages refused for stock (one alone), and the orders to insert. */
+    private record Planned(
+            List<InboundOrder> soldOut,
+            List<OrderRepository.NewOrder> newOrders,
+            Map<UUID, InboundOrder> byReservation) {}
+
+    /**
+     * Step 4: final stock and the orders to insert. One message alone (DESIGN.md §9.3 order): the guarded
+     * decrement first, a missing unit is a rejection. A batch: the decrement runs last ({@link #takeBatchStock}),
+     * so the hot row is locked only from that UPDATE to the commit instead of for the whole transaction.
+     */
+    private Planned planOrders(Map<List<Long>, List<InboundOrder>> candidatesBySku, boolean single) {
         List<InboundOrder> soldOut = new ArrayList<>();
         List<OrderRepository.NewOrder> newOrders = new ArrayList<>();
         Map<UUID, InboundOrder> byReservation = new HashMap<>();
@@ -466,8 +537,22 @@ public record OrderBatchService(
                 byReservation.put(x.reservationId(), m);
             }
         }
+        return new Planned(soldOut, newOrders, byReservation);
+    }
 
-        // 5. orders: the unique (activity, sku, user) constraint skips a user who already has one
+    /** Step 5's result: users who already had an order, and what the created orders move and announce. */
+    private record Inserted(
+            List<InboundOrder> duplicateUsers,
+            Map<List<Long>, Integer> createdBySku,
+            List<LedgerRepository.Movement> movements,
+            List<OutboxEvent> createdEvents) {}
+
+    /**
+     * Step 5: the orders, where the unique (activity, sku, user) constraint skips a user who already has one; a
+     * message processed alone puts the unit it took back in this same transaction (DESIGN.md §9.3).
+     */
+    private Inserted insertOrders(Planned planned, boolean single, Outcomes done) {
+        List<OrderRepository.NewOrder> newOrders = planned.newOrders();
         Map<UUID, UUID> created = newOrders.isEmpty() ? Map.of() : orders.insert(newOrders);
         Failpoints.hit(Failpoint.AFTER_ORDER_INSERT);
         List<InboundOrder> duplicateUsers = new ArrayList<>();
@@ -476,7 +561,7 @@ public record OrderBatchService(
         List<LedgerRepository.Movement> movements = new ArrayList<>();
         List<OutboxEvent> createdEvents = new ArrayList<>();
         for (OrderRepository.NewOrder o : newOrders) {
-            InboundOrder m = byReservation.get(o.reservationId());
+            InboundOrder m = planned.byReservation().get(o.reservationId());
             UUID orderId = created.get(o.reservationId());
             List<Long> sku = List.of(o.activityId(), o.skuId());
             if (orderId == null) {
@@ -489,16 +574,27 @@ public record OrderBatchService(
             createdEvents.add(OutboxEvent.orderCreated(
                             orderId, o.reservationId(), o.activityId(), o.skuId(), o.userId(), o.amount())
                     .tracedBy(m.traceparent()));
-            settle(out, inboxCodes, inboxOrders, m, MessageOutcome.CREATED, orderId);
+            done.settle(m, MessageOutcome.CREATED, orderId);
         }
         if (single) {
-            // the unit taken in step 4 goes back in this same transaction (DESIGN.md §9.3)
             for (var e : duplicatesBySku.entrySet()) {
                 if (!inventory.restore(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
                     throw new IllegalStateException("could not restore " + e.getValue() + " units of " + e.getKey());
                 }
             }
         }
+        return new Inserted(duplicateUsers, createdBySku, movements, createdEvents);
+    }
+
+    /**
+     * Step 6: what the created orders change - the ledger's movements, their reservations as ORDER_CREATED (moved
+     * from RESERVED where PostgreSQL had the row, inserted settled where it did not), and their events.
+     */
+    private void recordCreated(
+            List<LedgerRepository.Movement> movements,
+            List<OutboxEvent> createdEvents,
+            Map<UUID, ReservationRepository.Row> rows,
+            List<InboundOrder> mine) {
         ledger.occupy(movements);
         if (!movements.isEmpty()) {
             Map<UUID, UUID> moved = new LinkedHashMap<>();
@@ -519,34 +615,32 @@ public record OrderBatchService(
                     fresh);
         }
         outbox.insert("ORDER", OutboxEvent.ORDER_CREATED, createdEvents);
+    }
 
-        // 6. rejections: durable decision + compensation task + event, in this transaction
-        reject(soldOut, REASON_SOLD_OUT, MessageOutcome.REJECTED_SOLD_OUT, rows, out, inboxCodes, inboxOrders);
+    /** Step 7: rejections - a durable decision, a compensation task and an event, in this transaction. */
+    private void rejectAll(
+            List<InboundOrder> soldOut,
+            List<InboundOrder> duplicateUsers,
+            Map<UUID, ReservationRepository.Row> rows,
+            Outcomes done) {
+        reject(soldOut, REASON_SOLD_OUT, MessageOutcome.REJECTED_SOLD_OUT, rows, done);
         counts.stockRejects().increment(soldOut.size());
-        reject(
-                duplicateUsers,
-                REASON_DUPLICATE_USER,
-                MessageOutcome.REJECTED_DUPLICATE_USER,
-                rows,
-                out,
-                inboxCodes,
-                inboxOrders);
+        reject(duplicateUsers, REASON_DUPLICATE_USER, MessageOutcome.REJECTED_DUPLICATE_USER, rows, done);
         counts.userConflicts().increment(duplicateUsers.size());
+    }
 
-        // 7. one outcome per owned message
-        expect(inbox.finish(group, inboxCodes, inboxOrders), owned.size(), "inbox PROCESSING -> result");
-
-        // 8. a batch takes its units last: one guarded decrement per SKU (available_stock >= n), in a fixed
-        //    order; if any SKU cannot cover its orders whole, the whole batch rolls back and goes one by one
-        if (!single) {
-            for (var e : createdBySku.entrySet()) {
-                if (!inventory.occupy(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
-                    throw new BatchUnsatisfiable("sku " + e.getKey() + " cannot cover " + e.getValue());
-                }
-                Failpoints.hit(Failpoint.AFTER_PG_STOCK_DECREMENT);
+    /**
+     * Step 9 (a batch only): the batch takes its units last, one guarded decrement per SKU
+     * ({@code available_stock >= n}) in a fixed order; a SKU that cannot cover its orders whole rolls the whole
+     * batch back, and its messages go one by one.
+     */
+    private void takeBatchStock(Map<List<Long>, Integer> createdBySku) {
+        for (var e : createdBySku.entrySet()) {
+            if (!inventory.occupy(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
+                throw new BatchUnsatisfiable("sku " + e.getKey() + " cannot cover " + e.getValue());
             }
+            Failpoints.hit(Failpoint.AFTER_PG_STOCK_DECREMENT);
         }
-        return out;
     }
 
     private void reject(
@@ -554,9 +648,7 @@ public record OrderBatchService(
             String reason,
             MessageOutcome outcome,
             Map<UUID, ReservationRepository.Row> rows,
-            Map<InboundOrder, MessageOutcome> out,
-            Map<UUID, InboxResult> inboxCodes,
-            Map<UUID, UUID> inboxOrders) {
+            Outcomes done) {
         if (rejected.isEmpty()) {
             return;
         }
@@ -592,21 +684,7 @@ public record OrderBatchService(
                     x.skuId(),
                     x.userId(),
                     reason);
-            settle(out, inboxCodes, inboxOrders, m, outcome, null);
-        }
-    }
-
-    private static void settle(
-            Map<InboundOrder, MessageOutcome> out,
-            Map<UUID, InboxResult> inboxCodes,
-            Map<UUID, UUID> inboxOrders,
-            InboundOrder m,
-            MessageOutcome outcome,
-            UUID orderId) {
-        out.put(m, outcome);
-        inboxCodes.put(m.msg().messageId(), outcome.inboxResult());
-        if (orderId != null) {
-            inboxOrders.put(m.msg().messageId(), orderId);
+            done.settle(m, outcome, null);
         }
     }
 
