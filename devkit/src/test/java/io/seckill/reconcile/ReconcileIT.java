@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.StockAdjustments;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.compensation.CompensationTaskRepository;
@@ -375,7 +376,9 @@ class ReconcileIT extends PaymentTestBase {
         redis.sync().hincrby(slot.counter(), "open_reserved", 1);
         try {
             Reconciler.Report r = reconciler.run(activityId, NOW);
-            assertThat(r.anomalies()).as(r.toString()).containsEntry(InvariantRule.REDIS_BROKEN, 1);
+            assertThat(r.anomalies())
+                    .as(r.toString())
+                    .containsEntry(AnomalyKind.REDIS_INTERNAL_INVARIANT_BROKEN.name(), 1);
             assertThat(r.repairs()).as(r.toString()).isEmpty();
             assertThat(r.skus()).singleElement().satisfies(sku -> {
                 assertThat(sku.pgInvariantDelta()).isZero();
@@ -384,7 +387,7 @@ class ReconcileIT extends PaymentTestBase {
             assertThat(count(
                             "SELECT count(*) FROM reconcile_anomaly WHERE object_id = ? AND status = 'OPEN' "
                                     + "AND anomaly_type = ? AND evidence->>'redis' LIKE '%openReserved=1%'",
-                            activityId + ":1", InvariantRule.REDIS_BROKEN))
+                            activityId + ":1", AnomalyKind.REDIS_INTERNAL_INVARIANT_BROKEN.name()))
                     .isOne();
         } finally {
             redis.sync().hincrby(slot.counter(), "open_reserved", -1);

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.redis.SkuSlot;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.SaleStatus;
 import io.seckill.support.IntegrationTest;
 import java.time.Duration;
@@ -89,10 +91,10 @@ class StaleStateIT extends IntegrationTest {
         String decided = jdbc.queryForObject(
                 "SELECT reservation_id::text FROM orders WHERE order_id = ?", String.class, orderId);
         anomalies.record(
-                AnomalyRepository.SEND_DUE_ORPHAN, "RESERVATION", decided, activityId, 1L, Map.of("slot", "x"));
+                AnomalyKind.SEND_DUE_ORPHAN, ObjectKind.RESERVATION, decided, activityId, 1L, Map.of("slot", "x"));
         anomalies.record(
-                AnomalyRepository.DEADLINE_RESERVATION_MISSING,
-                "RESERVATION",
+                AnomalyKind.DEADLINE_RESERVATION_MISSING,
+                ObjectKind.RESERVATION,
                 unknown,
                 activityId,
                 1L,

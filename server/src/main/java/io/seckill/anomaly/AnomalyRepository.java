@@ -2,6 +2,7 @@ package io.seckill.anomaly;
 
 import io.seckill.db.Sql;
 import io.seckill.json.Json;
+import io.seckill.state.ObjectKind;
 import java.util.List;
 import java.util.Map;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -13,11 +14,6 @@ import org.springframework.stereotype.Repository;
  */
 @Repository
 public class AnomalyRepository {
-
-    /** A send_due entry whose reservation hash was gone: it could not be re-sent. */
-    public static final String SEND_DUE_ORPHAN = "SEND_DUE_ORPHAN";
-    /** A reservation past its deadline, gone from Redis and unknown to PostgreSQL when swept. */
-    public static final String DEADLINE_RESERVATION_MISSING = "DEADLINE_RESERVATION_MISSING";
 
     private static final String INSERT = """
             INSERT INTO reconcile_anomaly (anomaly_type, object_type, object_id, activity_id, sku_id, evidence)
@@ -66,18 +62,24 @@ public class AnomalyRepository {
 
     /** @return true when this is a new open anomaly */
     public boolean record(
-            String type, String objectType, String objectId, Long activityId, Long skuId, Map<String, ?> evidence) {
-        return jdbc.update(INSERT, type, objectType, objectId, activityId, skuId, Json.text(evidence)) == 1;
+            AnomalyKind kind,
+            ObjectKind objectType,
+            String objectId,
+            Long activityId,
+            Long skuId,
+            Map<String, ?> evidence) {
+        return jdbc.update(INSERT, kind.name(), objectType.name(), objectId, activityId, skuId, Json.text(evidence))
+                == 1;
     }
 
     public record Open(long anomalyId, String objectId) {}
 
     /** Open anomalies of the given types, oldest first. */
-    public List<Open> open(List<String> types, int limit) {
+    public List<Open> open(List<AnomalyKind> kinds, int limit) {
         return jdbc.query(
                 OPEN_OF_TYPES,
                 (rs, i) -> new Open(rs.getLong(1), rs.getString(2)),
-                types.toArray(String[]::new),
+                kinds.stream().map(AnomalyKind::name).toArray(String[]::new),
                 limit);
     }
 
@@ -87,13 +89,13 @@ public class AnomalyRepository {
     }
 
     /** An anomaly of this type is open on this object. */
-    public boolean isOpen(String type, String objectId) {
-        return Sql.count(jdbc.queryForObject(IS_OPEN, Long.class, type, objectId)) > 0;
+    public boolean isOpen(AnomalyKind kind, String objectId) {
+        return Sql.count(jdbc.queryForObject(IS_OPEN, Long.class, kind.name(), objectId)) > 0;
     }
 
     /** Closes the open anomaly of this type on this object, if any, once automation has repaired it. */
-    public boolean resolve(String type, String objectId, String resolution) {
-        return jdbc.update(RESOLVE_OBJECT, resolution, type, objectId) == 1;
+    public boolean resolve(AnomalyKind kind, String objectId, String resolution) {
+        return jdbc.update(RESOLVE_OBJECT, resolution, kind.name(), objectId) == 1;
     }
 
     /** How long the oldest open anomaly has waited for a person, in seconds (0 when none is open). */

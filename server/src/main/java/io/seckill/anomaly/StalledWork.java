@@ -1,6 +1,7 @@
 package io.seckill.anomaly;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.state.ObjectKind;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -44,8 +45,8 @@ public class StalledWork {
      */
     public boolean failed(
             String worker,
-            String type,
-            String objectType,
+            AnomalyKind kind,
+            ObjectKind objectType,
             String objectId,
             Long activityId,
             Long skuId,
@@ -60,14 +61,15 @@ public class StalledWork {
         e.put("worker", worker);
         e.put("attempts", attempts);
         e.put("last_error", error == null ? "" : error.length() > 500 ? error.substring(0, 500) : error);
-        boolean opened = anomalies.record(type, objectType, objectId, activityId, skuId, e);
+        boolean opened = anomalies.record(kind, objectType, objectId, activityId, skuId, e);
         if (opened) {
-            meters.counter("work.stalled", "worker", worker, "type", type).increment();
+            meters.counter("work.stalled", "worker", worker, "type", kind.name())
+                    .increment();
             log.error(
                     "work.stalled worker={} type={} object_type={} object_id={} activity_id={} sku_id={} attempts={}: {} "
                             + "(still retried with backoff)",
                     worker,
-                    type,
+                    kind,
                     objectType,
                     objectId,
                     activityId,

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
@@ -17,6 +18,7 @@ import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.retry.Backoff;
+import io.seckill.state.ObjectKind;
 import io.seckill.worker.PollingWorker;
 import java.time.Clock;
 import java.time.Duration;
@@ -114,8 +116,8 @@ public class CompensationWorker extends PollingWorker {
                 tasks.markRetry(task.taskId(), leaseOwner, RETRY, error);
                 stalled.failed(
                         "compensation",
-                        "COMPENSATION_STALLED",
-                        "RESERVATION",
+                        AnomalyKind.COMPENSATION_STALLED,
+                        ObjectKind.RESERVATION,
                         task.reservationId().toString(),
                         null,
                         null,
@@ -290,8 +292,8 @@ public class CompensationWorker extends PollingWorker {
                 evidence.put("error", error);
                 evidence.put("reservation_frozen", frozen);
                 anomalies.record(
-                        "COMPENSATION_" + result.replaceAll("[^A-Z_]", "_"),
-                        "RESERVATION",
+                        AnomalyKind.compensationRefused(result),
+                        ObjectKind.RESERVATION,
                         target.reservationId().toString(),
                         target.activityId(),
                         target.skuId(),

@@ -2,6 +2,7 @@ package io.seckill.deadline;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.compensation.Rejections;
@@ -14,6 +15,7 @@ import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.ReservationStatus;
 import io.seckill.worker.EntryFailures;
 import io.seckill.worker.PollingWorker;
@@ -74,7 +76,7 @@ class DeadlineSweeper extends PollingWorker {
                 redis::nodeOf,
                 clock,
                 meters,
-                SlotPass.reportingTo(stalled, "deadline-sweeper", "DEADLINE_SLOT_STALLED"));
+                SlotPass.reportingTo(stalled, "deadline-sweeper", AnomalyKind.DEADLINE_SLOT_STALLED));
         this.limit = new BacklogLimit(props.deadline().pauseWhenBacklogOlderThan(), 1.0);
         io.micrometer.core.instrument.Gauge.builder("deadline.paused", this, w -> w.limit.paused() ? 1 : 0)
                 .register(meters);
@@ -177,8 +179,8 @@ class DeadlineSweeper extends PollingWorker {
                 e.getMessage());
         stalled.failed(
                 "deadline-sweeper",
-                "DEADLINE_SWEEP_STALLED",
-                "RESERVATION",
+                AnomalyKind.DEADLINE_SWEEP_STALLED,
+                ObjectKind.RESERVATION,
                 entry,
                 slot.activityId(),
                 slot.skuId(),
@@ -204,8 +206,8 @@ class DeadlineSweeper extends PollingWorker {
                 other.getKey(),
                 other.getValue());
         anomalies.record(
-                "DEADLINE_REQUEST_CONFLICT",
-                "RESERVATION",
+                AnomalyKind.DEADLINE_REQUEST_CONFLICT,
+                ObjectKind.RESERVATION,
                 x.reservationId().toString(),
                 slot.activityId(),
                 slot.skuId(),
@@ -231,8 +233,8 @@ class DeadlineSweeper extends PollingWorker {
                     rid,
                     slot.tag());
             anomalies.record(
-                    AnomalyRepository.DEADLINE_RESERVATION_MISSING,
-                    "RESERVATION",
+                    AnomalyKind.DEADLINE_RESERVATION_MISSING,
+                    ObjectKind.RESERVATION,
                     rid.toString(),
                     slot.activityId(),
                     slot.skuId(),

@@ -1,6 +1,8 @@
 package io.seckill.inbox;
 
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.state.ObjectKind;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
@@ -41,6 +43,6 @@ public class QuarantineRepository {
         evidence.put("topic", topic);
         evidence.put("broker_msg_id", brokerMsgId);
         evidence.put("reason", reason);
-        anomalies.record("INBOX_" + reason, "MESSAGE", messageId, null, null, evidence);
+        anomalies.record(AnomalyKind.quarantined(reason), ObjectKind.MESSAGE, messageId, null, null, evidence);
     }
 }

@@ -4,11 +4,13 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Span;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.reservation.ReservationIds;
+import io.seckill.state.ObjectKind;
 import io.seckill.trace.PipelineTrace;
 import io.seckill.worker.PollingWorker;
 import java.util.ArrayList;
@@ -182,8 +184,8 @@ class OutboxRelay extends PollingWorker {
                 }
                 stalled.failed(
                         "outbox-relay",
-                        "OUTBOX_SEND_STALLED",
-                        "OUTBOX_EVENT",
+                        AnomalyKind.OUTBOX_SEND_STALLED,
+                        ObjectKind.OUTBOX_EVENT,
                         c.eventId().toString(),
                         null,
                         null,
@@ -263,8 +265,8 @@ class OutboxRelay extends PollingWorker {
                 return false;
             }
             anomalies.record(
-                    "OUTBOX_MANUAL",
-                    "OUTBOX_EVENT",
+                    AnomalyKind.OUTBOX_MANUAL,
+                    ObjectKind.OUTBOX_EVENT,
                     c.eventId().toString(),
                     null,
                     null,

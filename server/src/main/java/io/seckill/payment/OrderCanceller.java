@@ -3,6 +3,7 @@ package io.seckill.payment;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
@@ -14,6 +15,7 @@ import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.OrderStatus;
 import java.time.Clock;
 import java.util.List;
@@ -126,8 +128,8 @@ public record OrderCanceller(
                 meters.counter("order.cancel", "result", "failed").increment();
                 stalled.failed(
                         "payment",
-                        "CANCEL_STALLED",
-                        "ORDER",
+                        AnomalyKind.CANCEL_STALLED,
+                        ObjectKind.ORDER,
                         o.orderId().toString(),
                         o.activityId(),
                         o.skuId(),
@@ -197,8 +199,8 @@ public record OrderCanceller(
         log.warn("order.cancel_unknown order_id={} attempts={} reason={}", o.orderId(), o.cancelAttempts(), why);
         stalled.failed(
                 "payment",
-                "CANCEL_STALLED",
-                "ORDER",
+                AnomalyKind.CANCEL_STALLED,
+                ObjectKind.ORDER,
                 o.orderId().toString(),
                 o.activityId(),
                 o.skuId(),

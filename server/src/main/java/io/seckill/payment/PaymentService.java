@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
@@ -14,6 +15,7 @@ import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationIds;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.OrderStatus;
 import io.seckill.state.RefundStatus;
 import java.math.BigDecimal;
@@ -161,8 +163,8 @@ public record PaymentService(
             r = tx.execute(s -> paidInTransaction(provider, paymentId, order, providerTransactionId, amount, paidAt));
         } catch (PaymentConflict e) {
             anomalies.record(
-                    "PAYMENT_CONFLICT",
-                    "PAYMENT",
+                    AnomalyKind.PAYMENT_CONFLICT,
+                    ObjectKind.PAYMENT,
                     paymentId.toString(),
                     order.activityId(),
                     order.skuId(),
@@ -275,7 +277,13 @@ public record PaymentService(
         evidence.put("cancel_reason", String.valueOf(order.cancelReason()));
         evidence.put("provider_transaction_id", providerTransactionId);
         evidence.put("amount", order.amount().toPlainString());
-        anomalies.record(type, "PAYMENT", paymentId.toString(), order.activityId(), order.skuId(), evidence);
+        anomalies.record(
+                AnomalyKind.valueOf(type),
+                ObjectKind.PAYMENT,
+                paymentId.toString(),
+                order.activityId(),
+                order.skuId(),
+                evidence);
         meters.counter("payment.cancel_race_detected", "type", type).increment();
         log.error(
                 "payment.cancel_race_detected type={} payment_id={} order_id={} order_status={} provider_transaction_id={}"

@@ -1,11 +1,13 @@
 package io.seckill.payment;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRepository;
 import io.seckill.payment.channel.PaymentChannel;
+import io.seckill.state.ObjectKind;
 import io.seckill.worker.PollingWorker;
 import java.util.List;
 import java.util.Map;
@@ -113,8 +115,8 @@ public class PaymentWorker extends PollingWorker {
             if (error != null) {
                 stalled.failed(
                         "payment",
-                        "REFUND_STALLED",
-                        "PAYMENT",
+                        AnomalyKind.REFUND_STALLED,
+                        ObjectKind.PAYMENT,
                         r.paymentId().toString(),
                         null,
                         null,

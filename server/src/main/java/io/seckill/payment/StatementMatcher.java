@@ -1,11 +1,13 @@
 package io.seckill.payment;
 
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.payment.PaymentStatementWorker.Result;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.payment.channel.PaymentChannel.Callback;
 import io.seckill.refusal.Refusal;
+import io.seckill.state.ObjectKind;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -81,8 +83,8 @@ class StatementMatcher {
                     e.getMessage());
             stalled.failed(
                     PaymentStatementWorker.WORKER,
-                    "STATEMENT_STALLED",
-                    "PAYMENT",
+                    AnomalyKind.STATEMENT_STALLED,
+                    ObjectKind.PAYMENT,
                     entry.paymentId().toString(),
                     null,
                     null,
@@ -97,7 +99,13 @@ class StatementMatcher {
         Map<String, Object> evidence = evidence(provider, entry);
         evidence.put("reason", reason);
         evidence.put("detail", detail);
-        if (anomalies.record("STATEMENT_UNMATCHED", "PAYMENT", entry.paymentId().toString(), null, null, evidence)) {
+        if (anomalies.record(
+                AnomalyKind.STATEMENT_UNMATCHED,
+                ObjectKind.PAYMENT,
+                entry.paymentId().toString(),
+                null,
+                null,
+                evidence)) {
             log.error(
                     "payment.statement_unmatched payment_id={} order_id={} channel_status={} reason={}: {}",
                     entry.paymentId(),

@@ -6,6 +6,7 @@ import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.config.SeckillProperties;
 import io.seckill.json.Json;
@@ -15,6 +16,7 @@ import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationIds;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.SaleStatus;
 import io.seckill.trace.PipelineTrace;
 import java.util.List;
@@ -95,8 +97,8 @@ class ProjectionConsumer extends PushConsumerRole {
                 m.getKeys(),
                 m.getUserProperty("event_type"));
         anomalies.record(
-                "FORGED_ORDER_EVENT",
-                "MESSAGE",
+                AnomalyKind.FORGED_ORDER_EVENT,
+                ObjectKind.MESSAGE,
                 m.getMsgId(),
                 null,
                 null,

@@ -1,5 +1,6 @@
 package io.seckill.reconcile;
 
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.redis.SkuSlot;
@@ -72,7 +73,7 @@ class CompensationRule implements ReservationRule {
                             "PostgreSQL says COMPENSATED, Redis still holds the unit (" + actual + ")");
                 }
                 yield actual != null && !compensated.equals(actual)
-                        ? new Finding.Anomaly("COMPENSATED_BUT_REDIS_" + actual, compensated)
+                        ? new Finding.Anomaly(AnomalyKind.compensatedButRedis(actual), compensated)
                         : Finding.AGREES;
             }
             default -> Finding.AGREES;

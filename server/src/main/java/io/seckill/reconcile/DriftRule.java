@@ -4,9 +4,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.StockAdjustments;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.BrokerBacklog;
 import io.seckill.outbox.OutboxRepository;
+import io.seckill.state.ObjectKind;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -34,7 +36,12 @@ class DriftRule {
         /** Redis's committed differs from PostgreSQL's. */
         CROSS_SYSTEM_DELTA,
         /** Redis holds more (or fewer) units over its buckets than PostgreSQL's initial. */
-        SUPPLY_DELTA
+        SUPPLY_DELTA;
+
+        /** The anomaly a drift left after the rule is. */
+        AnomalyKind kind() {
+            return AnomalyKind.valueOf(name());
+        }
     }
 
     /** The equations after the rule: {@code view} as last read, and the evidence an anomaly carries. */
@@ -121,7 +128,7 @@ class DriftRule {
                 "redis", view.redis().toString(), "pg", view.pg().toString(), "delta", cross, "supply_delta", supply);
         if (drift != Drift.NONE) {
             String key = activityId + ":" + sku.skuId();
-            findings.anomaly(tally, drift.name(), "SKU", key, activityId, sku.skuId(), evidence);
+            findings.anomaly(tally, drift.kind(), ObjectKind.SKU, key, activityId, sku.skuId(), evidence);
         }
         return new Result(drift, cross, supply, view, evidence);
     }

@@ -1,5 +1,7 @@
 package io.seckill.reconcile;
 
+import io.seckill.anomaly.AnomalyKind;
+
 /** What a reservation rule concluded about one reservation: nothing to do, an anomaly for a person, or a repair. */
 sealed interface Finding {
 
@@ -9,12 +11,12 @@ sealed interface Finding {
     record Agrees() implements Finding {}
 
     /**
-     * {@code type} is the anomaly's type; {@code expected} the Redis status PostgreSQL implies (evidence);
+     * {@code kind} is the anomaly's kind; {@code expected} the Redis status PostgreSQL implies (evidence);
      * {@code holdReason}, when not null, also freezes the reservation for a person.
      */
-    record Anomaly(String type, String expected, String holdReason) implements Finding {
-        Anomaly(String type, String expected) {
-            this(type, expected, null);
+    record Anomaly(AnomalyKind kind, String expected, String holdReason) implements Finding {
+        Anomaly(AnomalyKind kind, String expected) {
+            this(kind, expected, null);
         }
     }
 

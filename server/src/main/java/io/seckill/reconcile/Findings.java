@@ -1,7 +1,9 @@
 package io.seckill.reconcile;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.state.ObjectKind;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,13 +28,14 @@ class Findings {
 
     void anomaly(
             Tally tally,
-            String type,
-            String objectType,
+            AnomalyKind kind,
+            ObjectKind objectType,
             String objectId,
             long activityId,
             long skuId,
             Map<String, ?> evidence) {
-        if (anomalies.record(type, objectType, objectId, activityId, skuId, evidence)) {
+        String type = kind.name();
+        if (anomalies.record(kind, objectType, objectId, activityId, skuId, evidence)) {
             meters.counter("reconcile.anomaly", "type", type).increment();
             log.error(
                     "reconcile.anomaly type={} object_type={} object_id={} activity_id={} sku_id={} evidence={}",

@@ -1,6 +1,8 @@
 package io.seckill.reconcile;
 
 import io.seckill.activity.ActivityService;
+import io.seckill.anomaly.AnomalyKind;
+import io.seckill.state.ObjectKind;
 import java.util.Map;
 import org.springframework.stereotype.Component;
 
@@ -10,9 +12,6 @@ import org.springframework.stereotype.Component;
  */
 @Component
 class InvariantRule {
-
-    static final String PG_BROKEN = "PG_INVARIANT_BROKEN";
-    static final String REDIS_BROKEN = "REDIS_INTERNAL_INVARIANT_BROKEN";
 
     private final Findings findings;
 
@@ -24,7 +23,7 @@ class InvariantRule {
     long postgres(ActivityService.InventoryView view, Tally tally) {
         long delta = view.pg().invariantDelta();
         if (delta != 0) {
-            record(view, PG_BROKEN, Map.of("pg", view.pg().toString()), tally);
+            record(view, AnomalyKind.PG_INVARIANT_BROKEN, Map.of("pg", view.pg().toString()), tally);
         }
         return delta;
     }
@@ -33,14 +32,18 @@ class InvariantRule {
     long redis(ActivityService.InventoryView view, Tally tally) {
         long delta = view.redis().invariantDelta();
         if (delta != 0) {
-            record(view, REDIS_BROKEN, Map.of("redis", view.redis().toString()), tally);
+            record(
+                    view,
+                    AnomalyKind.REDIS_INTERNAL_INVARIANT_BROKEN,
+                    Map.of("redis", view.redis().toString()),
+                    tally);
         }
         return delta;
     }
 
-    private void record(ActivityService.InventoryView view, String type, Map<String, ?> evidence, Tally tally) {
+    private void record(ActivityService.InventoryView view, AnomalyKind kind, Map<String, ?> evidence, Tally tally) {
         long activityId = view.pg().activityId();
         long skuId = view.pg().skuId();
-        findings.anomaly(tally, type, "SKU", activityId + ":" + skuId, activityId, skuId, evidence);
+        findings.anomaly(tally, kind, ObjectKind.SKU, activityId + ":" + skuId, activityId, skuId, evidence);
     }
 }

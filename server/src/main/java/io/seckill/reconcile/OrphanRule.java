@@ -1,5 +1,6 @@
 package io.seckill.reconcile;
 
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
@@ -33,8 +34,8 @@ class OrphanRule {
     }
 
     void apply(Tally tally) {
-        List<AnomalyRepository.Open> open = anomalies.open(
-                List.of(AnomalyRepository.SEND_DUE_ORPHAN, AnomalyRepository.DEADLINE_RESERVATION_MISSING), 1000);
+        List<AnomalyRepository.Open> open =
+                anomalies.open(List.of(AnomalyKind.SEND_DUE_ORPHAN, AnomalyKind.DEADLINE_RESERVATION_MISSING), 1000);
         if (open.isEmpty()) {
             return;
         }

@@ -1,12 +1,14 @@
 package io.seckill.reconcile;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.Judged;
 import io.seckill.state.HashStatus;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.ReservationStatus;
 import java.util.List;
 import java.util.Map;
@@ -26,9 +28,8 @@ class ProjectionRule implements ReservationRule {
 
     private static final Logger log = LoggerFactory.getLogger(ProjectionRule.class);
     /** A SKU one of whose reservation hashes Redis had lost while PostgreSQL holds its order: recalibration is due. */
-    static final String RESERVATIONS_LOST = "REDIS_RESERVATIONS_LOST";
-
     private final OrderProjection projection;
+
     private final AnomalyRepository anomalies;
     private final MeterRegistry meters;
 
@@ -50,7 +51,8 @@ class ProjectionRule implements ReservationRule {
 
     static Finding judgement(Judged r, String actual) {
         if (r.orderStatus() == null) {
-            return new Finding.Anomaly("RESERVATION_WITHOUT_ORDER", r.status().name());
+            return new Finding.Anomaly(
+                    AnomalyKind.RESERVATION_WITHOUT_ORDER, r.status().name());
         }
         String expected = r.status() == ReservationStatus.CANCELLED
                 ? HashStatus.CANCELLED.name()
@@ -61,10 +63,12 @@ class ProjectionRule implements ReservationRule {
         if (HashStatus.PAID.name().equals(expected)
                 && HashStatus.COMPENSATED.name().equals(actual)) {
             return new Finding.Anomaly(
-                    "PAID_BUT_REDIS_COMPENSATED", expected, "severe conflict: PG order PAID, Redis COMPENSATED");
+                    AnomalyKind.PAID_BUT_REDIS_COMPENSATED,
+                    expected,
+                    "severe conflict: PG order PAID, Redis COMPENSATED");
         }
         if (!projectable(actual, expected)) {
-            return new Finding.Anomaly("PROJECTION_CONFLICT", expected);
+            return new Finding.Anomaly(AnomalyKind.PROJECTION_CONFLICT, expected);
         }
         return new Finding.Repair(
                 RepairKind.REBUILD_ORDER_PROJECTION,
@@ -90,13 +94,14 @@ class ProjectionRule implements ReservationRule {
             // the hash went with writes Redis lost: whatever else went with it, the counters are settled at activity
             // level
             if (anomalies.record(
-                    RESERVATIONS_LOST,
-                    "SKU",
+                    AnomalyKind.REDIS_RESERVATIONS_LOST,
+                    ObjectKind.SKU,
                     slot.activityId() + ":" + slot.skuId(),
                     slot.activityId(),
                     slot.skuId(),
                     Map.of("first_reservation_id", rid, "pg_status", r.status().name()))) {
-                meters.counter("reconcile.anomaly", "type", RESERVATIONS_LOST).increment();
+                meters.counter("reconcile.anomaly", "type", AnomalyKind.REDIS_RESERVATIONS_LOST.name())
+                        .increment();
                 log.error(
                         "reconcile.redis_reservations_lost activity_id={} sku_id={} reservation_id={}: a recalibration "
                                 + "of the SKU is due",

@@ -2,6 +2,7 @@ package io.seckill.reconcile;
 
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -59,7 +60,7 @@ class RecalibrationRule {
         long activityId = a.activityId();
         String key = activityId + ":" + sku.skuId();
         boolean drifted = drift.drift() != DriftRule.Drift.NONE;
-        if (!a.status().warmed() || !(drifted || anomalies.isOpen(ProjectionRule.RESERVATIONS_LOST, key))) {
+        if (!a.status().warmed() || !(drifted || anomalies.isOpen(AnomalyKind.REDIS_RESERVATIONS_LOST, key))) {
             return new Outcome(null, drift.cross());
         }
         String reason = switch (drift.drift()) {
@@ -77,11 +78,11 @@ class RecalibrationRule {
             cross = view.crossSystemDelta();
             String resolution =
                     "Redis counters " + (UNCHANGED.equals(live) ? "agreed with" : "recalibrated from") + " PostgreSQL";
-            anomalies.resolve(ProjectionRule.RESERVATIONS_LOST, key, resolution);
+            anomalies.resolve(AnomalyKind.REDIS_RESERVATIONS_LOST, key, resolution);
             if (driftRule.supplyDelta(activityId, sku, view) == 0) {
-                anomalies.resolve(DriftRule.Drift.SUPPLY_DELTA.name(), key, resolution);
+                anomalies.resolve(AnomalyKind.SUPPLY_DELTA, key, resolution);
             }
-            if (cross == 0 && anomalies.resolve(DriftRule.Drift.CROSS_SYSTEM_DELTA.name(), key, resolution)) {
+            if (cross == 0 && anomalies.resolve(AnomalyKind.CROSS_SYSTEM_DELTA, key, resolution)) {
                 log.info(
                         "reconcile.cross_system_delta_resolved activity_id={} sku_id={} recalibration={}",
                         activityId,

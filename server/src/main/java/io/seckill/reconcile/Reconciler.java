@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Timer;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
@@ -117,7 +118,10 @@ public class Reconciler {
         this.outboxLeaseRule = outboxLeaseRule;
         this.stockAdjustmentRule = stockAdjustmentRule;
         this.skuPass = SlotPass.perUnit(
-                "reconciler", clock, meters, SlotPass.reportingTo(stalled, "reconciler", "RECONCILE_SKU_STALLED"));
+                "reconciler",
+                clock,
+                meters,
+                SlotPass.reportingTo(stalled, "reconciler", AnomalyKind.RECONCILE_SKU_STALLED));
         this.fullPassEvery = props.reconcile().fullPassEvery();
         this.staleAfterMs = Math.max(
                 3 * props.reconcile().interval().toMillis(),

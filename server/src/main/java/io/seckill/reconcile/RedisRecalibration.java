@@ -8,6 +8,7 @@ import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.SkuInventory;
 import io.seckill.activity.StockAdjustments;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
@@ -24,6 +25,7 @@ import io.seckill.reservation.BucketTransfers;
 import io.seckill.reservation.Judged;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.HashStatus;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.ReservationStatus;
 import io.seckill.state.SaleStatus;
 import java.util.ArrayList;
@@ -123,8 +125,9 @@ public class RedisRecalibration {
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("pg", pg.toString());
         evidence.put("redis_slots_with_counters", warmedSlots(activityId, sku));
-        if (anomalies.record("REDIS_KEYS_LOST", "SKU", object, activityId, sku.skuId(), evidence)) {
-            meters.counter("reconcile.anomaly", "type", "REDIS_KEYS_LOST").increment();
+        if (anomalies.record(AnomalyKind.REDIS_KEYS_LOST, ObjectKind.SKU, object, activityId, sku.skuId(), evidence)) {
+            meters.counter("reconcile.anomaly", "type", AnomalyKind.REDIS_KEYS_LOST.name())
+                    .increment();
             log.error(
                     "reconcile.redis_keys_lost activity_id={} sku_id={} evidence={}",
                     activityId,

@@ -7,6 +7,7 @@ import io.seckill.hold.ManualHolds;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.Judged;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.ReservationStatus;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -98,8 +99,8 @@ class ReservationRules {
             case Finding.Anomaly a -> {
                 findings.anomaly(
                         tally,
-                        a.type(),
-                        "RESERVATION",
+                        a.kind(),
+                        ObjectKind.RESERVATION,
                         rid,
                         slot.activityId(),
                         slot.skuId(),

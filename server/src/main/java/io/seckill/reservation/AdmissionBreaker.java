@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.BacklogLimit;
@@ -116,7 +117,7 @@ public class AdmissionBreaker implements DisposableBean {
                 redis::nodeOf,
                 clock,
                 meters,
-                SlotPass.reportingTo(stalled, "admission-breaker", "SEND_BACKLOG_SLOT_STALLED"));
+                SlotPass.reportingTo(stalled, "admission-breaker", AnomalyKind.SEND_BACKLOG_SLOT_STALLED));
         this.redis = redis;
         this.backlog = backlog;
         this.pace = pace;

@@ -3,6 +3,7 @@ package io.seckill.reservation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
@@ -14,6 +15,7 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
+import io.seckill.state.ObjectKind;
 import io.seckill.worker.PollingWorker;
 import io.seckill.worker.SlotPass;
 import java.time.Clock;
@@ -71,7 +73,7 @@ class SendDueScanner extends PollingWorker {
                 redis::nodeOf,
                 clock,
                 meters,
-                SlotPass.reportingTo(stalled, "send-due-scanner", "SEND_DUE_SLOT_STALLED"));
+                SlotPass.reportingTo(stalled, "send-due-scanner", AnomalyKind.SEND_DUE_SLOT_STALLED));
         this.anomalies = anomalies;
         this.registry = registry;
         this.redis = redis;
@@ -150,8 +152,8 @@ class SendDueScanner extends PollingWorker {
                 rid,
                 slot.tag());
         anomalies.record(
-                AnomalyRepository.SEND_DUE_ORPHAN,
-                "RESERVATION",
+                AnomalyKind.SEND_DUE_ORPHAN,
+                ObjectKind.RESERVATION,
                 rid,
                 slot.activityId(),
                 slot.skuId(),
@@ -169,8 +171,8 @@ class SendDueScanner extends PollingWorker {
                 e.getMessage(),
                 slot.sendAside());
         anomalies.record(
-                "SEND_DUE_UNREADABLE",
-                "RESERVATION",
+                AnomalyKind.SEND_DUE_UNREADABLE,
+                ObjectKind.RESERVATION,
                 rid,
                 slot.activityId(),
                 slot.skuId(),

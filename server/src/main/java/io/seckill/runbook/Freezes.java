@@ -1,9 +1,11 @@
 package io.seckill.runbook;
 
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.hold.HoldRepository;
 import io.seckill.reservation.ReservationRepository;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.ReservationStatus;
 import java.util.Map;
 import java.util.Optional;
@@ -46,8 +48,8 @@ public record Freezes(
             reservations.freeze(rid);
             tasks.freeze(rid);
             anomalies.record(
-                    "MANUAL_REVIEW",
-                    "RESERVATION",
+                    AnomalyKind.MANUAL_REVIEW,
+                    ObjectKind.RESERVATION,
                     rid.toString(),
                     before.activityId(),
                     before.skuId(),

@@ -4,9 +4,11 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.redis.SkuSlot;
 import io.seckill.retry.Backoff;
+import io.seckill.state.ObjectKind;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -36,7 +38,7 @@ public final class SlotPass {
     /** Where a unit that keeps failing is reported: {@code StalledWork.failed} in the application. */
     @FunctionalInterface
     public interface Stalls {
-        void failed(String objectType, String objectId, SkuSlot slot, int attempts, String error);
+        void failed(ObjectKind objectType, String objectId, SkuSlot slot, int attempts, String error);
     }
 
     /** How often one failing slot or server is logged while it keeps failing. */
@@ -76,11 +78,11 @@ public final class SlotPass {
                 .register(meters);
     }
 
-    /** Slots or servers that keep failing reported to {@code stalled} as {@code type} work of {@code worker}, the slot as evidence. */
-    public static Stalls reportingTo(StalledWork stalled, String worker, String type) {
+    /** Slots or servers that keep failing reported to {@code stalled} as {@code kind} work of {@code worker}, the slot as evidence. */
+    public static Stalls reportingTo(StalledWork stalled, String worker, AnomalyKind kind) {
         return (objectType, objectId, slot, attempts, error) -> stalled.failed(
                 worker,
-                type,
+                kind,
                 objectType,
                 objectId,
                 slot.activityId(),
@@ -127,10 +129,10 @@ public final class SlotPass {
             } catch (RuntimeException e) {
                 if (notAnswered(e)) {
                     nodeFailed.increment();
-                    failed(nodeKey, "REDIS_NODE", node, slot, e, now);
+                    failed(nodeKey, ObjectKind.REDIS_NODE, node, slot, e, now);
                 } else {
                     slotFailed.increment();
-                    failed(slotKey, "SLOT", slot.tag(), slot, e, now);
+                    failed(slotKey, ObjectKind.SLOT, slot.tag(), slot, e, now);
                 }
             }
         }
@@ -151,7 +153,8 @@ public final class SlotPass {
         return f != null && now < f.retryAtMs();
     }
 
-    private void failed(String key, String objectType, String objectId, SkuSlot slot, RuntimeException e, long now) {
+    private void failed(
+            String key, ObjectKind objectType, String objectId, SkuSlot slot, RuntimeException e, long now) {
         if (failing.size() >= MAX_TRACKED && !failing.containsKey(key)) {
             failing.clear();
         }

@@ -3,6 +3,7 @@ package io.seckill.reconcile;
 import static io.seckill.reconcile.Reservations.withTask;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.state.ReservationStatus;
 import io.seckill.state.TaskStatus;
 import org.junit.jupiter.api.DisplayName;
@@ -63,10 +64,10 @@ class CompensationRuleTest {
             "compensated in PostgreSQL and anything else but a held unit in Redis is an anomaly; a lost hash is not")
     void otherwiseAnomaly() {
         assertThat(judge(ReservationStatus.COMPENSATED, TaskStatus.APPLIED, false, "PAID"))
-                .isEqualTo(new Finding.Anomaly("COMPENSATED_BUT_REDIS_PAID", "COMPENSATED"));
+                .isEqualTo(new Finding.Anomaly(AnomalyKind.COMPENSATED_BUT_REDIS_PAID, "COMPENSATED"));
         assertThat(judge(ReservationStatus.COMPENSATED, null, false, "RESERVED"))
                 .as("no task to reapply under: a person decides")
-                .isEqualTo(new Finding.Anomaly("COMPENSATED_BUT_REDIS_RESERVED", "COMPENSATED"));
+                .isEqualTo(new Finding.Anomaly(AnomalyKind.COMPENSATED_BUT_REDIS_RESERVED, "COMPENSATED"));
         assertThat(judge(ReservationStatus.COMPENSATED, TaskStatus.APPLIED, false, "COMPENSATED"))
                 .isEqualTo(Finding.AGREES);
         assertThat(judge(ReservationStatus.COMPENSATED, TaskStatus.APPLIED, false, null))

@@ -3,6 +3,7 @@ package io.seckill.reconcile;
 import static io.seckill.reconcile.Reservations.withOrder;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.seckill.anomaly.AnomalyKind;
 import io.seckill.state.OrderStatus;
 import io.seckill.state.ReservationStatus;
 import org.junit.jupiter.api.DisplayName;
@@ -51,7 +52,7 @@ class ProjectionRuleTest {
     void paidButCompensated() {
         Finding f = judge(ReservationStatus.ORDER_CREATED, OrderStatus.PAID, "COMPENSATED");
         assertThat(f).isInstanceOfSatisfying(Finding.Anomaly.class, a -> {
-            assertThat(a.type()).isEqualTo("PAID_BUT_REDIS_COMPENSATED");
+            assertThat(a.kind()).isEqualTo(AnomalyKind.PAID_BUT_REDIS_COMPENSATED);
             assertThat(a.holdReason()).isNotBlank();
         });
     }
@@ -60,19 +61,19 @@ class ProjectionRuleTest {
     @DisplayName("a hash the scripts cannot move back is a projection conflict for a person")
     void conflicts() {
         assertThat(judge(ReservationStatus.ORDER_CREATED, OrderStatus.CREATED, "PAID"))
-                .isEqualTo(new Finding.Anomaly("PROJECTION_CONFLICT", "ORDER_CREATED"));
+                .isEqualTo(new Finding.Anomaly(AnomalyKind.PROJECTION_CONFLICT, "ORDER_CREATED"));
         assertThat(judge(ReservationStatus.ORDER_CREATED, OrderStatus.CREATED, "CANCEL_PENDING"))
-                .isEqualTo(new Finding.Anomaly("PROJECTION_CONFLICT", "ORDER_CREATED"));
+                .isEqualTo(new Finding.Anomaly(AnomalyKind.PROJECTION_CONFLICT, "ORDER_CREATED"));
         assertThat(judge(ReservationStatus.CANCELLED, OrderStatus.CANCELLED, "PAID"))
-                .isEqualTo(new Finding.Anomaly("PROJECTION_CONFLICT", "CANCELLED"));
+                .isEqualTo(new Finding.Anomaly(AnomalyKind.PROJECTION_CONFLICT, "CANCELLED"));
         assertThat(judge(ReservationStatus.ORDER_CREATED, OrderStatus.PAID, "CANCELLED"))
-                .isEqualTo(new Finding.Anomaly("PROJECTION_CONFLICT", "PAID"));
+                .isEqualTo(new Finding.Anomaly(AnomalyKind.PROJECTION_CONFLICT, "PAID"));
     }
 
     @Test
     @DisplayName("a reservation that says it has an order and has none is an anomaly whatever Redis says")
     void withoutOrder() {
         assertThat(judge(ReservationStatus.ORDER_CREATED, null, "ORDER_CREATED"))
-                .isEqualTo(new Finding.Anomaly("RESERVATION_WITHOUT_ORDER", "ORDER_CREATED"));
+                .isEqualTo(new Finding.Anomaly(AnomalyKind.RESERVATION_WITHOUT_ORDER, "ORDER_CREATED"));
     }
 }
