@@ -10,6 +10,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Status;
 
 /**
  * A real broker crash: SIGKILL of the broker's JVM in the middle of a sale, a restart on the same
@@ -37,6 +38,14 @@ class BrokerCrashIT extends IntegrationTest {
         }
         SkuSlot slot = SkuSlot.single(activityId, 1);
         assertThat(redis.sync().zcard(slot.sendDue())).isPositive();
+        // the readiness matrix's broker row (docs/DEPLOYMENT.md): once the send path's routes are gone, an API pod
+        // stays ready, an order consumer's pod does not, a payment pod needs no broker
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> workerReadiness("order-consumer") == Status.OUT_OF_SERVICE);
+        assertThat(readinessStatus()).as("an API pod stays in the Service").isEqualTo(200);
+        assertThat(workerReadiness("payment")).isEqualTo(Status.UP);
         // the entry breaker: once the oldest unsent reservation is too old, admission pauses instead of taking units
         java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger(40);
         java.util.concurrent.atomic.AtomicLong probeUser = new java.util.concurrent.atomic.AtomicLong(1_000);

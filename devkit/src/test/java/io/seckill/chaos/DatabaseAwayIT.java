@@ -22,6 +22,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.contributor.Status;
 
 /**
  * PostgreSQL stopped against buyers' requests on the API port: reads fail fast, the reserve call goes on.
@@ -38,9 +39,10 @@ class DatabaseAwayIT extends IntegrationTest {
     private static final int AT_ONCE = 16;
 
     @Test
-    @DisplayName("PostgreSQL stopped: once the first reads wait out the pool, status polls of stale projections are "
-            + "answered QUEUED from Redis at once, an order read is 503 UNAVAILABLE with Retry-After, and a reserve call "
-            + "is still admitted; restarted, reads come back by themselves and every invariant holds")
+    @DisplayName(
+            "PostgreSQL stopped: the API pod stays ready, an order consumer's is not; once the first reads wait out the pool, status polls of stale projections are "
+                    + "answered QUEUED from Redis at once, an order read is 503 UNAVAILABLE with Retry-After, and a reserve call "
+                    + "is still admitted; restarted, reads come back by themselves and every invariant holds")
     void readsFailFastWhilePostgresIsAway() throws Exception {
         long activityId = openSale(20);
         UUID order = placeOrder(activityId, 1, 611);
@@ -65,6 +67,9 @@ class DatabaseAwayIT extends IntegrationTest {
         HttpResponse<String> orderRead;
         SaleClient.Response admitted;
         long admittedMs;
+        int apiReady;
+        Status consumerReady;
+        Status projectionReady;
         TestEngines.get().stopPostgres();
         try {
             during = TimedCalls.run(POLLERS, AT_ONCE, i -> {
@@ -83,6 +88,10 @@ class DatabaseAwayIT extends IntegrationTest {
             long t0 = System.nanoTime();
             admitted = reserve(690, activityId, 1);
             admittedMs = (System.nanoTime() - t0) / 1_000_000;
+            // the readiness matrix's PostgreSQL row (docs/DEPLOYMENT.md)
+            apiReady = readinessStatus();
+            consumerReady = workerReadiness("order-consumer");
+            projectionReady = workerReadiness("projection");
         } finally {
             TestEngines.get().startPostgres();
             stale.forEach(rid -> redis.sync().del(slot.reservation(rid)));
@@ -102,6 +111,11 @@ class DatabaseAwayIT extends IntegrationTest {
         assertThat(orderRead.headers().firstValue("Retry-After")).hasValue("1");
         assertThat(admitted.code()).as("the reserve call needs only Redis").isEqualTo("QUEUED");
         assertThat(admittedMs).as("ms to admit while PostgreSQL was away").isLessThan(2000);
+        assertThat(apiReady)
+                .as("an API pod stays in the Service while PostgreSQL is away")
+                .isEqualTo(200);
+        assertThat(consumerReady).as("an order-consumer pod leaves it").isEqualTo(Status.OUT_OF_SERVICE);
+        assertThat(projectionReady).as("a projection pod needs no PostgreSQL").isEqualTo(Status.UP);
 
         // reads come back, and the breaker closes on the probes' answers: the next test finds reads going through
         Awaitility.await()

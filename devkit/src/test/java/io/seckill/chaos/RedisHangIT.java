@@ -18,6 +18,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.contributor.Status;
 
 /** A Redis that hangs - connections open, nothing answered - against buyers' requests. */
 class RedisHangIT extends IntegrationTest {
@@ -30,7 +31,7 @@ class RedisHangIT extends IntegrationTest {
 
     @Test
     @DisplayName(
-            "Redis hung (SIGSTOP): once the first calls time out, reserve calls are refused 503 ADMISSION_PAUSED at "
+            "Redis hung (SIGSTOP): the API pod stays ready, a projection pod's is not; once the first calls time out, reserve calls are refused 503 ADMISSION_PAUSED at "
                     + "once instead of each holding a request thread for the 2 s timeout, and a status poll reads PostgreSQL; "
                     + "resumed, admission comes back by itself and every invariant holds")
     void hungRedisIsRefusedAtOnce() throws Exception {
@@ -39,6 +40,9 @@ class RedisHangIT extends IntegrationTest {
         double refusedBefore = counter("redis.breaker.refused");
         TimedCalls during;
         SaleClient.Response poll;
+        int apiReady;
+        Status projectionReady;
+        Status paymentReady;
         List<String> requestIds = new ArrayList<>();
         for (int i = 0; i < BUYERS; i++) {
             requestIds.add(UUID.randomUUID().toString());
@@ -53,6 +57,10 @@ class RedisHangIT extends IntegrationTest {
             poll = client().get(
                             "/api/v1/reservations/" + settled + "?activity_id=" + activityId + "&sku_id=1",
                             userToken(601));
+            // the readiness matrix's Redis row (docs/DEPLOYMENT.md)
+            apiReady = readinessStatus();
+            projectionReady = workerReadiness("projection");
+            paymentReady = workerReadiness("payment");
         } finally {
             TestEngines.get().resumeRedis();
         }
@@ -75,6 +83,11 @@ class RedisHangIT extends IntegrationTest {
         assertThat(counter("redis.breaker.refused") - refusedBefore)
                 .as("refused by the Redis breaker, not asked")
                 .isGreaterThanOrEqualTo(BUYERS - 3 * AT_ONCE);
+        assertThat(apiReady)
+                .as("an API pod stays in the Service while Redis hangs")
+                .isEqualTo(200);
+        assertThat(projectionReady).as("a projection pod leaves it").isEqualTo(Status.OUT_OF_SERVICE);
+        assertThat(paymentReady).as("a payment pod needs no Redis").isEqualTo(Status.UP);
         assertThat(poll.status()).as(poll.body().toString()).isEqualTo(200);
         assertThat(poll.body()).containsEntry("state", "ORDER_CREATED").containsEntry("source", "postgres");
 

@@ -16,6 +16,7 @@ import io.seckill.cli.SaleClient;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.health.RoleReadiness;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
@@ -26,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,6 +36,9 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -121,6 +126,24 @@ public abstract class IntegrationTest {
 
     @Autowired
     protected CompensationWorker compensation;
+
+    @Autowired
+    protected HealthContributorRegistry healthRegistry;
+
+    /**
+     * The readiness a worker pod running {@code roles} would answer, over this application's real checks (db, a
+     * Redis write, the send path): the test application runs the api role too, and is ready through any outage.
+     */
+    protected Status workerReadiness(String... roles) {
+        return new RoleReadiness(Set.of(roles), d -> (HealthIndicator) healthRegistry.getContributor(d.contributor()))
+                .health()
+                .getStatus();
+    }
+
+    /** The test application's own readiness, as its probe reads it. */
+    protected int readinessStatus() throws Exception {
+        return client().get("/actuator/health/readiness", null).status();
+    }
 
     protected SaleClient client() {
         return new SaleClient(
