@@ -5,16 +5,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.seckill.cli.SaleClient;
 import io.seckill.config.SeckillProperties;
+import io.seckill.mq.MqClients;
 import io.seckill.mq.MqTopology;
 import io.seckill.refusal.Refusal;
 import io.seckill.support.IntegrationTest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.common.topic.TopicValidator;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -77,6 +90,66 @@ class SendPathReadinessIT extends IntegrationTest {
                     .as("raised to the configured 12")
                     .isEqualTo(12);
         }
+    }
+
+    @Test
+    @DisplayName(
+            "more order consumers than four queues: with seckill.mq.order-queues=8, six consumers of one group built "
+                    + "as the engine builds its consumers each hold queues of their own and each receives messages")
+    void moreQueuesServeMoreConsumers() throws Exception {
+        String suffix = Long.toString(System.nanoTime(), 36).toUpperCase();
+        MqTopology topology = topology(suffix, 8);
+        topology.ensure();
+        String topic = "T_REQ_" + suffix;
+        String group = "g-order-" + suffix;
+        int consumers = 6;
+        List<DefaultMQPushConsumer> group6 = new ArrayList<>();
+        Map<Integer, Set<Integer>> received = new ConcurrentHashMap<>();
+        try {
+            for (int i = 0; i < consumers; i++) {
+                int index = i;
+                DefaultMQPushConsumer c = MqClients.pushConsumer(props, group, "order-consumer");
+                c.subscribe(topic, "*");
+                c.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+                    msgs.forEach(m -> received.computeIfAbsent(index, k -> ConcurrentHashMap.newKeySet())
+                            .add(m.getQueueId()));
+                    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+                });
+                c.start();
+                group6.add(c);
+            }
+            int queues = 8
+                    * masters(producer.getDefaultMQProducerImpl()
+                                    .getMqClientFactory()
+                                    .getMQClientAPIImpl())
+                            .size();
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> group6.stream().allMatch(c -> !assigned(c).isEmpty())
+                            && group6.stream().mapToInt(c -> assigned(c).size()).sum() == queues);
+            for (MessageQueue q : producer.fetchPublishMessageQueues(topic)) {
+                for (int k = 0; k < 3; k++) {
+                    producer.send(new Message(topic, ("m" + k).getBytes(StandardCharsets.UTF_8)), q);
+                }
+            }
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> received.size() == consumers
+                            && received.values().stream().mapToInt(Set::size).sum() == queues);
+        } finally {
+            group6.forEach(DefaultMQPushConsumer::shutdown);
+        }
+        assertThat(received).as("queue ids each consumer received from").hasSize(consumers);
+    }
+
+    /** The queues a push consumer holds now. */
+    private static Set<MessageQueue> assigned(DefaultMQPushConsumer c) {
+        return c.getDefaultMQPushConsumerImpl()
+                .getRebalanceImpl()
+                .getProcessQueueTable()
+                .keySet();
     }
 
     private static int queues(MQClientAPIImpl api, String addr, String topic) throws Exception {
