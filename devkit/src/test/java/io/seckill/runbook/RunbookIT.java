@@ -276,6 +276,30 @@ class RunbookIT extends PaymentTestBase {
         assertInvariants(activityId, true);
     }
 
+    @Test
+    @DisplayName("seckill sale create --file sale.yaml: the admin API's body in YAML, instants unquoted")
+    void saleFromAYamlFile(@TempDir Path dir) throws Exception {
+        long activityId = 881_000_000L + (System.nanoTime() & 0xffffff);
+        Path file = Files.writeString(
+                dir.resolve("sale.yaml"),
+                String.join(
+                        "\n",
+                        "activity_id: " + activityId,
+                        "name: yaml sale",
+                        "starts_at: " + Instant.now().minusSeconds(60),
+                        "ends_at: " + Instant.now().plusSeconds(3600),
+                        "business_deadline_seconds: 300",
+                        "payment_timeout_seconds: 900",
+                        "skus:",
+                        "  - {sku_id: 1, price: 9.90, stock: 5, buckets: 2}",
+                        ""));
+        assertThat(cli("sale", new String[] {"create"}, concat(operator(dir), "--file", file.toString())))
+                .isZero();
+        var v = activities.inventoryView(activityId).getFirst();
+        assertThat(v.pg().initial()).isEqualTo(5);
+        assertThat(v.pg().buckets()).isEqualTo(2);
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] all = new String[a.length + b.length];
         System.arraycopy(a, 0, all, 0, a.length);

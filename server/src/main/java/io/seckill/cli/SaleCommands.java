@@ -1,9 +1,7 @@
 package io.seckill.cli;
 
-import io.seckill.json.Json;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,12 +47,16 @@ final class SaleCommands implements Callable<Integer> {
     @Command(
             name = "create",
             mixinStandardHelpOptions = true,
-            description = "Create a sale (DRAFT): from --file (the admin API's JSON body) or from the options.")
+            description =
+                    "Create a sale (DRAFT): from --file (the admin API's body, JSON or YAML) or from the options.")
     static final class Create implements Callable<Integer> {
         @Mixin
         AdminCommands.Target target;
 
-        @Option(names = "--file", description = "the body as JSON (activity_id, name, starts_at, ends_at, ...)")
+        @Option(
+                names = "--file",
+                description =
+                        "the body as JSON, or YAML for a name ending .yaml/.yml (activity_id, name, starts_at, ends_at, ...)")
         Path file;
 
         @Option(names = "--activity", description = "the sale's id (a positive integer)")
@@ -90,7 +92,7 @@ final class SaleCommands implements Callable<Integer> {
         public Integer call() {
             Object body;
             try {
-                body = file != null ? Json.read(Files.readAllBytes(file), Map.class) : fromOptions();
+                body = file != null ? SaleFile.read(file) : fromOptions();
             } catch (IOException | RuntimeException e) {
                 System.err.println((file != null ? "--file " + file + ": " : "") + e.getMessage());
                 return 2;
