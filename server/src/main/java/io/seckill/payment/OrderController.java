@@ -1,5 +1,6 @@
 package io.seckill.payment;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.api.Caller.Buyer;
 import io.seckill.config.SeckillProperties;
@@ -8,8 +9,6 @@ import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.RefundStatus;
 import java.time.Clock;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,32 +57,59 @@ class OrderController {
         this.meters = meters;
     }
 
+    /** An order as its buyer sees it; the times of a payment and a cancellation once they happened. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record OrderView(
+            String orderId,
+            String reservationId,
+            long activityId,
+            long skuId,
+            String status,
+            String amount,
+            String expiresAt,
+            String paidAt,
+            String cancelledAt,
+            String cancelReason) {}
+
+    /** A payment opened at the channel: where the buyer pays ({@code pay_url}) and what. */
+    record PaymentStarted(
+            String orderId,
+            String paymentId,
+            String provider,
+            String providerTransactionId,
+            String payUrl,
+            String amount,
+            String channelStatus) {}
+
+    /** What a channel's callback did: the payment it named and the outcome ({@code IGNORED} when nothing). */
+    record CallbackAnswer(String paymentId, String result) {}
+
     @GetMapping("/api/v1/orders/{orderId}")
-    Map<String, Object> get(Buyer buyer, @PathVariable String orderId) {
+    OrderView get(Buyer buyer, @PathVariable String orderId) {
         return view(checkout.owned(buyer.userId(), orderUuid(orderId)));
     }
 
     @PostMapping("/api/v1/orders/{orderId}/payments")
-    ResponseEntity<Map<String, Object>> pay(Buyer buyer, @PathVariable String orderId) {
+    ResponseEntity<PaymentStarted> pay(Buyer buyer, @PathVariable String orderId) {
         Checkout.Opened p = checkout.open(checkout.owned(buyer.userId(), orderUuid(orderId)), notifyUrl());
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("order_id", p.orderId().toString());
-        out.put("payment_id", p.paymentId().toString());
-        out.put("provider", p.provider());
-        out.put("provider_transaction_id", p.providerTransactionId());
-        out.put("pay_url", p.payUrl() == null ? null : cfg.channelUrl() + p.payUrl());
-        out.put("amount", p.amount().toPlainString());
-        out.put("channel_status", p.channelStatus().name());
-        return ResponseEntity.status(HttpStatus.CREATED).body(out);
+        return ResponseEntity.status(HttpStatus.CREATED)
+                .body(new PaymentStarted(
+                        p.orderId().toString(),
+                        p.paymentId().toString(),
+                        p.provider(),
+                        p.providerTransactionId(),
+                        p.payUrl() == null ? null : cfg.channelUrl() + p.payUrl(),
+                        p.amount().toPlainString(),
+                        p.channelStatus().name()));
     }
 
     @PostMapping("/api/v1/orders/{orderId}/cancel")
-    Map<String, Object> cancel(Buyer buyer, @PathVariable String orderId) {
+    OrderView cancel(Buyer buyer, @PathVariable String orderId) {
         return view(checkout.cancel(checkout.owned(buyer.userId(), orderUuid(orderId))));
     }
 
     @PostMapping("/api/v1/payments/callbacks/{provider}")
-    Map<String, Object> callback(
+    CallbackAnswer callback(
             @PathVariable String provider,
             @RequestHeader HttpHeaders headers,
             @RequestBody(required = false) byte[] body) {
@@ -98,8 +124,7 @@ class OrderController {
             log.warn("payment.callback_rejected provider={} field={}: {}", provider, e.field(), e.getMessage());
             throw new Refusal(Refusal.Kind.UNAUTHENTICATED, "CALLBACK_REJECTED", e.getMessage(), e.field(), null);
         }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("payment_id", cb.paymentId().toString());
+        String paymentId = cb.paymentId().toString();
         // only a successful payment pays an order; a refund notice never does: it is answered with the refund state
         // this side already holds (the refund worker confirms refunds with the channel itself), and writes nothing
         if (cb.status() == PaymentChannel.Status.REFUNDED) {
@@ -107,14 +132,12 @@ class OrderController {
                     .map(PaymentRepository.Payment::refundStatus)
                     .orElse(null);
             meters.counter("payment.callback.refund_notice").increment();
-            out.put("result", known == null ? "IGNORED" : known.name());
-            return out;
+            return new CallbackAnswer(paymentId, known == null ? "IGNORED" : known.name());
         }
         if (cb.status() != PaymentChannel.Status.SUCCESS) {
             meters.counter("payment.callback.ignored").increment();
             log.info("payment.callback_ignored payment_id={} status={}", cb.paymentId(), cb.status());
-            out.put("result", "IGNORED");
-            return out;
+            return new CallbackAnswer(paymentId, "IGNORED");
         }
         PaymentOutcome r = paymentService.applyPaid(
                 provider,
@@ -124,8 +147,7 @@ class OrderController {
                 cb.amount(),
                 cb.paidAt() == null ? clock.instant() : cb.paidAt(),
                 "callback");
-        out.put("result", r.name());
-        return out;
+        return new CallbackAnswer(paymentId, r.name());
     }
 
     private String notifyUrl() {
@@ -144,24 +166,17 @@ class OrderController {
         }
     }
 
-    static Map<String, Object> view(OrderRecord o) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("order_id", o.orderId().toString());
-        m.put("reservation_id", o.reservationId().toString());
-        m.put("activity_id", o.activityId());
-        m.put("sku_id", o.skuId());
-        m.put("status", o.status().name());
-        m.put("amount", o.amount().toPlainString());
-        m.put("expires_at", o.expiresAt().toString());
-        if (o.paidAt() != null) {
-            m.put("paid_at", o.paidAt().toString());
-        }
-        if (o.cancelledAt() != null) {
-            m.put("cancelled_at", o.cancelledAt().toString());
-        }
-        if (o.cancelReason() != null) {
-            m.put("cancel_reason", o.cancelReason());
-        }
-        return m;
+    static OrderView view(OrderRecord o) {
+        return new OrderView(
+                o.orderId().toString(),
+                o.reservationId().toString(),
+                o.activityId(),
+                o.skuId(),
+                o.status().name(),
+                o.amount().toPlainString(),
+                o.expiresAt().toString(),
+                o.paidAt() == null ? null : o.paidAt().toString(),
+                o.cancelledAt() == null ? null : o.cancelledAt().toString(),
+                o.cancelReason());
     }
 }

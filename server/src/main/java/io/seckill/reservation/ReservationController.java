@@ -3,7 +3,6 @@ package io.seckill.reservation;
 import io.seckill.api.Caller;
 import io.seckill.api.Caller.Buyer;
 import io.seckill.refusal.Refusal;
-import java.util.Map;
 import java.util.UUID;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -37,7 +36,7 @@ class ReservationController {
     }
 
     @GetMapping("/api/v1/reservations/{reservationId}")
-    Map<String, Object> get(
+    ReservationQuery.StatusView get(
             Buyer buyer,
             @PathVariable String reservationId,
             @RequestParam(name = "activity_id", required = false) Long activityId,

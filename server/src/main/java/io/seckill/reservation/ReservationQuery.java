@@ -1,5 +1,6 @@
 package io.seckill.reservation;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
@@ -17,7 +18,6 @@ import io.seckill.state.PublicStatus;
 import io.seckill.state.ReservationStatus;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,8 +77,17 @@ class ReservationQuery {
     /** Where the buyer says the reservation is (the status URL of the 202 answer carries it); null when not said. */
     record Hint(long activityId, long skuId) {}
 
+    /**
+     * What a buyer's status poll answers ({@code GET /api/v1/reservations/{id}}): the state in the buyers' words
+     * ({@code QUEUED}, {@code ORDER_CREATED}, ...), the order once there is one, the reason of a rejection, and
+     * where the answer was read ({@code redis} or {@code postgres}). Absent fields are left out of the JSON.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record StatusView(
+            String reservationId, String state, String orderId, String orderStatus, String reason, String source) {}
+
     /** Empty when the reservation does not exist or belongs to someone else. */
-    Optional<Map<String, Object>> find(long userId, UUID reservationId, Hint hint) {
+    Optional<StatusView> find(long userId, UUID reservationId, Hint hint) {
         SkuSlot slot = hint == null ? null : slot(hint.activityId(), hint.skuId(), userId);
         // without the buyer's hint PostgreSQL knows the slot (one indexed lookup), once the order pipeline has the
         // reservation
@@ -115,8 +124,8 @@ class ReservationQuery {
             if (v.userId() != userId) {
                 return Optional.empty();
             }
-            return Optional.of(view(
-                    reservationId,
+            return Optional.of(new StatusView(
+                    reservationId.toString(),
                     pgState(v.status()),
                     v.orderId() == null ? null : v.orderId().toString(),
                     v.orderStatus() == null ? null : v.orderStatus().name(),
@@ -136,9 +145,9 @@ class ReservationQuery {
         return new Refusal(Refusal.Kind.UNAVAILABLE, "BUSY", detail, null, Map.of("retry_after_seconds", 1));
     }
 
-    private static Map<String, Object> projection(UUID reservationId, Map<String, String> projected) {
-        return view(
-                reservationId,
+    private static StatusView projection(UUID reservationId, Map<String, String> projected) {
+        return new StatusView(
+                reservationId.toString(),
                 redisState(projected.get("status")),
                 projected.get("order_id"),
                 orderStatus(projected.get("status")),
@@ -217,23 +226,5 @@ class ReservationQuery {
 
     static String pgState(ReservationStatus status) {
         return PublicStatus.of(status).name();
-    }
-
-    private static Map<String, Object> view(
-            UUID id, String state, String orderId, String orderStatus, String reason, String source) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("reservation_id", id.toString());
-        m.put("state", state);
-        if (orderId != null) {
-            m.put("order_id", orderId);
-        }
-        if (orderStatus != null) {
-            m.put("order_status", orderStatus);
-        }
-        if (reason != null) {
-            m.put("reason", reason);
-        }
-        m.put("source", source);
-        return m;
     }
 }
