@@ -1,5 +1,6 @@
 package io.seckill.activity;
 
+import io.seckill.state.SaleStatus;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
@@ -22,29 +23,32 @@ class AdminController {
         this.service = service;
     }
 
+    /** A sale after a step of its life: created (DRAFT), warmed, opened, closed. */
+    record SaleStep(long activityId, String status) {}
+
     @PostMapping
-    ResponseEntity<Map<String, Object>> create(@RequestBody(required = false) ActivityService.NewActivity body) {
+    ResponseEntity<SaleStep> create(@RequestBody(required = false) ActivityService.NewActivity body) {
         Activity a = service.create(body);
         return ResponseEntity.status(HttpStatus.CREATED)
-                .body(Map.of("activity_id", a.activityId(), "status", a.status()));
+                .body(new SaleStep(a.activityId(), a.status().name()));
     }
 
     @PostMapping("/{activityId}/warm")
-    Map<String, Object> warm(@PathVariable long activityId) {
+    SaleStep warm(@PathVariable long activityId) {
         service.warm(activityId);
-        return Map.of("activity_id", activityId, "status", "WARMED");
+        return new SaleStep(activityId, SaleStatus.WARMED.name());
     }
 
     @PostMapping("/{activityId}/open")
-    Map<String, Object> open(@PathVariable long activityId) {
+    SaleStep open(@PathVariable long activityId) {
         service.open(activityId);
-        return Map.of("activity_id", activityId, "status", "OPEN");
+        return new SaleStep(activityId, SaleStatus.OPEN.name());
     }
 
     @PostMapping("/{activityId}/close")
-    Map<String, Object> close(@PathVariable long activityId) {
+    SaleStep close(@PathVariable long activityId) {
         service.close(activityId);
-        return Map.of("activity_id", activityId, "status", "CLOSED");
+        return new SaleStep(activityId, SaleStatus.CLOSED.name());
     }
 
     @GetMapping("/{activityId}/inventory")
