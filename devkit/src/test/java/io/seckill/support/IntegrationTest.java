@@ -86,6 +86,10 @@ public abstract class IntegrationTest {
         // the simulator lists a payment the moment it is paid: the statement is read up to now
         registry.add("seckill.payment.statement.delay", () -> "0s");
         registry.add("seckill.mq.max-reconsume-times", () -> "3");
+        // the OpenAPI document (OpenApiDocumentIT): the API's paths, answers in JSON
+        registry.add("springdoc.paths-to-match", () -> "/api/**");
+        registry.add("springdoc.default-produces-media-type", () -> "application/json");
+        registry.add("springdoc.api-docs.version", () -> "openapi_3_1");
         registry.add("management.tracing.sampling.probability", () -> "0.0");
         registry.add("management.opentelemetry.tracing.export.schedule-delay", () -> "100ms");
         registry.add("seckill.workers.stall-alert-attempts", () -> "2");
