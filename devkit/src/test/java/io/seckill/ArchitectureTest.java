@@ -1,12 +1,17 @@
 package io.seckill;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +63,95 @@ class ArchitectureTest {
                 .dependOnClassesThat()
                 .haveFullyQualifiedName("javax.sql.DataSource")
                 .check(CLASSES);
+    }
+
+    /**
+     * Reaches of a feature into another feature's repository that the code still has: each should go through the
+     * owning feature's service instead. The list only shrinks - a new reach fails {@link #repositoriesStayHome}, and
+     * so does a listed one that is gone (take it off).
+     */
+    private static final Set<String> KNOWN_REACHES = Set.of(
+            "compensation -> anomaly.AnomalyRepository",
+            "compensation -> outbox.OutboxRepository",
+            "compensation -> reservation.ReservationRepository",
+            "dashboard -> anomaly.AnomalyRepository",
+            "dashboard -> order.OrderRepository",
+            "dashboard -> reconcile.RepairRepository",
+            "dashboard -> reservation.ReservationRepository",
+            "deadline -> anomaly.AnomalyRepository",
+            "deadline -> reservation.ReservationRepository",
+            "inbox -> anomaly.AnomalyRepository",
+            "invariants -> activity.LedgerRepository",
+            "invariants -> order.OrderRepository",
+            "invariants -> payment.PaymentRepository",
+            "invariants -> reservation.ReservationRepository",
+            "order -> activity.InventoryRepository",
+            "order -> activity.LedgerRepository",
+            "order -> inbox.InboxRepository",
+            "order -> inbox.QuarantineRepository",
+            "order -> outbox.OutboxRepository",
+            "order -> reservation.ReservationRepository",
+            "outbox -> anomaly.AnomalyRepository",
+            "payment -> activity.InventoryRepository",
+            "payment -> activity.LedgerRepository",
+            "payment -> anomaly.AnomalyRepository",
+            "payment -> order.OrderRepository",
+            "payment -> outbox.OutboxRepository",
+            "payment -> reservation.ReservationRepository",
+            "projection -> anomaly.AnomalyRepository",
+            "reconcile -> activity.InventoryRepository",
+            "reconcile -> anomaly.AnomalyRepository",
+            "reconcile -> compensation.CompensationTaskRepository",
+            "reconcile -> order.OrderRepository",
+            "reconcile -> outbox.OutboxRepository",
+            "reconcile -> reservation.ReservationRepository",
+            "reservation -> anomaly.AnomalyRepository",
+            "runbook -> activity.LedgerRepository",
+            "runbook -> anomaly.AnomalyRepository",
+            "runbook -> compensation.CompensationTaskRepository",
+            "runbook -> inbox.InboxRepository",
+            "runbook -> order.OrderRepository",
+            "runbook -> outbox.OutboxRepository",
+            "runbook -> payment.PaymentRepository",
+            "runbook -> reconcile.RepairRepository",
+            "runbook -> reservation.ReservationRepository");
+
+    @Test
+    @DisplayName("a feature reaches another feature's repository only where the known list says so (it only shrinks): "
+            + "every other use of another feature's tables goes through that feature's services")
+    void repositoriesStayHome() {
+        Set<String> reaches = new TreeSet<>();
+        for (JavaClass c : CLASSES) {
+            String from = feature(c);
+            if (from == null || List.of("db", "cli").contains(from)) {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                JavaClass target = d.getTargetClass().getBaseComponentType();
+                String to = feature(target);
+                String owner = target.getName().replaceAll("\\$.*", "");
+                if (to != null && !to.equals(from) && owner.endsWith("Repository")) {
+                    reaches.add(from + " -> " + owner.substring("io.seckill.".length()));
+                }
+            }
+        }
+        assertThat(reaches)
+                .as("reaches into another feature's repository that are not in KNOWN_REACHES: use the owning feature's "
+                        + "service")
+                .isSubsetOf(KNOWN_REACHES);
+        assertThat(KNOWN_REACHES)
+                .as("known reaches that are gone: take them off the list")
+                .isSubsetOf(reaches);
+    }
+
+    /** The feature (the package under io.seckill) of an engine class; null for the tools. */
+    private static String feature(JavaClass c) {
+        String pkg = c.getPackageName();
+        if (!pkg.startsWith("io.seckill.")) {
+            return null;
+        }
+        String f = pkg.substring("io.seckill.".length()).split("\\.")[0];
+        return List.of("demo", "bench", "engines", "paysim", "devkit").contains(f) ? null : f;
     }
 
     @Test

@@ -8,7 +8,7 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.cli.SaleClient;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
@@ -59,7 +59,7 @@ class LiveRecalibrationIT extends IntegrationTest {
     BucketTransfers transfers;
 
     @Autowired
-    HoldRepository holds;
+    ManualHolds holds;
 
     @Test
     @DisplayName(

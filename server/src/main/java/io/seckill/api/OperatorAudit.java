@@ -1,6 +1,6 @@
 package io.seckill.api;
 
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.LinkedHashMap;
@@ -25,9 +25,9 @@ final class OperatorAudit implements HandlerInterceptor {
 
     private static final String AUDITED = OperatorAudit.class.getName() + ".audited";
 
-    private final HoldRepository audit;
+    private final ManualHolds audit;
 
-    OperatorAudit(HoldRepository audit) {
+    OperatorAudit(ManualHolds audit) {
         this.audit = audit;
     }
 

@@ -1,6 +1,6 @@
 package io.seckill.api;
 
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import java.util.List;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
@@ -12,9 +12,9 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 class WebConfig implements WebMvcConfigurer {
 
     private final BuyerCallLimit buyerCalls;
-    private final HoldRepository audit;
+    private final ManualHolds audit;
 
-    WebConfig(BuyerCallLimit buyerCalls, HoldRepository audit) {
+    WebConfig(BuyerCallLimit buyerCalls, ManualHolds audit) {
         this.buyerCalls = buyerCalls;
         this.audit = audit;
     }

@@ -2,7 +2,7 @@ package io.seckill.dlq;
 
 import io.seckill.api.Caller.Operator;
 import io.seckill.config.SeckillProperties;
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import io.seckill.mq.MqClients;
 import io.seckill.refusal.Refusal;
 import java.nio.charset.StandardCharsets;
@@ -34,11 +34,11 @@ class DlqController implements DisposableBean {
     private static final int AUDITED_IDS = 100;
 
     private final SeckillProperties props;
-    private final HoldRepository holds;
+    private final ManualHolds holds;
     /** The broker clients that read and re-send letters, started on the first call and kept. */
     private DeadLetters letters;
 
-    DlqController(SeckillProperties props, HoldRepository holds) {
+    DlqController(SeckillProperties props, ManualHolds holds) {
         this.props = props;
         this.holds = holds;
     }

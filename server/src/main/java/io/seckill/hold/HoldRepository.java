@@ -9,7 +9,7 @@ import org.springframework.stereotype.Repository;
 
 /** The SQL of {@code manual_hold} and {@code audit_log}: what a person took over, and what every person did. */
 @Repository
-public class HoldRepository {
+class HoldRepository {
 
     private static final String HOLD = """
             INSERT INTO manual_hold (object_type, object_id, previous_status, reason, operator) VALUES (?, ?, ?, ?, ?)

@@ -12,7 +12,7 @@ import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import io.seckill.mq.BrokerBacklog;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.projection.OrderProjection;
@@ -64,7 +64,7 @@ public class RedisRecalibration {
     private final OutboxRepository outboxRepo;
     private final OrderProjection projection;
     private final AnomalyRepository anomalies;
-    private final HoldRepository holds;
+    private final ManualHolds holds;
     private final Repairs repairs;
     private final Redis redis;
     private final SeckillProperties props;
@@ -82,7 +82,7 @@ public class RedisRecalibration {
             OutboxRepository outboxRepo,
             OrderProjection projection,
             AnomalyRepository anomalies,
-            HoldRepository holds,
+            ManualHolds holds,
             Repairs repairs,
             Redis redis,
             SeckillProperties props,

@@ -7,7 +7,7 @@ import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
@@ -40,7 +40,7 @@ public record CloseOut(
         AnomalyRepository anomalies,
         OutboxRepository outbox,
         CompensationTaskRepository tasks,
-        HoldRepository holds,
+        ManualHolds holds,
         Redis redis,
         /** {@code seckill.close-out.retention}: how long a closed-out sale's Redis keys stay (inspection, late polls). */
         @Value("${seckill.close-out.retention:7d}") Duration retention) {

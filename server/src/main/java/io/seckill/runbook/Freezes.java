@@ -3,7 +3,7 @@ package io.seckill.runbook;
 import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ObjectKind;
 import io.seckill.state.ReservationStatus;
@@ -23,7 +23,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Service
 public record Freezes(
         Lookup lookup,
-        HoldRepository holds,
+        ManualHolds holds,
         ReservationRepository reservations,
         CompensationTaskRepository tasks,
         AnomalyRepository anomalies,

@@ -4,7 +4,7 @@ import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import io.seckill.inbox.InboxRepository;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
@@ -42,7 +42,7 @@ public record Inspection(
         InboxRepository inbox,
         OutboxRepository outbox,
         CompensationTaskRepository tasks,
-        HoldRepository holds,
+        ManualHolds holds,
         AnomalyRepository anomalies,
         RepairRepository repairs,
         PaymentChannel channel,

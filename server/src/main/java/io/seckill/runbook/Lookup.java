@@ -3,7 +3,7 @@ package io.seckill.runbook;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.CompensationTaskRepository;
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import io.seckill.order.OrderRecord;
 import io.seckill.order.OrderRepository;
 import io.seckill.payment.PaymentRepository;
@@ -28,7 +28,7 @@ record Lookup(
         OrderRepository orders,
         PaymentRepository payments,
         CompensationTaskRepository tasks,
-        HoldRepository holds,
+        ManualHolds holds,
         SaleRegistry registry,
         Redis redis) {
 

@@ -2,7 +2,7 @@ package io.seckill.runbook;
 
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.compensation.CompensationWorker;
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import io.seckill.payment.PaymentRepository;
 import io.seckill.payment.PaymentService;
 import io.seckill.projection.OrderProjection;
@@ -29,7 +29,7 @@ public record ManualRepairs(
         Lookup lookup,
         Freezes freezes,
         Repairs repairs,
-        HoldRepository holds,
+        ManualHolds holds,
         CompensationTaskRepository tasks,
         CompensationWorker compensation,
         OrderProjection projection,

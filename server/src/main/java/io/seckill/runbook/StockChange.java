@@ -4,7 +4,7 @@ import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.StockAdjustments;
-import io.seckill.hold.HoldRepository;
+import io.seckill.hold.ManualHolds;
 import io.seckill.refusal.Refusal;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +16,7 @@ import org.springframework.stereotype.Service;
 /** An operator changes a SKU's stock mid-sale: through the ledger, PostgreSQL then Redis, once per adjustment id. */
 @Service
 public record StockChange(
-        StockAdjustments adjustments, SaleRegistry registry, ActivityService activities, HoldRepository holds) {
+        StockAdjustments adjustments, SaleRegistry registry, ActivityService activities, ManualHolds holds) {
 
     private static final Logger log = LoggerFactory.getLogger(StockChange.class);
 
