@@ -8,8 +8,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.StockAdjustments;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.failpoint.Failpoint;
@@ -464,7 +464,7 @@ class ReconcileIT extends PaymentTestBase {
                 context.getBean(SaleRegistry.class),
                 activities,
                 repo,
-                context.getBean(AnomalyRepository.class),
+                context.getBean(Anomalies.class),
                 context.getBean(ReservationRepository.class),
                 context.getBean(OrderRepository.class),
                 apiMeters,

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.redis.SkuSlot;
 import io.seckill.state.ObjectKind;
 import io.seckill.state.SaleStatus;
@@ -31,7 +31,7 @@ class StaleStateIT extends IntegrationTest {
     SaleRegistry registry;
 
     @Autowired
-    AnomalyRepository anomalies;
+    Anomalies anomalies;
 
     @Autowired
     RedisRecalibration recalibration;

@@ -13,7 +13,7 @@ import org.springframework.stereotype.Repository;
  * for a human. At most one open anomaly per (type, object): recording it again changes nothing.
  */
 @Repository
-public class AnomalyRepository {
+class AnomalyRepository {
 
     private static final String INSERT = """
             INSERT INTO reconcile_anomaly (anomaly_type, object_type, object_id, activity_id, sku_id, evidence)
@@ -72,13 +72,11 @@ public class AnomalyRepository {
                 == 1;
     }
 
-    public record Open(long anomalyId, String objectId) {}
-
     /** Open anomalies of the given types, oldest first. */
-    public List<Open> open(List<AnomalyKind> kinds, int limit) {
+    public List<Anomalies.Open> open(List<AnomalyKind> kinds, int limit) {
         return jdbc.query(
                 OPEN_OF_TYPES,
-                (rs, i) -> new Open(rs.getLong(1), rs.getString(2)),
+                (rs, i) -> new Anomalies.Open(rs.getLong(1), rs.getString(2)),
                 kinds.stream().map(AnomalyKind::name).toArray(String[]::new),
                 limit);
     }

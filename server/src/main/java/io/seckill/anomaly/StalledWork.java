@@ -21,13 +21,13 @@ public class StalledWork {
 
     private static final Logger log = LoggerFactory.getLogger(StalledWork.class);
 
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final MeterRegistry meters;
     private final int alertAfterAttempts;
 
     /** {@code seckill.workers.stall-alert-attempts}: failed attempts of one unit after which a person hears of it. */
     StalledWork(
-            AnomalyRepository anomalies,
+            Anomalies anomalies,
             MeterRegistry meters,
             @Value("${seckill.workers.stall-alert-attempts:5}") int alertAfterAttempts) {
         if (alertAfterAttempts < 1) {

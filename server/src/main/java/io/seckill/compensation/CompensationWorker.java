@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
@@ -54,7 +54,7 @@ public class CompensationWorker extends PollingWorker {
 
     private final CompensationTaskRepository tasks;
     private final ReservationRepository reservations;
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final StalledWork stalled;
     private final SaleRegistry registry;
     private final Redis redis;
@@ -66,7 +66,7 @@ public class CompensationWorker extends PollingWorker {
     CompensationWorker(
             CompensationTaskRepository tasks,
             ReservationRepository reservations,
-            AnomalyRepository anomalies,
+            Anomalies anomalies,
             StalledWork stalled,
             SaleRegistry registry,
             Redis redis,

@@ -3,7 +3,7 @@ package io.seckill.dashboard;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
-import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
 import io.seckill.reconcile.RepairRepository;
@@ -31,7 +31,7 @@ public record SaleBoard(
         ActivityService activities,
         ReservationRepository reservations,
         OrderRepository orders,
-        AnomalyRepository anomalies,
+        Anomalies anomalies,
         RepairRepository repairs,
         InvariantChecker invariants,
         FleetMeters fleet,
@@ -49,7 +49,7 @@ public record SaleBoard(
             ActivityService activities,
             ReservationRepository reservations,
             OrderRepository orders,
-            AnomalyRepository anomalies,
+            Anomalies anomalies,
             RepairRepository repairs,
             InvariantChecker invariants,
             FleetMeters fleet,

@@ -2,8 +2,8 @@ package io.seckill.deadline;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.compensation.Rejections;
 import io.seckill.config.SeckillProperties;
@@ -52,7 +52,7 @@ class DeadlineSweeper extends PollingWorker {
     private final Redis redis;
     private final ReservationRepository reservations;
     private final Rejections rejections;
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final StalledWork stalled;
     private final EntryFailures failures = new EntryFailures();
     private final TransactionTemplate tx;
@@ -63,7 +63,7 @@ class DeadlineSweeper extends PollingWorker {
             Redis redis,
             ReservationRepository reservations,
             Rejections rejections,
-            AnomalyRepository anomalies,
+            Anomalies anomalies,
             StalledWork stalled,
             TransactionTemplate tx,
             OrderBacklog backlog,

@@ -1,7 +1,7 @@
 package io.seckill.inbox;
 
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.state.ObjectKind;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
@@ -21,9 +21,9 @@ public class QuarantineRepository {
             """;
 
     private final JdbcTemplate jdbc;
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
 
-    QuarantineRepository(JdbcTemplate jdbc, AnomalyRepository anomalies) {
+    QuarantineRepository(JdbcTemplate jdbc, Anomalies anomalies) {
         this.jdbc = jdbc;
         this.anomalies = anomalies;
     }

@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Span;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
@@ -54,7 +54,7 @@ class OutboxRelay extends PollingWorker {
     private final StalledWork stalled;
     private final DefaultMQProducer producer;
     private final PipelineTrace trace;
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final Counter manual;
     private final SeckillProperties.Outbox cfg;
     /** One lease owner per lane: a pass settles only what its own claim holds. */
@@ -69,7 +69,7 @@ class OutboxRelay extends PollingWorker {
             OutboxRepository outbox,
             DefaultMQProducer producer,
             StalledWork stalled,
-            AnomalyRepository anomalies,
+            Anomalies anomalies,
             PipelineTrace trace,
             TransactionTemplate tx,
             SeckillProperties props,

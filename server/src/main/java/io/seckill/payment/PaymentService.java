@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.LedgerRepository;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.metrics.LogContext;
@@ -46,7 +46,7 @@ public record PaymentService(
         InventoryRepository inventory,
         LedgerRepository ledger,
         OutboxRepository outbox,
-        AnomalyRepository anomalies,
+        Anomalies anomalies,
         TransactionTemplate tx,
         MeterRegistry meters) {
 

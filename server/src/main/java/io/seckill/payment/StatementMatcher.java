@@ -1,7 +1,7 @@
 package io.seckill.payment;
 
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.payment.PaymentStatementWorker.Result;
 import io.seckill.payment.channel.PaymentChannel;
@@ -28,12 +28,12 @@ class StatementMatcher {
     private static final Logger log = LoggerFactory.getLogger(StatementMatcher.class);
 
     private final PaymentService service;
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final StalledWork stalled;
     /** Failed attempts per payment id, while it keeps failing. */
     private final Map<UUID, Integer> failures = new ConcurrentHashMap<>();
 
-    StatementMatcher(PaymentService service, AnomalyRepository anomalies, StalledWork stalled) {
+    StatementMatcher(PaymentService service, Anomalies anomalies, StalledWork stalled) {
         this.service = service;
         this.anomalies = anomalies;
         this.stalled = stalled;

@@ -6,8 +6,8 @@ import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.config.SeckillProperties;
 import io.seckill.json.Json;
 import io.seckill.mq.MqClients;
@@ -46,7 +46,7 @@ class ProjectionConsumer extends PushConsumerRole {
     private final MeterRegistry meters;
     private final PipelineTrace trace;
     private final ReservationIds ids;
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final Counter forged;
 
     ProjectionConsumer(
@@ -55,7 +55,7 @@ class ProjectionConsumer extends PushConsumerRole {
             OrderProjection projection,
             PipelineTrace trace,
             ReservationIds ids,
-            AnomalyRepository anomalies,
+            Anomalies anomalies,
             MeterRegistry meters) {
         super("projection", props);
         this.ids = ids;

@@ -1,8 +1,8 @@
 package io.seckill.reconcile;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.state.ObjectKind;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -18,10 +18,10 @@ class Findings {
 
     private static final Logger log = LoggerFactory.getLogger(Findings.class);
 
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final MeterRegistry meters;
 
-    Findings(AnomalyRepository anomalies, MeterRegistry meters) {
+    Findings(Anomalies anomalies, MeterRegistry meters) {
         this.anomalies = anomalies;
         this.meters = meters;
     }

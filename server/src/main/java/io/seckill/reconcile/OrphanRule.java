@@ -1,7 +1,7 @@
 package io.seckill.reconcile;
 
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ReservationStatus;
 import java.util.LinkedHashMap;
@@ -23,24 +23,24 @@ class OrphanRule {
 
     private static final Logger log = LoggerFactory.getLogger(OrphanRule.class);
 
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final ReservationRepository reservations;
     private final Findings findings;
 
-    OrphanRule(AnomalyRepository anomalies, ReservationRepository reservations, Findings findings) {
+    OrphanRule(Anomalies anomalies, ReservationRepository reservations, Findings findings) {
         this.anomalies = anomalies;
         this.reservations = reservations;
         this.findings = findings;
     }
 
     void apply(Tally tally) {
-        List<AnomalyRepository.Open> open =
+        List<Anomalies.Open> open =
                 anomalies.open(List.of(AnomalyKind.SEND_DUE_ORPHAN, AnomalyKind.DEADLINE_RESERVATION_MISSING), 1000);
         if (open.isEmpty()) {
             return;
         }
-        Map<AnomalyRepository.Open, UUID> byAnomaly = new LinkedHashMap<>();
-        for (AnomalyRepository.Open a : open) {
+        Map<Anomalies.Open, UUID> byAnomaly = new LinkedHashMap<>();
+        for (Anomalies.Open a : open) {
             try {
                 byAnomaly.put(a, UUID.fromString(a.objectId()));
             } catch (IllegalArgumentException e) {

@@ -1,8 +1,8 @@
 package io.seckill.reconcile;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
@@ -30,10 +30,10 @@ class ProjectionRule implements ReservationRule {
     /** A SKU one of whose reservation hashes Redis had lost while PostgreSQL holds its order: recalibration is due. */
     private final OrderProjection projection;
 
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final MeterRegistry meters;
 
-    ProjectionRule(OrderProjection projection, AnomalyRepository anomalies, MeterRegistry meters) {
+    ProjectionRule(OrderProjection projection, Anomalies anomalies, MeterRegistry meters) {
         this.projection = projection;
         this.anomalies = anomalies;
         this.meters = meters;

@@ -2,8 +2,8 @@ package io.seckill.reconcile;
 
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,10 +23,10 @@ class RecalibrationRule {
     static final String UNCHANGED = "UNCHANGED";
 
     private final RedisRecalibration recalibration;
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final DriftRule driftRule;
 
-    RecalibrationRule(RedisRecalibration recalibration, AnomalyRepository anomalies, DriftRule driftRule) {
+    RecalibrationRule(RedisRecalibration recalibration, Anomalies anomalies, DriftRule driftRule) {
         this.recalibration = recalibration;
         this.anomalies = anomalies;
         this.driftRule = driftRule;

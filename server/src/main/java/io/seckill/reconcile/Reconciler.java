@@ -6,8 +6,8 @@ import io.micrometer.core.instrument.Timer;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.order.OrderRepository;
@@ -55,7 +55,7 @@ public class Reconciler {
     private final SaleRegistry registry;
     private final ActivityService activities;
     private final ReconcileRepository repo;
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final ReservationRepository reservations;
     private final OrderRepository orders;
     private final MeterRegistry meters;
@@ -86,7 +86,7 @@ public class Reconciler {
             SaleRegistry registry,
             ActivityService activities,
             ReconcileRepository repo,
-            AnomalyRepository anomalies,
+            Anomalies anomalies,
             ReservationRepository reservations,
             OrderRepository orders,
             MeterRegistry meters,

@@ -8,8 +8,8 @@ import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.SkuInventory;
 import io.seckill.activity.StockAdjustments;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
 import io.seckill.hold.ManualHolds;
@@ -63,7 +63,7 @@ public class RedisRecalibration {
     private final ReservationRepository reservations;
     private final OutboxRepository outboxRepo;
     private final OrderProjection projection;
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final ManualHolds holds;
     private final Repairs repairs;
     private final Redis redis;
@@ -81,7 +81,7 @@ public class RedisRecalibration {
             ReservationRepository reservations,
             OutboxRepository outboxRepo,
             OrderProjection projection,
-            AnomalyRepository anomalies,
+            Anomalies anomalies,
             ManualHolds holds,
             Repairs repairs,
             Redis redis,

@@ -3,8 +3,8 @@ package io.seckill.reservation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
@@ -54,7 +54,7 @@ class SendDueScanner extends PollingWorker {
     private final Redis redis;
     private final DefaultMQProducer producer;
     private final String owner = MqClients.instanceName("send-due");
-    private final AnomalyRepository anomalies;
+    private final Anomalies anomalies;
     private final Counter leaseExpired;
     private final SlotPass slots;
 
@@ -63,7 +63,7 @@ class SendDueScanner extends PollingWorker {
             SaleRegistry registry,
             Redis redis,
             DefaultMQProducer producer,
-            AnomalyRepository anomalies,
+            Anomalies anomalies,
             StalledWork stalled,
             Clock clock,
             MeterRegistry meters) {

@@ -5,7 +5,7 @@ import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
-import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.hold.ManualHolds;
 import io.seckill.invariants.InvariantChecker;
@@ -37,7 +37,7 @@ public record CloseOut(
         ReservationRepository reservations,
         LedgerRepository ledger,
         PaymentRepository payments,
-        AnomalyRepository anomalies,
+        Anomalies anomalies,
         OutboxRepository outbox,
         CompensationTaskRepository tasks,
         ManualHolds holds,

@@ -1,7 +1,7 @@
 package io.seckill.runbook;
 
+import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.anomaly.AnomalyRepository;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.hold.ManualHolds;
 import io.seckill.reservation.ReservationRepository;
@@ -26,7 +26,7 @@ public record Freezes(
         ManualHolds holds,
         ReservationRepository reservations,
         CompensationTaskRepository tasks,
-        AnomalyRepository anomalies,
+        Anomalies anomalies,
         TransactionTemplate tx) {
 
     private static final Logger log = LoggerFactory.getLogger(Freezes.class);

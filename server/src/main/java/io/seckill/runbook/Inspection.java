@@ -1,7 +1,7 @@
 package io.seckill.runbook;
 
 import io.seckill.activity.LedgerRepository;
-import io.seckill.anomaly.AnomalyRepository;
+import io.seckill.anomaly.Anomalies;
 import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.config.SeckillProperties;
 import io.seckill.hold.ManualHolds;
@@ -43,7 +43,7 @@ public record Inspection(
         OutboxRepository outbox,
         CompensationTaskRepository tasks,
         ManualHolds holds,
-        AnomalyRepository anomalies,
+        Anomalies anomalies,
         RepairRepository repairs,
         PaymentChannel channel,
         Redis redis,
