@@ -74,7 +74,6 @@ class ArchitectureTest {
             "compensation -> outbox.OutboxRepository",
             "compensation -> reservation.ReservationRepository",
             "dashboard -> order.OrderRepository",
-            "dashboard -> reconcile.RepairRepository",
             "dashboard -> reservation.ReservationRepository",
             "deadline -> reservation.ReservationRepository",
             "invariants -> activity.LedgerRepository",
@@ -103,7 +102,6 @@ class ArchitectureTest {
             "runbook -> order.OrderRepository",
             "runbook -> outbox.OutboxRepository",
             "runbook -> payment.PaymentRepository",
-            "runbook -> reconcile.RepairRepository",
             "runbook -> reservation.ReservationRepository");
 
     @Test

@@ -6,7 +6,6 @@ import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.PaymentRepository;
-import io.seckill.reconcile.RepairRepository;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.support.SqlConstants;
 import java.util.ArrayList;
@@ -43,7 +42,8 @@ class StateGuardsTest {
                 new Machine(OutboxStatus.class, "event_outbox", "status", OutboxRepository.class),
                 new Machine(TaskStatus.class, "compensation_task", "status", CompensationTaskRepository.class),
                 new Machine(RefundStatus.class, "payment_record", "refund_status", PaymentRepository.class),
-                new Machine(RepairStatus.class, "repair_task", "status", RepairRepository.class),
+                new Machine(
+                        RepairStatus.class, "repair_task", "status", owner("io.seckill.reconcile.RepairRepository")),
                 new Machine(
                         AnomalyStatus.class,
                         "reconcile_anomaly",

@@ -6,7 +6,7 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.Anomalies;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
-import io.seckill.reconcile.RepairRepository;
+import io.seckill.reconcile.Repairs;
 import io.seckill.reservation.ReservationRepository;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,7 +32,7 @@ public record SaleBoard(
         ReservationRepository reservations,
         OrderRepository orders,
         Anomalies anomalies,
-        RepairRepository repairs,
+        Repairs repairs,
         InvariantChecker invariants,
         FleetMeters fleet,
         Clock clock,
@@ -50,7 +50,7 @@ public record SaleBoard(
             ReservationRepository reservations,
             OrderRepository orders,
             Anomalies anomalies,
-            RepairRepository repairs,
+            Repairs repairs,
             InvariantChecker invariants,
             FleetMeters fleet,
             Clock clock) {

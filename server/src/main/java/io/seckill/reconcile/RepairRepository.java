@@ -16,7 +16,7 @@ import org.springframework.stereotype.Repository;
  * of what it saw - inserted once, run by whoever claims it.
  */
 @Repository
-public class RepairRepository {
+class RepairRepository {
 
     private static final String INSERT = """
             INSERT INTO repair_task (repair_id, object_type, object_id, rule_name, expected_version, target_state,

@@ -5,6 +5,7 @@ import io.seckill.state.RepairStatus;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -121,5 +122,15 @@ public class Repairs {
                     e.getMessage());
             return Run.FAILED;
         }
+    }
+
+    /** Every repair task about these objects (the runbook's inspection). */
+    public List<Map<String, Object>> forObjects(List<String> objectIds) {
+        return repo.forObjects(objectIds);
+    }
+
+    /** Repair tasks of the last {@code window}, by rule and status (the dashboard). */
+    public Map<String, Long> recent(Duration window) {
+        return repo.recent(window);
     }
 }

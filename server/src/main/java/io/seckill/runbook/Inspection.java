@@ -11,7 +11,7 @@ import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.PaymentRepository;
 import io.seckill.payment.PaymentService;
 import io.seckill.payment.channel.PaymentChannel;
-import io.seckill.reconcile.RepairRepository;
+import io.seckill.reconcile.Repairs;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationRepository;
@@ -44,7 +44,7 @@ public record Inspection(
         CompensationTaskRepository tasks,
         ManualHolds holds,
         Anomalies anomalies,
-        RepairRepository repairs,
+        Repairs repairs,
         PaymentChannel channel,
         Redis redis,
         SeckillProperties props,
