@@ -65,7 +65,7 @@ class CompensationIT extends IntegrationTest {
             "fault #11: the same compensation run 10,000 times concurrently: Redis stock +1 exactly once, one marker, task APPLIED")
     void tenThousandConcurrentRuns() throws Exception {
         Rejected r = rejectedReservation();
-        CompensationTaskRepository.Claimed claimed =
+        CompensationTasks.Claimed claimed =
                 tasks.claim(r.taskId(), "owner-x", Duration.ofMinutes(5)).orElseThrow();
         try (ExecutorService pool = Executors.newFixedThreadPool(32)) {
             List<Future<?>> fs = new ArrayList<>();
@@ -150,7 +150,7 @@ class CompensationIT extends IntegrationTest {
     void redisLostTheReservation() throws Exception {
         Rejected r = rejectedReservation();
         redis.sync().del(r.slot().reservation(r.reservationId().toString()));
-        CompensationTaskRepository.Claimed claimed =
+        CompensationTasks.Claimed claimed =
                 tasks.claim(r.taskId(), "owner-m", Duration.ofMinutes(5)).orElseThrow();
         worker.apply(claimed, "owner-m");
         assertThat(redis.sync().get(r.slot().stock())).isEqualTo("0");
@@ -389,11 +389,10 @@ class CompensationIT extends IntegrationTest {
     }
 
     /** Two claims of one task: owner-a's lease expired, then owner-b claimed it. */
-    record Takeover(
-            Rejected rejected, CompensationTaskRepository.Claimed stale, CompensationTaskRepository.Claimed fresh) {}
+    record Takeover(Rejected rejected, CompensationTasks.Claimed stale, CompensationTasks.Claimed fresh) {}
 
     private Takeover takeover(Rejected r) {
-        CompensationTaskRepository.Claimed stale =
+        CompensationTasks.Claimed stale =
                 tasks.claim(r.taskId(), "owner-a", Duration.ofMinutes(5)).orElseThrow();
         jdbc.update(
                 "UPDATE compensation_task SET lease_until = clock_timestamp() - interval '1 second' WHERE task_id = ?",

@@ -11,7 +11,7 @@ import io.seckill.activity.StockAdjustments;
 import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.StalledWork;
-import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationTasks;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.order.OrderRepository;
@@ -53,7 +53,7 @@ class ReconcileIT extends PaymentTestBase {
     StockAdjustments adjustments;
 
     @Autowired
-    CompensationTaskRepository tasks;
+    CompensationTasks tasks;
 
     @Autowired
     Repairs repairs;
@@ -189,8 +189,8 @@ class ReconcileIT extends PaymentTestBase {
     void finishCompensation() throws Exception {
         Sale s = sale();
         // a worker claims the task, the Lua restores the unit, and the worker dies before PostgreSQL hears of it
-        CompensationTaskRepository.Claimed claimed = tasks.claim(
-                        CompensationTaskRepository.taskId(s.rejected()), "dies-after-lua", Duration.ofMillis(1))
+        CompensationTasks.Claimed claimed = tasks.claim(
+                        CompensationTasks.taskId(s.rejected()), "dies-after-lua", Duration.ofMillis(1))
                 .orElseThrow();
         Failpoints.arm(Failpoint.AFTER_COMPENSATION_LUA, "throw*1");
         assertThatThrownBy(() -> compensation.apply(claimed, "dies-after-lua"))

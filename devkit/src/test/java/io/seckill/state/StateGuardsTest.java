@@ -2,7 +2,6 @@ package io.seckill.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.seckill.compensation.CompensationTaskRepository;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.PaymentRepository;
@@ -40,7 +39,11 @@ class StateGuardsTest {
                 new Machine(ReservationStatus.class, "inventory_reservation", "status", ReservationRepository.class),
                 new Machine(OrderStatus.class, "orders", "status", OrderRepository.class),
                 new Machine(OutboxStatus.class, "event_outbox", "status", OutboxRepository.class),
-                new Machine(TaskStatus.class, "compensation_task", "status", CompensationTaskRepository.class),
+                new Machine(
+                        TaskStatus.class,
+                        "compensation_task",
+                        "status",
+                        owner("io.seckill.compensation.CompensationTaskRepository")),
                 new Machine(RefundStatus.class, "payment_record", "refund_status", PaymentRepository.class),
                 new Machine(
                         RepairStatus.class, "repair_task", "status", owner("io.seckill.reconcile.RepairRepository")),

@@ -20,7 +20,7 @@ import org.springframework.stereotype.Repository;
  * reservation may be released, one task per reservation (unique idempotency key).
  */
 @Repository
-public class CompensationTaskRepository {
+class CompensationTaskRepository {
 
     public static final String RELEASE_REDIS_RESERVATION = "RELEASE_REDIS_RESERVATION";
 
@@ -121,22 +121,22 @@ public class CompensationTaskRepository {
         return jdbc.update(INSERT, t, r);
     }
 
-    public record Claimed(UUID taskId, UUID reservationId, int attempt) {}
-
-    public List<Claimed> claimDue(int limit, String owner, Duration lease) {
+    public List<CompensationTasks.Claimed> claimDue(int limit, String owner, Duration lease) {
         return jdbc.query(
                 CLAIM_DUE,
-                (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getInt(3)),
+                (rs, i) -> new CompensationTasks.Claimed(
+                        rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getInt(3)),
                 limit,
                 owner,
                 interval(lease));
     }
 
-    public Optional<Claimed> claim(UUID taskId, String owner, Duration lease) {
+    public Optional<CompensationTasks.Claimed> claim(UUID taskId, String owner, Duration lease) {
         return jdbc
                 .query(
                         CLAIM,
-                        (rs, i) -> new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getInt(3)),
+                        (rs, i) -> new CompensationTasks.Claimed(
+                                rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getInt(3)),
                         owner,
                         interval(lease),
                         taskId)

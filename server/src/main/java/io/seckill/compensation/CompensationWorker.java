@@ -96,8 +96,8 @@ public class CompensationWorker extends PollingWorker {
 
     /** One claim-and-apply pass as {@code leaseOwner}; returns how many tasks were claimed. */
     public int runOnce(String leaseOwner) {
-        List<CompensationTaskRepository.Claimed> claimed = tasks.claimDue(100, leaseOwner, Duration.ofSeconds(30));
-        for (CompensationTaskRepository.Claimed task : claimed) {
+        List<CompensationTasks.Claimed> claimed = tasks.claimDue(100, leaseOwner, Duration.ofSeconds(30));
+        for (CompensationTasks.Claimed task : claimed) {
             try (LogContext ids =
                     LogContext.of("compensation_id", task.taskId(), "reservation_id", task.reservationId())) {
                 apply(task, leaseOwner);
@@ -167,7 +167,7 @@ public class CompensationWorker extends PollingWorker {
     }
 
     /** Applies one claimed task (public so tests can drive it with a chosen owner and interleaving). */
-    public void apply(CompensationTaskRepository.Claimed task, String leaseOwner) {
+    public void apply(CompensationTasks.Claimed task, String leaseOwner) {
         UUID rid = task.reservationId();
         if (reservations.target(rid).isEmpty()) {
             manual(
@@ -245,7 +245,7 @@ public class CompensationWorker extends PollingWorker {
         manual(task, leaseOwner, target, word, "compensate.lua refused: " + word);
     }
 
-    private void finish(CompensationTaskRepository.Claimed task, String leaseOwner, String result) {
+    private void finish(CompensationTasks.Claimed task, String leaseOwner, String result) {
         Boolean done = tx.execute(s -> {
             if (!tasks.markApplied(task.taskId(), leaseOwner, result)) {
                 s.setRollbackOnly();
@@ -267,7 +267,7 @@ public class CompensationWorker extends PollingWorker {
     }
 
     private void manual(
-            CompensationTaskRepository.Claimed task,
+            CompensationTasks.Claimed task,
             String leaseOwner,
             ReservationRepository.Target target,
             String result,

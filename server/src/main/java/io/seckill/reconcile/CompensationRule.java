@@ -1,7 +1,7 @@
 package io.seckill.reconcile;
 
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationTasks;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.Judged;
@@ -25,10 +25,10 @@ class CompensationRule implements ReservationRule {
 
     static final String TASK_EXISTS = "TASK_EXISTS";
 
-    private final CompensationTaskRepository tasks;
+    private final CompensationTasks tasks;
     private final CompensationWorker compensation;
 
-    CompensationRule(CompensationTaskRepository tasks, CompensationWorker compensation) {
+    CompensationRule(CompensationTasks tasks, CompensationWorker compensation) {
         this.tasks = tasks;
         this.compensation = compensation;
     }
@@ -89,12 +89,12 @@ class CompensationRule implements ReservationRule {
     public String repair(SkuSlot slot, Judged r, String actual, Finding.Repair repair) {
         return switch (repair.kind()) {
             case ENSURE_COMPENSATION_TASK -> {
-                String task = "task " + CompensationTaskRepository.taskId(r.reservationId());
+                String task = "task " + CompensationTasks.taskId(r.reservationId());
                 yield tasks.insertRelease(List.of(r.reservationId())) == 1 ? task : Repairs.ALREADY + ": " + task;
             }
             case FINISH_COMPENSATION -> {
                 String owner = Reconciler.OPERATOR + "-" + UUID.randomUUID();
-                CompensationTaskRepository.Claimed claimed = tasks.claim(r.taskId(), owner, Duration.ofSeconds(30))
+                CompensationTasks.Claimed claimed = tasks.claim(r.taskId(), owner, Duration.ofSeconds(30))
                         .orElseThrow(() -> new IllegalStateException("task " + r.taskId() + " could not be claimed"));
                 compensation.apply(claimed, owner);
                 yield "task " + r.taskId() + " finished through the compensation worker";

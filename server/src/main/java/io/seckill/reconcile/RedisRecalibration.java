@@ -10,7 +10,7 @@ import io.seckill.activity.SkuInventory;
 import io.seckill.activity.StockAdjustments;
 import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationTasks;
 import io.seckill.config.SeckillProperties;
 import io.seckill.hold.ManualHolds;
 import io.seckill.mq.BrokerBacklog;
@@ -579,8 +579,7 @@ public class RedisRecalibration {
                 redis.sync()
                         .set(
                                 slot.compensationMarker(rid),
-                                CompensationTaskRepository.taskId(k.reservationId())
-                                        .toString());
+                                CompensationTasks.taskId(k.reservationId()).toString());
                 absorbed++;
             }
         }

@@ -6,7 +6,7 @@ import io.seckill.activity.ActivityService;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.Anomalies;
-import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationTasks;
 import io.seckill.hold.ManualHolds;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
@@ -39,7 +39,7 @@ public record CloseOut(
         PaymentRepository payments,
         Anomalies anomalies,
         OutboxRepository outbox,
-        CompensationTaskRepository tasks,
+        CompensationTasks tasks,
         ManualHolds holds,
         Redis redis,
         /** {@code seckill.close-out.retention}: how long a closed-out sale's Redis keys stay (inspection, late polls). */

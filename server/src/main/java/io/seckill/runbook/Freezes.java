@@ -2,7 +2,7 @@ package io.seckill.runbook;
 
 import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationTasks;
 import io.seckill.hold.ManualHolds;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ObjectKind;
@@ -25,7 +25,7 @@ public record Freezes(
         Lookup lookup,
         ManualHolds holds,
         ReservationRepository reservations,
-        CompensationTaskRepository tasks,
+        CompensationTasks tasks,
         Anomalies anomalies,
         TransactionTemplate tx) {
 

@@ -2,7 +2,7 @@ package io.seckill.runbook;
 
 import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.Anomalies;
-import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationTasks;
 import io.seckill.config.SeckillProperties;
 import io.seckill.hold.ManualHolds;
 import io.seckill.inbox.InboxRepository;
@@ -41,7 +41,7 @@ public record Inspection(
         LedgerRepository ledger,
         InboxRepository inbox,
         OutboxRepository outbox,
-        CompensationTaskRepository tasks,
+        CompensationTasks tasks,
         ManualHolds holds,
         Anomalies anomalies,
         Repairs repairs,
@@ -161,7 +161,7 @@ public record Inspection(
             ids.add(orderId.toString());
             ids.add(paymentId.toString());
         }
-        ids.add(CompensationTaskRepository.taskId(res.reservationId()).toString());
+        ids.add(CompensationTasks.taskId(res.reservationId()).toString());
         return ids;
     }
 }

@@ -2,7 +2,7 @@ package io.seckill.runbook;
 
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
-import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationTasks;
 import io.seckill.hold.ManualHolds;
 import io.seckill.order.OrderRecord;
 import io.seckill.order.OrderRepository;
@@ -27,7 +27,7 @@ record Lookup(
         ReservationRepository reservations,
         OrderRepository orders,
         PaymentRepository payments,
-        CompensationTaskRepository tasks,
+        CompensationTasks tasks,
         ManualHolds holds,
         SaleRegistry registry,
         Redis redis) {

@@ -1,6 +1,6 @@
 package io.seckill.runbook;
 
-import io.seckill.compensation.CompensationTaskRepository;
+import io.seckill.compensation.CompensationTasks;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.hold.ManualHolds;
 import io.seckill.payment.PaymentRepository;
@@ -30,7 +30,7 @@ public record ManualRepairs(
         Freezes freezes,
         Repairs repairs,
         ManualHolds holds,
-        CompensationTaskRepository tasks,
+        CompensationTasks tasks,
         CompensationWorker compensation,
         OrderProjection projection,
         PaymentRepository payments,
@@ -111,8 +111,7 @@ public record ManualRepairs(
         }
         tasks.insertRelease(List.of(rid));
         String owner = "runbook-" + UUID.randomUUID();
-        CompensationTaskRepository.Claimed claimed = tasks.claim(
-                        CompensationTaskRepository.taskId(rid), owner, Duration.ofSeconds(30))
+        CompensationTasks.Claimed claimed = tasks.claim(CompensationTasks.taskId(rid), owner, Duration.ofSeconds(30))
                 .orElseThrow(() -> new IllegalStateException("the compensation task is busy"));
         compensation.apply(claimed, owner);
         return released + "; compensation task applied: "
