@@ -79,11 +79,11 @@ class InboxFinishPlanIT extends IntegrationTest {
     private List<UUID> claim(String group) {
         List<UUID> ids = new ArrayList<>();
         for (int i = 0; i < GROUP_ROWS; i += 500) {
-            List<InboxRepository.Claim> claims = new ArrayList<>();
+            List<Inbox.Claim> claims = new ArrayList<>();
             for (int j = 0; j < 500; j++) {
                 UUID id = UUID.randomUUID();
                 ids.add(id);
-                claims.add(new InboxRepository.Claim(id, UUID.randomUUID(), UUID.randomUUID(), new byte[32]));
+                claims.add(new Inbox.Claim(id, UUID.randomUUID(), UUID.randomUUID(), new byte[32]));
             }
             List<UUID> owned = tx.execute(s -> inbox.claim(group, "plan-topic", "OrderCreateRequested", claims));
             assertThat(owned).hasSize(500);

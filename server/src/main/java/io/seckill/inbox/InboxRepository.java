@@ -15,7 +15,7 @@ import org.springframework.stereotype.Repository;
  * transaction, and the unique (consumer_group, message_id) key decides who owns a message.
  */
 @Repository
-public class InboxRepository {
+class InboxRepository {
 
     private static final String CLAIM = """
             INSERT INTO consumer_inbox (consumer_group, message_id, topic, event_type, reservation_id, request_id,
@@ -63,16 +63,12 @@ public class InboxRepository {
         }
     }
 
-    public record Claim(UUID messageId, UUID reservationId, UUID requestId, byte[] payloadHash) {}
-
-    public record Entry(UUID messageId, byte[] payloadHash, InboxResult result, UUID orderId) {}
-
     /** Inserts PROCESSING rows; returns the message ids this transaction now owns. */
-    public List<UUID> claim(String group, String topic, String eventType, List<Claim> claims) {
+    public List<UUID> claim(String group, String topic, String eventType, List<Inbox.Claim> claims) {
         int n = claims.size();
         String[] m = new String[n], r = new String[n], q = new String[n], h = new String[n];
         for (int i = 0; i < n; i++) {
-            Claim c = claims.get(i);
+            Inbox.Claim c = claims.get(i);
             m[i] = c.messageId().toString();
             r[i] = c.reservationId().toString();
             q[i] = c.requestId().toString();
@@ -81,15 +77,15 @@ public class InboxRepository {
         return jdbc.queryForList(CLAIM, UUID.class, group, topic, eventType, m, r, q, h);
     }
 
-    public Map<UUID, Entry> find(String group, List<UUID> messageIds) {
-        Map<UUID, Entry> out = new HashMap<>();
+    public Map<UUID, Inbox.Entry> find(String group, List<UUID> messageIds) {
+        Map<UUID, Inbox.Entry> out = new HashMap<>();
         jdbc.query(
                 FIND,
                 rs -> {
                     UUID id = rs.getObject(1, UUID.class);
                     out.put(
                             id,
-                            new Entry(
+                            new Inbox.Entry(
                                     id,
                                     rs.getBytes(2),
                                     InboxResult.valueOf(rs.getString(3)),

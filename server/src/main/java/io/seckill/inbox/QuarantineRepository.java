@@ -12,7 +12,7 @@ import org.springframework.stereotype.Repository;
  * processed, never "success".
  */
 @Repository
-public class QuarantineRepository {
+class QuarantineRepository {
 
     private static final String INSERT = """
             INSERT INTO message_quarantine (consumer_group, topic, message_id, broker_msg_id, reason, payload,

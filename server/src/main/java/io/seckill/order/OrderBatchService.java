@@ -12,8 +12,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.db.Outage;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
-import io.seckill.inbox.InboxRepository;
-import io.seckill.inbox.QuarantineRepository;
+import io.seckill.inbox.Inbox;
 import io.seckill.outbox.OutboxEvent;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.reservation.OrderCreateRequested;
@@ -60,8 +59,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Service
 public record OrderBatchService(
         TransactionTemplate tx,
-        InboxRepository inbox,
-        QuarantineRepository quarantine,
+        Inbox inbox,
         ReservationRepository reservations,
         InventoryRepository inventory,
         OrderRepository orders,
@@ -126,8 +124,7 @@ public record OrderBatchService(
     @Autowired
     OrderBatchService(
             TransactionTemplate tx,
-            InboxRepository inbox,
-            QuarantineRepository quarantine,
+            Inbox inbox,
             ReservationRepository reservations,
             InventoryRepository inventory,
             OrderRepository orders,
@@ -141,7 +138,6 @@ public record OrderBatchService(
         this(
                 tx,
                 inbox,
-                quarantine,
                 reservations,
                 inventory,
                 orders,
@@ -316,7 +312,7 @@ public record OrderBatchService(
      */
     Map<InboundOrder, MessageOutcome> resolveCommitOutcome(List<InboundOrder> batch) {
         Map<InboundOrder, MessageOutcome> out = new IdentityHashMap<>();
-        Map<UUID, InboxRepository.Entry> found;
+        Map<UUID, Inbox.Entry> found;
         try {
             found = inbox.find(
                     group, batch.stream().map(m -> m.msg().messageId()).toList());
@@ -332,7 +328,7 @@ public record OrderBatchService(
             return out;
         }
         for (InboundOrder m : batch) {
-            InboxRepository.Entry e = found.get(m.msg().messageId());
+            Inbox.Entry e = found.get(m.msg().messageId());
             if (e == null || e.result() == InboxResult.PROCESSING) {
                 out.put(m, MessageOutcome.RETRY);
             } else if (!Arrays.equals(e.payloadHash(), m.hash())) {
@@ -422,8 +418,8 @@ public record OrderBatchService(
                 repeats.add(m);
             }
         }
-        List<InboxRepository.Claim> claims = firstById.values().stream()
-                .map(m -> new InboxRepository.Claim(
+        List<Inbox.Claim> claims = firstById.values().stream()
+                .map(m -> new Inbox.Claim(
                         m.msg().messageId(), m.msg().reservationId(), m.msg().requestId(), m.hash()))
                 .toList();
         Set<UUID> owned = new LinkedHashSet<>(inbox.claim(group, topic, OrderCreateRequested.EVENT_TYPE, claims));
@@ -437,9 +433,9 @@ public record OrderBatchService(
                 .filter(id -> !claimed.owned().contains(id))
                 .toList();
         if (!known.isEmpty()) {
-            Map<UUID, InboxRepository.Entry> existing = inbox.find(group, known);
+            Map<UUID, Inbox.Entry> existing = inbox.find(group, known);
             for (UUID id : known) {
-                InboxRepository.Entry e = existing.get(id);
+                Inbox.Entry e = existing.get(id);
                 if (e == null) {
                     throw new IllegalStateException("inbox row for " + id + " vanished after conflict");
                 }
@@ -705,7 +701,7 @@ public record OrderBatchService(
                 m.msg().messageId(),
                 m.msg().reservationId(),
                 group);
-        quarantine.quarantine(
+        inbox.quarantine(
                 group,
                 topic,
                 m.msg().messageId().toString(),

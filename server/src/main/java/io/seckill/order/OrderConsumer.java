@@ -8,7 +8,7 @@ import io.micrometer.tracing.Span;
 import io.seckill.config.SeckillProperties;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
-import io.seckill.inbox.QuarantineRepository;
+import io.seckill.inbox.Inbox;
 import io.seckill.json.Json;
 import io.seckill.mq.MqClients;
 import io.seckill.mq.OrderBacklog;
@@ -46,7 +46,7 @@ class OrderConsumer extends PushConsumerRole {
     private static final Logger log = LoggerFactory.getLogger(OrderConsumer.class);
 
     private final OrderBatchService service;
-    private final QuarantineRepository quarantine;
+    private final Inbox quarantine;
     private final TransactionTemplate tx;
     private final PipelineTrace trace;
     private final DistributionSummary batchSizes;
@@ -59,7 +59,7 @@ class OrderConsumer extends PushConsumerRole {
     OrderConsumer(
             SeckillProperties props,
             OrderBatchService service,
-            QuarantineRepository quarantine,
+            Inbox quarantine,
             TransactionTemplate tx,
             PipelineTrace trace,
             ReservationIds ids,

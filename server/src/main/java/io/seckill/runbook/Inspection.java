@@ -5,7 +5,7 @@ import io.seckill.anomaly.Anomalies;
 import io.seckill.compensation.CompensationTasks;
 import io.seckill.config.SeckillProperties;
 import io.seckill.hold.ManualHolds;
-import io.seckill.inbox.InboxRepository;
+import io.seckill.inbox.Inbox;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
 import io.seckill.payment.PaymentRepository;
@@ -39,7 +39,7 @@ public record Inspection(
         OrderRepository orders,
         PaymentRepository payments,
         LedgerRepository ledger,
-        InboxRepository inbox,
+        Inbox inbox,
         OutboxRepository outbox,
         CompensationTasks tasks,
         ManualHolds holds,
