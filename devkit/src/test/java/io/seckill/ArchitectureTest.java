@@ -78,7 +78,6 @@ class ArchitectureTest {
             "deadline -> reservation.ReservationRepository",
             "invariants -> activity.LedgerRepository",
             "invariants -> order.OrderRepository",
-            "invariants -> payment.PaymentRepository",
             "invariants -> reservation.ReservationRepository",
             "order -> activity.InventoryRepository",
             "order -> activity.LedgerRepository",
@@ -96,7 +95,6 @@ class ArchitectureTest {
             "runbook -> activity.LedgerRepository",
             "runbook -> order.OrderRepository",
             "runbook -> outbox.OutboxRepository",
-            "runbook -> payment.PaymentRepository",
             "runbook -> reservation.ReservationRepository");
 
     @Test

@@ -8,7 +8,7 @@ import io.seckill.cli.SaleClient;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
-import io.seckill.payment.PaymentRepository;
+import io.seckill.payment.Payments;
 import io.seckill.paysim.PaySim;
 import io.seckill.reservation.ReservationRepository;
 import java.io.PrintStream;
@@ -272,15 +272,14 @@ public final class SaleScenario {
             Map<String, Long> orders = app.getBean(OrderRepository.class).countByStatus(activityId);
             boolean ordersFinal = orders.keySet().stream().allMatch(st -> st.equals("PAID") || st.equals("CANCELLED"));
             // every payment taken after a cancel has come back through its callback and been refunded
-            Map<String, Long> payments = app.getBean(PaymentRepository.class).paymentCounts(activityId);
+            Map<String, Long> payments = app.getBean(Payments.class).paymentCounts(activityId);
             boolean refundsDone = !payments.containsKey("REFUNDING")
                     && payments.getOrDefault("REFUNDED", 0L)
                             >= behaviour
                                     .getOrDefault("paid after the cancel", new AtomicLong())
                                     .get();
-            boolean allRecorded = app.getBean(PaymentRepository.class)
-                    .unrecorded(sim.paidPayments())
-                    .isEmpty();
+            boolean allRecorded =
+                    app.getBean(Payments.class).unrecorded(sim.paidPayments()).isEmpty();
             boolean projected;
             try {
                 projected = activities.inventoryView(activityId).stream()
@@ -328,7 +327,7 @@ public final class SaleScenario {
                 .sum();
         checks.add(new InvariantChecker.Check(
                 "every order ended PAID or CANCELLED", unfinished == 0, unfinished + " not final"));
-        Map<String, Long> paymentStates = app.getBean(PaymentRepository.class).paymentCounts(activityId);
+        Map<String, Long> paymentStates = app.getBean(Payments.class).paymentCounts(activityId);
         long afterCancel = behaviour
                 .getOrDefault("paid after the cancel", new AtomicLong())
                 .get();
@@ -349,8 +348,7 @@ public final class SaleScenario {
                                 ? ""
                                 : ", " + paidLate + " paid late before it (refunded if they lost the race)")));
         List<UUID> channelPaid = sim.paidPayments();
-        int unrecorded =
-                app.getBean(PaymentRepository.class).unrecorded(channelPaid).size();
+        int unrecorded = app.getBean(Payments.class).unrecorded(channelPaid).size();
         checks.add(new InvariantChecker.Check(
                 "every payment the channel took is recorded (by its callback or the statement)",
                 unrecorded == 0,

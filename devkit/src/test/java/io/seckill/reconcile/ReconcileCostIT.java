@@ -3,7 +3,6 @@ package io.seckill.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.order.OrderRepository;
-import io.seckill.payment.PaymentRepository;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.support.IntegrationTest;
 import java.sql.PreparedStatement;
@@ -127,7 +126,7 @@ class ReconcileCostIT extends IntegrationTest {
         String changedReservations = sql(ReservationRepository.class, "CHANGED");
         String changedOrders = sql(OrderRepository.class, "CHANGED");
         String resolve = sql(ReservationRepository.class, "RESOLVE");
-        String resolvePayment = sql(PaymentRepository.class, "RESERVATION_OF_RECORD");
+        String resolvePayment = sql("io.seckill.payment.PaymentRepository", "RESERVATION_OF_RECORD");
         Object[] window = {
             1L, 1L, java.sql.Timestamp.from(java.time.Instant.EPOCH), new UUID(0, 0), "1 second", "1 second", 1000
         };
@@ -156,6 +155,15 @@ class ReconcileCostIT extends IntegrationTest {
 
     private static String sql(Class<?> repository, String name) {
         return (String) ReflectionTestUtils.getField(repository, name);
+    }
+
+    /** A statement of a repository its feature keeps package-private. */
+    private static String sql(String repository, String name) {
+        try {
+            return sql(Class.forName(repository), name);
+        } catch (ClassNotFoundException e) {
+            throw new AssertionError(repository + " is gone", e);
+        }
     }
 
     /**

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
-import io.seckill.payment.PaymentRepository;
 import io.seckill.reservation.ReservationRepository;
 import io.seckill.support.SqlConstants;
 import java.util.ArrayList;
@@ -44,7 +43,11 @@ class StateGuardsTest {
                         "compensation_task",
                         "status",
                         owner("io.seckill.compensation.CompensationTaskRepository")),
-                new Machine(RefundStatus.class, "payment_record", "refund_status", PaymentRepository.class),
+                new Machine(
+                        RefundStatus.class,
+                        "payment_record",
+                        "refund_status",
+                        owner("io.seckill.payment.PaymentRepository")),
                 new Machine(
                         RepairStatus.class, "repair_task", "status", owner("io.seckill.reconcile.RepairRepository")),
                 new Machine(

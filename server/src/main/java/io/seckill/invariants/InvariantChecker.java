@@ -4,7 +4,7 @@ import io.seckill.activity.ActivityService;
 import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SkuInventory;
 import io.seckill.order.OrderRepository;
-import io.seckill.payment.PaymentRepository;
+import io.seckill.payment.Payments;
 import io.seckill.reservation.ReservationRepository;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,7 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 public record InvariantChecker(
         OrderRepository orders,
         LedgerRepository ledger,
-        PaymentRepository payments,
+        Payments payments,
         ReservationRepository reservations,
         ActivityService activities,
         TransactionTemplate snapshot) {
@@ -33,7 +33,7 @@ public record InvariantChecker(
     InvariantChecker(
             OrderRepository orders,
             LedgerRepository ledger,
-            PaymentRepository payments,
+            Payments payments,
             ReservationRepository reservations,
             ActivityService activities,
             PlatformTransactionManager tm) {

@@ -25,7 +25,7 @@ import org.springframework.stereotype.Repository;
  * keys of a record (payment id, channel transaction id) are the idempotency guard of a callback.
  */
 @Repository
-public class PaymentRepository {
+class PaymentRepository {
 
     private static final String INSERT_ATTEMPT = """
             INSERT INTO payment_attempt (payment_id, order_id, provider, amount) VALUES (?, ?, ?, ?)

@@ -11,7 +11,7 @@ import io.seckill.hold.ManualHolds;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
-import io.seckill.payment.PaymentRepository;
+import io.seckill.payment.Payments;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
@@ -36,7 +36,7 @@ public record CloseOut(
         OrderRepository orders,
         ReservationRepository reservations,
         LedgerRepository ledger,
-        PaymentRepository payments,
+        Payments payments,
         Anomalies anomalies,
         OutboxRepository outbox,
         CompensationTasks tasks,

@@ -8,8 +8,8 @@ import io.seckill.hold.ManualHolds;
 import io.seckill.inbox.Inbox;
 import io.seckill.order.OrderRepository;
 import io.seckill.outbox.OutboxRepository;
-import io.seckill.payment.PaymentRepository;
 import io.seckill.payment.PaymentService;
+import io.seckill.payment.Payments;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.reconcile.Repairs;
 import io.seckill.redis.Redis;
@@ -37,7 +37,7 @@ public record Inspection(
         Lookup lookup,
         ReservationRepository reservations,
         OrderRepository orders,
-        PaymentRepository payments,
+        Payments payments,
         LedgerRepository ledger,
         Inbox inbox,
         OutboxRepository outbox,

@@ -6,7 +6,7 @@ import io.seckill.compensation.CompensationTasks;
 import io.seckill.hold.ManualHolds;
 import io.seckill.order.OrderRecord;
 import io.seckill.order.OrderRepository;
-import io.seckill.payment.PaymentRepository;
+import io.seckill.payment.Payments;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Input;
@@ -26,7 +26,7 @@ import org.springframework.stereotype.Component;
 record Lookup(
         ReservationRepository reservations,
         OrderRepository orders,
-        PaymentRepository payments,
+        Payments payments,
         CompensationTasks tasks,
         ManualHolds holds,
         SaleRegistry registry,

@@ -3,8 +3,8 @@ package io.seckill.runbook;
 import io.seckill.compensation.CompensationTasks;
 import io.seckill.compensation.CompensationWorker;
 import io.seckill.hold.ManualHolds;
-import io.seckill.payment.PaymentRepository;
 import io.seckill.payment.PaymentService;
+import io.seckill.payment.Payments;
 import io.seckill.projection.OrderProjection;
 import io.seckill.reconcile.Repairs;
 import io.seckill.redis.Redis;
@@ -33,7 +33,7 @@ public record ManualRepairs(
         CompensationTasks tasks,
         CompensationWorker compensation,
         OrderProjection projection,
-        PaymentRepository payments,
+        Payments payments,
         Redis redis) {
 
     /** The standard actions a repair may run. */
