@@ -65,12 +65,35 @@ public final class SeckillCli implements Callable<Integer> {
         return 2;
     }
 
+    /**
+     * A command that runs with Spring's arguments ({@code --name=value}, the rest of the line), refusing any that
+     * carries a secret (Secrets.refuseOnCommandLine: the reason on stderr, exit code 2).
+     */
+    abstract static class WithSpringArgs implements Callable<Integer> {
+
+        @CommandLine.Unmatched
+        String[] springArgs = new String[0];
+
+        @Override
+        public final Integer call() {
+            try {
+                Secrets.refuseOnCommandLine(springArgs);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            return run(springArgs);
+        }
+
+        abstract int run(String[] args);
+    }
+
     @Command(
             name = "serve",
             description =
                     "Run the application (roles from seckill.roles) against configured servers. "
                             + "Health, metrics and Prometheus answer on the management port (default 8081), not on the buyers' port.")
-    static final class Serve implements Callable<Integer> {
+    static final class Serve extends WithSpringArgs {
 
         /**
          * What {@code serve} assumes unless configured: the actuator on its own port, so the buyers'
@@ -78,20 +101,11 @@ public final class SeckillCli implements Callable<Integer> {
          */
         static final Map<String, Object> DEFAULTS = Map.of("management.server.port", 8081);
 
-        @CommandLine.Unmatched
-        String[] springArgs = new String[0];
-
         @Override
-        public Integer call() {
-            try {
-                Secrets.refuseOnCommandLine(springArgs);
-            } catch (IllegalArgumentException e) {
-                System.err.println(e.getMessage());
-                return 2;
-            }
+        int run(String[] args) {
             SpringApplication app = new SpringApplication(SeckillApplication.class);
             app.setDefaultProperties(DEFAULTS);
-            app.run(springArgs);
+            app.run(args);
             return 0;
         }
     }
@@ -100,20 +114,11 @@ public final class SeckillCli implements Callable<Integer> {
             name = "migrate",
             description = "Apply the schema's migrations to the configured database and exit (the migrations Job "
                     + "run before a rollout; instances then start with seckill.migrate-at-start=false).")
-    static final class Migrate implements Callable<Integer> {
-
-        @CommandLine.Unmatched
-        String[] springArgs = new String[0];
+    static final class Migrate extends WithSpringArgs {
 
         @Override
-        public Integer call() {
-            try {
-                Secrets.refuseOnCommandLine(springArgs);
-            } catch (IllegalArgumentException e) {
-                System.err.println(e.getMessage());
-                return 2;
-            }
-            Migrations.Outcome outcome = Migrations.run(springArgs);
+        int run(String[] args) {
+            Migrations.Outcome outcome = Migrations.run(args);
             System.out.println(
                     "migrate: applied " + outcome.applied() + " migration(s); schema at version " + outcome.version());
             return 0;
