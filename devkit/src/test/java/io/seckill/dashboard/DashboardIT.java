@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.cli.SaleClient;
 import io.seckill.engines.AppProcess;
+import io.seckill.support.ApiOnlyChild;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.SteadyBuyers;
-import io.seckill.support.TestChildApps;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -131,49 +131,43 @@ class DashboardIT extends IntegrationTest {
                     + "process makes, and both instances with their roles")
     void fleetOfTwoProcesses() throws Exception {
         long activityId = openSale(100_000);
-        Map<String, String> props = TestChildApps.properties("dashboard-api");
-        props.put("seckill.roles", "api");
-        // one fleet: the order consumer here accepts only order messages whose ids carry this fleet's key
-        props.put("seckill.ids.keys.1", ID_KEY);
-        try (AppProcess api = new AppProcess(props, Path.of("target", "child-logs"))) {
-            api.start();
-            SaleClient buyers = api.client();
-            // buyers keep reaching the API process; this JVM's order consumer makes their orders
-            try (SteadyBuyers steady = SteadyBuyers.start(
-                    2,
-                    Duration.ofMillis(100),
-                    user -> buyers.reserve(
-                            userToken(activityId * 100_000 + user),
-                            activityId,
-                            1,
-                            UUID.randomUUID().toString()))) {
-                steady.awaitMoreAdmitted(20, Duration.ofSeconds(30));
-                Awaitility.await()
-                        .atMost(Duration.ofSeconds(30))
-                        .until(() -> count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId) >= 10);
-                String apiOnly = api.adminUrl() + "/dashboard.html#token=" + viewToken();
-                Map<String, String> p = page(apiOnly);
-                assertThat(p.get("fleet.source")).isEqualTo("fleet");
-                assertThat(Integer.parseInt(p.get("fleet.instances")))
-                        .as("this JVM's instance and the API process")
-                        .isGreaterThanOrEqualTo(2);
-                assertThat(p).as("the API process, by its roles").containsValue("api");
-                assertThat(p.entrySet())
-                        .as("an instance with the order consumer")
-                        .anySatisfy(e -> assertThat(e.getKey()).startsWith("roles."))
-                        .anySatisfy(e -> assertThat(e.getValue()).contains("order-consumer"));
-                assertThat(Double.parseDouble(p.get("total.orders created")))
-                        .as("orders made in the other process")
-                        .isGreaterThanOrEqualTo(10);
-                assertThat(Double.parseDouble(p.get("rate.orders created")))
-                        .as("orders per second, from the other process")
-                        .isGreaterThan(0);
-                assertThat(Double.parseDouble(p.get("rate.admitted")))
-                        .as("admissions per second")
-                        .isGreaterThan(0);
-                assertThat(Long.parseLong(p.get("orders." + activityId + ".CREATED")))
-                        .isGreaterThanOrEqualTo(10);
-            }
+        AppProcess api = ApiOnlyChild.get();
+        SaleClient buyers = api.client();
+        // buyers keep reaching the API process; this JVM's order consumer makes their orders
+        try (SteadyBuyers steady = SteadyBuyers.start(
+                2,
+                Duration.ofMillis(100),
+                user -> buyers.reserve(
+                        userToken(activityId * 100_000 + user),
+                        activityId,
+                        1,
+                        UUID.randomUUID().toString()))) {
+            steady.awaitMoreAdmitted(20, Duration.ofSeconds(30));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> count("SELECT count(*) FROM orders WHERE activity_id = ?", activityId) >= 10);
+            String apiOnly = api.adminUrl() + "/dashboard.html#token=" + viewToken();
+            Map<String, String> p = page(apiOnly);
+            assertThat(p.get("fleet.source")).isEqualTo("fleet");
+            assertThat(Integer.parseInt(p.get("fleet.instances")))
+                    .as("this JVM's instance and the API process")
+                    .isGreaterThanOrEqualTo(2);
+            assertThat(p).as("the API process, by its roles").containsValue("api");
+            assertThat(p.entrySet())
+                    .as("an instance with the order consumer")
+                    .anySatisfy(e -> assertThat(e.getKey()).startsWith("roles."))
+                    .anySatisfy(e -> assertThat(e.getValue()).contains("order-consumer"));
+            assertThat(Double.parseDouble(p.get("total.orders created")))
+                    .as("orders made in the other process")
+                    .isGreaterThanOrEqualTo(10);
+            assertThat(Double.parseDouble(p.get("rate.orders created")))
+                    .as("orders per second, from the other process")
+                    .isGreaterThan(0);
+            assertThat(Double.parseDouble(p.get("rate.admitted")))
+                    .as("admissions per second")
+                    .isGreaterThan(0);
+            assertThat(Long.parseLong(p.get("orders." + activityId + ".CREATED")))
+                    .isGreaterThanOrEqualTo(10);
         }
     }
 
