@@ -138,6 +138,8 @@ public class SoldOutMemo extends PollingWorker {
             String why = memo == null ? null : stillSoldOut(k, memo.buckets(), memo.admitted());
             if (why != null) {
                 soldOut.remove(k);
+                // a SOLD_OUT answer noted before the change that made the SKU forgotten does not remember it again
+                pending.remove(k);
                 forgotten.increment();
                 log.info(
                         "admission.sold_out_memo.forgotten activity_id={} sku_id={} reason={}",
@@ -148,7 +150,8 @@ public class SoldOutMemo extends PollingWorker {
         }
         for (Key k : new ArrayList<>(pending.keySet())) {
             Integer buckets = pending.remove(k);
-            if (buckets != null) {
+            // noted while the SKU was being remembered: it is, with the count the forget check compares against
+            if (buckets != null && !soldOut.containsKey(k)) {
                 remember(k, buckets);
             }
         }
