@@ -469,13 +469,15 @@ class ThreeInstancesIT {
             int instance = i;
             buyers.add(Thread.ofVirtual().start(() -> {
                 while (System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5)) {
-                    int before = queued.size();
+                    // this buyer's own answer: another instance's sale in the meantime is not this one's
+                    Set<String> mine = ConcurrentHashMap.newKeySet();
                     try {
-                        reserveOn(instance, activityId, users.incrementAndGet(), queued);
+                        reserveOn(instance, activityId, users.incrementAndGet(), mine);
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
-                    if (queued.size() > before) {
+                    if (!mine.isEmpty()) {
+                        queued.addAll(mine);
                         sellableAfterMs[instance] = (System.nanoTime() - t0) / 1_000_000;
                         return;
                     }
