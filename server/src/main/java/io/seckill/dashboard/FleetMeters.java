@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -87,6 +88,7 @@ class FleetMeters implements SmartLifecycle {
     private final Duration interval;
     private final String instance;
     private final String roles;
+    private final LongSupplier nanoTime;
     private final Counter publishErrors;
     private final Counter readErrors;
     private final LogThrottle logThrottle = new LogThrottle(Duration.ofMinutes(1));
@@ -99,10 +101,11 @@ class FleetMeters implements SmartLifecycle {
             MeterRegistry meters,
             SeckillProperties props,
             @Value("${seckill.dashboard.fleet-interval:2s}") Duration interval) {
-        this(rows, meters, String.join(",", new TreeSet<>(props.roles())), interval);
+        this(rows, meters, String.join(",", new TreeSet<>(props.roles())), interval, System::nanoTime);
     }
 
-    FleetMeters(FleetRepository rows, MeterRegistry meters, String roles, Duration interval) {
+    /** {@code nanoTime}: the monotonic clock the rates are measured on. */
+    FleetMeters(FleetRepository rows, MeterRegistry meters, String roles, Duration interval, LongSupplier nanoTime) {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("seckill.dashboard.fleet-interval must be positive, was " + interval);
         }
@@ -112,6 +115,7 @@ class FleetMeters implements SmartLifecycle {
         this.instance =
                 host() + "-" + ManagementFactory.getRuntimeMXBean().getPid() + "-" + IN_PROCESS.incrementAndGet();
         this.roles = roles;
+        this.nanoTime = nanoTime;
         this.publishErrors = Counter.builder("dashboard.fleet.errors")
                 .tag("op", "publish")
                 .description("The instance's dashboard figures could not be written to PostgreSQL")
@@ -182,7 +186,7 @@ class FleetMeters implements SmartLifecycle {
         Map<String, Object> counters = new LinkedHashMap<>();
         COUNTERS.forEach((shown, meter) -> counters.put(shown, count(meter[0], meter[1])));
         Map<String, Double> totals = totals(counters);
-        long now = System.nanoTime();
+        long now = nanoTime.getAsLong();
         readings.addLast(new Reading(now, totals));
         while (readings.size() > 2 && now - readings.get(1).nanos() >= RATE_WINDOW.toNanos()) {
             readings.removeFirst();
