@@ -10,7 +10,7 @@ import io.seckill.order.OrderBatchService;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.OrderRequestSender;
 import io.seckill.reservation.ReservationIds;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -152,7 +152,7 @@ final class ConsumerPart {
                 .web(WebApplicationType.NONE)
                 .properties(p)
                 .run()) {
-            ReservationRepository reservations = app.getBean(ReservationRepository.class);
+            Reservations reservations = app.getBean(Reservations.class);
             var meters = app.getBean(io.micrometer.core.instrument.MeterRegistry.class);
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
             // timed from the first settled order to the last: consumer start-up and rebalance are not throughput.

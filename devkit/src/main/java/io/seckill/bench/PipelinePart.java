@@ -7,7 +7,7 @@ import io.seckill.entry.AdmissionEntry;
 import io.seckill.redis.Redis;
 import io.seckill.reservation.AdmissionBreaker;
 import io.seckill.reservation.OrderPace;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -237,7 +237,7 @@ final class PipelinePart {
         watch.close();
         bench.latencies.add("with the order consumer" + label + ", " + seconds + " s", r.latency());
         long admitted = r.statuses().getOrDefault(202, 0L) + admittedBefore;
-        ReservationRepository reservations = app.getBean(ReservationRepository.class);
+        Reservations reservations = app.getBean(Reservations.class);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (reservations.decided(activity) < admitted && System.nanoTime() < deadline) {
             TimeUnit.MILLISECONDS.sleep(200);

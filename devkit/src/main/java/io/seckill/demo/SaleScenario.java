@@ -7,10 +7,10 @@ import io.seckill.api.Tokens;
 import io.seckill.cli.SaleClient;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.invariants.InvariantChecker;
-import io.seckill.order.OrderRepository;
+import io.seckill.order.Orders;
 import io.seckill.payment.Payments;
 import io.seckill.paysim.PaySim;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -212,8 +212,8 @@ public final class SaleScenario {
                 System.console() != null,
                 requests::get,
                 queued::size,
-                () -> app.getBean(ReservationRepository.class).decided(activityId),
-                () -> app.getBean(OrderRepository.class).countByStatus(activityId),
+                () -> app.getBean(Reservations.class).decided(activityId),
+                () -> app.getBean(Orders.class).countByStatus(activityId),
                 app.getBean(MeterRegistry.class))) {
             progress.phase("buying");
             return sale(activityId, shape, concurrency, drainTimeout, progress, entryBefore);
@@ -269,7 +269,7 @@ public final class SaleScenario {
             // them has seen every change they made (read the other way round, a cancel committed between the two
             // reads would count as drained before Redis released its unit)
             terminal = checker.terminal(queued);
-            Map<String, Long> orders = app.getBean(OrderRepository.class).countByStatus(activityId);
+            Map<String, Long> orders = app.getBean(Orders.class).countByStatus(activityId);
             boolean ordersFinal = orders.keySet().stream().allMatch(st -> st.equals("PAID") || st.equals("CANCELLED"));
             // every payment taken after a cancel has come back through its callback and been refunded
             Map<String, Long> payments = app.getBean(Payments.class).paymentCounts(activityId);
@@ -320,7 +320,7 @@ public final class SaleScenario {
                 entry.breakerRefusals()
                         + " answers 503 while paused, " + entry.trips() + " pauses"
                         + (chaos.isEmpty() ? ", no fault injected" : ", faults injected")));
-        Map<String, Long> orderStates = app.getBean(OrderRepository.class).countByStatus(activityId);
+        Map<String, Long> orderStates = app.getBean(Orders.class).countByStatus(activityId);
         long unfinished = orderStates.entrySet().stream()
                 .filter(e -> !e.getKey().equals("PAID") && !e.getKey().equals("CANCELLED"))
                 .mapToLong(Map.Entry::getValue)
@@ -363,7 +363,7 @@ public final class SaleScenario {
                 mismatches.get(),
                 queued.size(),
                 terminal,
-                app.getBean(ReservationRepository.class).countByStatus(activityId),
+                app.getBean(Reservations.class).countByStatus(activityId),
                 orderStates,
                 seconds,
                 requests.get(),

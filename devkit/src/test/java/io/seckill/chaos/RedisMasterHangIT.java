@@ -104,7 +104,7 @@ class RedisMasterHangIT extends IntegrationTest {
                 .pollInterval(Duration.ofSeconds(2))
                 .untilAsserted(() -> {
                     Reconciler.Report report = reconciler.run(sale, Duration.ofMillis(1));
-                    log.info("redis master hang: reconciliation {}", report.toMap());
+                    log.info("redis master hang: reconciliation {}", report);
                     assertInvariants(sale, true);
                 });
         assertThat(count(

@@ -3,7 +3,7 @@ package io.seckill.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.cli.SaleClient;
-import io.seckill.order.OrderRepository;
+import io.seckill.order.Orders;
 import io.seckill.paysim.PaySim;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestPaySim;
@@ -34,7 +34,7 @@ public abstract class PaymentTestBase extends IntegrationTest {
     protected PaymentRepository payments;
 
     @Autowired
-    protected OrderRepository orders;
+    protected Orders orders;
 
     protected final PaySim sim = TestPaySim.get();
 

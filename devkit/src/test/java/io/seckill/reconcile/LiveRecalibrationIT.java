@@ -15,6 +15,8 @@ import io.seckill.redis.LuaScript;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.BucketTransfers;
+import io.seckill.state.HashStatus;
+import io.seckill.state.ObjectKind;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.Reconciling;
 import io.seckill.support.SteadyBuyers;
@@ -253,7 +255,7 @@ class LiveRecalibrationIT extends IntegrationTest {
                 .as("the sale admits again")
                 .isEqualTo("OPEN");
 
-        assertThat(ScriptReply.codeOf(projection.project(slot, rid, cancelled.toString(), "CANCELLED")))
+        assertThat(ScriptReply.codeOf(projection.project(slot, rid, cancelled.toString(), HashStatus.CANCELLED)))
                 .isOne();
         assertThat(recalibration.recalibrateLive(a, a.sku(1), "test", Map.of())).isEqualTo("RECALIBRATED");
         ActivityService.InventoryView after = view(activityId);
@@ -663,7 +665,7 @@ class LiveRecalibrationIT extends IntegrationTest {
 
         // a hold on the reservation still behind: nobody writes it, so the counts are not rewritten around it
         String behindId = behind.get("reservation_id");
-        assertThat(holds.hold("RESERVATION", behindId, "ORDER_CREATED", "under investigation", "test"))
+        assertThat(holds.hold(ObjectKind.RESERVATION, behindId, "ORDER_CREATED", "under investigation", "test"))
                 .isTrue();
         // the runs wait until the broker says every order message was consumed (its offsets are committed every few s)
         Awaitility.await()
@@ -685,7 +687,7 @@ class LiveRecalibrationIT extends IntegrationTest {
         assertThat(redis.sync().hget(slot.reservation(behindId), "status"))
                 .as("the held hash untouched")
                 .isEqualTo("RESERVED");
-        assertThat(holds.release("RESERVATION", behindId)).isPresent();
+        assertThat(holds.release(ObjectKind.RESERVATION, behindId)).isPresent();
         Awaitility.await()
                 .atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(300))

@@ -2,8 +2,6 @@ package io.seckill.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.seckill.order.OrderRepository;
-import io.seckill.reservation.ReservationRepository;
 import io.seckill.support.IntegrationTest;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -123,9 +121,9 @@ class ReconcileCostIT extends IntegrationTest {
     @DisplayName(
             "the plans use the indexes: change windows, the task and outbox joins, holds, the runbook's id lookups")
     void plansUseIndexes() {
-        String changedReservations = sql(ReservationRepository.class, "CHANGED");
-        String changedOrders = sql(OrderRepository.class, "CHANGED");
-        String resolve = sql(ReservationRepository.class, "RESOLVE");
+        String changedReservations = sql("io.seckill.reservation.ReservationRepository", "CHANGED");
+        String changedOrders = sql("io.seckill.order.OrderRepository", "CHANGED");
+        String resolve = sql("io.seckill.reservation.ReservationRepository", "RESOLVE");
         String resolvePayment = sql("io.seckill.payment.PaymentRepository", "RESERVATION_OF_RECORD");
         Object[] window = {
             1L, 1L, java.sql.Timestamp.from(java.time.Instant.EPOCH), new UUID(0, 0), "1 second", "1 second", 1000

@@ -14,12 +14,13 @@ import io.seckill.anomaly.StalledWork;
 import io.seckill.compensation.CompensationTasks;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
-import io.seckill.order.OrderRepository;
+import io.seckill.order.Orders;
 import io.seckill.payment.PaymentTestBase;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
+import io.seckill.state.HashStatus;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -465,8 +466,8 @@ class ReconcileIT extends PaymentTestBase {
                 activities,
                 repo,
                 context.getBean(Anomalies.class),
-                context.getBean(ReservationRepository.class),
-                context.getBean(OrderRepository.class),
+                context.getBean(Reservations.class),
+                context.getBean(Orders.class),
                 apiMeters,
                 clock,
                 context.getBean(StalledWork.class),
@@ -566,7 +567,7 @@ class ReconcileIT extends PaymentTestBase {
                 Reconciler.OPERATOR,
                 "judged behind",
                 Map.of(),
-                () -> ScriptReply.text(projection.project(slot, rid, order.toString(), "ORDER_CREATED"), 1));
+                () -> ScriptReply.text(projection.project(slot, rid, order.toString(), HashStatus.ORDER_CREATED), 1));
         assertThat(run).isEqualTo(Repairs.Run.DONE);
         assertThat(meters.counter("reconcile.false.positive", "type", "REBUILD_ORDER_PROJECTION")
                         .count())

@@ -188,7 +188,10 @@ class RunbookIT extends PaymentTestBase {
             assertThat(r.status()).as(r.body().toString()).isEqualTo(200);
             assertThat(r.body()).containsEntry("drained", false).containsEntry("invariants_pass", false);
             assertThat(r.body().get("still_in_flight").toString()).contains("sku 1 unreadable");
-            assertThat(r.body().get("inventory").toString()).contains("sku 1: unreadable", "skuId=2");
+            assertThat(r.body().get("inventory_unreadable").toString()).contains("sku 1: unreadable");
+            assertThat(r.body().get("inventory").toString())
+                    .contains("sku_id=2")
+                    .doesNotContain("sku_id=1");
             assertThat(count(
                             "SELECT count(*) FROM activity WHERE activity_id = ? AND closed_out_at IS NOT NULL",
                             activityId))

@@ -2,9 +2,6 @@ package io.seckill.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.seckill.order.OrderRepository;
-import io.seckill.outbox.OutboxRepository;
-import io.seckill.reservation.ReservationRepository;
 import io.seckill.support.SqlConstants;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -35,9 +32,13 @@ class StateGuardsTest {
 
     static List<Machine> machines() {
         return List.of(
-                new Machine(ReservationStatus.class, "inventory_reservation", "status", ReservationRepository.class),
-                new Machine(OrderStatus.class, "orders", "status", OrderRepository.class),
-                new Machine(OutboxStatus.class, "event_outbox", "status", OutboxRepository.class),
+                new Machine(
+                        ReservationStatus.class,
+                        "inventory_reservation",
+                        "status",
+                        owner("io.seckill.reservation.ReservationRepository")),
+                new Machine(OrderStatus.class, "orders", "status", owner("io.seckill.order.OrderRepository")),
+                new Machine(OutboxStatus.class, "event_outbox", "status", owner("io.seckill.outbox.OutboxRepository")),
                 new Machine(
                         TaskStatus.class,
                         "compensation_task",

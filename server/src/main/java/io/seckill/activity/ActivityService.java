@@ -13,7 +13,6 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -216,6 +215,39 @@ public class ActivityService {
         }
     }
 
+    /** A SKU's PostgreSQL stock columns. */
+    public record PgCounts(int initial, int available, int occupied, int sold) {
+        public static PgCounts of(SkuInventory pg) {
+            return new PgCounts(pg.initial(), pg.available(), pg.occupied(), pg.sold());
+        }
+    }
+
+    /** A SKU's Redis counters summed over its buckets, as an operator reads them. */
+    public record RedisNumbers(long initial, long stock, long openReserved, long committed, int warmedBuckets) {
+        public static RedisNumbers of(RedisCounters r) {
+            return new RedisNumbers(r.initial(), r.stock(), r.openReserved(), r.committed(), r.warmedBuckets());
+        }
+    }
+
+    /** One SKU of {@code GET .../inventory}: PostgreSQL beside Redis, and the equations' deltas (zero when whole). */
+    public record InventoryRow(
+            long skuId,
+            PgCounts pg,
+            RedisNumbers redis,
+            long pgInvariantDelta,
+            long redisInvariantDelta,
+            long crossSystemDelta) {
+        public static InventoryRow of(InventoryView v) {
+            return new InventoryRow(
+                    v.pg().skuId(),
+                    PgCounts.of(v.pg()),
+                    RedisNumbers.of(v.redis()),
+                    v.pg().invariantDelta(),
+                    v.redis().invariantDelta(),
+                    v.crossSystemDelta());
+        }
+    }
+
     /** PostgreSQL columns beside the summed Redis counters, per SKU. */
     public List<InventoryView> inventoryView(long activityId) {
         List<InventoryView> out = new ArrayList<>();
@@ -357,40 +389,5 @@ public class ActivityService {
                 in.businessDeadlineSeconds(),
                 in.paymentTimeoutSeconds(),
                 List.copyOf(skus));
-    }
-
-    static Map<String, Object> describe(InventoryView v) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        SkuInventory pg = v.pg();
-        m.put("sku_id", pg.skuId());
-        m.put(
-                "pg",
-                Map.of(
-                        "initial",
-                        pg.initial(),
-                        "available",
-                        pg.available(),
-                        "occupied",
-                        pg.occupied(),
-                        "sold",
-                        pg.sold()));
-        RedisCounters r = v.redis();
-        m.put(
-                "redis",
-                Map.of(
-                        "initial",
-                        r.initial(),
-                        "stock",
-                        r.stock(),
-                        "open_reserved",
-                        r.openReserved(),
-                        "committed",
-                        r.committed(),
-                        "warmed_buckets",
-                        r.warmedBuckets()));
-        m.put("pg_invariant_delta", pg.invariantDelta());
-        m.put("redis_invariant_delta", r.invariantDelta());
-        m.put("cross_system_delta", v.crossSystemDelta());
-        return m;
     }
 }

@@ -2,7 +2,6 @@ package io.seckill.activity;
 
 import io.seckill.state.SaleStatus;
 import java.util.List;
-import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -52,9 +51,9 @@ class AdminController {
     }
 
     @GetMapping("/{activityId}/inventory")
-    List<Map<String, Object>> inventory(@PathVariable long activityId) {
+    List<ActivityService.InventoryRow> inventory(@PathVariable long activityId) {
         return service.inventoryView(activityId).stream()
-                .map(ActivityService::describe)
+                .map(ActivityService.InventoryRow::of)
                 .toList();
     }
 }

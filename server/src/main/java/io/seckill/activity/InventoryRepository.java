@@ -12,7 +12,7 @@ import org.springframework.stereotype.Repository;
  * carries the condition (DESIGN.md §9.3); the row count is the answer.
  */
 @Repository
-public class InventoryRepository {
+class InventoryRepository {
 
     private static final String INSERT = """
             INSERT INTO sku_inventory (activity_id, sku_id, price, redis_buckets, initial_stock, available_stock)
@@ -59,31 +59,31 @@ public class InventoryRepository {
         jdbc.update(INSERT, activityId, skuId, price, buckets, stock, stock);
     }
 
-    public List<SkuInventory> forActivity(long activityId) {
+    List<SkuInventory> forActivity(long activityId) {
         return jdbc.query(SELECT + " WHERE activity_id = ? ORDER BY sku_id", ROW, activityId);
     }
 
-    public Optional<SkuInventory> forSku(long activityId, long skuId) {
+    Optional<SkuInventory> forSku(long activityId, long skuId) {
         return jdbc.query(SELECT + " WHERE activity_id = ? AND sku_id = ?", ROW, activityId, skuId).stream()
                 .findFirst();
     }
 
     /** @return true when all {@code n} units were taken */
-    public boolean occupy(long activityId, long skuId, int n) {
+    boolean occupy(long activityId, long skuId, int n) {
         return moved(OCCUPY, activityId, skuId, n);
     }
 
-    public boolean restore(long activityId, long skuId, int n) {
+    boolean restore(long activityId, long skuId, int n) {
         return moved(RESTORE, activityId, skuId, n);
     }
 
     /** occupied - 1, sold + 1; false when nothing is occupied (the caller's transaction must not go on). */
-    public boolean sell(long activityId, long skuId) {
+    boolean sell(long activityId, long skuId) {
         return moved(SELL, activityId, skuId, 1);
     }
 
     /** occupied - 1, available + 1; false when nothing is occupied. */
-    public boolean release(long activityId, long skuId) {
+    boolean release(long activityId, long skuId) {
         return moved(RELEASE, activityId, skuId, 1);
     }
 
@@ -101,7 +101,7 @@ public class InventoryRepository {
         return single(jdbc.update(sql, n, n, activityId, skuId, n), activityId, skuId);
     }
 
-    public boolean adjust(long activityId, long skuId, int delta) {
+    boolean adjust(long activityId, long skuId, int delta) {
         return single(jdbc.update(ADJUST, delta, delta, activityId, skuId, delta), activityId, skuId);
     }
 

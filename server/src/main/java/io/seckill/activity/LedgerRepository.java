@@ -9,7 +9,7 @@ import org.springframework.stereotype.Repository;
 
 /** The SQL of {@code inventory_ledger}: one row per stock movement, unique idempotency key. */
 @Repository
-public class LedgerRepository {
+class LedgerRepository {
 
     private static final String OCCUPY = """
             INSERT INTO inventory_ledger (activity_id, sku_id, reservation_id, order_id, change_type,
@@ -49,31 +49,30 @@ public class LedgerRepository {
         this.jdbc = jdbc;
     }
 
-    public record Movement(long activityId, long skuId, UUID reservationId, UUID orderId) {}
-
-    public record SkuCounts(long occupy, long sell, long release) {}
-
     /** The ADJUST row of a stock adjustment, key {@code ADJUST:<adjustment>}. */
-    public void adjust(UUID adjustmentId, long activityId, long skuId, int delta) {
+    void adjust(UUID adjustmentId, long activityId, long skuId, int delta) {
         jdbc.update(ADJUST, activityId, skuId, delta, "ADJUST:" + adjustmentId);
     }
 
     /** The reservation's ledger rows as stored, for an operator's evidence. */
-    public List<Map<String, Object>> ofReservation(UUID reservationId) {
+    List<Map<String, Object>> ofReservation(UUID reservationId) {
         return jdbc.queryForList(OF_RESERVATION, reservationId);
     }
 
-    public Map<String, Long> countByType(long activityId) {
+    Map<String, Long> countByType(long activityId) {
         return Sql.countsByKey(jdbc, BY_TYPE, activityId);
     }
 
-    public SkuCounts skuCounts(long activityId, long skuId) {
+    Stock.LedgerCounts skuCounts(long activityId, long skuId) {
         return jdbc.queryForObject(
-                SKU_COUNTS, (rs, i) -> new SkuCounts(rs.getLong(1), rs.getLong(2), rs.getLong(3)), activityId, skuId);
+                SKU_COUNTS,
+                (rs, i) -> new Stock.LedgerCounts(rs.getLong(1), rs.getLong(2), rs.getLong(3)),
+                activityId,
+                skuId);
     }
 
     /** The SELL row of a paid order: occupied - 1, sold + 1, key {@code SELL:<order>}. */
-    public void sell(Movement m) {
+    void sell(Stock.Movement m) {
         jdbc.update(
                 ONE,
                 m.activityId(),
@@ -91,7 +90,7 @@ public class LedgerRepository {
      * The RELEASE row of a cancelled order: available + 1, occupied - 1, key {@code RELEASE:<order>}. A
      * second release of the same order violates the unique key and rolls its transaction back.
      */
-    public void release(Movement m) {
+    void release(Stock.Movement m) {
         jdbc.update(
                 ONE,
                 m.activityId(),
@@ -106,7 +105,7 @@ public class LedgerRepository {
     }
 
     /** One OCCUPY row per order; a second row for the same reservation violates the unique key. */
-    public void occupy(List<Movement> movements) {
+    void occupy(List<Stock.Movement> movements) {
         if (movements.isEmpty()) {
             return;
         }
@@ -114,7 +113,7 @@ public class LedgerRepository {
         Long[] a = new Long[n], s = new Long[n];
         String[] r = new String[n], o = new String[n];
         for (int i = 0; i < n; i++) {
-            Movement m = movements.get(i);
+            Stock.Movement m = movements.get(i);
             a[i] = m.activityId();
             s[i] = m.skuId();
             r[i] = m.reservationId().toString();

@@ -1,6 +1,7 @@
 package io.seckill.api;
 
 import io.seckill.hold.ManualHolds;
+import io.seckill.state.ObjectKind;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.LinkedHashMap;
@@ -44,7 +45,7 @@ final class OperatorAudit implements HandlerInterceptor {
         evidence.put("handler", String.valueOf(request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE)));
         evidence.put("query", request.getQueryString() == null ? "" : request.getQueryString());
         evidence.put("remote_address", request.getRemoteAddr());
-        audit.audit(operator, "OPERATOR_CALL", "API", call(request), null, null, evidence, "requested");
+        audit.audit(operator, "OPERATOR_CALL", ObjectKind.API, call(request), null, null, evidence, "requested");
         request.setAttribute(AUDITED, operator);
         return true;
     }
@@ -61,7 +62,8 @@ final class OperatorAudit implements HandlerInterceptor {
         if (failure != null) {
             after.put("error_class", failure.getClass().getName());
         }
-        audit.audit(operator.toString(), "OPERATOR_RESULT", "API", call(request), null, after, null, "answered");
+        audit.audit(
+                operator.toString(), "OPERATOR_RESULT", ObjectKind.API, call(request), null, after, null, "answered");
     }
 
     private static String call(HttpServletRequest request) {

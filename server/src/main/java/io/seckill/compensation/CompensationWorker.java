@@ -16,7 +16,7 @@ import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import io.seckill.retry.Backoff;
 import io.seckill.state.ObjectKind;
 import io.seckill.worker.PollingWorker;
@@ -53,7 +53,7 @@ public class CompensationWorker extends PollingWorker {
     private static final Backoff RETRY = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30));
 
     private final CompensationTaskRepository tasks;
-    private final ReservationRepository reservations;
+    private final Reservations reservations;
     private final Anomalies anomalies;
     private final StalledWork stalled;
     private final SaleRegistry registry;
@@ -65,7 +65,7 @@ public class CompensationWorker extends PollingWorker {
 
     CompensationWorker(
             CompensationTaskRepository tasks,
-            ReservationRepository reservations,
+            Reservations reservations,
             Anomalies anomalies,
             StalledWork stalled,
             SaleRegistry registry,
@@ -173,14 +173,14 @@ public class CompensationWorker extends PollingWorker {
             manual(
                     task,
                     leaseOwner,
-                    new ReservationRepository.Target(rid, 0, 0, 0, null),
+                    new Reservations.Target(rid, 0, 0, 0, null),
                     "RESERVATION_UNKNOWN",
                     "the task names a reservation PostgreSQL does not have");
             return;
         }
         boolean authorized = reservations.markCompensating(rid);
         // read after the CAS: on zero rows this classifies the state that made it fail
-        ReservationRepository.Target target = reservations.target(rid).orElseThrow();
+        Reservations.Target target = reservations.target(rid).orElseThrow();
         if (!authorized) {
             switch (target.status()) {
                 case COMPENSATING ->
@@ -269,7 +269,7 @@ public class CompensationWorker extends PollingWorker {
     private void manual(
             CompensationTasks.Claimed task,
             String leaseOwner,
-            ReservationRepository.Target target,
+            Reservations.Target target,
             String result,
             String error) {
         meters.counter("compensation", "result", "manual").increment();

@@ -1,7 +1,7 @@
 package io.seckill.compensation;
 
+import io.seckill.outbox.Outbox;
 import io.seckill.outbox.OutboxEvent;
-import io.seckill.outbox.OutboxRepository;
 import java.util.List;
 import org.springframework.stereotype.Component;
 
@@ -17,9 +17,9 @@ public class Rejections {
     public record Rejected(java.util.UUID reservationId, long activityId, long skuId, long userId) {}
 
     private final CompensationTaskRepository tasks;
-    private final OutboxRepository outbox;
+    private final Outbox outbox;
 
-    Rejections(CompensationTaskRepository tasks, OutboxRepository outbox) {
+    Rejections(CompensationTaskRepository tasks, Outbox outbox) {
         this.tasks = tasks;
         this.outbox = outbox;
     }
@@ -30,7 +30,7 @@ public class Rejections {
             return;
         }
         tasks.insertRelease(rejected.stream().map(Rejected::reservationId).toList());
-        outbox.insert(
+        outbox.append(
                 "RESERVATION",
                 OutboxEvent.RESERVATION_COMPENSATE_REQUIRED,
                 rejected.stream()

@@ -1,6 +1,5 @@
 package io.seckill.dashboard;
 
-import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -18,7 +17,7 @@ class DashboardController {
     }
 
     @GetMapping("/api/v1/admin/dashboard")
-    Map<String, Object> state() {
+    SaleBoard.Board state() {
         return board.state();
     }
 }

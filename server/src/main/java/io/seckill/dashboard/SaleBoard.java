@@ -1,18 +1,18 @@
 package io.seckill.dashboard;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.anomaly.Anomalies;
 import io.seckill.invariants.InvariantChecker;
-import io.seckill.order.OrderRepository;
+import io.seckill.order.Orders;
 import io.seckill.reconcile.Repairs;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,8 +29,8 @@ import org.springframework.stereotype.Service;
 public record SaleBoard(
         SaleRegistry registry,
         ActivityService activities,
-        ReservationRepository reservations,
-        OrderRepository orders,
+        Reservations reservations,
+        Orders orders,
         Anomalies anomalies,
         Repairs repairs,
         InvariantChecker invariants,
@@ -41,14 +41,52 @@ public record SaleBoard(
     static final long INVARIANTS_EVERY_MS = 10_000;
 
     /** The invariants' last result of one sale, and when it was taken. */
-    record Checked(long atMs, Map<String, Object> result) {}
+    record Checked(long atMs, InvariantsView result) {}
+
+    /** The dashboard's one read: the live sales, the fleet's pipeline, counters and rates, the last hour's repairs. */
+    public record Board(
+            String at,
+            List<SaleView> sales,
+            Map<String, Double> pipeline,
+            Map<String, Object> counters,
+            Map<String, Double> totals,
+            Map<String, Double> rates,
+            FleetView fleet,
+            Map<String, Long> repairsLastHour) {}
+
+    /** Where the fleet's figures come from and the instances heard from. */
+    public record FleetView(String source, List<InstanceView> instances) {}
+
+    public record InstanceView(String instance, String roles, long ageMs) {}
+
+    /** One live sale: its SKUs, its reservations and orders by state, open anomalies, the invariants' last result. */
+    public record SaleView(
+            long activityId,
+            String status,
+            List<SkuView> skus,
+            Map<String, Long> reservations,
+            Map<String, Long> orders,
+            Map<String, Long> openAnomalies,
+            InvariantsView invariants) {}
+
+    /** One SKU: PostgreSQL beside Redis; a SKU over several buckets also bucket by bucket. */
+    public record SkuView(
+            long skuId,
+            int buckets,
+            ActivityService.PgCounts pg,
+            ActivityService.RedisNumbers redis,
+            long crossSystemDelta,
+            @JsonInclude(JsonInclude.Include.NON_NULL) List<ActivityService.BucketCounters> redisBuckets) {}
+
+    /** The invariants' last result: whether all passed, the failing ones, and when. */
+    public record InvariantsView(boolean pass, List<String> failing, String checkedAt) {}
 
     @Autowired
     SaleBoard(
             SaleRegistry registry,
             ActivityService activities,
-            ReservationRepository reservations,
-            OrderRepository orders,
+            Reservations reservations,
+            Orders orders,
             Anomalies anomalies,
             Repairs repairs,
             InvariantChecker invariants,
@@ -67,118 +105,62 @@ public record SaleBoard(
                 new ConcurrentHashMap<>());
     }
 
-    public Map<String, Object> state() {
-        List<Map<String, Object>> sales = new ArrayList<>();
-        for (Activity a : registry.live()) {
-            sales.add(sale(a));
-        }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("at", clock.instant().toString());
-        out.put("sales", sales);
+    public Board state() {
+        List<SaleView> sales = registry.live().stream().map(this::sale).toList();
         FleetMeters.Fleet f = fleet.fleet();
-        out.put("pipeline", f.pipeline());
-        out.put("counters", f.counters());
-        out.put("totals", f.totals());
-        out.put("rates", f.rates());
-        out.put(
-                "fleet",
-                orderedMap(
-                        "source",
+        return new Board(
+                clock.instant().toString(),
+                sales,
+                f.pipeline(),
+                f.counters(),
+                f.totals(),
+                f.rates(),
+                new FleetView(
                         f.source(),
-                        "instances",
                         f.instances().stream()
-                                .map(m -> orderedMap("instance", m.instance(), "roles", m.roles(), "age_ms", m.ageMs()))
-                                .toList()));
-        out.put("repairs_last_hour", repairs.recent(Duration.ofHours(1)));
-        return out;
+                                .map(m -> new InstanceView(m.instance(), m.roles(), m.ageMs()))
+                                .toList()),
+                repairs.recent(Duration.ofHours(1)));
     }
 
-    private Map<String, Object> sale(Activity a) {
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("activity_id", a.activityId());
-        s.put("status", a.status().name());
-        List<Map<String, Object>> skus = new ArrayList<>();
+    private SaleView sale(Activity a) {
+        List<SkuView> skus = new ArrayList<>();
         for (ActivityService.InventoryView v : activities.inventoryView(a.activityId())) {
-            Map<String, Object> k = new LinkedHashMap<>();
-            k.put("sku_id", v.pg().skuId());
-            k.put("buckets", v.pg().buckets());
-            k.put(
-                    "pg",
-                    orderedMap(
-                            "initial",
-                            v.pg().initial(),
-                            "available",
-                            v.pg().available(),
-                            "occupied",
-                            v.pg().occupied(),
-                            "sold",
-                            v.pg().sold()));
-            k.put(
-                    "redis",
-                    orderedMap(
-                            "initial",
-                            v.redis().initial(),
-                            "stock",
-                            v.redis().stock(),
-                            "open_reserved",
-                            v.redis().openReserved(),
-                            "committed",
-                            v.redis().committed()));
-            k.put("cross_system_delta", v.crossSystemDelta());
-            if (v.pg().buckets() > 1) {
-                // a hot SKU over several slots: where its units are, bucket by bucket
-                k.put(
-                        "redis_buckets",
-                        activities.bucketCounters(v.pg()).stream()
-                                .map(b -> orderedMap(
-                                        "bucket",
-                                        b.bucket(),
-                                        "initial",
-                                        b.initial(),
-                                        "stock",
-                                        b.stock(),
-                                        "open_reserved",
-                                        b.openReserved(),
-                                        "committed",
-                                        b.committed()))
-                                .toList());
-            }
-            skus.add(k);
+            skus.add(new SkuView(
+                    v.pg().skuId(),
+                    v.pg().buckets(),
+                    ActivityService.PgCounts.of(v.pg()),
+                    ActivityService.RedisNumbers.of(v.redis()),
+                    v.crossSystemDelta(),
+                    // a hot SKU over several slots: where its units are, bucket by bucket
+                    v.pg().buckets() > 1 ? activities.bucketCounters(v.pg()) : null));
         }
-        s.put("skus", skus);
-        s.put("reservations", reservations.countByStatus(a.activityId()));
-        s.put("orders", orders.countByStatus(a.activityId()));
-        s.put("open_anomalies", anomalies.openByType(a.activityId()));
-        s.put("invariants", invariants(a.activityId()));
-        return s;
+        return new SaleView(
+                a.activityId(),
+                a.status().name(),
+                skus,
+                reservations.countByStatus(a.activityId()),
+                orders.countByStatus(a.activityId()),
+                anomalies.openByType(a.activityId()),
+                invariants(a.activityId()));
     }
 
-    private Map<String, Object> invariants(long activityId) {
+    private InvariantsView invariants(long activityId) {
         long now = clock.millis();
         Checked last = checked.get(activityId);
         if (last == null || now - last.atMs() > INVARIANTS_EVERY_MS) {
             List<InvariantChecker.Check> checks = invariants.check(activityId, false);
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("pass", checks.stream().allMatch(InvariantChecker.Check::pass));
-            r.put(
-                    "failing",
-                    checks.stream()
-                            .filter(c -> !c.pass())
-                            .map(c -> c.name() + ": " + c.detail())
-                            .toList());
-            r.put("checked_at", Instant.ofEpochMilli(now).toString());
-            last = new Checked(now, r);
+            last = new Checked(
+                    now,
+                    new InvariantsView(
+                            checks.stream().allMatch(InvariantChecker.Check::pass),
+                            checks.stream()
+                                    .filter(c -> !c.pass())
+                                    .map(c -> c.name() + ": " + c.detail())
+                                    .toList(),
+                            Instant.ofEpochMilli(now).toString()));
             checked.put(activityId, last);
         }
         return last.result();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <V> Map<String, V> orderedMap(Object... kv) {
-        Map<String, V> m = new LinkedHashMap<>();
-        for (int i = 0; i < kv.length; i += 2) {
-            m.put((String) kv[i], (V) kv[i + 1]);
-        }
-        return m;
     }
 }

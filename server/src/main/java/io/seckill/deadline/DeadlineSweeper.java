@@ -14,7 +14,7 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.OrderCreateRequested;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import io.seckill.state.ObjectKind;
 import io.seckill.state.ReservationStatus;
 import io.seckill.worker.EntryFailures;
@@ -50,7 +50,7 @@ class DeadlineSweeper extends PollingWorker {
 
     private final SaleRegistry registry;
     private final Redis redis;
-    private final ReservationRepository reservations;
+    private final Reservations reservations;
     private final Rejections rejections;
     private final Anomalies anomalies;
     private final StalledWork stalled;
@@ -61,7 +61,7 @@ class DeadlineSweeper extends PollingWorker {
     DeadlineSweeper(
             SaleRegistry registry,
             Redis redis,
-            ReservationRepository reservations,
+            Reservations reservations,
             Rejections rejections,
             Anomalies anomalies,
             StalledWork stalled,
@@ -270,7 +270,7 @@ class DeadlineSweeper extends PollingWorker {
                 }
                 return false;
             }
-            ReservationRepository.Target t = reservations.target(rid).orElseThrow();
+            Reservations.Target t = reservations.target(rid).orElseThrow();
             rejections.compensate(List.of(new Rejections.Rejected(rid, t.activityId(), t.skuId(), t.userId())), REASON);
             meters.counter("deadline.rejected").increment();
             log.info(

@@ -5,6 +5,7 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.hold.ManualHolds;
 import io.seckill.mq.MqClients;
 import io.seckill.refusal.Refusal;
+import io.seckill.state.ObjectKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,30 +46,50 @@ class DlqController implements DisposableBean {
 
     record ReplayRequest(String group, Integer max, String reason) {}
 
+    /** A dead letter as the operator sees it: where it came from, its keys, and the start of its body. */
+    record LetterView(
+            String brokerMsgId,
+            String topic,
+            String key,
+            String messageId,
+            int reconsumed,
+            String storedAt,
+            String body) {
+
+        static LetterView of(DeadLetters.Letter l) {
+            String body = new String(l.body(), StandardCharsets.UTF_8);
+            return new LetterView(
+                    l.brokerMsgId(),
+                    l.originalTopic(),
+                    l.keys(),
+                    l.messageId(),
+                    l.reconsumeTimes(),
+                    Instant.ofEpochMilli(l.storeTimestamp()).toString(),
+                    body.length() > 160 ? body.substring(0, 160) + "..." : body);
+        }
+    }
+
+    /** A consumer group's dead letters, up to the asked maximum. */
+    record Letters(String group, String topic, int count, List<LetterView> letters) {}
+
+    /** What a replay did: the letters read, how many were sent again, and those left because a person holds them. */
+    record Replayed(String group, int letters, int reSent, List<String> leftHeld) {}
+
     @GetMapping("/api/v1/admin/dlq")
-    Map<String, Object> list(
+    Letters list(
             @RequestParam(name = "group", required = false) String group,
             @RequestParam(name = "max", required = false) Integer max) {
         String g = group(group);
         List<DeadLetters.Letter> letters = read(g, max(max));
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (DeadLetters.Letter l : letters) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("broker_msg_id", l.brokerMsgId());
-            m.put("topic", l.originalTopic());
-            m.put("key", l.keys());
-            m.put("message_id", l.messageId());
-            m.put("reconsumed", l.reconsumeTimes());
-            m.put("stored_at", Instant.ofEpochMilli(l.storeTimestamp()).toString());
-            String body = new String(l.body(), StandardCharsets.UTF_8);
-            m.put("body", body.length() > 160 ? body.substring(0, 160) + "..." : body);
-            out.add(m);
-        }
-        return Map.of("group", g, "topic", DeadLetters.topic(g), "count", letters.size(), "letters", out);
+        return new Letters(
+                g,
+                DeadLetters.topic(g),
+                letters.size(),
+                letters.stream().map(LetterView::of).toList());
     }
 
     @PostMapping("/api/v1/admin/dlq/replay")
-    Map<String, Object> replay(Operator operator, @RequestBody(required = false) ReplayRequest body) {
+    Replayed replay(Operator operator, @RequestBody(required = false) ReplayRequest body) {
         if (body == null || body.reason() == null || body.reason().isBlank()) {
             throw Refusal.invalid("reason", "is required for every manual action");
         }
@@ -108,7 +129,7 @@ class DlqController implements DisposableBean {
         holds.audit(
                 operator.name(),
                 "DLQ_REPLAY",
-                "DLQ",
+                ObjectKind.DLQ,
                 DeadLetters.topic(g),
                 found,
                 after,
@@ -121,12 +142,7 @@ class DlqController implements DisposableBean {
                 sent,
                 skipped.size(),
                 operator.name());
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("group", g);
-        out.put("letters", letters.size());
-        out.put("re_sent", sent);
-        out.put("left_held", skipped);
-        return out;
+        return new Replayed(g, letters.size(), sent, skipped);
     }
 
     private List<DeadLetters.Letter> read(String group, int max) {

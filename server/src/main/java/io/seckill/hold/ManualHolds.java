@@ -1,5 +1,6 @@
 package io.seckill.hold;
 
+import io.seckill.state.ObjectKind;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,8 +23,8 @@ public class ManualHolds {
         this.repo = repo;
     }
 
-    public boolean hold(String objectType, String objectId, String previousStatus, String reason, String operator) {
-        boolean added = repo.hold(objectType, objectId, previousStatus, reason, operator);
+    public boolean hold(ObjectKind objectType, String objectId, String previousStatus, String reason, String operator) {
+        boolean added = repo.hold(objectType.name(), objectId, previousStatus, reason, operator);
         if (added) {
             log.warn(
                     "manual.hold object_type={} object_id={} previous_status={} operator={} reason={}",
@@ -42,21 +43,21 @@ public class ManualHolds {
     }
 
     /** Gives an object back to automation; the status it had when it was held, if it was held. */
-    public Optional<String> release(String objectType, String objectId) {
-        return repo.release(objectType, objectId);
+    public Optional<String> release(ObjectKind objectType, String objectId) {
+        return repo.release(objectType.name(), objectId);
     }
 
     /** One person's action, with what it saw before and after and why. */
     public void audit(
             String operator,
             String action,
-            String objectType,
+            ObjectKind objectType,
             String objectId,
             Object before,
             Object after,
             Object evidence,
             String reason) {
-        repo.audit(operator, action, objectType, objectId, before, after, evidence, reason);
+        repo.audit(operator, action, objectType.name(), objectId, before, after, evidence, reason);
     }
 
     /** The audit log of these objects, oldest first. */

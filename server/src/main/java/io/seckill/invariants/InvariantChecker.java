@@ -1,11 +1,11 @@
 package io.seckill.invariants;
 
 import io.seckill.activity.ActivityService;
-import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SkuInventory;
-import io.seckill.order.OrderRepository;
+import io.seckill.activity.Stock;
+import io.seckill.order.Orders;
 import io.seckill.payment.Payments;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -22,22 +22,22 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Component
 public record InvariantChecker(
-        OrderRepository orders,
-        LedgerRepository ledger,
+        Orders orders,
+        Stock stock,
         Payments payments,
-        ReservationRepository reservations,
+        Reservations reservations,
         ActivityService activities,
         TransactionTemplate snapshot) {
 
     @Autowired
     InvariantChecker(
-            OrderRepository orders,
-            LedgerRepository ledger,
+            Orders orders,
+            Stock stock,
             Payments payments,
-            ReservationRepository reservations,
+            Reservations reservations,
             ActivityService activities,
             PlatformTransactionManager tm) {
-        this(orders, ledger, payments, reservations, activities, snapshotOf(tm));
+        this(orders, stock, payments, reservations, activities, snapshotOf(tm));
     }
 
     /** Every PostgreSQL number of one check comes from one snapshot, even while orders are being written. */
@@ -49,6 +49,14 @@ public record InvariantChecker(
     }
 
     public record Check(String name, boolean pass, String detail) {}
+
+    /** One sale's checks and whether all of them passed. */
+    public record SaleChecks(long activityId, boolean pass, List<Check> checks) {
+
+        public static SaleChecks of(long activityId, List<Check> checks) {
+            return new SaleChecks(activityId, checks.stream().allMatch(Check::pass), checks);
+        }
+    }
 
     /** Every invariant of the sale; {@code quiet} adds the cross-system equation (only meaningful after drain). */
     public List<Check> check(long activityId, boolean quiet) {
@@ -70,8 +78,8 @@ public record InvariantChecker(
         for (ActivityService.InventoryView v : activities.inventoryView(activityId)) {
             SkuInventory pg = v.pg();
             String sku = "sku " + pg.skuId();
-            OrderRepository.SkuCounts o = orders.skuCounts(activityId, pg.skuId());
-            LedgerRepository.SkuCounts l = ledger.skuCounts(activityId, pg.skuId());
+            Orders.SkuCounts o = orders.skuCounts(activityId, pg.skuId());
+            Stock.LedgerCounts l = stock.ledgerCounts(activityId, pg.skuId());
             long live = o.live();
             out.add(new Check(
                     sku + ": no oversell",

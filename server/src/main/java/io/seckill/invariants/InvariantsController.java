@@ -1,8 +1,5 @@
 package io.seckill.invariants;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -19,16 +16,8 @@ class InvariantsController {
     }
 
     @GetMapping("/api/v1/admin/activities/{activityId}/invariants")
-    Map<String, Object> check(@PathVariable long activityId, @RequestParam(defaultValue = "true") boolean quiet) {
-        List<InvariantChecker.Check> checks = checker.check(activityId, quiet);
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("activity_id", activityId);
-        out.put("pass", checks.stream().allMatch(InvariantChecker.Check::pass));
-        out.put(
-                "checks",
-                checks.stream()
-                        .map(c -> Map.of("name", c.name(), "pass", c.pass(), "detail", c.detail()))
-                        .toList());
-        return out;
+    InvariantChecker.SaleChecks check(
+            @PathVariable long activityId, @RequestParam(defaultValue = "true") boolean quiet) {
+        return InvariantChecker.SaleChecks.of(activityId, checker.check(activityId, quiet));
     }
 }

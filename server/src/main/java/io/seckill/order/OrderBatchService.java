@@ -4,20 +4,19 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.seckill.activity.Activity;
-import io.seckill.activity.InventoryRepository;
-import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.activity.Stock;
 import io.seckill.compensation.Rejections;
 import io.seckill.config.SeckillProperties;
 import io.seckill.db.Outage;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.inbox.Inbox;
+import io.seckill.outbox.Outbox;
 import io.seckill.outbox.OutboxEvent;
-import io.seckill.outbox.OutboxRepository;
 import io.seckill.reservation.OrderCreateRequested;
 import io.seckill.reservation.ReservationIds;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import io.seckill.state.InboxResult;
 import io.seckill.state.ReservationStatus;
 import java.time.Clock;
@@ -60,11 +59,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 public record OrderBatchService(
         TransactionTemplate tx,
         Inbox inbox,
-        ReservationRepository reservations,
-        InventoryRepository inventory,
+        Reservations reservations,
+        Stock stock,
         OrderRepository orders,
-        LedgerRepository ledger,
-        OutboxRepository outbox,
+        Outbox outbox,
         Rejections rejections,
         SaleRegistry registry,
         String group,
@@ -125,11 +123,10 @@ public record OrderBatchService(
     OrderBatchService(
             TransactionTemplate tx,
             Inbox inbox,
-            ReservationRepository reservations,
-            InventoryRepository inventory,
+            Reservations reservations,
+            Stock stock,
             OrderRepository orders,
-            LedgerRepository ledger,
-            OutboxRepository outbox,
+            Outbox outbox,
             Rejections rejections,
             SaleRegistry registry,
             SeckillProperties props,
@@ -139,9 +136,8 @@ public record OrderBatchService(
                 tx,
                 inbox,
                 reservations,
-                inventory,
+                stock,
                 orders,
-                ledger,
                 outbox,
                 rejections,
                 registry,
@@ -452,8 +448,7 @@ public record OrderBatchService(
     }
 
     /** Step 3's result: the rows PostgreSQL had, locked, and the messages that may still make an order, per SKU. */
-    private record Locked(
-            Map<UUID, ReservationRepository.Row> rows, Map<List<Long>, List<InboundOrder>> candidatesBySku) {}
+    private record Locked(Map<UUID, Reservations.Row> rows, Map<List<Long>, List<InboundOrder>> candidatesBySku) {}
 
     /**
      * Step 3: reservation rows - lock those PostgreSQL has (a tombstone, an earlier outcome) and settle the
@@ -461,14 +456,14 @@ public record OrderBatchService(
      * later steps (DESIGN.md §9.3 "upsert and lock").
      */
     private Locked lockReservations(List<InboundOrder> mine, Outcomes done) {
-        Map<UUID, ReservationRepository.Row> rows = new HashMap<>();
-        for (ReservationRepository.Row r : reservations.lock(
+        Map<UUID, Reservations.Row> rows = new HashMap<>();
+        for (Reservations.Row r : reservations.lock(
                 mine.stream().map(m -> m.msg().reservationId()).toList())) {
             rows.put(r.reservationId(), r);
         }
         Map<List<Long>, List<InboundOrder>> candidatesBySku = new TreeMap<>(SKU_ORDER);
         for (InboundOrder m : mine) {
-            ReservationRepository.Row row = rows.get(m.msg().reservationId());
+            Reservations.Row row = rows.get(m.msg().reservationId());
             if (row != null && !row.messageId().equals(m.msg().messageId())) {
                 throw new IllegalStateException("message " + m.msg().messageId() + " names reservation "
                         + row.reservationId() + " whose message is " + row.messageId());
@@ -507,7 +502,7 @@ public record OrderBatchService(
             long skuId = e.getKey().get(1);
             List<InboundOrder> group = e.getValue();
             if (single) {
-                if (!inventory.occupy(activityId, skuId, group.size())) {
+                if (!stock.occupy(activityId, skuId, group.size())) {
                     soldOut.addAll(group);
                     continue;
                 }
@@ -540,7 +535,7 @@ public record OrderBatchService(
     private record Inserted(
             List<InboundOrder> duplicateUsers,
             Map<List<Long>, Integer> createdBySku,
-            List<LedgerRepository.Movement> movements,
+            List<Stock.Movement> movements,
             List<OutboxEvent> createdEvents) {}
 
     /**
@@ -554,7 +549,7 @@ public record OrderBatchService(
         List<InboundOrder> duplicateUsers = new ArrayList<>();
         Map<List<Long>, Integer> duplicatesBySku = new TreeMap<>(SKU_ORDER);
         Map<List<Long>, Integer> createdBySku = new TreeMap<>(SKU_ORDER);
-        List<LedgerRepository.Movement> movements = new ArrayList<>();
+        List<Stock.Movement> movements = new ArrayList<>();
         List<OutboxEvent> createdEvents = new ArrayList<>();
         for (OrderRepository.NewOrder o : newOrders) {
             InboundOrder m = planned.byReservation().get(o.reservationId());
@@ -566,7 +561,7 @@ public record OrderBatchService(
                 continue;
             }
             createdBySku.merge(sku, 1, Integer::sum);
-            movements.add(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), orderId));
+            movements.add(new Stock.Movement(o.activityId(), o.skuId(), o.reservationId(), orderId));
             createdEvents.add(OutboxEvent.orderCreated(
                             orderId, o.reservationId(), o.activityId(), o.skuId(), o.userId(), o.amount())
                     .tracedBy(m.traceparent()));
@@ -574,7 +569,7 @@ public record OrderBatchService(
         }
         if (single) {
             for (var e : duplicatesBySku.entrySet()) {
-                if (!inventory.restore(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
+                if (!stock.restore(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
                     throw new IllegalStateException("could not restore " + e.getValue() + " units of " + e.getKey());
                 }
             }
@@ -587,15 +582,15 @@ public record OrderBatchService(
      * from RESERVED where PostgreSQL had the row, inserted settled where it did not), and their events.
      */
     private void recordCreated(
-            List<LedgerRepository.Movement> movements,
+            List<Stock.Movement> movements,
             List<OutboxEvent> createdEvents,
-            Map<UUID, ReservationRepository.Row> rows,
+            Map<UUID, Reservations.Row> rows,
             List<InboundOrder> mine) {
-        ledger.occupy(movements);
+        stock.recordOccupied(movements);
         if (!movements.isEmpty()) {
             Map<UUID, UUID> moved = new LinkedHashMap<>();
             Map<UUID, UUID> fresh = new HashMap<>();
-            for (LedgerRepository.Movement mv : movements) {
+            for (Stock.Movement mv : movements) {
                 (rows.containsKey(mv.reservationId()) ? moved : fresh).put(mv.reservationId(), mv.orderId());
             }
             if (!moved.isEmpty()) {
@@ -610,14 +605,14 @@ public record OrderBatchService(
                     null,
                     fresh);
         }
-        outbox.insert("ORDER", OutboxEvent.ORDER_CREATED, createdEvents);
+        outbox.append("ORDER", OutboxEvent.ORDER_CREATED, createdEvents);
     }
 
     /** Step 7: rejections - a durable decision, a compensation task and an event, in this transaction. */
     private void rejectAll(
             List<InboundOrder> soldOut,
             List<InboundOrder> duplicateUsers,
-            Map<UUID, ReservationRepository.Row> rows,
+            Map<UUID, Reservations.Row> rows,
             Outcomes done) {
         reject(soldOut, REASON_SOLD_OUT, MessageOutcome.REJECTED_SOLD_OUT, rows, done);
         counts.stockRejects().increment(soldOut.size());
@@ -632,7 +627,7 @@ public record OrderBatchService(
      */
     private void takeBatchStock(Map<List<Long>, Integer> createdBySku) {
         for (var e : createdBySku.entrySet()) {
-            if (!inventory.occupy(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
+            if (!stock.occupy(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
                 throw new BatchUnsatisfiable("sku " + e.getKey() + " cannot cover " + e.getValue());
             }
             Failpoints.hit(Failpoint.AFTER_PG_STOCK_DECREMENT);
@@ -643,7 +638,7 @@ public record OrderBatchService(
             List<InboundOrder> rejected,
             String reason,
             MessageOutcome outcome,
-            Map<UUID, ReservationRepository.Row> rows,
+            Map<UUID, Reservations.Row> rows,
             Outcomes done) {
         if (rejected.isEmpty()) {
             return;

@@ -7,7 +7,7 @@ import static io.seckill.db.Sql.interval;
 import io.seckill.db.Backlog;
 import io.seckill.db.Sql;
 import io.seckill.reservation.Judged;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.JudgedRows;
 import io.seckill.retry.Backoff;
 import io.seckill.state.OrderStatus;
 import java.math.BigDecimal;
@@ -32,7 +32,7 @@ import org.springframework.stereotype.Repository;
  * work checks the owner.
  */
 @Repository
-public class OrderRepository {
+class OrderRepository {
 
     private static final String INSERT = """
             INSERT INTO orders (order_id, activity_id, sku_id, user_id, request_id, reservation_id, status, amount, expires_at)
@@ -139,15 +139,15 @@ public class OrderRepository {
      * The change window of one SKU's orders: those that changed (paid, cancelled) after the cursor
      * and before the watermark, with their reservation and task (index idx_orders_sku_changed).
      */
-    private static final String CHANGED = "SELECT " + ReservationRepository.JUDGED + ", o.updated_at, o.order_id\n"
-            + """
+    private static final String CHANGED = "SELECT " + JudgedRows.COLUMNS + ", o.updated_at, o.order_id\n" + """
             FROM orders o
             JOIN inventory_reservation r ON r.reservation_id = o.reservation_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
             WHERE o.activity_id = ? AND o.sku_id = ? AND (o.updated_at, o.order_id) > (?, ?)
               AND o.updated_at < clock_timestamp() - ?::interval
               AND r.updated_at < clock_timestamp() - ?::interval
-            """ + ReservationRepository.NOT_HELD_OR_IN_FLIGHT + """
+            """
+            + JudgedRows.NOT_HELD_OR_IN_FLIGHT + """
             ORDER BY o.updated_at, o.order_id
             LIMIT ?
             """;
@@ -183,9 +183,6 @@ public class OrderRepository {
             BigDecimal amount,
             int paymentTimeoutSeconds) {}
 
-    /** One SKU's orders by kind, for the books an invariant check compares. */
-    public record SkuCounts(long all, long live, long paid, long cancelled) {}
-
     /** @return reservation id -> order id for the orders actually inserted */
     Map<UUID, UUID> insert(List<NewOrder> orders) {
         int n = orders.size();
@@ -220,84 +217,84 @@ public class OrderRepository {
         return inserted;
     }
 
-    public Optional<OrderRecord> find(UUID orderId) {
+    Optional<OrderRecord> find(UUID orderId) {
         return jdbc.query(FIND, OrderRepository::orderRow, orderId).stream().findFirst();
     }
 
-    public Optional<OrderRecord> ofReservation(UUID reservationId) {
+    Optional<OrderRecord> ofReservation(UUID reservationId) {
         return jdbc.query(FIND_BY_RESERVATION, OrderRepository::orderRow, reservationId).stream()
                 .findFirst();
     }
 
-    public boolean startPaying(UUID orderId) {
+    boolean startPaying(UUID orderId) {
         return jdbc.update(START_PAYING, orderId) == 1;
     }
 
-    public boolean markPaid(UUID orderId, Instant paidAt) {
+    boolean markPaid(UUID orderId, Instant paidAt) {
         return jdbc.update(MARK_PAID, Timestamp.from(paidAt), orderId) == 1;
     }
 
-    public List<OrderRecord> markExpired(int limit) {
+    List<OrderRecord> markExpired(int limit) {
         return jdbc.query(MARK_EXPIRED, OrderRepository::orderRow, limit);
     }
 
-    public Optional<OrderRecord> markBuyerCancel(UUID orderId, long userId) {
+    Optional<OrderRecord> markBuyerCancel(UUID orderId, long userId) {
         return jdbc.query(MARK_BUYER_CANCEL, OrderRepository::orderRow, orderId, userId).stream()
                 .findFirst();
     }
 
-    public List<OrderRecord> claimCancels(int limit, String owner, Duration lease) {
+    List<OrderRecord> claimCancels(int limit, String owner, Duration lease) {
         return jdbc.query(CLAIM_CANCELS, OrderRepository::orderRow, limit, owner, interval(lease));
     }
 
-    public Optional<OrderRecord> claimCancel(UUID orderId, String owner, Duration lease) {
+    Optional<OrderRecord> claimCancel(UUID orderId, String owner, Duration lease) {
         return jdbc.query(CLAIM_CANCEL, OrderRepository::orderRow, owner, interval(lease), orderId).stream()
                 .findFirst();
     }
 
-    public boolean cancelBackoff(UUID orderId, String owner, Backoff backoff) {
+    boolean cancelBackoff(UUID orderId, String owner, Backoff backoff) {
         return jdbc.update(CANCEL_BACKOFF, interval(backoff.base()), interval(backoff.max()), orderId, owner) == 1;
     }
 
-    public boolean markCancelled(UUID orderId, String owner) {
+    boolean markCancelled(UUID orderId, String owner) {
         return jdbc.update(MARK_CANCELLED, orderId, owner) == 1;
     }
 
-    public Backlog cancelBacklog() {
+    Backlog cancelBacklog() {
         return jdbc.queryForObject(CANCEL_BACKLOG, Backlog::of);
     }
 
-    public Map<String, Long> countByStatus(long activityId) {
+    Map<String, Long> countByStatus(long activityId) {
         return Sql.countsByKey(jdbc, STATUS_COUNTS, activityId);
     }
 
-    public Optional<UUID> reservationOf(UUID orderId) {
+    Optional<UUID> reservationOf(UUID orderId) {
         return jdbc.query(RESERVATION_OF, (rs, i) -> rs.getObject(1, UUID.class), orderId).stream()
                 .findFirst();
     }
 
     /** The reservation's order row as stored, for an operator's evidence. */
-    public List<Map<String, Object>> rowsOfReservation(UUID reservationId) {
+    List<Map<String, Object>> rowsOfReservation(UUID reservationId) {
         return jdbc.queryForList(ROWS_OF_RESERVATION, reservationId);
     }
 
     /** Orders of the SKU changed after {@code after} and older than the watermark, with their reservations. */
-    public Judged.Page changed(long activityId, long skuId, Judged.Cursor after, Duration watermark, int limit) {
-        return ReservationRepository.judgedPage(jdbc, CHANGED, activityId, skuId, after, watermark, limit);
+    Judged.Page changed(long activityId, long skuId, Judged.Cursor after, Duration watermark, int limit) {
+        return JudgedRows.page(jdbc, CHANGED, activityId, skuId, after, watermark, limit);
     }
 
-    public long duplicateUsers(long activityId) {
+    long duplicateUsers(long activityId) {
         return count(jdbc.queryForObject(DUPLICATE_USERS, Long.class, activityId));
     }
 
-    public long duplicateReservations(long activityId) {
+    long duplicateReservations(long activityId) {
         return count(jdbc.queryForObject(DUPLICATE_RESERVATIONS, Long.class, activityId));
     }
 
-    public SkuCounts skuCounts(long activityId, long skuId) {
+    Orders.SkuCounts skuCounts(long activityId, long skuId) {
         return jdbc.queryForObject(
                 SKU_COUNTS,
-                (rs, i) -> new SkuCounts(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)),
+                (rs, i) -> new Orders.SkuCounts(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)),
                 activityId,
                 skuId);
     }

@@ -20,7 +20,7 @@ import org.springframework.stereotype.Repository;
  * database clock, and settled only where the lease owner still matches.
  */
 @Repository
-public class OutboxRepository {
+class OutboxRepository {
 
     private static final String INSERT = """
             INSERT INTO event_outbox (event_id, aggregate_type, aggregate_id, event_type, schema_version, message_key, payload,
@@ -122,7 +122,7 @@ public class OutboxRepository {
         this.trace = trace;
     }
 
-    public record Claimed(
+    record Claimed(
             UUID eventId,
             String aggregateType,
             UUID aggregateId,
@@ -131,10 +131,8 @@ public class OutboxRepository {
             int attempt,
             String traceparent) {}
 
-    public record Stale(UUID eventId, int attempts) {}
-
     /** Inside the business transaction: events of one type. */
-    public void insert(String aggregateType, String eventType, List<OutboxEvent> events) {
+    void insert(String aggregateType, String eventType, List<OutboxEvent> events) {
         if (events.isEmpty()) {
             return;
         }
@@ -154,7 +152,7 @@ public class OutboxRepository {
         jdbc.update(INSERT, aggregateType, eventType, e, a, p, tp);
     }
 
-    public List<Claimed> claimDue(int limit, String owner, Duration lease) {
+    List<Claimed> claimDue(int limit, String owner, Duration lease) {
         return jdbc.query(
                 CLAIM_DUE,
                 (rs, i) -> new Claimed(
@@ -171,48 +169,49 @@ public class OutboxRepository {
     }
 
     /** @return how many rows this owner settled (rows whose lease was lost are not touched) */
-    public int markSent(List<UUID> eventIds, String owner) {
+    int markSent(List<UUID> eventIds, String owner) {
         return jdbc.update(MARK_SENT, Sql.uuids(eventIds), owner);
     }
 
     /** @return false when this owner no longer holds the row */
-    public boolean markManual(UUID eventId, String owner, String error) {
+    boolean markManual(UUID eventId, String owner, String error) {
         return jdbc.update(MARK_MANUAL, truncate(error), eventId, owner) == 1;
     }
 
-    public boolean markRetry(UUID eventId, String owner, Backoff backoff, String error) {
+    boolean markRetry(UUID eventId, String owner, Backoff backoff, String error) {
         return jdbc.update(
                         MARK_RETRY, truncate(error), interval(backoff.base()), interval(backoff.max()), eventId, owner)
                 == 1;
     }
 
-    public List<Stale> stale(Duration watermark) {
-        return jdbc.query(STALE, (rs, i) -> new Stale(rs.getObject(1, UUID.class), rs.getInt(2)), interval(watermark));
+    List<Outbox.Stale> stale(Duration watermark) {
+        return jdbc.query(
+                STALE, (rs, i) -> new Outbox.Stale(rs.getObject(1, UUID.class), rs.getInt(2)), interval(watermark));
     }
 
     /** SENDING with an expired lease -> RETRY; false when a relay settled or re-claimed it first. */
-    public boolean reclaim(UUID eventId) {
+    boolean reclaim(UUID eventId) {
         return jdbc.update(RECLAIM, eventId) == 1;
     }
 
-    public long skuBacklog(long activityId, long skuId) {
+    long skuBacklog(long activityId, long skuId) {
         return count(jdbc.queryForObject(SKU_BACKLOG, Long.class, activityId, skuId));
     }
 
-    public long saleBacklog(long activityId) {
+    long saleBacklog(long activityId) {
         return count(jdbc.queryForObject(SALE_BACKLOG, Long.class, activityId, activityId));
     }
 
     /** The events of a reservation and its order, for an operator's evidence. */
-    public List<Map<String, Object>> ofReservation(UUID reservationId) {
+    List<Map<String, Object>> ofReservation(UUID reservationId) {
         return jdbc.queryForList(OF_RESERVATION, reservationId, reservationId);
     }
 
-    public int purgeSent(Duration retention, int limit) {
+    int purgeSent(Duration retention, int limit) {
         return jdbc.update(PURGE, interval(retention), limit);
     }
 
-    public Backlog backlog() {
+    Backlog backlog() {
         return jdbc.queryForObject(BACKLOG, Backlog::of);
     }
 

@@ -3,7 +3,7 @@ package io.seckill.payment;
 import io.seckill.db.DbBreaker;
 import io.seckill.mq.MqClients;
 import io.seckill.order.OrderRecord;
-import io.seckill.order.OrderRepository;
+import io.seckill.order.Orders;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.refusal.Refusal;
 import io.seckill.state.OrderStatus;
@@ -34,7 +34,7 @@ public class Checkout {
             BigDecimal amount,
             PaymentChannel.Status channelStatus) {}
 
-    private final OrderRepository orders;
+    private final Orders orders;
     private final PaymentRepository payments;
     private final PaymentChannel channel;
     private final OrderCanceller canceller;
@@ -42,7 +42,7 @@ public class Checkout {
     private final String owner = MqClients.instanceName("buyer-cancel");
 
     Checkout(
-            OrderRepository orders,
+            Orders orders,
             PaymentRepository payments,
             PaymentChannel channel,
             OrderCanceller canceller,

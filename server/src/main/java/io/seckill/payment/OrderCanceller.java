@@ -1,8 +1,6 @@
 package io.seckill.payment;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.activity.InventoryRepository;
-import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
@@ -10,11 +8,8 @@ import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.metrics.LogContext;
 import io.seckill.order.OrderRecord;
-import io.seckill.order.OrderRepository;
-import io.seckill.outbox.OutboxEvent;
-import io.seckill.outbox.OutboxRepository;
+import io.seckill.order.Orders;
 import io.seckill.payment.channel.PaymentChannel;
-import io.seckill.reservation.ReservationRepository;
 import io.seckill.state.ObjectKind;
 import io.seckill.state.OrderStatus;
 import java.time.Clock;
@@ -49,13 +44,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Component
 public record OrderCanceller(
-        OrderRepository orders,
+        Orders orders,
         PaymentService paymentService,
         PaymentChannel channel,
-        InventoryRepository inventory,
-        LedgerRepository ledger,
-        ReservationRepository reservations,
-        OutboxRepository outbox,
         TransactionTemplate tx,
         MeterRegistry meters,
         SeckillProperties props,
@@ -66,14 +57,7 @@ public record OrderCanceller(
 
     /** Step 1 for expired orders, a batch at a time; returns how many entered CANCEL_PENDING. */
     public int markExpired(int limit) {
-        List<OrderRecord> moved = tx.execute(s -> {
-            List<OrderRecord> expired = orders.markExpired(limit);
-            outbox.insert(
-                    "ORDER",
-                    OutboxEvent.ORDER_CANCEL_PENDING,
-                    expired.stream().map(OrderCanceller::pendingEvent).toList());
-            return expired;
-        });
+        List<OrderRecord> moved = tx.execute(s -> orders.expire(limit));
         if (!moved.isEmpty()) {
             meters.counter("order.cancel_pending", "reason", "payment_timeout").increment(moved.size());
             log.info("order.cancel_pending reason=PAYMENT_TIMEOUT count={}", moved.size());
@@ -84,11 +68,7 @@ public record OrderCanceller(
 
     /** Step 1 for a buyer's own unpaid order; empty when the order was not CREATED or PAYING. */
     public Optional<OrderRecord> markBuyerCancel(UUID orderId, long userId) {
-        Optional<OrderRecord> moved = tx.execute(s -> {
-            Optional<OrderRecord> o = orders.markBuyerCancel(orderId, userId);
-            o.ifPresent(x -> outbox.insert("ORDER", OutboxEvent.ORDER_CANCEL_PENDING, List.of(pendingEvent(x))));
-            return o;
-        });
+        Optional<OrderRecord> moved = tx.execute(s -> orders.cancelByBuyer(orderId, userId));
         if (moved.isPresent()) {
             meters.counter("order.cancel_pending", "reason", "buyer_cancelled").increment();
             log.info("order.cancel_pending reason=BUYER_CANCELLED order_id={}", orderId);
@@ -212,32 +192,7 @@ public record OrderCanceller(
 
     /** Step 3: the channel confirmed unpaid; one transaction, fenced by the lease. */
     CancelOutcome finish(OrderRecord o, String owner) {
-        boolean cancelled = tx.execute(s -> {
-            if (!orders.markCancelled(o.orderId(), owner)) {
-                return false;
-            }
-            if (!inventory.release(o.activityId(), o.skuId())) {
-                throw new IllegalStateException("sku " + o.activityId() + "/" + o.skuId()
-                        + " has no occupied unit to release for " + o.orderId());
-            }
-            if (!reservations.markCancelled(o.reservationId())) {
-                throw new IllegalStateException(
-                        "reservation " + o.reservationId() + " of order " + o.orderId() + " is not ORDER_CREATED");
-            }
-            ledger.release(new LedgerRepository.Movement(o.activityId(), o.skuId(), o.reservationId(), o.orderId()));
-            outbox.insert(
-                    "ORDER",
-                    OutboxEvent.ORDER_CANCELLED,
-                    List.of(OutboxEvent.orderStatus(
-                            OutboxEvent.ORDER_CANCELLED,
-                            o.orderId(),
-                            o.reservationId(),
-                            o.activityId(),
-                            o.skuId(),
-                            o.userId(),
-                            OrderStatus.CANCELLED)));
-            return true;
-        });
+        boolean cancelled = tx.execute(s -> orders.cancel(o, owner));
         if (cancelled) {
             meters.counter("order.cancel", "result", "cancelled").increment();
             log.info(
@@ -257,16 +212,5 @@ public record OrderCanceller(
                 o.orderId(),
                 seen);
         return now == OrderStatus.PAID ? CancelOutcome.PAID : CancelOutcome.NOOP;
-    }
-
-    private static OutboxEvent pendingEvent(OrderRecord o) {
-        return OutboxEvent.orderStatus(
-                OutboxEvent.ORDER_CANCEL_PENDING,
-                o.orderId(),
-                o.reservationId(),
-                o.activityId(),
-                o.skuId(),
-                o.userId(),
-                OrderStatus.CANCEL_PENDING);
     }
 }

@@ -2,21 +2,16 @@ package io.seckill.payment;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.seckill.activity.InventoryRepository;
-import io.seckill.activity.LedgerRepository;
 import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
 import io.seckill.metrics.LogContext;
 import io.seckill.order.OrderRecord;
-import io.seckill.order.OrderRepository;
-import io.seckill.outbox.OutboxEvent;
-import io.seckill.outbox.OutboxRepository;
+import io.seckill.order.Orders;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReservationIds;
 import io.seckill.state.ObjectKind;
-import io.seckill.state.OrderStatus;
 import io.seckill.state.RefundStatus;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -41,14 +36,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Service
 public record PaymentService(
-        PaymentRepository payments,
-        OrderRepository orders,
-        InventoryRepository inventory,
-        LedgerRepository ledger,
-        OutboxRepository outbox,
-        Anomalies anomalies,
-        TransactionTemplate tx,
-        MeterRegistry meters) {
+        PaymentRepository payments, Orders orders, Anomalies anomalies, TransactionTemplate tx, MeterRegistry meters) {
 
     private static final Logger log = LoggerFactory.getLogger(PaymentService.class);
 
@@ -223,24 +211,7 @@ public record PaymentService(
                         + known.providerTransactionId() + ", not " + providerTransactionId);
             }
         }
-        if (orders.markPaid(order.orderId(), paidAt)) {
-            if (!inventory.sell(order.activityId(), order.skuId())) {
-                throw new IllegalStateException("sku " + order.activityId() + "/" + order.skuId()
-                        + " has no occupied unit to sell for order " + order.orderId());
-            }
-            ledger.sell(new LedgerRepository.Movement(
-                    order.activityId(), order.skuId(), order.reservationId(), order.orderId()));
-            outbox.insert(
-                    "ORDER",
-                    OutboxEvent.ORDER_PAID,
-                    List.of(OutboxEvent.orderStatus(
-                            OutboxEvent.ORDER_PAID,
-                            order.orderId(),
-                            order.reservationId(),
-                            order.activityId(),
-                            order.skuId(),
-                            order.userId(),
-                            OrderStatus.PAID)));
+        if (orders.pay(order, paidAt)) {
             return PaymentOutcome.PAID;
         }
         OrderRecord now = orders.find(order.orderId()).orElseThrow();

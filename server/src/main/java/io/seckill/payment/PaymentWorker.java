@@ -5,7 +5,7 @@ import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.MqClients;
-import io.seckill.order.OrderRepository;
+import io.seckill.order.Orders;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.state.ObjectKind;
 import io.seckill.worker.PollingWorker;
@@ -27,7 +27,7 @@ public class PaymentWorker extends PollingWorker {
 
     private final OrderCanceller canceller;
     private final PaymentRepository payments;
-    private final OrderRepository orders;
+    private final Orders orders;
     private final PaymentChannel channel;
     private final SeckillProperties.Payment cfg;
     private final StalledWork stalled;
@@ -36,7 +36,7 @@ public class PaymentWorker extends PollingWorker {
     PaymentWorker(
             OrderCanceller canceller,
             PaymentRepository payments,
-            OrderRepository orders,
+            Orders orders,
             PaymentChannel channel,
             StalledWork stalled,
             SeckillProperties props,

@@ -46,16 +46,19 @@ public class OrderProjection {
         return HashStatus.ofOrder(orderStatus).name();
     }
 
-    /** Moves the reservation hash to {@code orderStatus} (ORDER_CREATED, CANCEL_PENDING, PAID, CANCELLED). */
-    public List<Object> project(SkuSlot slot, String reservationId, String orderId, String orderStatus) {
+    /**
+     * Moves the reservation hash to {@code target}, the hash status of an order's state (ORDER_CREATED,
+     * CANCEL_PENDING, PAID, CANCELLED); any other target is refused.
+     */
+    public List<Object> project(SkuSlot slot, String reservationId, String orderId, HashStatus target) {
         String hash = slot.reservation(reservationId);
-        return switch (orderStatus) {
-            case "ORDER_CREATED", "CREATED", "PAYING" ->
+        return switch (target) {
+            case ORDER_CREATED ->
                 PROJECT_ORDER_CREATED.run(redis, new String[] {hash, slot.counter()}, reservationId, orderId);
-            case "CANCEL_PENDING", "PAID" ->
+            case CANCEL_PENDING, PAID ->
                 PROJECT_ORDER_STATUS.run(
-                        redis, new String[] {hash, slot.counter()}, reservationId, orderId, orderStatus);
-            case "CANCELLED" ->
+                        redis, new String[] {hash, slot.counter()}, reservationId, orderId, target.name());
+            case CANCELLED ->
                 RELEASE_ON_CANCEL.run(
                         redis,
                         new String[] {hash, slot.stock(), slot.counter(), slot.releaseMarker(reservationId)},
@@ -63,7 +66,8 @@ public class OrderProjection {
                         orderId,
                         "release:" + orderId,
                         terminalTtlMs(slot));
-            default -> throw new IllegalArgumentException("no projection for order status " + orderStatus);
+            case RESERVED, ORDER_REJECTED, COMPENSATING, COMPENSATED, MANUAL_REVIEW ->
+                throw new IllegalArgumentException("no projection of an order to " + target);
         };
     }
 

@@ -16,7 +16,9 @@ import io.seckill.outbox.OutboxEvent;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.ReservationIds;
+import io.seckill.state.HashStatus;
 import io.seckill.state.ObjectKind;
+import io.seckill.state.OrderStatus;
 import io.seckill.state.SaleStatus;
 import io.seckill.trace.PipelineTrace;
 import java.util.List;
@@ -152,9 +154,14 @@ class ProjectionConsumer extends PushConsumerRole {
         }
         SkuSlot slot = SkuSlot.forUser(activityId, skuId, sku.buckets(), userId);
         List<Object> r = switch (type) {
-            case OutboxEvent.ORDER_CREATED -> projection.project(slot, reservationId, orderId, "ORDER_CREATED");
+            case OutboxEvent.ORDER_CREATED ->
+                projection.project(slot, reservationId, orderId, HashStatus.ORDER_CREATED);
             case OutboxEvent.ORDER_CANCEL_PENDING, OutboxEvent.ORDER_PAID, OutboxEvent.ORDER_CANCELLED ->
-                projection.project(slot, reservationId, orderId, (String) e.get("order_status"));
+                projection.project(
+                        slot,
+                        reservationId,
+                        orderId,
+                        HashStatus.ofOrder(OrderStatus.valueOf(String.valueOf(e.get("order_status")))));
             default -> null;
         };
         if (r == null) {

@@ -7,7 +7,7 @@ import io.seckill.activity.StockAdjustments;
 import io.seckill.anomaly.AnomalyKind;
 import io.seckill.config.SeckillProperties;
 import io.seckill.mq.BrokerBacklog;
-import io.seckill.outbox.OutboxRepository;
+import io.seckill.outbox.Outbox;
 import io.seckill.state.ObjectKind;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -48,7 +48,7 @@ class DriftRule {
     record Result(
             Drift drift, long cross, long supply, ActivityService.InventoryView view, Map<String, Object> evidence) {}
 
-    private final OutboxRepository outbox;
+    private final Outbox outbox;
     private final StockAdjustments adjustments;
     private final RedisRecalibration recalibration;
     private final BrokerBacklog backlog;
@@ -58,7 +58,7 @@ class DriftRule {
     private final String eventTopic;
 
     DriftRule(
-            OutboxRepository outbox,
+            Outbox outbox,
             StockAdjustments adjustments,
             RedisRecalibration recalibration,
             BrokerBacklog backlog,

@@ -2,7 +2,7 @@ package io.seckill.reconcile;
 
 import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import io.seckill.state.ReservationStatus;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,10 +24,10 @@ class OrphanRule {
     private static final Logger log = LoggerFactory.getLogger(OrphanRule.class);
 
     private final Anomalies anomalies;
-    private final ReservationRepository reservations;
+    private final Reservations reservations;
     private final Findings findings;
 
-    OrphanRule(Anomalies anomalies, ReservationRepository reservations, Findings findings) {
+    OrphanRule(Anomalies anomalies, Reservations reservations, Findings findings) {
         this.anomalies = anomalies;
         this.reservations = reservations;
         this.findings = findings;

@@ -1,7 +1,7 @@
 package io.seckill.reconcile;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.seckill.outbox.OutboxRepository;
+import io.seckill.outbox.Outbox;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.stereotype.Component;
@@ -13,11 +13,11 @@ import org.springframework.stereotype.Component;
 @Component
 class OutboxLeaseRule {
 
-    private final OutboxRepository outbox;
+    private final Outbox outbox;
     private final Repairs repairs;
     private final MeterRegistry meters;
 
-    OutboxLeaseRule(OutboxRepository outbox, Repairs repairs, MeterRegistry meters) {
+    OutboxLeaseRule(Outbox outbox, Repairs repairs, MeterRegistry meters) {
         this.outbox = outbox;
         this.repairs = repairs;
         this.meters = meters;
@@ -27,7 +27,7 @@ class OutboxLeaseRule {
     /** Returns how many events this run put back. */
     int apply(Duration watermark, Tally tally) {
         int n = 0;
-        for (OutboxRepository.Stale e : outbox.stale(watermark)) {
+        for (Outbox.Stale e : outbox.stale(watermark)) {
             Repairs.Run run = repairs.run(
                     RepairKind.OUTBOX_LEASE_RECLAIM.name(),
                     "OUTBOX_EVENT",

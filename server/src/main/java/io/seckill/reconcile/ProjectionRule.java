@@ -119,7 +119,7 @@ class ProjectionRule implements ReservationRule {
                     r.messageId().toString());
             return "hash restored without counter moves: " + ScriptReply.of(x).word();
         }
-        List<Object> x = projection.project(slot, rid, order, expected);
+        List<Object> x = projection.project(slot, rid, order, HashStatus.parse(expected));
         if (ScriptReply.of(x).code() < 0) {
             throw new IllegalStateException(
                     "projection refused: " + ScriptReply.of(x).word());

@@ -8,7 +8,7 @@ import org.springframework.stereotype.Repository;
 
 /** The SQL of {@code reconcile_lease}: one reconciler at a time across instances, and the database clock. */
 @Repository
-public class ReconcileRepository {
+class ReconcileRepository {
 
     private static final String TAKE_LEASE = """
             UPDATE reconcile_lease SET owner = ?, lease_until = clock_timestamp() + ?::interval

@@ -10,16 +10,15 @@ import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
 import io.seckill.anomaly.StalledWork;
 import io.seckill.config.SeckillProperties;
-import io.seckill.order.OrderRepository;
+import io.seckill.order.Orders;
 import io.seckill.redis.SkuSlot;
 import io.seckill.reservation.Judged;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import io.seckill.worker.SlotPass;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -56,8 +55,8 @@ public class Reconciler {
     private final ActivityService activities;
     private final ReconcileRepository repo;
     private final Anomalies anomalies;
-    private final ReservationRepository reservations;
-    private final OrderRepository orders;
+    private final Reservations reservations;
+    private final Orders orders;
     private final MeterRegistry meters;
     private final Clock clock;
     private final TransferRule transferRule;
@@ -87,8 +86,8 @@ public class Reconciler {
             ActivityService activities,
             ReconcileRepository repo,
             Anomalies anomalies,
-            ReservationRepository reservations,
-            OrderRepository orders,
+            Reservations reservations,
+            Orders orders,
             MeterRegistry meters,
             Clock clock,
             StalledWork stalled,
@@ -140,17 +139,7 @@ public class Reconciler {
             Map<String, Integer> repairs,
             Map<String, Integer> anomalies,
             int staleOutboxReclaimed,
-            long millis) {
-        public Map<String, Object> toMap() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("skus", skus);
-            m.put("repairs", repairs);
-            m.put("anomalies", anomalies);
-            m.put("stale_outbox_reclaimed", staleOutboxReclaimed);
-            m.put("millis", millis);
-            return m;
-        }
-    }
+            long millis) {}
 
     public record SkuReport(
             long activityId,

@@ -4,9 +4,9 @@ import io.lettuce.core.RedisFuture;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
-import io.seckill.activity.InventoryRepository;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.SkuInventory;
+import io.seckill.activity.Stock;
 import io.seckill.activity.StockAdjustments;
 import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
@@ -14,7 +14,7 @@ import io.seckill.compensation.CompensationTasks;
 import io.seckill.config.SeckillProperties;
 import io.seckill.hold.ManualHolds;
 import io.seckill.mq.BrokerBacklog;
-import io.seckill.outbox.OutboxRepository;
+import io.seckill.outbox.Outbox;
 import io.seckill.projection.OrderProjection;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
@@ -23,7 +23,7 @@ import io.seckill.redis.SkuSlot;
 import io.seckill.redis.SlotCounters;
 import io.seckill.reservation.BucketTransfers;
 import io.seckill.reservation.Judged;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import io.seckill.state.HashStatus;
 import io.seckill.state.ObjectKind;
 import io.seckill.state.ReservationStatus;
@@ -58,10 +58,10 @@ public class RedisRecalibration {
     private static final LuaScript PAUSE_SLOT = LuaScript.load("pause_slot");
     static final String RULE = "REDIS_RECALIBRATION";
 
-    private final InventoryRepository inventory;
+    private final Stock stock;
     private final RepairRepository repairLog;
-    private final ReservationRepository reservations;
-    private final OutboxRepository outboxRepo;
+    private final Reservations reservations;
+    private final Outbox outboxRepo;
     private final OrderProjection projection;
     private final Anomalies anomalies;
     private final ManualHolds holds;
@@ -76,10 +76,10 @@ public class RedisRecalibration {
     private final TransactionTemplate snapshotTx;
 
     RedisRecalibration(
-            InventoryRepository inventory,
+            Stock stock,
             RepairRepository repairLog,
-            ReservationRepository reservations,
-            OutboxRepository outboxRepo,
+            Reservations reservations,
+            Outbox outboxRepo,
             OrderProjection projection,
             Anomalies anomalies,
             ManualHolds holds,
@@ -92,7 +92,7 @@ public class RedisRecalibration {
             BucketTransfers transfers,
             StockAdjustments adjustments,
             PlatformTransactionManager txManager) {
-        this.inventory = inventory;
+        this.stock = stock;
         this.repairLog = repairLog;
         this.reservations = reservations;
         this.outboxRepo = outboxRepo;
@@ -368,7 +368,7 @@ public class RedisRecalibration {
         holds.audit(
                 Reconciler.OPERATOR,
                 RULE,
-                "SKU",
+                ObjectKind.SKU,
                 activityId + ":" + sku.skuId(),
                 Map.of("redis", countersText(before)),
                 after,
@@ -848,7 +848,7 @@ public class RedisRecalibration {
     }
 
     private SkuInventory pg(long activityId, long skuId) {
-        return inventory.forActivity(activityId).stream()
+        return stock.ofActivity(activityId).stream()
                 .filter(i -> i.skuId() == skuId)
                 .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no inventory for " + activityId + "/" + skuId));

@@ -106,7 +106,7 @@ class ReservationRules {
                         slot.skuId(),
                         evidence(r, actual, a.expected()));
                 if (a.holdReason() != null) {
-                    holds.hold("RESERVATION", rid, r.status().name(), a.holdReason(), Reconciler.OPERATOR);
+                    holds.hold(ObjectKind.RESERVATION, rid, r.status().name(), a.holdReason(), Reconciler.OPERATOR);
                 }
             }
             case Finding.Repair repair -> {

@@ -93,7 +93,7 @@ class ReservationQuery {
         // reservation
         boolean pgHasNone = false;
         if (slot == null && postgres.permit()) {
-            StatusReads.Pg<ReservationRepository.Target> target =
+            StatusReads.Pg<Reservations.Target> target =
                     postgres.read(() -> reservations.target(reservationId), reservationId);
             pgHasNone = target.none();
             slot = target.value()

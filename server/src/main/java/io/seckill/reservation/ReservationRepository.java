@@ -3,12 +3,7 @@ package io.seckill.reservation;
 import io.seckill.db.Sql;
 import io.seckill.state.OrderStatus;
 import io.seckill.state.ReservationStatus;
-import io.seckill.state.TaskStatus;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -19,27 +14,8 @@ import org.springframework.stereotype.Repository;
 
 /** The SQL of {@code inventory_reservation}: the durable reservation state machine ({@link ReservationStatus}). */
 @Repository
-public class ReservationRepository {
+class ReservationRepository {
 
-    /**
-     * What reconciliation judges a reservation by (aliases r = reservation, o = its order, t = its
-     * compensation task): the columns {@link #judgedPage} reads, in order.
-     */
-    public static final String JUDGED = """
-            r.reservation_id, r.user_id, r.status, r.version, r.order_id, o.status, t.task_id, t.status,
-                   (t.lease_until IS NOT NULL AND t.lease_until < clock_timestamp()), r.request_id, r.message_id""";
-    /**
-     * Reconciliation's change window skips what is not its to judge yet: a reservation or order under
-     * a person's hold, or one with an event still in the outbox. Aliases r (reservation) and o (order).
-     */
-    public static final String NOT_HELD_OR_IN_FLIGHT = """
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = r.reservation_id::text)
-              AND NOT EXISTS (SELECT 1 FROM manual_hold h WHERE h.object_id = o.order_id::text)
-              AND NOT EXISTS (SELECT 1 FROM event_outbox e
-                              WHERE e.aggregate_id = r.reservation_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
-              AND NOT EXISTS (SELECT 1 FROM event_outbox e
-                              WHERE e.aggregate_id = o.order_id AND e.status IN ('PENDING', 'RETRY', 'SENDING'))
-            """;
     /**
      * A reservation PostgreSQL had not seen, written directly in the state this transaction decided
      * (one write instead of insert-then-update). A concurrent writer of the same id (a deadline
@@ -163,20 +139,20 @@ public class ReservationRepository {
      * and before the watermark, in change order (index idx_inventory_reservation_sku_changed), with
      * their order and task; objects under a hold or with an event still in the outbox wait.
      */
-    private static final String CHANGED =
-            "SELECT " + JUDGED + ", r.updated_at, r.reservation_id\n" + """
+    private static final String CHANGED = "SELECT " + JudgedRows.COLUMNS + ", r.updated_at, r.reservation_id\n" + """
             FROM inventory_reservation r
             LEFT JOIN orders o ON o.order_id = r.order_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
             WHERE r.activity_id = ? AND r.sku_id = ? AND (r.updated_at, r.reservation_id) > (?, ?)
               AND r.updated_at < clock_timestamp() - ?::interval
               AND (o.updated_at IS NULL OR o.updated_at < clock_timestamp() - ?::interval)
-            """ + NOT_HELD_OR_IN_FLIGHT + """
+            """
+            + JudgedRows.NOT_HELD_OR_IN_FLIGHT + """
             ORDER BY r.updated_at, r.reservation_id
             LIMIT ?
             """;
     /** Every reservation PostgreSQL decided for a SKU, with what Redis must know of it (held ones excepted). */
-    private static final String OF_SKU = "SELECT " + JUDGED + "\n" + """
+    private static final String OF_SKU = "SELECT " + JudgedRows.COLUMNS + "\n" + """
             FROM inventory_reservation r
             LEFT JOIN orders o ON o.order_id = r.order_id
             LEFT JOIN compensation_task t ON t.reservation_id = r.reservation_id
@@ -207,24 +183,7 @@ public class ReservationRepository {
         this.jdbc = jdbc;
     }
 
-    public record Row(UUID reservationId, ReservationStatus status, UUID orderId, UUID messageId) {}
-
-    /** Where a reservation lives and what state it is in. */
-    public record Target(UUID reservationId, long activityId, long skuId, long userId, ReservationStatus status) {}
-
-    /** A reservation with its ids and version, as the runbook acts on it. */
-    public record Reservation(
-            UUID reservationId,
-            UUID requestId,
-            UUID messageId,
-            long activityId,
-            long skuId,
-            long userId,
-            ReservationStatus status,
-            long version,
-            UUID orderId) {}
-
-    public record View(
+    record View(
             UUID reservationId,
             long userId,
             ReservationStatus status,
@@ -233,7 +192,7 @@ public class ReservationRepository {
             OrderStatus orderStatus) {}
 
     /** Inserts rows for reservations PostgreSQL has not seen, in their decided state; order ids may be null. */
-    public void insertSettled(
+    void insertSettled(
             List<OrderCreateRequested> msgs, ReservationStatus status, String reason, Map<UUID, UUID> orderIds) {
         if (msgs.isEmpty()) {
             return;
@@ -259,7 +218,7 @@ public class ReservationRepository {
     }
 
     /** @return true when this call wrote the tombstone (false: PostgreSQL already had the reservation) */
-    public boolean insertTombstone(OrderCreateRequested x, String reason) {
+    boolean insertTombstone(OrderCreateRequested x, String reason) {
         return jdbc.update(
                         INSERT_TOMBSTONE,
                         x.reservationId(),
@@ -275,7 +234,7 @@ public class ReservationRepository {
     }
 
     /** The reservation PostgreSQL holds for {@code x}'s request or message under another id, with its status. */
-    public Optional<Map.Entry<UUID, ReservationStatus>> sameRequest(OrderCreateRequested x) {
+    Optional<Map.Entry<UUID, ReservationStatus>> sameRequest(OrderCreateRequested x) {
         return jdbc
                 .query(
                         SAME_REQUEST,
@@ -290,7 +249,7 @@ public class ReservationRepository {
                 .findFirst();
     }
 
-    public Map<UUID, ReservationStatus> states(List<UUID> reservationIds) {
+    Map<UUID, ReservationStatus> states(List<UUID> reservationIds) {
         Map<UUID, ReservationStatus> out = new java.util.HashMap<>();
         jdbc.query(
                 STATES,
@@ -301,10 +260,10 @@ public class ReservationRepository {
         return out;
     }
 
-    public List<Row> lock(List<UUID> reservationIds) {
+    List<Reservations.Row> lock(List<UUID> reservationIds) {
         return jdbc.query(
                 LOCK,
-                (rs, i) -> new Row(
+                (rs, i) -> new Reservations.Row(
                         rs.getObject(1, UUID.class),
                         ReservationStatus.valueOf(rs.getString(2)),
                         rs.getObject(3, UUID.class),
@@ -313,7 +272,7 @@ public class ReservationRepository {
     }
 
     /** RESERVED -> ORDER_CREATED for each pair; returns how many moved. */
-    public int markOrderCreated(Map<UUID, UUID> orderByReservation) {
+    int markOrderCreated(Map<UUID, UUID> orderByReservation) {
         String[] r = new String[orderByReservation.size()];
         String[] o = new String[r.length];
         int i = 0;
@@ -325,15 +284,15 @@ public class ReservationRepository {
     }
 
     /** RESERVED -> ORDER_REJECTED with a reason; returns how many moved. */
-    public int markRejected(List<UUID> reservationIds, String reason) {
+    int markRejected(List<UUID> reservationIds, String reason) {
         return jdbc.update(MARK_REJECTED, reason, Sql.uuids(reservationIds));
     }
 
-    public Optional<Reservation> find(UUID reservationId) {
+    Optional<Reservations.Reservation> find(UUID reservationId) {
         return jdbc
                 .query(
                         FIND,
-                        (rs, i) -> new Reservation(
+                        (rs, i) -> new Reservations.Reservation(
                                 rs.getObject(1, UUID.class),
                                 rs.getObject(2, UUID.class),
                                 rs.getObject(3, UUID.class),
@@ -348,11 +307,11 @@ public class ReservationRepository {
                 .findFirst();
     }
 
-    public Optional<Target> target(UUID reservationId) {
+    Optional<Reservations.Target> target(UUID reservationId) {
         return jdbc
                 .query(
                         FIND_TARGET,
-                        (rs, i) -> new Target(
+                        (rs, i) -> new Reservations.Target(
                                 rs.getObject(1, UUID.class),
                                 rs.getLong(2),
                                 rs.getLong(3),
@@ -364,21 +323,21 @@ public class ReservationRepository {
     }
 
     /** ORDER_REJECTED -> COMPENSATING; false when the reservation is in any other state. */
-    public boolean markCompensating(UUID reservationId) {
+    boolean markCompensating(UUID reservationId) {
         return single(jdbc.update(MARK_COMPENSATING, reservationId), reservationId);
     }
 
     /** COMPENSATING -> COMPENSATED; false when the reservation is in any other state. */
-    public boolean markCompensated(UUID reservationId) {
+    boolean markCompensated(UUID reservationId) {
         return single(jdbc.update(MARK_COMPENSATED, reservationId), reservationId);
     }
 
     /** ORDER_REJECTED | COMPENSATING -> MANUAL_REVIEW; false when the reservation is in any other state. */
-    public boolean markManualReview(UUID reservationId) {
+    boolean markManualReview(UUID reservationId) {
         return single(jdbc.update(MARK_MANUAL_REVIEW, reservationId), reservationId);
     }
 
-    public boolean markCancelled(UUID reservationId) {
+    boolean markCancelled(UUID reservationId) {
         return single(jdbc.update(MARK_CANCELLED, reservationId), reservationId);
     }
 
@@ -389,7 +348,7 @@ public class ReservationRepository {
         return rows == 1;
     }
 
-    public Optional<View> view(UUID reservationId) {
+    Optional<View> view(UUID reservationId) {
         return jdbc
                 .query(
                         FIND_VIEW,
@@ -405,45 +364,45 @@ public class ReservationRepository {
                 .findFirst();
     }
 
-    public Map<String, Long> countByStatus(long activityId) {
+    Map<String, Long> countByStatus(long activityId) {
         return Sql.countsByKey(jdbc, COUNT_BY_STATUS, activityId);
     }
 
-    public boolean freeze(UUID reservationId) {
+    boolean freeze(UUID reservationId) {
         return single(jdbc.update(FREEZE, reservationId), reservationId);
     }
 
     /** MANUAL_REVIEW -> {@code previous} when that is a state a freeze takes. */
-    public boolean unfreeze(UUID reservationId, ReservationStatus previous) {
+    boolean unfreeze(UUID reservationId, ReservationStatus previous) {
         return single(jdbc.update(UNFREEZE, previous.name(), reservationId, previous.name()), reservationId);
     }
 
     /** The reservations whose own id, request, message or order id is {@code id}. */
-    public List<UUID> reservationsOf(UUID id) {
+    List<UUID> reservationsOf(UUID id) {
         return jdbc.query(RESOLVE, (rs, i) -> rs.getObject(1, UUID.class), id, id, id, id);
     }
 
     /** The row as stored, for an operator's evidence. */
-    public List<Map<String, Object>> rows(UUID reservationId) {
+    List<Map<String, Object>> rows(UUID reservationId) {
         return jdbc.queryForList(ROW, reservationId);
     }
 
     /** Reservations of the SKU changed after {@code after} and older than the watermark. */
-    public Judged.Page changed(long activityId, long skuId, Judged.Cursor after, Duration watermark, int limit) {
-        return judgedPage(jdbc, CHANGED, activityId, skuId, after, watermark, limit);
+    Judged.Page changed(long activityId, long skuId, Judged.Cursor after, Duration watermark, int limit) {
+        return JudgedRows.page(jdbc, CHANGED, activityId, skuId, after, watermark, limit);
     }
 
-    public List<Judged> known(long activityId, long skuId) {
-        return jdbc.query(KNOWN, (rs, i) -> judged(rs), activityId, skuId);
+    List<Judged> known(long activityId, long skuId) {
+        return jdbc.query(KNOWN, (rs, i) -> JudgedRows.judged(rs), activityId, skuId);
     }
 
     /** Every reservation of the SKU with its order and task, held ones too: what a recalibration counts. */
-    public List<Judged> ofSku(long activityId, long skuId) {
-        return jdbc.query(OF_SKU, (rs, i) -> judged(rs), activityId, skuId);
+    List<Judged> ofSku(long activityId, long skuId) {
+        return jdbc.query(OF_SKU, (rs, i) -> JudgedRows.judged(rs), activityId, skuId);
     }
 
     /** The ids of every reservation of the SKU PostgreSQL holds, whatever their state. */
-    public List<UUID> idsOfSku(long activityId, long skuId) {
+    List<UUID> idsOfSku(long activityId, long skuId) {
         return jdbc.queryForList(
                 "SELECT reservation_id FROM inventory_reservation WHERE activity_id = ? AND sku_id = ?",
                 UUID.class,
@@ -452,67 +411,17 @@ public class ReservationRepository {
     }
 
     /** The SKU's reservations taken out of automation (MANUAL_REVIEW): only a person moves them on. */
-    public List<Judged> inReview(long activityId, long skuId) {
-        return jdbc.query(IN_REVIEW, (rs, i) -> judged(rs), activityId, skuId);
+    List<Judged> inReview(long activityId, long skuId) {
+        return jdbc.query(IN_REVIEW, (rs, i) -> JudgedRows.judged(rs), activityId, skuId);
     }
 
     /** Reservations of the sale PostgreSQL has decided (any state but RESERVED). */
-    public long decided(long activityId) {
+    long decided(long activityId) {
         return Sql.count(jdbc.queryForObject(DECIDED, Long.class, activityId));
     }
 
     /** How many of these reservations reached a state the buyer sees as final. */
-    public long settled(Collection<String> reservationIds) {
+    long settled(Collection<String> reservationIds) {
         return Sql.count(jdbc.queryForObject(SETTLED, Long.class, (Object) reservationIds.toArray(String[]::new)));
-    }
-
-    /**
-     * Runs a change-window statement: its first eleven columns are a {@link Judged}, the last two the
-     * (changed_at, id) of the row's cursor; parameters are activity, sku, cursor, watermark twice, limit.
-     */
-    public static Judged.Page judgedPage(
-            JdbcTemplate jdbc,
-            String sql,
-            long activityId,
-            long skuId,
-            Judged.Cursor after,
-            Duration watermark,
-            int limit) {
-        String w = Sql.interval(watermark);
-        List<Judged> rows = new ArrayList<>();
-        Judged.Cursor[] last = {after};
-        jdbc.query(
-                sql,
-                rs -> {
-                    rows.add(judged(rs));
-                    last[0] = new Judged.Cursor(rs.getTimestamp(12).toInstant(), rs.getObject(13, UUID.class));
-                },
-                activityId,
-                skuId,
-                Timestamp.from(after.changedAt()),
-                after.id(),
-                w,
-                w,
-                limit);
-        return new Judged.Page(rows, last[0]);
-    }
-
-    static Judged judged(ResultSet rs) throws SQLException {
-        return new Judged(
-                rs.getObject(1, UUID.class),
-                rs.getLong(2),
-                ReservationStatus.valueOf(rs.getString(3)),
-                rs.getLong(4),
-                rs.getObject(5, UUID.class),
-                status(OrderStatus.class, rs.getString(6)),
-                rs.getObject(7, UUID.class),
-                status(TaskStatus.class, rs.getString(8)),
-                rs.getBoolean(9),
-                rs.getObject(10, UUID.class),
-                rs.getObject(11, UUID.class));
-    }
-
-    private static <E extends Enum<E>> E status(Class<E> type, String value) {
-        return value == null ? null : Enum.valueOf(type, value);
     }
 }

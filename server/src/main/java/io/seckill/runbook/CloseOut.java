@@ -1,24 +1,27 @@
 package io.seckill.runbook;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.lettuce.core.ExpireArgs;
 import io.seckill.activity.Activity;
 import io.seckill.activity.ActivityService;
-import io.seckill.activity.LedgerRepository;
 import io.seckill.activity.SaleRegistry;
+import io.seckill.activity.Stock;
 import io.seckill.anomaly.Anomalies;
 import io.seckill.compensation.CompensationTasks;
 import io.seckill.hold.ManualHolds;
 import io.seckill.invariants.InvariantChecker;
-import io.seckill.order.OrderRepository;
-import io.seckill.outbox.OutboxRepository;
+import io.seckill.order.Orders;
+import io.seckill.outbox.Outbox;
 import io.seckill.payment.Payments;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.SaleStatus;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,12 +36,12 @@ public record CloseOut(
         ActivityService activities,
         Reconciler reconciler,
         InvariantChecker invariants,
-        OrderRepository orders,
-        ReservationRepository reservations,
-        LedgerRepository ledger,
+        Orders orders,
+        Reservations reservations,
+        Stock stock,
         Payments payments,
         Anomalies anomalies,
-        OutboxRepository outbox,
+        Outbox outbox,
         CompensationTasks tasks,
         ManualHolds holds,
         Redis redis,
@@ -51,7 +54,30 @@ public record CloseOut(
         }
     }
 
-    public Map<String, Object> closeOut(long activityId, String operator, String reason, Duration drainTimeout)
+    /**
+     * What a close-out found: whether the sale drained (and what is still moving when not), its books by state, one
+     * inventory line per SKU, the last reconciliation, the invariants (or why they could not be checked), and how many
+     * Redis keys were given an expiry (only once drained). A SKU whose inventory cannot be read is named in
+     * {@code inventoryUnreadable} instead of {@code inventory}.
+     */
+    public record Closed(
+            long activityId,
+            boolean drained,
+            Map<String, Object> stillInFlight,
+            Map<String, Long> orders,
+            Map<String, Long> reservations,
+            Map<String, Long> ledger,
+            Map<String, Long> payments,
+            Map<String, Long> openAnomalies,
+            List<ActivityService.InventoryRow> inventory,
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> inventoryUnreadable,
+            Reconciler.Report finalReconcile,
+            boolean invariantsPass,
+            @JsonInclude(JsonInclude.Include.NON_NULL) List<InvariantChecker.Check> invariants,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String invariantsNotChecked,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Long redisKeysExpiring) {}
+
+    public Closed closeOut(long activityId, String operator, String reason, Duration drainTimeout)
             throws InterruptedException {
         Lookup.requireReason(reason);
         Activity a = registry.load(activityId)
@@ -69,41 +95,58 @@ public record CloseOut(
             TimeUnit.MILLISECONDS.sleep(200);
         }
         Reconciler.Report rec = reconciler.run(activityId, Duration.ofMillis(1));
-        Map<String, Object> report = new LinkedHashMap<>();
-        report.put("activity_id", activityId);
-        report.put("drained", pending.isEmpty());
-        report.put("still_in_flight", pending);
-        report.put("orders", orders.countByStatus(activityId));
-        report.put("reservations", reservations.countByStatus(activityId));
-        report.put("ledger", ledger.countByType(activityId));
-        report.put("payments", payments.paymentCounts(activityId));
-        report.put("open_anomalies", anomalies.openByType(activityId));
-        report.put("inventory", a.skus().stream().map(sku -> inventory(a, sku)).toList());
-        report.put("final_reconcile", rec.toMap());
+        List<InvariantChecker.Check> checks = null;
+        String notChecked = null;
         try {
-            List<InvariantChecker.Check> checks = invariants.check(activityId, pending.isEmpty());
-            report.put("invariants_pass", checks.stream().allMatch(InvariantChecker.Check::pass));
-            report.put("invariants", checks);
+            checks = invariants.check(activityId, pending.isEmpty());
         } catch (RuntimeException e) {
             // a SKU whose counters cannot be read (its master does not answer): the report says so, the sale stays open
             // for a later close-out
-            report.put("invariants_pass", false);
-            report.put("invariants", "not checked: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            notChecked = e.getClass().getSimpleName() + ": " + e.getMessage();
         }
+        Long expiring = null;
         if (pending.isEmpty()) {
-            report.put(
-                    "redis_keys_expiring", expireKeys(registry.load(activityId).orElseThrow()));
+            expiring = expireKeys(registry.load(activityId).orElseThrow());
             activities.closedOut(activityId);
             reconciler.forget(activityId);
         }
+        List<ActivityService.InventoryRow> rows = new ArrayList<>();
+        List<String> unreadable = new ArrayList<>();
+        for (Activity.Sku sku : a.skus()) {
+            try {
+                activities
+                        .inventoryView(activityId, sku.skuId())
+                        .map(ActivityService.InventoryRow::of)
+                        .ifPresentOrElse(rows::add, () -> unreadable.add("sku " + sku.skuId() + ": no inventory row"));
+            } catch (RuntimeException e) {
+                unreadable.add(
+                        "sku " + sku.skuId() + ": unreadable: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+        Closed report = new Closed(
+                activityId,
+                pending.isEmpty(),
+                pending,
+                orders.countByStatus(activityId),
+                reservations.countByStatus(activityId),
+                stock.ledgerCountByType(activityId),
+                payments.paymentCounts(activityId),
+                anomalies.openByType(activityId),
+                rows,
+                unreadable,
+                rec,
+                checks != null && checks.stream().allMatch(InvariantChecker.Check::pass),
+                checks,
+                notChecked,
+                expiring);
         holds.audit(
                 operator,
                 "CLOSE_OUT",
-                "ACTIVITY",
+                ObjectKind.ACTIVITY,
                 Long.toString(activityId),
                 Map.of("status", a.status()),
                 Map.of("drained", pending.isEmpty()),
-                Map.of("orders", report.get("orders")),
+                Map.of("orders", report.orders()),
                 reason);
         return report;
     }
@@ -138,18 +181,6 @@ public record CloseOut(
             pending.put("compensation tasks not applied", unsettled);
         }
         return pending;
-    }
-
-    /** One SKU's inventory line of the report, or why it cannot be read. */
-    private String inventory(Activity a, Activity.Sku sku) {
-        try {
-            return activities
-                    .inventoryView(a.activityId(), sku.skuId())
-                    .map(Object::toString)
-                    .orElse("sku " + sku.skuId() + ": no inventory row");
-        } catch (RuntimeException e) {
-            return "sku " + sku.skuId() + ": unreadable: " + e.getClass().getSimpleName() + ": " + e.getMessage();
-        }
     }
 
     /**

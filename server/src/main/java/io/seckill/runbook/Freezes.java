@@ -4,7 +4,7 @@ import io.seckill.anomaly.Anomalies;
 import io.seckill.anomaly.AnomalyKind;
 import io.seckill.compensation.CompensationTasks;
 import io.seckill.hold.ManualHolds;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import io.seckill.state.ObjectKind;
 import io.seckill.state.ReservationStatus;
 import java.util.Map;
@@ -24,22 +24,30 @@ import org.springframework.transaction.support.TransactionTemplate;
 public record Freezes(
         Lookup lookup,
         ManualHolds holds,
-        ReservationRepository reservations,
+        Reservations reservations,
         CompensationTasks tasks,
         Anomalies anomalies,
         TransactionTemplate tx) {
 
     private static final Logger log = LoggerFactory.getLogger(Freezes.class);
 
-    public Map<String, Object> freeze(String anyId, String operator, String reason) {
+    /** A frozen reservation: its state before and after the freeze. */
+    public record Frozen(String reservationId, Snapshot before, Snapshot after) {}
+
+    public Frozen freeze(String anyId, String operator, String reason) {
         Lookup.requireReason(reason);
         UUID rid = lookup.resolve(anyId);
         Snapshot before = lookup.snapshot(rid);
         tx.executeWithoutResult(s -> {
-            holds.hold("RESERVATION", rid.toString(), before.reservationStatus().name(), reason, operator);
+            holds.hold(
+                    ObjectKind.RESERVATION,
+                    rid.toString(),
+                    before.reservationStatus().name(),
+                    reason,
+                    operator);
             if (before.orderId() != null) {
                 holds.hold(
-                        "ORDER",
+                        ObjectKind.ORDER,
                         before.orderId().toString(),
                         before.orderStatus().name(),
                         reason,
@@ -59,21 +67,21 @@ public record Freezes(
         holds.audit(
                 operator,
                 "FREEZE",
-                "RESERVATION",
+                ObjectKind.RESERVATION,
                 rid.toString(),
                 before.toMap(),
                 after.toMap(),
                 Map.of("query", anyId),
                 reason);
         log.warn("runbook.freeze reservation_id={} operator={} reason={}", rid, operator, reason);
-        return Map.of("reservation_id", rid.toString(), "before", before.toMap(), "after", after.toMap());
+        return new Frozen(rid.toString(), before, after);
     }
 
     /** Releases the holds and puts the reservation back where it was frozen; tasks become runnable. */
     String release(UUID rid, Snapshot before) {
-        Optional<String> previous = holds.release("RESERVATION", rid.toString());
+        Optional<String> previous = holds.release(ObjectKind.RESERVATION, rid.toString());
         if (before.orderId() != null) {
-            holds.release("ORDER", before.orderId().toString());
+            holds.release(ObjectKind.ORDER, before.orderId().toString());
         }
         if (previous.isEmpty()) {
             return "no hold";

@@ -1,23 +1,24 @@
 package io.seckill.runbook;
 
-import io.seckill.activity.LedgerRepository;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.seckill.activity.Stock;
 import io.seckill.anomaly.Anomalies;
 import io.seckill.compensation.CompensationTasks;
 import io.seckill.config.SeckillProperties;
 import io.seckill.hold.ManualHolds;
 import io.seckill.inbox.Inbox;
-import io.seckill.order.OrderRepository;
-import io.seckill.outbox.OutboxRepository;
+import io.seckill.order.Orders;
+import io.seckill.outbox.Outbox;
 import io.seckill.payment.PaymentService;
 import io.seckill.payment.Payments;
 import io.seckill.payment.channel.PaymentChannel;
 import io.seckill.reconcile.Repairs;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -35,12 +36,12 @@ import org.springframework.stereotype.Service;
 @Service
 public record Inspection(
         Lookup lookup,
-        ReservationRepository reservations,
-        OrderRepository orders,
+        Reservations reservations,
+        Orders orders,
         Payments payments,
-        LedgerRepository ledger,
+        Stock stock,
         Inbox inbox,
-        OutboxRepository outbox,
+        Outbox outbox,
         CompensationTasks tasks,
         ManualHolds holds,
         Anomalies anomalies,
@@ -52,73 +53,99 @@ public record Inspection(
 
     private static final Logger log = LoggerFactory.getLogger(Inspection.class);
 
-    /** Who is believed when sources disagree. */
-    public static final List<String> AUTHORITY = List.of(
-            "1 payment channel and payment records",
-            "2 postgresql order and inventory ledger",
-            "3 inbox, outbox and compensation tasks",
-            "4 redis",
-            "5 rocketmq (presence proves only 'maybe sent')",
-            "6 application logs");
+    private static final String CHANNEL = "1 payment channel and payment records";
+    private static final String POSTGRESQL = "2 postgresql order and inventory ledger";
+    private static final String WORK = "3 inbox, outbox and compensation tasks";
+    private static final String REDIS = "4 redis";
+    private static final String ROCKETMQ = "5 rocketmq (presence proves only 'maybe sent')";
+    private static final String LOGS = "6 application logs";
 
-    public Map<String, Object> inspect(String anyId) {
+    /** Who is believed when sources disagree: the keys of {@link Evidence}, most believed first. */
+    public static final List<String> AUTHORITY = List.of(CHANNEL, POSTGRESQL, WORK, REDIS, ROCKETMQ, LOGS);
+
+    /**
+     * Every source's evidence about one reservation, each under its rank in {@link #AUTHORITY}; the rows are shown as
+     * stored. {@code rocketmq} is the messages found under the reservation's key, or why the broker could not say.
+     */
+    public record Evidence(
+            String query,
+            List<String> ids,
+            List<String> authorityOrder,
+            @JsonProperty(CHANNEL) Payment payment,
+            @JsonProperty(POSTGRESQL) Books books,
+            @JsonProperty(WORK) Work work,
+            @JsonProperty(REDIS) RedisKeys redis,
+            @JsonProperty(ROCKETMQ) Object rocketmq,
+            @JsonProperty(LOGS) String logs,
+            List<Map<String, Object>> manualHolds,
+            List<Map<String, Object>> anomalies,
+            List<Map<String, Object>> repairs,
+            List<Map<String, Object>> audit) {}
+
+    /** The payment's records and attempts; the channel's own answer, or why it gave none (absent without an order). */
+    public record Payment(
+            List<Map<String, Object>> paymentRecords,
+            List<Map<String, Object>> paymentAttempts,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Object channel) {}
+
+    public record Books(
+            List<Map<String, Object>> order, List<Map<String, Object>> reservation, List<Map<String, Object>> ledger) {}
+
+    public record Work(
+            List<Map<String, Object>> inbox,
+            List<Map<String, Object>> outbox,
+            List<Map<String, Object>> compensationTasks) {}
+
+    /** The reservation's Redis keys: its hash, markers, the user's mark and its scores in the sale's indexes. */
+    public record RedisKeys(
+            Map<String, String> reservationHash,
+            String compensationMarker,
+            String releaseMarker,
+            String userMark,
+            Double sendDueScore,
+            Double deadlineScore) {}
+
+    public Evidence inspect(String anyId) {
         UUID rid = lookup.resolve(anyId);
-        ReservationRepository.Reservation res = lookup.reservation(rid);
+        Reservations.Reservation res = lookup.reservation(rid);
         List<Map<String, Object>> order = orders.rowsOfReservation(rid);
         UUID orderId = order.isEmpty() ? null : (UUID) order.getFirst().get("order_id");
         UUID paymentId = orderId == null ? null : PaymentService.paymentId(orderId);
         List<String> ids = ids(res, orderId, paymentId);
-
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("query", anyId);
-        out.put("ids", ids);
-        out.put("authority_order", AUTHORITY);
-        Map<String, Object> pay = new LinkedHashMap<>();
-        pay.put("payment_records", payments.recordsOfReservation(rid));
-        pay.put("payment_attempts", payments.attemptsOfReservation(rid));
+        Object channelAnswer = null;
         if (paymentId != null) {
             try {
-                pay.put("channel", channel.query(paymentId));
+                channelAnswer = channel.query(paymentId);
             } catch (PaymentChannel.ChannelUnavailable e) {
-                pay.put("channel", "unavailable: " + e.getMessage());
+                channelAnswer = "unavailable: " + e.getMessage();
             }
         }
-        out.put(AUTHORITY.get(0), pay);
-        out.put(
-                AUTHORITY.get(1),
-                Map.of("order", order, "reservation", reservations.rows(rid), "ledger", ledger.ofReservation(rid)));
-        out.put(
-                AUTHORITY.get(2),
-                Map.of(
-                        "inbox",
-                        inbox.ofReservation(rid),
-                        "outbox",
-                        outbox.ofReservation(rid),
-                        "compensation_tasks",
-                        tasks.ofReservation(rid)));
-        out.put(AUTHORITY.get(3), redisEvidence(res));
-        out.put(AUTHORITY.get(4), mqEvidence(rid));
-        out.put(
-                AUTHORITY.get(5),
-                "search the logs for reservation_id=" + rid + (orderId == null ? "" : " or order_id=" + orderId));
-        out.put("manual_holds", holds.holds(ids));
-        out.put("anomalies", anomalies.forObjects(ids));
-        out.put("repairs", repairs.forObjects(ids));
-        out.put("audit", holds.auditFor(ids));
-        return out;
+        return new Evidence(
+                anyId,
+                ids,
+                AUTHORITY,
+                new Payment(payments.recordsOfReservation(rid), payments.attemptsOfReservation(rid), channelAnswer),
+                new Books(order, reservations.rowsOf(rid), stock.ledgerOf(rid)),
+                new Work(inbox.ofReservation(rid), outbox.ofReservation(rid), tasks.ofReservation(rid)),
+                redisEvidence(res),
+                mqEvidence(rid),
+                "search the logs for reservation_id=" + rid + (orderId == null ? "" : " or order_id=" + orderId),
+                holds.holds(ids),
+                anomalies.forObjects(ids),
+                repairs.forObjects(ids),
+                holds.auditFor(ids));
     }
 
-    private Map<String, Object> redisEvidence(ReservationRepository.Reservation res) {
+    private RedisKeys redisEvidence(Reservations.Reservation res) {
         SkuSlot slot = lookup.slot(res);
         String r = res.reservationId().toString();
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("reservation_hash", redis.sync().hgetall(slot.reservation(r)));
-        m.put("compensation_marker", redis.sync().get(slot.compensationMarker(r)));
-        m.put("release_marker", redis.sync().get(slot.releaseMarker(r)));
-        m.put("user_mark", redis.sync().get(slot.user(res.userId())));
-        m.put("send_due_score", redis.sync().zscore(slot.sendDue(), r));
-        m.put("deadline_score", redis.sync().zscore(slot.deadlines(), r));
-        return m;
+        return new RedisKeys(
+                redis.sync().hgetall(slot.reservation(r)),
+                redis.sync().get(slot.compensationMarker(r)),
+                redis.sync().get(slot.releaseMarker(r)),
+                redis.sync().get(slot.user(res.userId())),
+                redis.sync().zscore(slot.sendDue(), r),
+                redis.sync().zscore(slot.deadlines(), r));
     }
 
     /** What the broker holds under the reservation's key; the broker being down is itself evidence. */
@@ -152,7 +179,7 @@ public record Inspection(
         }
     }
 
-    private static List<String> ids(ReservationRepository.Reservation res, UUID orderId, UUID paymentId) {
+    private static List<String> ids(Reservations.Reservation res, UUID orderId, UUID paymentId) {
         List<String> ids = new ArrayList<>();
         ids.add(res.reservationId().toString());
         ids.add(res.requestId().toString());

@@ -5,9 +5,7 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.invariants.InvariantChecker;
 import io.seckill.refusal.Refusal;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.springframework.stereotype.Service;
 
 /** The invariants of one sale, or of every live sale, as the operator's check reports them. */
@@ -24,21 +22,21 @@ public class InvariantsReport {
         this.invariants = invariants;
     }
 
-    public Map<String, Object> check(Long activityId) {
+    /** Every sale's checks, whether all passed, and when they were taken. */
+    public record Verdict(boolean pass, List<InvariantChecker.SaleChecks> activities, String checkedAt) {}
+
+    public Verdict check(Long activityId) {
         List<Activity> sales = activityId == null
                 ? registry.live()
                 : registry.load(activityId)
                         .map(List::of)
                         .orElseThrow(() -> Refusal.notFound("ACTIVITY_NOT_FOUND", "no activity " + activityId));
-        List<Map<String, Object>> out = new ArrayList<>();
-        boolean pass = true;
-        for (Activity a : sales) {
-            List<InvariantChecker.Check> checks = invariants.check(a.activityId(), true);
-            boolean ok = checks.stream().allMatch(InvariantChecker.Check::pass);
-            pass &= ok;
-            out.add(Map.of("activity_id", a.activityId(), "pass", ok, "checks", checks));
-        }
-        return Map.of(
-                "pass", pass, "activities", out, "checked_at", clock.instant().toString());
+        List<InvariantChecker.SaleChecks> out = sales.stream()
+                .map(a -> InvariantChecker.SaleChecks.of(a.activityId(), invariants.check(a.activityId(), true)))
+                .toList();
+        return new Verdict(
+                out.stream().allMatch(InvariantChecker.SaleChecks::pass),
+                out,
+                clock.instant().toString());
     }
 }

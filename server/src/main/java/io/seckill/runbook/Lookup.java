@@ -5,13 +5,13 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.compensation.CompensationTasks;
 import io.seckill.hold.ManualHolds;
 import io.seckill.order.OrderRecord;
-import io.seckill.order.OrderRepository;
+import io.seckill.order.Orders;
 import io.seckill.payment.Payments;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Input;
 import io.seckill.refusal.Refusal;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.UUID;
@@ -24,8 +24,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 record Lookup(
-        ReservationRepository reservations,
-        OrderRepository orders,
+        Reservations reservations,
+        Orders orders,
         Payments payments,
         CompensationTasks tasks,
         ManualHolds holds,
@@ -54,12 +54,12 @@ record Lookup(
                         "id"));
     }
 
-    ReservationRepository.Reservation reservation(UUID rid) {
+    Reservations.Reservation reservation(UUID rid) {
         return reservations.find(rid).orElseThrow(() -> new IllegalStateException("reservation " + rid + " vanished"));
     }
 
     Snapshot snapshot(UUID rid) {
-        ReservationRepository.Reservation r = reservation(rid);
+        Reservations.Reservation r = reservation(rid);
         OrderRecord order = orders.ofReservation(rid).orElse(null);
         SkuSlot slot = slot(r);
         return new Snapshot(
@@ -79,7 +79,7 @@ record Lookup(
 
     static final int MAX_REASON = 2000;
 
-    SkuSlot slot(ReservationRepository.Reservation r) {
+    SkuSlot slot(Reservations.Reservation r) {
         Activity a = registry.load(r.activityId()).orElseThrow();
         return SkuSlot.forUser(r.activityId(), r.skuId(), a.sku(r.skuId()).buckets(), r.userId());
     }

@@ -11,7 +11,9 @@ import io.seckill.redis.Redis;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
 import io.seckill.refusal.Refusal;
-import io.seckill.reservation.ReservationRepository;
+import io.seckill.reservation.Reservations;
+import io.seckill.state.HashStatus;
+import io.seckill.state.ObjectKind;
 import io.seckill.state.OrderStatus;
 import io.seckill.state.ReservationStatus;
 import java.time.Duration;
@@ -39,7 +41,10 @@ public record ManualRepairs(
     /** The standard actions a repair may run. */
     public static final List<String> ACTIONS = List.of("release-hold", "compensate", "rebuild-projection", "refund");
 
-    public Map<String, Object> repair(String anyId, String action, String operator, String reason) {
+    /** A repair's answer: the action, its result, and the reservation before and after. */
+    public record Repaired(String reservationId, String action, String result, Snapshot before, Snapshot after) {}
+
+    public Repaired repair(String anyId, String action, String operator, String reason) {
         Lookup.requireReason(reason);
         if (!ACTIONS.contains(action)) {
             throw Refusal.invalid("action", "must be one of " + ACTIONS);
@@ -65,7 +70,7 @@ public record ManualRepairs(
         holds.audit(
                 operator,
                 "REPAIR_" + action.toUpperCase().replace('-', '_'),
-                "RESERVATION",
+                ObjectKind.RESERVATION,
                 rid.toString(),
                 before.toMap(),
                 after.toMap(),
@@ -77,17 +82,7 @@ public record ManualRepairs(
                         "result",
                         result.name()),
                 reason);
-        return Map.of(
-                "reservation_id",
-                rid.toString(),
-                "action",
-                action,
-                "result",
-                result.name(),
-                "before",
-                before.toMap(),
-                "after",
-                after.toMap());
+        return new Repaired(rid.toString(), action, result.name(), before, after);
     }
 
     private String act(UUID rid, String action, Snapshot before) {
@@ -124,7 +119,7 @@ public record ManualRepairs(
                     "no order: nothing to project (reservation " + before.reservationStatus() + ")");
         }
         String expected = OrderProjection.redisStatus(before.orderStatus());
-        ReservationRepository.Reservation res = lookup.reservation(rid);
+        Reservations.Reservation res = lookup.reservation(rid);
         SkuSlot slot = lookup.slot(res);
         if (redis.sync().exists(slot.reservation(rid.toString())) == 0) {
             return "hash restored: "
@@ -139,7 +134,7 @@ public record ManualRepairs(
                             .word();
         }
         return ScriptReply.of(projection.project(
-                        slot, rid.toString(), before.orderId().toString(), expected))
+                        slot, rid.toString(), before.orderId().toString(), HashStatus.ofOrder(before.orderStatus())))
                 .word();
     }
 

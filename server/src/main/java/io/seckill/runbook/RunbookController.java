@@ -5,7 +5,6 @@ import io.seckill.config.SeckillProperties;
 import io.seckill.reconcile.Reconciler;
 import io.seckill.refusal.Refusal;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -37,17 +36,17 @@ record RunbookController(
     record AdjustRequest(Integer delta, String reason, String adjustmentId) {}
 
     @GetMapping("/api/v1/admin/inspect/{id}")
-    Map<String, Object> inspect(@PathVariable String id) {
+    Inspection.Evidence inspect(@PathVariable String id) {
         return inspection.inspect(id);
     }
 
     @PostMapping("/api/v1/admin/freeze/{id}")
-    Map<String, Object> freeze(Operator operator, @PathVariable String id, @RequestBody(required = false) Reason body) {
+    Freezes.Frozen freeze(Operator operator, @PathVariable String id, @RequestBody(required = false) Reason body) {
         return freezes.freeze(id, operator.name(), body == null ? null : body.reason());
     }
 
     @PostMapping("/api/v1/admin/repair/{id}")
-    Map<String, Object> repair(
+    ManualRepairs.Repaired repair(
             Operator operator, @PathVariable String id, @RequestBody(required = false) RepairRequest body) {
         if (body == null || body.action() == null) {
             throw Refusal.invalid("action", "is required, one of " + ManualRepairs.ACTIONS);
@@ -56,12 +55,12 @@ record RunbookController(
     }
 
     @GetMapping("/api/v1/admin/invariants")
-    Map<String, Object> invariants(@RequestParam(name = "activity_id", required = false) Long activityId) {
+    InvariantsReport.Verdict invariants(@RequestParam(name = "activity_id", required = false) Long activityId) {
         return invariants.check(activityId);
     }
 
     @PostMapping("/api/v1/admin/reconcile")
-    Map<String, Object> reconcile(
+    Reconciler.Report reconcile(
             @RequestParam(name = "activity_id", required = false) Long activityId,
             @RequestParam(name = "watermark_seconds", required = false) Long watermarkSeconds) {
         if (watermarkSeconds != null && (watermarkSeconds < 0 || watermarkSeconds > MAX_WATERMARK_SECONDS)) {
@@ -69,11 +68,11 @@ record RunbookController(
         }
         Duration watermark =
                 watermarkSeconds == null ? props.reconcile().watermark() : Duration.ofSeconds(watermarkSeconds);
-        return reconciler.run(activityId, watermark).toMap();
+        return reconciler.run(activityId, watermark);
     }
 
     @PostMapping("/api/v1/admin/activities/{activityId}/skus/{skuId}/adjust-stock")
-    Map<String, Object> adjust(
+    StockChange.Adjusted adjust(
             Operator operator,
             @PathVariable long activityId,
             @PathVariable long skuId,
@@ -94,7 +93,7 @@ record RunbookController(
     }
 
     @PostMapping("/api/v1/admin/activities/{activityId}/close-out")
-    Map<String, Object> closeOut(
+    CloseOut.Closed closeOut(
             Operator operator,
             @PathVariable long activityId,
             @RequestBody(required = false) Reason body,

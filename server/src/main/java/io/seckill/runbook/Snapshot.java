@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /** One reservation's state across PostgreSQL and Redis, before and after a manual action. */
-record Snapshot(
+public record Snapshot(
         ReservationStatus reservationStatus,
         long reservationVersion,
         long activityId,

@@ -6,6 +6,7 @@ import io.seckill.activity.SaleRegistry;
 import io.seckill.activity.StockAdjustments;
 import io.seckill.hold.ManualHolds;
 import io.seckill.refusal.Refusal;
+import io.seckill.state.ObjectKind;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -20,8 +21,11 @@ public record StockChange(
 
     private static final Logger log = LoggerFactory.getLogger(StockChange.class);
 
-    public Map<String, Object> adjust(
-            long activityId, long skuId, int delta, UUID adjustmentId, String operator, String reason) {
+    /** An adjustment's answer: its id and delta, what Redis said, and the SKU's inventory after it. */
+    public record Adjusted(
+            String adjustmentId, int delta, String redis, List<ActivityService.InventoryRow> inventory) {}
+
+    public Adjusted adjust(long activityId, long skuId, int delta, UUID adjustmentId, String operator, String reason) {
         Lookup.requireReason(reason);
         if (delta == 0) {
             throw Refusal.invalid("delta", "must not be zero");
@@ -52,7 +56,7 @@ public record StockChange(
         holds.audit(
                 operator,
                 "ADJUST_STOCK",
-                "SKU",
+                ObjectKind.SKU,
                 activityId + ":" + skuId,
                 before.toString(),
                 after.toString(),
@@ -66,17 +70,13 @@ public record StockChange(
                 adjustmentId,
                 operator,
                 reason);
-        return Map.of(
-                "adjustment_id",
+        return new Adjusted(
                 adjustmentId.toString(),
-                "delta",
                 delta,
-                "redis",
                 redisResult,
-                "inventory",
                 after.stream()
                         .filter(v -> v.pg().skuId() == skuId)
-                        .map(Object::toString)
+                        .map(ActivityService.InventoryRow::of)
                         .toList());
     }
 }

@@ -1,6 +1,9 @@
 package io.seckill.state;
 
-/** What an anomaly, a stall or a repair is about ({@code object_type} in PostgreSQL, by name). */
+/**
+ * What an anomaly, a stall, a repair, a manual hold or an audit row is about ({@code object_type} in PostgreSQL, by
+ * name).
+ */
 public enum ObjectKind {
     /** A reservation, by its id. */
     RESERVATION,
@@ -17,5 +20,11 @@ public enum ObjectKind {
     /** A Redis slot of a SKU, {@code activity:sku:bucket}. */
     SLOT,
     /** A Redis server, by its address. */
-    REDIS_NODE
+    REDIS_NODE,
+    /** A sale, by its activity id. */
+    ACTIVITY,
+    /** A consumer group's dead-letter topic, by its name. */
+    DLQ,
+    /** A call to the operator's API, {@code METHOD path}. */
+    API
 }
