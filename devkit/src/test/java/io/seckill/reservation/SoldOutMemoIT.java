@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.cli.SaleClient;
 import io.seckill.redis.SkuSlot;
+import io.seckill.support.ApiOnlyChild;
 import io.seckill.support.IntegrationTest;
 import java.time.Duration;
 import java.util.Map;
@@ -11,12 +12,16 @@ import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * Sold out, from memory (SPEC 1a): once every bucket of a SKU said it is empty, buyers are answered SOLD_OUT
  * without a Redis call; a unit that comes back is sellable again within a second.
  */
 class SoldOutMemoIT extends IntegrationTest {
+
+    @Autowired
+    SoldOutMemo memo;
 
     @Test
     @DisplayName("a sold-out SKU is answered from memory, without calling Redis; a cancelled order's unit is sold "
@@ -138,6 +143,53 @@ class SoldOutMemoIT extends IntegrationTest {
         assertThat(memoAnswers()).as("asked Redis again").isEqualTo(fromMemory);
         redis.sync().hincrby(slot.counter(), "committed", 1);
         redis.sync().hincrby(slot.counter(), "open_reserved", -1);
+        assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("another instance admits a buyer on a cancelled order's unit before this instance's next poll, and "
+            + "the buyer's retry reaches this instance: it gets its reservation back, not SOLD_OUT from memory")
+    void aReservationMadeElsewhereSinceIsReplayed() throws Exception {
+        long activityId = openSale(1);
+        UUID first = placeOrder(activityId, 1, 1);
+        assertThat(reserve(2, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        awaitRemembered(activityId, 5000);
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        // this instance's next poll held back: the window between an admission elsewhere and the poll that forgets
+        // the SKU, as long as the test needs it
+        memo.holdPolls(true);
+        try {
+            SaleClient.Response cancelled = client().post("/api/v1/orders/" + first + "/cancel", userToken(1), null);
+            assertThat(cancelled.status()).as(cancelled.body().toString()).isEqualTo(200);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> "1".equals(redis.sync().get(slot.stock())));
+            String request = UUID.randomUUID().toString();
+            SaleClient.Response elsewhere = ApiOnlyChild.get().client().reserve(userToken(60), activityId, 1, request);
+            assertThat(elsewhere.status())
+                    .as("the other instance admits: " + elsewhere.body())
+                    .isEqualTo(202);
+            double fromMemory = memoAnswers();
+            double madeSince =
+                    meters.counter("reservation.sold_out_memo.made_since").count();
+
+            SaleClient.Response retried = client().reserve(userToken(60), activityId, 1, request);
+
+            assertThat(retried.status()).as("the retry here: " + retried.body()).isEqualTo(202);
+            assertThat(retried.body())
+                    .containsEntry("reservation_id", elsewhere.body().get("reservation_id"))
+                    .containsEntry("replayed", true);
+            assertThat(meters.counter("reservation.sold_out_memo.made_since").count() - madeSince)
+                    .isEqualTo(1);
+            assertThat(reserve(61, activityId, 1).code())
+                    .as("a new buyer is still answered from memory")
+                    .isEqualTo("SOLD_OUT");
+            assertThat(memoAnswers() - fromMemory).isEqualTo(1);
+        } finally {
+            memo.holdPolls(false);
+        }
+        awaitSettled(activityId, 2);
         assertInvariants(activityId, true);
     }
 

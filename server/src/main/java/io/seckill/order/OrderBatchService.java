@@ -75,8 +75,11 @@ public record OrderBatchService(
     static final String REASON_SOLD_OUT = "DB_STOCK_EXHAUSTED";
     static final String REASON_DUPLICATE_USER = "DUPLICATE_USER_ORDER";
     /** (activity, sku) keys in one fixed order, so concurrent batches lock hot rows without deadlock. */
-    private static final Comparator<List<Long>> SKU_ORDER =
-            Comparator.<List<Long>, Long>comparing(k -> k.get(0)).thenComparing(k -> k.get(1));
+    private static final Comparator<Sku> SKU_ORDER =
+            Comparator.comparingLong(Sku::activityId).thenComparingLong(Sku::skuId);
+
+    /** A SKU of a sale: the key the batch groups its orders and stock moves by. */
+    record Sku(long activityId, long skuId) {}
 
     /** What the order transaction counts, registered once. */
     record Counts(
@@ -448,7 +451,7 @@ public record OrderBatchService(
     }
 
     /** Step 3's result: the rows PostgreSQL had, locked, and the messages that may still make an order, per SKU. */
-    private record Locked(Map<UUID, Reservations.Row> rows, Map<List<Long>, List<InboundOrder>> candidatesBySku) {}
+    private record Locked(Map<UUID, Reservations.Row> rows, Map<Sku, List<InboundOrder>> candidatesBySku) {}
 
     /**
      * Step 3: reservation rows - lock those PostgreSQL has (a tombstone, an earlier outcome) and settle the
@@ -461,7 +464,7 @@ public record OrderBatchService(
                 mine.stream().map(m -> m.msg().reservationId()).toList())) {
             rows.put(r.reservationId(), r);
         }
-        Map<List<Long>, List<InboundOrder>> candidatesBySku = new TreeMap<>(SKU_ORDER);
+        Map<Sku, List<InboundOrder>> candidatesBySku = new TreeMap<>(SKU_ORDER);
         for (InboundOrder m : mine) {
             Reservations.Row row = rows.get(m.msg().reservationId());
             if (row != null && !row.messageId().equals(m.msg().messageId())) {
@@ -473,7 +476,7 @@ public record OrderBatchService(
                 case RESERVED ->
                     candidatesBySku
                             .computeIfAbsent(
-                                    List.of(m.msg().activityId(), m.msg().skuId()), k -> new ArrayList<>())
+                                    new Sku(m.msg().activityId(), m.msg().skuId()), k -> new ArrayList<>())
                             .add(m);
                 case ORDER_CREATED -> done.settle(m, MessageOutcome.CREATED, row.orderId());
                 default -> done.settle(m, MessageOutcome.LATE_REJECTED, null);
@@ -493,13 +496,13 @@ public record OrderBatchService(
      * decrement first, a missing unit is a rejection. A batch: the decrement runs last ({@link #takeBatchStock}),
      * so the hot row is locked only from that UPDATE to the commit instead of for the whole transaction.
      */
-    private Planned planOrders(Map<List<Long>, List<InboundOrder>> candidatesBySku, boolean single) {
+    private Planned planOrders(Map<Sku, List<InboundOrder>> candidatesBySku, boolean single) {
         List<InboundOrder> soldOut = new ArrayList<>();
         List<OrderRepository.NewOrder> newOrders = new ArrayList<>();
         Map<UUID, InboundOrder> byReservation = new HashMap<>();
         for (var e : candidatesBySku.entrySet()) {
-            long activityId = e.getKey().get(0);
-            long skuId = e.getKey().get(1);
+            long activityId = e.getKey().activityId();
+            long skuId = e.getKey().skuId();
             List<InboundOrder> group = e.getValue();
             if (single) {
                 if (!stock.occupy(activityId, skuId, group.size())) {
@@ -534,7 +537,7 @@ public record OrderBatchService(
     /** Step 5's result: users who already had an order, and what the created orders move and announce. */
     private record Inserted(
             List<InboundOrder> duplicateUsers,
-            Map<List<Long>, Integer> createdBySku,
+            Map<Sku, Integer> createdBySku,
             List<Stock.Movement> movements,
             List<OutboxEvent> createdEvents) {}
 
@@ -547,14 +550,14 @@ public record OrderBatchService(
         Map<UUID, UUID> created = newOrders.isEmpty() ? Map.of() : orders.insert(newOrders);
         Failpoints.hit(Failpoint.AFTER_ORDER_INSERT);
         List<InboundOrder> duplicateUsers = new ArrayList<>();
-        Map<List<Long>, Integer> duplicatesBySku = new TreeMap<>(SKU_ORDER);
-        Map<List<Long>, Integer> createdBySku = new TreeMap<>(SKU_ORDER);
+        Map<Sku, Integer> duplicatesBySku = new TreeMap<>(SKU_ORDER);
+        Map<Sku, Integer> createdBySku = new TreeMap<>(SKU_ORDER);
         List<Stock.Movement> movements = new ArrayList<>();
         List<OutboxEvent> createdEvents = new ArrayList<>();
         for (OrderRepository.NewOrder o : newOrders) {
             InboundOrder m = planned.byReservation().get(o.reservationId());
             UUID orderId = created.get(o.reservationId());
-            List<Long> sku = List.of(o.activityId(), o.skuId());
+            Sku sku = new Sku(o.activityId(), o.skuId());
             if (orderId == null) {
                 duplicateUsers.add(m);
                 duplicatesBySku.merge(sku, 1, Integer::sum);
@@ -569,7 +572,7 @@ public record OrderBatchService(
         }
         if (single) {
             for (var e : duplicatesBySku.entrySet()) {
-                if (!stock.restore(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
+                if (!stock.restore(e.getKey().activityId(), e.getKey().skuId(), e.getValue())) {
                     throw new IllegalStateException("could not restore " + e.getValue() + " units of " + e.getKey());
                 }
             }
@@ -625,9 +628,9 @@ public record OrderBatchService(
      * ({@code available_stock >= n}) in a fixed order; a SKU that cannot cover its orders whole rolls the whole
      * batch back, and its messages go one by one.
      */
-    private void takeBatchStock(Map<List<Long>, Integer> createdBySku) {
+    private void takeBatchStock(Map<Sku, Integer> createdBySku) {
         for (var e : createdBySku.entrySet()) {
-            if (!stock.occupy(e.getKey().get(0), e.getKey().get(1), e.getValue())) {
+            if (!stock.occupy(e.getKey().activityId(), e.getKey().skuId(), e.getValue())) {
                 throw new BatchUnsatisfiable("sku " + e.getKey() + " cannot cover " + e.getValue());
             }
             Failpoints.hit(Failpoint.AFTER_PG_STOCK_DECREMENT);

@@ -116,16 +116,31 @@ public record ReservationService(
                 slot.deadlines(),
                 slot.reservation(reservationId.toString())));
         List<UUID> ownIds = new ArrayList<>(2);
+        List<String> ownHashes = new ArrayList<>(2);
         ownIds.add(reservationId);
+        ownHashes.add(slot.reservation(reservationId.toString()));
         for (int older : ids.versions()) {
             if (older != version) {
                 UUID earlier = ids.reservationId(older, activityId, skuId, userId, requestId);
                 ownIds.add(earlier);
+                ownHashes.add(slot.reservation(earlier.toString()));
                 keys.add(slot.reservation(earlier.toString()));
             }
         }
-        // sold out, from memory - unless this request made one of the SKU's reservations: a retry is replayed
-        if (soldOutMemo.answersSoldOut(activityId, skuId, ownIds)) {
+        // sold out, from memory - unless this request made one of the SKU's reservations (known to the memo, or a
+        // reservation hash of its own in its home bucket): a retry is replayed
+        boolean soldOut;
+        try {
+            soldOut = soldOutMemo.answersSoldOut(
+                    activityId,
+                    skuId,
+                    ownIds,
+                    () -> redisCalls.call(slot.stock(), () -> redis.sync().exists(ownHashes.toArray(String[]::new)))
+                            > 0);
+        } catch (RedisException e) {
+            throw redisUnavailable(e, activityId, skuId, userId, requestId);
+        }
+        if (soldOut) {
             return new ReserveResult.SoldOut();
         }
         try (LogContext logIds = LogContext.of(

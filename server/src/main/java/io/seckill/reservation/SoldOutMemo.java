@@ -21,20 +21,24 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
  * Sold out, from memory (SPEC 1a): once every bucket of a SKU answered that it is empty, this instance answers the
- * SKU's new requests {@code SOLD_OUT} without a Redis call - a refusal then costs a map lookup however many buckets
- * the SKU has, which is what a sale answers to nearly everyone.
+ * SKU's new requests {@code SOLD_OUT} without running the reserve script - a refusal then costs a map lookup and one
+ * key lookup however many buckets the SKU has, which is what a sale answers to nearly everyone.
  *
  * <p>A request that made one of the SKU's reservations - a retry whose answer was lost - is still replayed: when
  * a SKU is remembered, the ids of all its reservations are read (Redis's open ones from the send and deadline
  * indexes first, then every one PostgreSQL holds, so one decided in between is in either) and a request whose
- * stable id (under any key version) is among them goes through the script. The set stays right because the SKU is
- * forgotten as soon as anything was admitted since.
+ * stable id (under any key version) is among them goes through the script. A reservation made after that - on
+ * another instance, on a unit that came back, before this instance's next poll forgets the SKU - is not in the set:
+ * so a request the set does not know is answered from memory only once one lookup in its home bucket (EXISTS on
+ * its reservation hash, no script) says it made none. A refusal from memory costs that lookup, whatever the
+ * bucket count; a script per bucket is what it saves.
  *
  * <p>Every {@code seckill.admission.sold-out-memo-poll} (200 ms) the stock and the count of admissions ever made
  * (the counter hash's {@code admitted}, which reserve.lua only increments) of every bucket of every remembered SKU are read in one pipeline; a unit that
@@ -66,6 +70,8 @@ public class SoldOutMemo extends PollingWorker {
     private final boolean enabled;
     private final Counter answered;
     private final Counter forgotten;
+    private final Counter madeElsewhere;
+    private volatile boolean held;
 
     SoldOutMemo(
             Redis redis,
@@ -91,6 +97,10 @@ public class SoldOutMemo extends PollingWorker {
         this.forgotten = Counter.builder("reservation.sold_out_memo.forgotten")
                 .description("SKUs this instance stopped answering from memory: a unit came back, or it could not tell")
                 .register(meters);
+        this.madeElsewhere = Counter.builder("reservation.sold_out_memo.made_since")
+                .description("requests of a SKU this instance remembered sold out that had made a reservation since "
+                        + "(on another instance, before this one's next poll): asked of Redis, and replayed")
+                .register(meters);
         Gauge.builder("reservation.sold_out_memo.skus", soldOut, Map::size)
                 .description("SKUs this instance answers SOLD_OUT from memory")
                 .register(meters);
@@ -102,11 +112,13 @@ public class SoldOutMemo extends PollingWorker {
     }
 
     /**
-     * Whether this request is answered SOLD_OUT from memory: its SKU is remembered sold out and none of
-     * {@code requestIds} (the request's reservation id under each key version) is one of the SKU's reservations.
-     * Counts the answer.
+     * Whether this request is answered SOLD_OUT from memory: its SKU is remembered sold out, none of
+     * {@code requestIds} (the request's reservation id under each key version) is one of the SKU's reservations the
+     * memo knows, and {@code madeSince} says the request made none since the SKU was remembered either (another
+     * instance may have admitted it on a returned unit before this one's next poll; the buyer's retry must still get
+     * that reservation back). {@code madeSince} is asked only for a remembered SKU. Counts the answer.
      */
-    public boolean answersSoldOut(long activityId, long skuId, Collection<UUID> requestIds) {
+    public boolean answersSoldOut(long activityId, long skuId, Collection<UUID> requestIds, BooleanSupplier madeSince) {
         if (soldOut.isEmpty()) {
             return false;
         }
@@ -118,6 +130,10 @@ public class SoldOutMemo extends PollingWorker {
             if (memo.reservations().contains(id)) {
                 return false;
             }
+        }
+        if (madeSince.getAsBoolean()) {
+            madeElsewhere.increment();
+            return false;
         }
         answered.increment();
         return true;
@@ -131,8 +147,19 @@ public class SoldOutMemo extends PollingWorker {
         }
     }
 
+    /**
+     * Holds (or lets go) the polls: while held, nothing is remembered or forgotten - the window between a unit coming
+     * back and this instance's next poll, made as long as a test needs.
+     */
+    void holdPolls(boolean hold) {
+        held = hold;
+    }
+
     @Override
     protected int runPass() {
+        if (held) {
+            return 0;
+        }
         for (Key k : new ArrayList<>(soldOut.keySet())) {
             Memo memo = soldOut.get(k);
             String why = memo == null ? null : stillSoldOut(k, memo.buckets(), memo.admitted());
