@@ -3,11 +3,16 @@
 -- KEYS[1] stock  KEYS[2] counter hash  KEYS[3] adjustment marker
 -- ARGV[1] delta  ARGV[2] adjustment_id  ARGV[3] marker ttl ms
 -- Returns {1, 'APPLIED'} | {2, 'ALREADY_APPLIED'}
+--@include refill
 local stockKey, counterKey, markerKey = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('GET', markerKey) == ARGV[2] then
     return {2, 'ALREADY_APPLIED'}
 end
-redis.call('INCRBY', stockKey, tonumber(ARGV[1]))
+local delta = tonumber(ARGV[1])
+local after = redis.call('INCRBY', stockKey, delta)
+if delta > 0 then
+    note_added(counterKey, after - delta, after, now_ms(), true)
+end
 redis.call('HINCRBY', counterKey, 'initial', tonumber(ARGV[1]))
 redis.call('SET', markerKey, ARGV[2], 'PX', tonumber(ARGV[3]))
 return {1, 'APPLIED'}

@@ -4,6 +4,7 @@
 -- Returns  1 COMPENSATED | 2 ALREADY_COMPENSATED | -1 RESERVATION_MISSING | -2 RESERVATION_ID_MISMATCH
 --         -3 ORDER_ALREADY_EXISTS | -4 INVALID_STATUS:<status> | -5 COMPENSATION_ID_CONFLICT
 --@include reservation
+--@include refill
 
 return move_once({
     reservation_key = KEYS[1], reservation_id = ARGV[1], marker_key = KEYS[3], id = ARGV[2],
@@ -17,7 +18,8 @@ return move_once({
             return {-4, 'INVALID_STATUS:' .. tostring(status)}
         end
         local stockKey, counterKey = KEYS[2], KEYS[4]
-        redis.call('INCRBY', stockKey, 1)
+        local after = redis.call('INCRBY', stockKey, 1)
+        note_added(counterKey, after - 1, after, now_ms(), true)
         local openCount = tonumber(redis.call('HGET', counterKey, 'open_reserved') or '0')
         if openCount > 0 then
             redis.call('HINCRBY', counterKey, 'open_reserved', -1)

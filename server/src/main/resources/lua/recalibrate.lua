@@ -12,6 +12,7 @@
 -- ARGV[7] reservations of the slot under manual review whose hash is open ('' = 0): the open count the slot
 --         must have, and keeps - their units stay taken until the person gives them back (compensate.lua)
 -- Returns {1, 'RECALIBRATED'} | {-1, 'ADMITTING'} | {-2, 'OPEN_RESERVED', n} | {-3, 'CHANGED'}
+--@include refill
 local stockKey, counterKey, metaKey = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('HGET', metaKey, 'status') == 'OPEN' then
     return {-1, 'ADMITTING'}
@@ -27,6 +28,10 @@ if (redis.call('GET', stockKey) or '') ~= ARGV[3] or (c[1] or '') ~= ARGV[4] or 
     return {-3, 'CHANGED'}
 end
 local stock, committed = tonumber(ARGV[1]), tonumber(ARGV[2])
+local before = tonumber(redis.call('GET', stockKey) or '0')
 redis.call('SET', stockKey, stock)
+if stock > before then
+    note_added(counterKey, before, stock, now_ms(), true)
+end
 redis.call('HSET', counterKey, 'initial', stock + committed + inReview, 'open_reserved', inReview, 'committed', committed)
 return {1, 'RECALIBRATED'}

@@ -7,6 +7,7 @@
 -- Returns  1 RELEASED | 2 ALREADY_RELEASED | -1 RESERVATION_MISSING | -2 RESERVATION_ID_MISMATCH
 --         -3 ORDER_PAID | -4 INVALID_STATUS:<status> | -5 RELEASE_ID_CONFLICT
 --@include reservation
+--@include refill
 
 return move_once({
     reservation_key = KEYS[1], reservation_id = ARGV[1], marker_key = KEYS[4], id = ARGV[3],
@@ -22,7 +23,8 @@ return move_once({
             return refused
         end
         redis.call('HINCRBY', counterKey, 'committed', -1)
-        redis.call('INCRBY', stockKey, 1)
+        local after = redis.call('INCRBY', stockKey, 1)
+        note_added(counterKey, after - 1, after, now_ms(), true)
         redis.call('HSET', KEYS[1], 'status', 'CANCELLED', 'order_id', ARGV[2], 'release_id', ARGV[3])
         return nil
     end,

@@ -9,28 +9,32 @@
 -- ARGV[1] reservation_id  ARGV[2] message_id  ARGV[3] request_id  ARGV[4] user_id
 -- ARGV[5] activity_id     ARGV[6] sku_id      ARGV[7] key_version ARGV[8] send grace ms
 -- ARGV[9] business deadline ms (relative)     ARGV[10] request map TTL ms
--- ARGV[11] optional: the id of a unit transferred here from another bucket for this buyer (transfer_out.lua);
+-- ARGV[11] the hold ms: units returned to this bucket while it was empty are not given out for that long
+--          (refill.lua; '0' without a sold-out memo)
+-- ARGV[12] optional: the id of a unit transferred here from another bucket for this buyer (transfer_out.lua);
 --          it lands first, whatever the answer, so a unit taken out of its source is never lost
--- ARGV[12] with a transfer id: the marker's TTL ms
+-- ARGV[13] with a transfer id: the marker's TTL ms
 -- Returns {code, word, reservation_id, status, now_ms, landed}:
---   1 QUEUED | 2 DUPLICATE_REQUEST | -1 SOLD_OUT | -2 ALREADY_RESERVED | -3 NOT_OPEN | -4 NOT_WARMED
+--   1 QUEUED | 2 DUPLICATE_REQUEST | -1 SOLD_OUT (status RETURNING: the bucket's units are held) | -2 ALREADY_RESERVED
+--   | -3 NOT_OPEN | -4 NOT_WARMED
 --   landed: -1 no transfer, else land_transfer's answer (1 now, 2 before, 0 not landable here)
+--@include refill
 --@include transfer
 local stockKey, counterKey, metaKey = KEYS[1], KEYS[2], KEYS[3]
 local requestKey, userKey, sendDueKey, deadlineKey, reservationKey = KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local reservationId, messageId, requestId, userId = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local activityId, skuId, keyVersion = ARGV[5], ARGV[6], ARGV[7]
 local graceMs, deadlineMs, requestTtlMs = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
-local transferId = ARGV[11] or ''
+local holdMs = tonumber(ARGV[11] or '0')
+local transferId = ARGV[12] or ''
 
-local t = redis.call('TIME')
-local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local nowMs = now_ms()
 
 -- 0. a unit transferred here for this buyer lands before anything is judged
 local landed = -1
 local lastVersionKey = #KEYS
 if transferId ~= '' then
-    landed = land_transfer(stockKey, counterKey, metaKey, KEYS[#KEYS], transferId, tonumber(ARGV[12]))
+    landed = land_transfer(stockKey, counterKey, metaKey, KEYS[#KEYS], transferId, tonumber(ARGV[13]), nowMs)
     lastVersionKey = #KEYS - 1
 end
 local function answer(code, word, rid, status)
@@ -78,6 +82,9 @@ end
 local stock = tonumber(redis.call('GET', stockKey) or '0')
 if stock <= 0 then
     return answer(-1, 'SOLD_OUT', '', '')
+end
+if units_held(counterKey, nowMs, holdMs) then
+    return answer(-1, 'SOLD_OUT', '', 'RETURNING')
 end
 
 -- 5. reserve: stock, counters, reservation with every recovery field, send_due, request map, user mark

@@ -1,5 +1,6 @@
 package io.seckill.bench;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.ActivityService;
 import io.seckill.engines.EmbeddedEngines;
 import io.seckill.entry.AdmissionEntry;
@@ -80,6 +81,11 @@ final class SaleFloodPart {
                 String url =
                         "http://127.0.0.1:" + entryPort + "/api/v1/activities/" + activity + "/skus/1/reservations";
                 Path tokens = bench.freshBuyers(seconds, engines.home());
+                MeterRegistry meters = app.getBean(MeterRegistry.class);
+                double memoBefore =
+                        meters.counter("reservation.sold_out_from_memory").count();
+                double unconfirmedBefore =
+                        meters.counter("reservation.sold_out_memo.unconfirmed").count();
                 Observation.Observed run = Observation.observe(
                         app,
                         true,
@@ -105,6 +111,10 @@ final class SaleFloodPart {
                             "    refusals / the entry's admissions = %.2fx   (goal >= 3x: %s)",
                             refusals / admittedPerSecond, BenchCommand.met(refusals / admittedPerSecond >= 3)));
                 }
+                lines.add(String.format(
+                        "    answered from memory: %,.0f; asked of Redis with the memory unconfirmed (a late poll): %,.0f",
+                        meters.counter("reservation.sold_out_from_memory").count() - memoBefore,
+                        meters.counter("reservation.sold_out_memo.unconfirmed").count() - unconfirmedBefore));
                 if (admitted != saleUnits) {
                     lines.add(String.format(
                             "    admitted %,d, not the %,d units: the run did not sell out (or oversold)",

@@ -720,8 +720,8 @@ class LiveRecalibrationIT extends IntegrationTest {
                 .containsEntry("open_reserved", "0")
                 .containsEntry("committed", "4");
         assertThat(view(activityId).crossSystemDelta()).isZero();
-        assertThat(reserve(5, activityId, 1).status())
-                .as("the sale admits again")
+        assertThat(reserveAfterHold(5, activityId, 1).status())
+                .as("the sale admits again, once the recalibrated units' hold ended")
                 .isEqualTo(202);
         awaitSettled(activityId, 5);
         assertInvariants(activityId, true);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.seckill.redis.LuaScript;
 import io.seckill.redis.ScriptReply;
 import io.seckill.redis.SkuSlot;
+import io.seckill.support.Buckets;
 import io.seckill.support.IntegrationTest;
 import java.util.List;
 import java.util.Map;
@@ -12,14 +13,24 @@ import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** reserve.lua against real Redis: key rotation, the Redis clock window, every recovery field. */
+/**
+ * reserve.lua against real Redis: key rotation, the Redis clock window, every recovery field, the hold of units
+ * returned to an empty bucket.
+ */
 class ReserveLuaIT extends IntegrationTest {
 
     private static final LuaScript RESERVE = LuaScript.load("reserve");
+    private static final LuaScript TRANSFER_OUT = LuaScript.load("transfer_out");
+    private static final LuaScript ADJUST = LuaScript.load("adjust_stock");
     private final ReservationIds ids = new ReservationIds(
             Map.of(1, "key-one-0123456789abcdef0123456789abcdef", 2, "key-two-0123456789abcdef0123456789abcdef"));
 
     private List<Object> reserve(SkuSlot slot, long user, UUID request, int version, int... olderVersions) {
+        return reserveHolding(slot, user, request, 0, version, olderVersions);
+    }
+
+    private List<Object> reserveHolding(
+            SkuSlot slot, long user, UUID request, long holdMs, int version, int... olderVersions) {
         UUID rid = ids.reservationId(version, slot.activityId(), slot.skuId(), user, request);
         List<String> keys = new java.util.ArrayList<>(List.of(
                 slot.stock(),
@@ -46,7 +57,8 @@ class ReserveLuaIT extends IntegrationTest {
                 Integer.toString(version),
                 "5000",
                 "300000",
-                "60000");
+                "60000",
+                Long.toString(holdMs));
     }
 
     private SkuSlot openSlot(long startOffsetMs, long endOffsetMs) {
@@ -120,5 +132,82 @@ class ReserveLuaIT extends IntegrationTest {
         assertThat(redis.sync().get(early.stock())).isEqualTo("10");
         assertThat(redis.sync().get(late.stock())).isEqualTo("10");
         assertThat(redis.sync().zcard(late.sendDue())).isZero();
+    }
+
+    @Test
+    @DisplayName("units returned to an empty bucket are held on the Redis clock: reserve answers SOLD_OUT (RETURNING) "
+            + "and transfer_out EMPTY, writing nothing, until the hold ends; a return to a bucket that has units, and a "
+            + "transfer's landing, hold nothing; every addition gives the added mark a new value")
+    void returnedUnitsAreHeld() throws Exception {
+        SkuSlot slot = openSlot(-1_000, 60_000);
+        redis.sync().set(slot.stock(), "0");
+        assertThat(redis.sync().hget(slot.counter(), "added")).isNull();
+
+        adjust(slot, 1);
+        String firstMark = redis.sync().hget(slot.counter(), "added");
+        assertThat(firstMark).matches("1:\\d+");
+        assertThat(redis.sync().hget(slot.counter(), "refilled_ms")).isEqualTo(firstMark.substring(2));
+        List<Object> held = reserveHolding(slot, 20, UUID.randomUUID(), 1_000, 1);
+        assertThat(ScriptReply.codeOf(held)).isEqualTo(-1);
+        assertThat(ScriptReply.text(held, 3)).isEqualTo("RETURNING");
+        assertThat(ScriptReply.codeOf(TRANSFER_OUT.run(
+                        redis,
+                        new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
+                        UUID.randomUUID().toString(),
+                        "0",
+                        "1000")))
+                .isEqualTo(-1);
+        assertThat(redis.sync().get(slot.stock())).isEqualTo("1");
+        assertThat(redis.sync().hlen(slot.transfers())).isZero();
+        assertThat(redis.sync().get(slot.user(20))).isNull();
+        assertThat(ScriptReply.codeOf(reserveHolding(slot, 21, UUID.randomUUID(), 0, 1)))
+                .as("no hold asked (no memo): admitted")
+                .isEqualTo(1);
+
+        // from empty again, then a return to the bucket that has units: the second holds nothing new
+        adjust(slot, 2);
+        long refilled = Long.parseLong(redis.sync().hget(slot.counter(), "refilled_ms"));
+        adjust(slot, 1);
+        assertThat(redis.sync().hget(slot.counter(), "added")).startsWith("3:");
+        assertThat(redis.sync().hget(slot.counter(), "refilled_ms")).isEqualTo(Long.toString(refilled));
+        assertThat(ScriptReply.text(reserveHolding(slot, 22, UUID.randomUUID(), 300, 1), 3))
+                .isEqualTo("RETURNING");
+        Thread.sleep(Math.max(0, refilled + 300 - redisNowMs()) + 5);
+        assertThat(ScriptReply.codeOf(reserveHolding(slot, 22, UUID.randomUUID(), 300, 1)))
+                .as("the hold ended")
+                .isEqualTo(1);
+
+        // a landing into an empty bucket: noted, not held
+        List<SkuSlot> two = SkuSlot.all(newActivityId(), 1, 2);
+        for (SkuSlot b : two) {
+            redis.sync().set(b.stock(), "0");
+            redis.sync().hset(b.counter(), Map.of("initial", "0", "open_reserved", "0", "committed", "0"));
+            redis.sync().hset(b.meta(), redis.sync().hgetall(slot.meta()));
+        }
+        redis.sync().set(two.get(0).stock(), "1");
+        Buckets.empty(redis, two.get(0), two.get(1));
+        assertThat(redis.sync().hget(two.get(1).counter(), "added")).startsWith("1:");
+        assertThat(redis.sync().hget(two.get(1).counter(), "refilled_ms")).isNull();
+        assertThat(ScriptReply.codeOf(reserveHolding(two.get(1), 23, UUID.randomUUID(), 60_000, 1)))
+                .isEqualTo(1);
+    }
+
+    private void adjust(SkuSlot slot, int delta) {
+        assertThat(ScriptReply.codeOf(ADJUST.run(
+                        redis,
+                        new String[] {
+                            slot.stock(),
+                            slot.counter(),
+                            slot.adjustmentMarker(UUID.randomUUID().toString())
+                        },
+                        Integer.toString(delta),
+                        UUID.randomUUID().toString(),
+                        "60000")))
+                .isEqualTo(1);
+    }
+
+    private long redisNowMs() {
+        List<String> t = redis.sync().time();
+        return Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
     }
 }

@@ -147,8 +147,9 @@ class SoldOutMemoIT extends IntegrationTest {
     }
 
     @Test
-    @DisplayName("another instance admits a buyer on a cancelled order's unit before this instance's next poll, and "
-            + "the buyer's retry reaches this instance: it gets its reservation back, not SOLD_OUT from memory")
+    @DisplayName("a cancelled order's unit is held longer than this instance answers from a memory it has not "
+            + "confirmed: another instance admits a buyer on it while this one's polls are held back, and the buyer's "
+            + "retry here gets its reservation back, not SOLD_OUT from memory")
     void aReservationMadeElsewhereSinceIsReplayed() throws Exception {
         long activityId = openSale(1);
         UUID first = placeOrder(activityId, 1, 1);
@@ -163,34 +164,66 @@ class SoldOutMemoIT extends IntegrationTest {
             assertThat(cancelled.status()).as(cancelled.body().toString()).isEqualTo(200);
             Awaitility.await()
                     .atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(20))
+                    .pollInterval(Duration.ofMillis(5))
                     .until(() -> "1".equals(redis.sync().get(slot.stock())));
+            long returned = System.nanoTime();
             String request = UUID.randomUUID().toString();
-            SaleClient.Response elsewhere = ApiOnlyChild.get().client().reserve(userToken(60), activityId, 1, request);
-            assertThat(elsewhere.status())
-                    .as("the other instance admits: " + elsewhere.body())
-                    .isEqualTo(202);
+            SaleClient elsewhere = ApiOnlyChild.get().client();
+            SaleClient.Response admitted = Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> elsewhere.reserve(userToken(60), activityId, 1, request), r -> r.status() == 202);
+            assertThat(Duration.ofNanos(System.nanoTime() - returned))
+                    .as("the returned unit was held")
+                    .isGreaterThanOrEqualTo(hold().minusMillis(20));
             double fromMemory = memoAnswers();
-            double madeSince =
-                    meters.counter("reservation.sold_out_memo.made_since").count();
+            double unconfirmed = unconfirmedAnswers();
 
             SaleClient.Response retried = client().reserve(userToken(60), activityId, 1, request);
 
             assertThat(retried.status()).as("the retry here: " + retried.body()).isEqualTo(202);
             assertThat(retried.body())
-                    .containsEntry("reservation_id", elsewhere.body().get("reservation_id"))
+                    .containsEntry("reservation_id", admitted.body().get("reservation_id"))
                     .containsEntry("replayed", true);
-            assertThat(meters.counter("reservation.sold_out_memo.made_since").count() - madeSince)
-                    .isEqualTo(1);
-            assertThat(reserve(61, activityId, 1).code())
-                    .as("a new buyer is still answered from memory")
-                    .isEqualTo("SOLD_OUT");
-            assertThat(memoAnswers() - fromMemory).isEqualTo(1);
+            assertThat(reserve(61, activityId, 1).code()).isEqualTo("SOLD_OUT");
+            assertThat(memoAnswers()).as("nothing answered from memory").isEqualTo(fromMemory);
+            assertThat(unconfirmedAnswers() - unconfirmed).isEqualTo(2);
         } finally {
             memo.holdPolls(false);
         }
         awaitSettled(activityId, 2);
         assertInvariants(activityId, true);
+    }
+
+    @Test
+    @DisplayName("the memo answers only while its last confirmation started less than the hold ago: polls held back "
+            + "for longer, a buyer is asked of Redis; polls again, answered from memory")
+    void anUnconfirmedMemoAsksRedis() throws Exception {
+        long activityId = openSale(1);
+        placeOrder(activityId, 1, 1);
+        assertThat(reserve(2, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        awaitRemembered(activityId, 1000);
+        memo.holdPolls(true);
+        try {
+            Thread.sleep(hold().toMillis() + 50);
+            double fromMemory = memoAnswers();
+            double unconfirmed = unconfirmedAnswers();
+            assertThat(reserve(3, activityId, 1).code()).isEqualTo("SOLD_OUT");
+            assertThat(memoAnswers()).isEqualTo(fromMemory);
+            assertThat(unconfirmedAnswers() - unconfirmed).isEqualTo(1);
+        } finally {
+            memo.holdPolls(false);
+        }
+        awaitRemembered(activityId, 2000);
+        assertInvariants(activityId, true);
+    }
+
+    private Duration hold() {
+        return props.admission().soldOutHold();
+    }
+
+    private double unconfirmedAnswers() {
+        return meters.counter("reservation.sold_out_memo.unconfirmed").count();
     }
 
     /** Once a SKU answered SOLD_OUT, the next poll remembers it: new buyers (from {@code firstUser}) ask until then. */

@@ -310,6 +310,21 @@ public abstract class IntegrationTest {
                         userToken(userId), activityId, skuId, UUID.randomUUID().toString());
     }
 
+    /**
+     * Reserves for {@code userId} on a SKU whose units just came back to an empty bucket (a release, a compensation,
+     * a recalibration): the same request is asked again while it is answered SOLD_OUT, for the hold of returned
+     * units and a second more (docs/SCALE-OUT.md, "Sold out, from memory").
+     */
+    protected SaleClient.Response reserveAfterHold(long userId, long activityId, long skuId) {
+        String request = UUID.randomUUID().toString();
+        return Awaitility.await()
+                .atMost(props.admission().soldOutHold().plusSeconds(1))
+                .pollDelay(Duration.ZERO)
+                // under the buyer's 10 requests a second
+                .pollInterval(Duration.ofMillis(150))
+                .until(() -> client().reserve(userToken(userId), activityId, skuId, request), r -> r.status() != 409);
+    }
+
     /** Reserves one unit of SKU 1 for {@code userId}: the reservation id the answer carries. */
     protected String reservationId(long userId, long activityId) throws Exception {
         SaleClient.Response r = reserve(userId, activityId, 1);

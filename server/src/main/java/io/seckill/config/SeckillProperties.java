@@ -372,6 +372,9 @@ public record SeckillProperties(
          */
         public static final Duration MIN_ORDER_WAIT_TARGET = Duration.ofSeconds(1);
 
+        /** What a returned unit's hold is longer than the sold-out memo's poll by: a poll's own time and lateness. */
+        public static final Duration SOLD_OUT_HOLD_SLACK = Duration.ofMillis(300);
+
         public Admission {
             requireOrderWaitTarget(orderWaitTarget);
             require(
@@ -406,6 +409,15 @@ public record SeckillProperties(
                     "seckill.admission.order-wait-target",
                     "must be under seckill.admission.max-order-backlog-age (" + maxOrderBacklogAge + "), got "
                             + orderWaitTarget);
+        }
+
+        /**
+         * How long units returned to an empty bucket are kept from buyers (lua/lib/refill.lua), and how long an
+         * instance answers from a sold-out memory it has not confirmed since (reservation.SoldOutMemo): the poll
+         * plus {@link #SOLD_OUT_HOLD_SLACK}, so 500 ms by default and under a second at most; none without a memo.
+         */
+        public Duration soldOutHold() {
+            return soldOutMemoPoll.isZero() ? Duration.ZERO : soldOutMemoPoll.plus(SOLD_OUT_HOLD_SLACK);
         }
 
         /** Refuses an order wait target that is neither 0 (off) nor at least {@link #MIN_ORDER_WAIT_TARGET}. */

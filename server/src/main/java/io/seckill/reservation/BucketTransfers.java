@@ -35,6 +35,7 @@ public class BucketTransfers {
 
     private final Redis redis;
     private final Duration markerTtl;
+    private final Duration hold;
     private final Counter out;
     private final Counter finished;
     private final MeterRegistry meters;
@@ -42,6 +43,7 @@ public class BucketTransfers {
     BucketTransfers(Redis redis, SeckillProperties props, MeterRegistry meters) {
         this.redis = redis;
         this.markerTtl = props.landingMarkerTtl();
+        this.hold = props.admission().soldOutHold();
         this.meters = meters;
         this.out = Counter.builder("reservation.bucket.transfer")
                 .description("units taken out of one bucket of a hot SKU for a buyer whose home bucket was empty")
@@ -58,7 +60,8 @@ public class BucketTransfers {
                 redis,
                 new String[] {source.stock(), source.counter(), source.meta(), source.transfers()},
                 id,
-                Integer.toString(target.bucket()));
+                Integer.toString(target.bucket()),
+                Long.toString(hold.toMillis()));
         if (ScriptReply.of(r).code() != 1) {
             return null;
         }

@@ -116,30 +116,16 @@ public record ReservationService(
                 slot.deadlines(),
                 slot.reservation(reservationId.toString())));
         List<UUID> ownIds = new ArrayList<>(2);
-        List<String> ownHashes = new ArrayList<>(2);
         ownIds.add(reservationId);
-        ownHashes.add(slot.reservation(reservationId.toString()));
         for (int older : ids.versions()) {
             if (older != version) {
                 UUID earlier = ids.reservationId(older, activityId, skuId, userId, requestId);
                 ownIds.add(earlier);
-                ownHashes.add(slot.reservation(earlier.toString()));
                 keys.add(slot.reservation(earlier.toString()));
             }
         }
-        // sold out, from memory - unless this request made one of the SKU's reservations (known to the memo, or a
-        // reservation hash of its own in its home bucket): a retry is replayed
-        boolean soldOut;
-        try {
-            soldOut = soldOutMemo.answersSoldOut(
-                    activityId,
-                    skuId,
-                    ownIds,
-                    () -> redisCalls.call(slot.stock(), () -> redis.sync().exists(ownHashes.toArray(String[]::new)))
-                            > 0);
-        } catch (RedisException e) {
-            throw redisUnavailable(e, activityId, skuId, userId, requestId);
-        }
+        // sold out, from memory - unless this request made one of the SKU's reservations: a retry is replayed
+        boolean soldOut = soldOutMemo.answersSoldOut(activityId, skuId, ownIds);
         if (soldOut) {
             return new ReserveResult.SoldOut();
         }
@@ -181,7 +167,8 @@ public record ReservationService(
                 Integer.toString(version),
                 Long.toString(config.sendGrace().toMillis()),
                 Long.toString(activity.businessDeadlineSeconds() * 1000L),
-                Long.toString(config.requestMapTtl().toMillis()));
+                Long.toString(config.requestMapTtl().toMillis()),
+                Long.toString(soldOutMemo.holdMillis()));
         ReserveReply answer;
         try {
             answer = ReserveReply.of(redisCalls.call(
@@ -222,8 +209,14 @@ public record ReservationService(
             }
             case ReserveReply.REPLAYED -> new ReserveResult.Replayed(UUID.fromString(rid), status);
             case ReserveReply.EMPTY -> {
-                // every bucket answered (the fall-through asked the others): the SKU is empty as of now
-                soldOutMemo.rememberSoldOut(activityId, skuId, slot.buckets());
+                // every bucket answered (the fall-through asked the others): the SKU is empty as of now, unless units
+                // are on their way back (held after a return)
+                if (answer.returning()) {
+                    meters.counter("reservation.refused", "reason", "units_returning")
+                            .increment();
+                } else {
+                    soldOutMemo.rememberSoldOut(activityId, skuId, slot.buckets());
+                }
                 yield new ReserveResult.SoldOut();
             }
             case ReserveReply.ALREADY_RESERVED -> new ReserveResult.AlreadyReserved(UUID.fromString(rid), status);

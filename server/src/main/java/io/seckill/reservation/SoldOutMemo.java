@@ -1,5 +1,6 @@
 package io.seckill.reservation;
 
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisFuture;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -21,31 +22,44 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
  * Sold out, from memory (SPEC 1a): once every bucket of a SKU answered that it is empty, this instance answers the
- * SKU's new requests {@code SOLD_OUT} without running the reserve script - a refusal then costs a map lookup and one
- * key lookup however many buckets the SKU has, which is what a sale answers to nearly everyone.
+ * SKU's new requests {@code SOLD_OUT} without a Redis call - a refusal then costs a map lookup however many buckets
+ * the SKU has, which is what a sale answers to nearly everyone.
  *
- * <p>A request that made one of the SKU's reservations - a retry whose answer was lost - is still replayed: when
- * a SKU is remembered, the ids of all its reservations are read (Redis's open ones from the send and deadline
- * indexes first, then every one PostgreSQL holds, so one decided in between is in either) and a request whose
- * stable id (under any key version) is among them goes through the script. A reservation made after that - on
- * another instance, on a unit that came back, before this instance's next poll forgets the SKU - is not in the set:
- * so a request the set does not know is answered from memory only once one lookup in its home bucket (EXISTS on
- * its reservation hash, no script) says it made none. A refusal from memory costs that lookup, whatever the
- * bucket count; a script per bucket is what it saves.
+ * <p>A request that made one of the SKU's reservations - a retry whose answer was lost - is still replayed. When a
+ * SKU is remembered, the ids of all its reservations are read (Redis's open ones from the send and deadline indexes
+ * first, then every one PostgreSQL holds, so one decided in between is in either); a request whose stable id (under
+ * any key version) is among them goes through the script. No reservation can be made after that without a unit
+ * being added to a bucket first, and the buckets keep what is added out of reach long enough that this instance
+ * hears of it before any buyer can have taken it:
  *
- * <p>Every {@code seckill.admission.sold-out-memo-poll} (200 ms) the stock and the count of admissions ever made
- * (the counter hash's {@code admitted}, which reserve.lua only increments) of every bucket of every remembered SKU are read in one pipeline; a unit that
- * came back (a cancel's release, a compensation, a stock adjustment, a recalibration, a landed transfer), an
- * admission since the SKU was remembered, a value that cannot be read or is missing, or a sale no longer open
- * forgets it, so a returned unit is sellable again on every instance within one poll (under a second). What memory
- * cannot tell: a new request of a buyer who already holds a reservation is answered {@code SOLD_OUT} rather than
+ * <ul>
+ *   <li>Every addition to a bucket's stock (a release, a compensation, an adjustment, a recalibration, a warm, a
+ *       transfer's landing) gives the bucket's {@code added} mark a value it never had (lua/lib/refill.lua).
+ *   <li>Units returned to an empty bucket are held for {@link SeckillProperties.Admission#soldOutHold()} (the poll
+ *       plus 300 ms) on the Redis clock: neither reserve.lua nor transfer_out.lua gives them out before.
+ *   <li>A SKU is remembered when every bucket reads empty with nothing in transit, and every bucket's mark and
+ *       admission count read the same again after the ids. Every {@code seckill.admission.sold-out-memo-poll}
+ *       (200 ms) the marks and counts of every remembered SKU are read again: unchanged, no bucket has had a unit
+ *       from the moment the poll started back to when the SKU was remembered (a unit moving between buckets is in
+ *       one of them, or recorded in transit, at every instant), so the first unit after that moment is a return to
+ *       an empty bucket, held from then on.
+ *   <li>This instance answers from memory only while its last such confirmation started less than the hold ago
+ *       (on its own monotonic clock). Past that - a poll late or failing - the request goes through the script.
+ * </ul>
+ *
+ * So a reservation no poll has seen was made on a unit that came back after the last confirmation started, more
+ * than the hold after it: this instance is no longer answering from memory by then. A changed mark or count, a
+ * unit in stock or in transit, a value that cannot be read, or a sale no longer open forgets the SKU, so a returned
+ * unit is sellable again on every instance once its hold ends (under a second). What memory cannot tell: a new
+ * request of a buyer who already holds a reservation is answered {@code SOLD_OUT} rather than
  * {@code ALREADY_RESERVED}.
  */
 @Component
@@ -59,8 +73,27 @@ public class SoldOutMemo extends PollingWorker {
     /** A SKU of a sale: the memo's key. */
     record Key(long activityId, long skuId) {}
 
-    /** A remembered SKU: its buckets, what they had admitted when it was remembered, and its reservations' ids. */
-    private record Memo(int buckets, long admitted, Set<UUID> reservations) {}
+    /** What a bucket said: its stock (null when missing), units in transit out of it, admissions ever, added mark. */
+    private record Bucket(Long stock, long inTransit, long admitted, String added) {
+
+        /** The marks a confirmation compares: what was admitted and what was added. */
+        Marks marks() {
+            return new Marks(admitted, added);
+        }
+    }
+
+    /** A bucket's admission count and added mark ("" when it never had one). */
+    private record Marks(long admitted, String added) {}
+
+    /**
+     * A remembered SKU: its buckets' marks when it was remembered, its reservations' ids, and when the last reading
+     * that confirmed it started ({@code confirmedNanos}, this instance's monotonic clock).
+     */
+    private record Memo(List<Marks> marks, Set<UUID> reservations, long confirmedNanos) {
+        Memo confirmed(long nanos) {
+            return new Memo(marks, reservations, nanos);
+        }
+    }
 
     private final Map<Key, Integer> pending = new ConcurrentHashMap<>();
     private final Map<Key, Memo> soldOut = new ConcurrentHashMap<>();
@@ -68,17 +101,31 @@ public class SoldOutMemo extends PollingWorker {
     private final SaleRegistry registry;
     private final ReservationRepository reservations;
     private final boolean enabled;
+    private final long holdNanos;
+    private final LongSupplier nanoTime;
     private final Counter answered;
     private final Counter forgotten;
-    private final Counter madeElsewhere;
+    private final Counter unconfirmed;
     private volatile boolean held;
 
+    @Autowired
     SoldOutMemo(
             Redis redis,
             SaleRegistry registry,
             ReservationRepository reservations,
             SeckillProperties props,
             MeterRegistry meters) {
+        this(redis, registry, reservations, props, meters, System::nanoTime);
+    }
+
+    /** {@code nanoTime}: the monotonic clock a confirmation's age is measured on. */
+    SoldOutMemo(
+            Redis redis,
+            SaleRegistry registry,
+            ReservationRepository reservations,
+            SeckillProperties props,
+            MeterRegistry meters,
+            LongSupplier nanoTime) {
         super(
                 "api",
                 "admission.sold_out_memo",
@@ -91,15 +138,17 @@ public class SoldOutMemo extends PollingWorker {
         this.registry = registry;
         this.reservations = reservations;
         this.enabled = !props.admission().soldOutMemoPoll().isZero();
+        this.holdNanos = props.admission().soldOutHold().toNanos();
+        this.nanoTime = nanoTime;
         this.answered = Counter.builder("reservation.sold_out_from_memory")
                 .description("buyers answered SOLD_OUT from this instance's memory, without a Redis call")
                 .register(meters);
         this.forgotten = Counter.builder("reservation.sold_out_memo.forgotten")
                 .description("SKUs this instance stopped answering from memory: a unit came back, or it could not tell")
                 .register(meters);
-        this.madeElsewhere = Counter.builder("reservation.sold_out_memo.made_since")
-                .description("requests of a SKU this instance remembered sold out that had made a reservation since "
-                        + "(on another instance, before this one's next poll): asked of Redis, and replayed")
+        this.unconfirmed = Counter.builder("reservation.sold_out_memo.unconfirmed")
+                .description("requests of a SKU this instance remembers sold out that went to Redis because its last "
+                        + "confirmation started longer than the hold ago (a poll late or failing)")
                 .register(meters);
         Gauge.builder("reservation.sold_out_memo.skus", soldOut, Map::size)
                 .description("SKUs this instance answers SOLD_OUT from memory")
@@ -112,13 +161,11 @@ public class SoldOutMemo extends PollingWorker {
     }
 
     /**
-     * Whether this request is answered SOLD_OUT from memory: its SKU is remembered sold out, none of
-     * {@code requestIds} (the request's reservation id under each key version) is one of the SKU's reservations the
-     * memo knows, and {@code madeSince} says the request made none since the SKU was remembered either (another
-     * instance may have admitted it on a returned unit before this one's next poll; the buyer's retry must still get
-     * that reservation back). {@code madeSince} is asked only for a remembered SKU. Counts the answer.
+     * Whether this request is answered SOLD_OUT from memory: its SKU is remembered sold out, confirmed less than the
+     * hold ago, and none of {@code requestIds} (the request's reservation id under each key version) is one of the
+     * SKU's reservations. Counts the answer.
      */
-    public boolean answersSoldOut(long activityId, long skuId, Collection<UUID> requestIds, BooleanSupplier madeSince) {
+    public boolean answersSoldOut(long activityId, long skuId, Collection<UUID> requestIds) {
         if (soldOut.isEmpty()) {
             return false;
         }
@@ -131,12 +178,17 @@ public class SoldOutMemo extends PollingWorker {
                 return false;
             }
         }
-        if (madeSince.getAsBoolean()) {
-            madeElsewhere.increment();
+        if (nanoTime.getAsLong() - memo.confirmedNanos() >= holdNanos) {
+            unconfirmed.increment();
             return false;
         }
         answered.increment();
         return true;
+    }
+
+    /** How long units returned to an empty bucket are held (reserve.lua's and transfer_out.lua's hold argument). */
+    long holdMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(holdNanos);
     }
 
     /** Every bucket of the SKU has just answered that it is empty: the next pass remembers it, if it still is. */
@@ -148,8 +200,8 @@ public class SoldOutMemo extends PollingWorker {
     }
 
     /**
-     * Holds (or lets go) the polls: while held, nothing is remembered or forgotten - the window between a unit coming
-     * back and this instance's next poll, made as long as a test needs.
+     * Holds (or lets go) the polls: while held, nothing is remembered, confirmed or forgotten - a poll as late as a
+     * test needs it.
      */
     void holdPolls(boolean hold) {
         held = hold;
@@ -162,22 +214,28 @@ public class SoldOutMemo extends PollingWorker {
         }
         for (Key k : new ArrayList<>(soldOut.keySet())) {
             Memo memo = soldOut.get(k);
-            String why = memo == null ? null : stillSoldOut(k, memo.buckets(), memo.admitted());
-            if (why != null) {
-                soldOut.remove(k);
-                // a SOLD_OUT answer noted before the change that made the SKU forgotten does not remember it again
-                pending.remove(k);
-                forgotten.increment();
-                log.info(
-                        "admission.sold_out_memo.forgotten activity_id={} sku_id={} reason={}",
-                        k.activityId(),
-                        k.skuId(),
-                        why);
+            if (memo == null) {
+                continue;
             }
+            long started = nanoTime.getAsLong();
+            String why = stillSoldOut(k, memo.marks());
+            if (why == null) {
+                soldOut.replace(k, memo, memo.confirmed(started));
+                continue;
+            }
+            soldOut.remove(k);
+            // a SOLD_OUT answer noted before the change that made the SKU forgotten does not remember it again
+            pending.remove(k);
+            forgotten.increment();
+            log.info(
+                    "admission.sold_out_memo.forgotten activity_id={} sku_id={} reason={}",
+                    k.activityId(),
+                    k.skuId(),
+                    why);
         }
         for (Key k : new ArrayList<>(pending.keySet())) {
             Integer buckets = pending.remove(k);
-            // noted while the SKU was being remembered: it is, with the count the forget check compares against
+            // noted while the SKU was being remembered: it is, with the marks the confirmations compare against
             if (buckets != null && !soldOut.containsKey(k)) {
                 remember(k, buckets);
             }
@@ -186,13 +244,18 @@ public class SoldOutMemo extends PollingWorker {
     }
 
     /**
-     * Remembers the SKU when every bucket is still empty: its admitted count first, then its reservations' ids
-     * (Redis's open ones, then PostgreSQL's), and the count again - an admission in between and it is not remembered.
+     * Remembers the SKU when every bucket is empty with nothing in transit: the buckets first, then its reservations'
+     * ids (Redis's open ones, then PostgreSQL's), then the marks again - a unit added or an admission in between and
+     * it is not remembered.
      */
     private void remember(Key k, int buckets) {
         List<SkuSlot> slots = SkuSlot.all(k.activityId(), k.skuId(), buckets);
-        Long admitted = admitted(slots);
-        if (admitted == null || stillSoldOut(k, buckets, admitted) != null) {
+        long started = nanoTime.getAsLong();
+        if (!saleOpen(k)) {
+            return;
+        }
+        List<Bucket> first = read(slots);
+        if (first == null || whyNotEmpty(first) != null) {
             return;
         }
         Set<UUID> ids = new HashSet<>();
@@ -204,10 +267,14 @@ public class SoldOutMemo extends PollingWorker {
             }
         }
         ids.addAll(reservations.idsOfSku(k.activityId(), k.skuId()));
-        if (ids.size() > MAX_RESERVATIONS || !admitted.equals(admitted(slots))) {
+        List<Bucket> again = read(slots);
+        List<Marks> marks = first.stream().map(Bucket::marks).toList();
+        if (ids.size() > MAX_RESERVATIONS
+                || again == null
+                || !marks.equals(again.stream().map(Bucket::marks).toList())) {
             return;
         }
-        soldOut.put(k, new Memo(buckets, admitted, Set.copyOf(ids)));
+        soldOut.put(k, new Memo(marks, Set.copyOf(ids), started));
         log.info(
                 "admission.sold_out_memo.remembered activity_id={} sku_id={} reservations={}",
                 k.activityId(),
@@ -215,63 +282,85 @@ public class SoldOutMemo extends PollingWorker {
                 ids.size());
     }
 
-    /**
-     * Every admission the buckets ever made (their {@code admitted} field, which reserve.lua only ever increments;
-     * a slot without one has made none); null if unreadable. Not {@code committed + open_reserved}: a cancel's
-     * release and the admission that takes its unit leave that sum, and the stock, where they were.
-     */
-    private Long admitted(List<SkuSlot> slots) {
-        List<RedisFuture<String>> reads = new ArrayList<>(slots.size());
-        for (SkuSlot slot : slots) {
-            reads.add(redis.async().hget(slot.counter(), "admitted"));
-        }
-        long total = 0;
-        for (RedisFuture<String> f : reads) {
-            String text;
-            try {
-                text = f.get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            } catch (Exception e) {
-                return null;
-            }
-            if (text == null) {
-                continue;
-            }
-            if (!text.matches("\\d{1,18}")) {
-                return null;
-            }
-            total += Long.parseLong(text);
-        }
-        return total;
-    }
-
-    /** Null while every bucket holds no unit, nothing was admitted since, and the sale is open; else why not. */
-    private String stillSoldOut(Key k, int buckets, long admittedWhenRemembered) {
-        Activity a = registry.find(k.activityId()).orElse(null);
-        if (a == null || a.status() != SaleStatus.OPEN) {
+    /** Null while the sale is open, every bucket is empty with nothing in transit, and no mark moved; else why not. */
+    private String stillSoldOut(Key k, List<Marks> remembered) {
+        if (!saleOpen(k)) {
             return "sale not open";
         }
-        List<SkuSlot> slots = SkuSlot.all(k.activityId(), k.skuId(), buckets);
-        List<RedisFuture<String>> stock = new ArrayList<>(slots.size());
-        for (SkuSlot slot : slots) {
-            stock.add(redis.async().get(slot.stock()));
+        List<Bucket> now = read(SkuSlot.all(k.activityId(), k.skuId(), remembered.size()));
+        if (now == null) {
+            return "a bucket unreadable";
         }
-        Long admitted = admitted(slots);
-        for (RedisFuture<String> f : stock) {
-            String units = await(f);
-            if (units == null || !units.matches("-?\\d{1,18}")) {
-                return "stock missing or unreadable";
+        String notEmpty = whyNotEmpty(now);
+        if (notEmpty != null) {
+            return notEmpty;
+        }
+        for (int b = 0; b < now.size(); b++) {
+            Marks m = now.get(b).marks();
+            if (m.admitted() != remembered.get(b).admitted()) {
+                return "admissions since it was remembered";
             }
-            if (Long.parseLong(units) > 0) {
+            if (!m.added().equals(remembered.get(b).added())) {
                 return "a unit came back";
             }
         }
-        if (admitted == null) {
-            return "admitted count missing or unreadable";
+        return null;
+    }
+
+    private boolean saleOpen(Key k) {
+        Activity a = registry.find(k.activityId()).orElse(null);
+        return a != null && a.status() == SaleStatus.OPEN;
+    }
+
+    private static String whyNotEmpty(List<Bucket> buckets) {
+        for (Bucket b : buckets) {
+            if (b.stock() == null) {
+                return "stock missing";
+            }
+            if (b.stock() > 0) {
+                return "a unit came back";
+            }
+            if (b.inTransit() > 0) {
+                return "a unit in transit between buckets";
+            }
         }
-        return admitted == admittedWhenRemembered ? null : "admissions since it was remembered";
+        return null;
+    }
+
+    /**
+     * Every bucket's admission count (reserve.lua only ever increments it; a slot without one has made none) and added
+     * mark, then its stock and the transfers in transit out of it, in one pipeline; null if any is unreadable.
+     */
+    private List<Bucket> read(List<SkuSlot> slots) {
+        List<RedisFuture<String>> stocks = new ArrayList<>(slots.size());
+        List<RedisFuture<Long>> transits = new ArrayList<>(slots.size());
+        List<RedisFuture<List<KeyValue<String, String>>>> marks = new ArrayList<>(slots.size());
+        for (SkuSlot slot : slots) {
+            // in this order on the bucket's connection: a unit added after the marks were read changes them, so a
+            // unit the stock or the transfers missed shows as a changed mark on the next reading
+            marks.add(redis.async().hmget(slot.counter(), "admitted", "added"));
+            stocks.add(redis.async().get(slot.stock()));
+            transits.add(redis.async().hlen(slot.transfers()));
+        }
+        List<Bucket> out = new ArrayList<>(slots.size());
+        for (int i = 0; i < slots.size(); i++) {
+            String stock = await(stocks.get(i));
+            Long inTransit = await(transits.get(i));
+            List<KeyValue<String, String>> counts = await(marks.get(i));
+            if (inTransit == null || counts == null || counts.size() != 2) {
+                return null;
+            }
+            String admitted = counts.get(0).getValueOrElse("0");
+            if ((stock != null && !stock.matches("-?\\d{1,18}")) || !admitted.matches("\\d{1,18}")) {
+                return null;
+            }
+            out.add(new Bucket(
+                    stock == null ? null : Long.parseLong(stock),
+                    inTransit,
+                    Long.parseLong(admitted),
+                    counts.get(1).getValueOrElse("")));
+        }
+        return out;
     }
 
     /** The reply, or null when Redis did not give one in time (the caller forgets rather than guesses). */

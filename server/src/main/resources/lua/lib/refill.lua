@@ -1,0 +1,34 @@
+-- Units added to a bucket's stock, as an instance that remembers the SKU sold out must learn of them
+-- (reservation.SoldOutMemo, docs/SCALE-OUT.md "Sold out, from memory"); LuaScript puts this text in
+-- place of a script's include line for "refill".
+
+-- Notes an addition to the bucket's stock (from `before` to `after` units). The counter hash's `added`
+-- ("<count>:<ms>") takes a value it never had on every addition - also on a master that lost the last
+-- ones in a failover - so an instance that read it before sees that it must look again. An addition
+-- that returns units to an empty bucket (`returned`: a release, a compensation, an adjustment, a
+-- recalibration, a warm over a drained bucket; not a transfer's landing, whose unit was sellable in its
+-- source) also stamps `refilled_ms`: units_held(), below, keeps those units from buyers and transfers for the
+-- hold, longer than any instance answers from a memory it has not confirmed.
+local function note_added(counterKey, before, after, nowMs, returned)
+    local previous = redis.call('HGET', counterKey, 'added')
+    local count = tonumber(previous and string.match(previous, '^(%d+):') or '0')
+    redis.call('HSET', counterKey, 'added', (count + 1) .. ':' .. nowMs)
+    if returned and before <= 0 and after > 0 then
+        redis.call('HSET', counterKey, 'refilled_ms', nowMs)
+    end
+end
+
+-- Whether the bucket's units are still held after their return to it (holdMs 0: no memo, no hold).
+local function units_held(counterKey, nowMs, holdMs)
+    if holdMs <= 0 then
+        return false
+    end
+    local refilled = redis.call('HGET', counterKey, 'refilled_ms')
+    return refilled ~= false and refilled ~= nil and nowMs < tonumber(refilled) + holdMs
+end
+
+-- The Redis clock in ms.
+local function now_ms()
+    local t = redis.call('TIME')
+    return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
