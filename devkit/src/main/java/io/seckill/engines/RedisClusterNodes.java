@@ -68,27 +68,53 @@ public final class RedisClusterNodes implements AutoCloseable {
         }
     }
 
+    /**
+     * A node on a free port whose cluster bus port (the port + 10000) is free too; a start that loses either port to
+     * another process between the check and the bind is tried again on another.
+     */
     private static Node node(Path dir, int masterPort, int maxMemoryMb) throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
+        RuntimeException lost = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            int port = freePortWithBus();
+            Path nodeDir = Files.createDirectories(dir.resolve("redis-" + port));
+            RedisServer server = RedisServer.builder()
+                    .port(port)
+                    .bind("127.0.0.1")
+                    .setting("dir " + nodeDir)
+                    .setting("cluster-enabled yes")
+                    .setting("cluster-config-file nodes-" + port + ".conf")
+                    .setting("cluster-node-timeout 2000")
+                    // the masters that are up serve their slots while another's are failed over (docs/DEPLOYMENT.md)
+                    .setting("cluster-require-full-coverage no")
+                    .setting("save \"\"")
+                    .setting("appendonly no")
+                    .setting("maxmemory " + maxMemoryMb + "mb")
+                    .build();
+            try {
+                server.start();
+                return new Node(port, masterPort, server);
+            } catch (RuntimeException e) {
+                lost = e;
+                stopQuietly(new Node(port, masterPort, server));
+            }
         }
-        Path nodeDir = Files.createDirectories(dir.resolve("redis-" + port));
-        RedisServer server = RedisServer.builder()
-                .port(port)
-                .bind("127.0.0.1")
-                .setting("dir " + nodeDir)
-                .setting("cluster-enabled yes")
-                .setting("cluster-config-file nodes-" + port + ".conf")
-                .setting("cluster-node-timeout 2000")
-                // the masters that are up serve their slots while another's are failed over (docs/DEPLOYMENT.md)
-                .setting("cluster-require-full-coverage no")
-                .setting("save \"\"")
-                .setting("appendonly no")
-                .setting("maxmemory " + maxMemoryMb + "mb")
-                .build();
-        server.start();
-        return new Node(port, masterPort, server);
+        throw lost;
+    }
+
+    private static int freePortWithBus() throws IOException {
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                int port = s.getLocalPort();
+                if (port + 10_000 > 65_535) {
+                    continue;
+                }
+                try (ServerSocket bus = new ServerSocket(port + 10_000)) {
+                    return port;
+                } catch (IOException taken) {
+                    // the bus port is someone's: another port
+                }
+            }
+        }
     }
 
     private void join(int masters) throws InterruptedException {

@@ -22,10 +22,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -102,30 +100,17 @@ public class SoldOutMemo extends PollingWorker {
     private final ReservationRepository reservations;
     private final boolean enabled;
     private final long holdNanos;
-    private final LongSupplier nanoTime;
     private final Counter answered;
     private final Counter forgotten;
     private final Counter unconfirmed;
     private volatile boolean held;
 
-    @Autowired
     SoldOutMemo(
             Redis redis,
             SaleRegistry registry,
             ReservationRepository reservations,
             SeckillProperties props,
             MeterRegistry meters) {
-        this(redis, registry, reservations, props, meters, System::nanoTime);
-    }
-
-    /** {@code nanoTime}: the monotonic clock a confirmation's age is measured on. */
-    SoldOutMemo(
-            Redis redis,
-            SaleRegistry registry,
-            ReservationRepository reservations,
-            SeckillProperties props,
-            MeterRegistry meters,
-            LongSupplier nanoTime) {
         super(
                 "api",
                 "admission.sold_out_memo",
@@ -139,7 +124,6 @@ public class SoldOutMemo extends PollingWorker {
         this.reservations = reservations;
         this.enabled = !props.admission().soldOutMemoPoll().isZero();
         this.holdNanos = props.admission().soldOutHold().toNanos();
-        this.nanoTime = nanoTime;
         this.answered = Counter.builder("reservation.sold_out_from_memory")
                 .description("buyers answered SOLD_OUT from this instance's memory, without a Redis call")
                 .register(meters);
@@ -178,7 +162,7 @@ public class SoldOutMemo extends PollingWorker {
                 return false;
             }
         }
-        if (nanoTime.getAsLong() - memo.confirmedNanos() >= holdNanos) {
+        if (System.nanoTime() - memo.confirmedNanos() >= holdNanos) {
             unconfirmed.increment();
             return false;
         }
@@ -217,7 +201,7 @@ public class SoldOutMemo extends PollingWorker {
             if (memo == null) {
                 continue;
             }
-            long started = nanoTime.getAsLong();
+            long started = System.nanoTime();
             String why = stillSoldOut(k, memo.marks());
             if (why == null) {
                 soldOut.replace(k, memo, memo.confirmed(started));
@@ -250,7 +234,7 @@ public class SoldOutMemo extends PollingWorker {
      */
     private void remember(Key k, int buckets) {
         List<SkuSlot> slots = SkuSlot.all(k.activityId(), k.skuId(), buckets);
-        long started = nanoTime.getAsLong();
+        long started = System.nanoTime();
         if (!saleOpen(k)) {
             return;
         }
