@@ -122,10 +122,7 @@ class SoldOutMemoIT extends IntegrationTest {
     @DisplayName("another instance admits a buyer on a unit a cancel gave back, between two polls: the stock and "
             + "committed + open_reserved are where they were, yet the SKU is forgotten (admissions since)")
     void anAdmissionElsewhereForgetsTheSku() throws Exception {
-        long activityId = openSale(1);
-        placeOrder(activityId, 1, 1);
-        assertThat(reserve(2, activityId, 1).code()).isEqualTo("SOLD_OUT");
-        awaitRemembered(activityId, 1000);
+        long activityId = soldOutAndRemembered().activityId();
         SkuSlot slot = SkuSlot.single(activityId, 1);
         double forgotten = meters.counter("reservation.sold_out_memo.forgotten").count();
         // the release of a cancel (committed - 1, stock + 1) and another instance's admission (stock - 1,
@@ -151,10 +148,9 @@ class SoldOutMemoIT extends IntegrationTest {
             + "confirmed: another instance admits a buyer on it while this one's polls are held back, and the buyer's "
             + "retry here gets its reservation back, not SOLD_OUT from memory")
     void aReservationMadeElsewhereSinceIsReplayed() throws Exception {
-        long activityId = openSale(1);
-        UUID first = placeOrder(activityId, 1, 1);
-        assertThat(reserve(2, activityId, 1).code()).isEqualTo("SOLD_OUT");
-        awaitRemembered(activityId, 5000);
+        SoldOut sale = soldOutAndRemembered();
+        long activityId = sale.activityId();
+        UUID first = sale.order();
         SkuSlot slot = SkuSlot.single(activityId, 1);
         // this instance's next poll held back: the window between an admission elsewhere and the poll that forgets
         // the SKU, as long as the test needs it
@@ -199,10 +195,7 @@ class SoldOutMemoIT extends IntegrationTest {
     @DisplayName("the memo answers only while its last confirmation started less than the hold ago: polls held back "
             + "for longer, a buyer is asked of Redis; polls again, answered from memory")
     void anUnconfirmedMemoAsksRedis() throws Exception {
-        long activityId = openSale(1);
-        placeOrder(activityId, 1, 1);
-        assertThat(reserve(2, activityId, 1).code()).isEqualTo("SOLD_OUT");
-        awaitRemembered(activityId, 1000);
+        long activityId = soldOutAndRemembered().activityId();
         memo.holdPolls(true);
         try {
             Thread.sleep(hold().toMillis() + 50);
@@ -224,6 +217,18 @@ class SoldOutMemoIT extends IntegrationTest {
 
     private double unconfirmedAnswers() {
         return meters.counter("reservation.sold_out_memo.unconfirmed").count();
+    }
+
+    /** A sale of one unit and the order that took it. */
+    private record SoldOut(long activityId, UUID order) {}
+
+    /** A sale of one unit, ordered by buyer 1, answered SOLD_OUT to buyer 2 and then remembered. */
+    private SoldOut soldOutAndRemembered() throws Exception {
+        long activityId = openSale(1);
+        UUID order = placeOrder(activityId, 1, 1);
+        assertThat(reserve(2, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        awaitRemembered(activityId, 1000);
+        return new SoldOut(activityId, order);
     }
 
     /** Once a SKU answered SOLD_OUT, the next poll remembers it: new buyers (from {@code firstUser}) ask until then. */
