@@ -54,12 +54,7 @@ class SoldOutMemoIT extends IntegrationTest {
                 .containsEntry("replayed", true);
         assertThat(memoAnswers() - fromMemory).isEqualTo(20);
 
-        SaleClient.Response cancelled = client().post("/api/v1/orders/" + first + "/cancel", userToken(1), null);
-        assertThat(cancelled.status()).as(cancelled.body().toString()).isEqualTo(200);
-        Awaitility.await()
-                .atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> "1".equals(redis.sync().get(slot.stock())));
+        cancelAndAwaitRelease(first, slot);
         long released = System.nanoTime();
         long[] user = {100};
         SaleClient.Response admitted = Awaitility.await()
@@ -156,12 +151,7 @@ class SoldOutMemoIT extends IntegrationTest {
         // the SKU, as long as the test needs it
         memo.holdPolls(true);
         try {
-            SaleClient.Response cancelled = client().post("/api/v1/orders/" + first + "/cancel", userToken(1), null);
-            assertThat(cancelled.status()).as(cancelled.body().toString()).isEqualTo(200);
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(5))
-                    .until(() -> "1".equals(redis.sync().get(slot.stock())));
+            cancelAndAwaitRelease(first, slot);
             long returned = System.nanoTime();
             String request = UUID.randomUUID().toString();
             SaleClient elsewhere = ApiOnlyChild.get().client();
@@ -217,6 +207,16 @@ class SoldOutMemoIT extends IntegrationTest {
 
     private double unconfirmedAnswers() {
         return meters.counter("reservation.sold_out_memo.unconfirmed").count();
+    }
+
+    /** Buyer 1 cancels {@code order}; returns once its unit is back in the bucket's stock. */
+    private void cancelAndAwaitRelease(UUID order, SkuSlot slot) throws Exception {
+        SaleClient.Response cancelled = client().post("/api/v1/orders/" + order + "/cancel", userToken(1), null);
+        assertThat(cancelled.status()).as(cancelled.body().toString()).isEqualTo(200);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> "1".equals(redis.sync().get(slot.stock())));
     }
 
     /** A sale of one unit and the order that took it. */
