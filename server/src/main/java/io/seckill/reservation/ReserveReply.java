@@ -5,11 +5,11 @@ import java.util.List;
 
 /**
  * reserve.lua's answer, {@code {code, word, reservation_id, status, now_ms, landed}}: {@code code} 1 a new
- * reservation, 2 the request answered before (its reservation and status), -1 the bucket is empty (status {@code RETURNING}: its units came back
- * while it was empty and are held, lua/lib/refill.lua), -2 the buyer
- * already holds one (its reservation and status), -3 the sale or slot is not open (its status), -4 the slot is not
- * warmed; {@code nowMs} the master's clock at the reservation; {@code landed} 1 when a bucket transfer's unit was
- * landed by this call.
+ * reservation, 2 the request answered before (its reservation and status), -1 the bucket is empty (status
+ * {@code RETURNING}: its units came back while it was empty and are held, lua/lib/refill.lua), -2 the buyer already
+ * holds one (its reservation and status), -3 the sale or slot is not open (its status), -4 the slot is not warmed;
+ * {@code nowMs} the master's clock at the reservation; {@code landed} 1 when a bucket transfer's unit was landed by
+ * this call.
  */
 record ReserveReply(long code, String word, String reservationId, String status, long nowMs, boolean landed) {
 
