@@ -9,10 +9,11 @@ if redis.call('GET', markerKey) == ARGV[2] then
     return {2, 'ALREADY_APPLIED'}
 end
 local delta = tonumber(ARGV[1])
-local after = redis.call('INCRBY', stockKey, delta)
 if delta > 0 then
-    note_added(counterKey, after - delta, after, now_ms(), true)
+    add_units(stockKey, counterKey, delta, now_ms(), true)
+else
+    redis.call('INCRBY', stockKey, delta)
 end
-redis.call('HINCRBY', counterKey, 'initial', tonumber(ARGV[1]))
+redis.call('HINCRBY', counterKey, 'initial', delta)
 redis.call('SET', markerKey, ARGV[2], 'PX', tonumber(ARGV[3]))
 return {1, 'APPLIED'}

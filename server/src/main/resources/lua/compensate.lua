@@ -18,8 +18,7 @@ return move_once({
             return {-4, 'INVALID_STATUS:' .. tostring(status)}
         end
         local stockKey, counterKey = KEYS[2], KEYS[4]
-        local after = redis.call('INCRBY', stockKey, 1)
-        note_added(counterKey, after - 1, after, now_ms(), true)
+        add_units(stockKey, counterKey, 1, now_ms(), true)
         local openCount = tonumber(redis.call('HGET', counterKey, 'open_reserved') or '0')
         if openCount > 0 then
             redis.call('HINCRBY', counterKey, 'open_reserved', -1)

@@ -23,8 +23,7 @@ return move_once({
             return refused
         end
         redis.call('HINCRBY', counterKey, 'committed', -1)
-        local after = redis.call('INCRBY', stockKey, 1)
-        note_added(counterKey, after - 1, after, now_ms(), true)
+        add_units(stockKey, counterKey, 1, now_ms(), true)
         redis.call('HSET', KEYS[1], 'status', 'CANCELLED', 'order_id', ARGV[2], 'release_id', ARGV[3])
         return nil
     end,

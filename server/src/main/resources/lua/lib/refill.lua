@@ -18,6 +18,13 @@ local function note_added(counterKey, before, after, nowMs, returned)
     end
 end
 
+-- Adds n units to the bucket's stock and notes the addition: how a script adds units. Returns the stock.
+local function add_units(stockKey, counterKey, n, nowMs, returned)
+    local after = redis.call('INCRBY', stockKey, n)
+    note_added(counterKey, after - n, after, nowMs, returned)
+    return after
+end
+
 -- Whether the bucket's units are still held after their return to it (holdMs 0: no memo, no hold).
 local function units_held(counterKey, nowMs, holdMs)
     if holdMs <= 0 then

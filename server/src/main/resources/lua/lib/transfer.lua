@@ -2,7 +2,7 @@
 -- buckets"); LuaScript puts this text in place of a script's include line for "transfer".
 
 -- Lands the unit of transfer transferId in this bucket once: stock + 1 and initial + 1 (the bucket now
--- holds one more of the SKU's units; noted by refill.lua's note_added as an addition, not a return),
+-- holds one more of the SKU's units; added by refill.lua's add_units as an addition, not a return),
 -- under a marker that makes every later landing of the same id a no-op. Returns 1 when it landed now,
 -- 2 when it had landed before, 0 when this bucket cannot take it (keys missing or the slot paused for
 -- recalibration): the unit then stays in transit, recorded in its source bucket, until the reconciler
@@ -15,8 +15,7 @@ local function land_transfer(stockKey, counterKey, metaKey, markerKey, transferI
     if not status or status == 'PAUSED' or redis.call('EXISTS', counterKey) == 0 then
         return 0
     end
-    local after = redis.call('INCR', stockKey)
-    note_added(counterKey, after - 1, after, nowMs, false)
+    add_units(stockKey, counterKey, 1, nowMs, false)
     redis.call('HINCRBY', counterKey, 'initial', 1)
     redis.call('SET', markerKey, transferId, 'PX', markerTtlMs)
     return 1
