@@ -19,7 +19,7 @@ import java.util.function.LongConsumer;
 final class BenchRepository {
 
     /** One row of {@code pg_stat_statements}. */
-    record StatementTime(long calls, double totalMillis, long walRecords, String query) {}
+    record StatementTime(long calls, double totalMillis, long walRecords, long walBytes, String query) {}
 
     private final String jdbcUrl;
 
@@ -53,15 +53,16 @@ final class BenchRepository {
         List<StatementTime> out = new ArrayList<>();
         try (Connection c = connect();
                 PreparedStatement s = c.prepareStatement("""
-                SELECT calls, total_exec_time, wal_records, left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
+                SELECT calls, total_exec_time, wal_records, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
                 FROM pg_stat_statements
                 UNION ALL
-                SELECT sum(calls), sum(total_exec_time), sum(wal_records), 'all statements' FROM pg_stat_statements
+                SELECT sum(calls), sum(total_exec_time), sum(wal_records), sum(wal_bytes), 'all statements' FROM pg_stat_statements
                 ORDER BY 2 DESC LIMIT ?""")) {
             s.setInt(1, limit);
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
-                    out.add(new StatementTime(r.getLong(1), r.getDouble(2), r.getLong(3), r.getString(4)));
+                    out.add(new StatementTime(
+                            r.getLong(1), r.getDouble(2), r.getLong(3), r.getLong(4), r.getString(5)));
                 }
             }
         }

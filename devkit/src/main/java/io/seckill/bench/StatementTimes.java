@@ -23,8 +23,12 @@ final class StatementTimes {
         System.out.println("  statement times per order (pg_stat_statements):");
         for (BenchRepository.StatementTime t : new BenchRepository(jdbcUrl).statementTimes(16)) {
             System.out.printf(
-                    "  %8.1f us %6.1f WAL records %8d calls  %s%n",
-                    t.totalMillis() * 1000 / orders, (double) t.walRecords() / orders, t.calls(), t.query());
+                    "  %8.1f us %6.1f WAL records %7.0f WAL bytes %8d calls  %s%n",
+                    t.totalMillis() * 1000 / orders,
+                    (double) t.walRecords() / orders,
+                    (double) t.walBytes() / orders,
+                    t.calls(),
+                    t.query());
         }
     }
 

@@ -48,7 +48,7 @@ class OrderRepository {
             """;
     private static final String FIND = "SELECT " + ORDER_COLUMNS + " FROM orders o WHERE o.order_id = ?";
     private static final String FIND_BY_RESERVATION =
-            "SELECT " + ORDER_COLUMNS + " FROM orders o WHERE o.reservation_id = ?";
+            "SELECT " + ORDER_COLUMNS + " FROM orders o WHERE o.order_id = order_id_of(?)";
     /** CREATED -> PAYING while the order has not expired. */
     private static final String START_PAYING = """
             UPDATE orders
@@ -133,7 +133,7 @@ class OrderRepository {
             SELECT status, count(*) FROM orders WHERE activity_id = ? GROUP BY status
             """;
     private static final String RESERVATION_OF = "SELECT reservation_id FROM orders WHERE order_id = ?";
-    private static final String ROWS_OF_RESERVATION = "SELECT * FROM orders WHERE reservation_id = ?";
+    private static final String ROWS_OF_RESERVATION = "SELECT * FROM orders WHERE order_id = order_id_of(?)";
 
     /**
      * The change window of one SKU's orders: those that changed (paid, cancelled) after the cursor

@@ -98,10 +98,10 @@ class PaymentRepository {
             SELECT o.reservation_id FROM payment_attempt a JOIN orders o ON o.order_id = a.order_id WHERE a.payment_id = ?
             """;
     private static final String RECORDS_OF_RESERVATION = """
-            SELECT p.* FROM payment_record p JOIN orders o ON o.order_id = p.order_id WHERE o.reservation_id = ?
+            SELECT p.* FROM payment_record p JOIN orders o ON o.order_id = p.order_id WHERE o.order_id = order_id_of(?)
             """;
     private static final String ATTEMPTS_OF_RESERVATION = """
-            SELECT a.* FROM payment_attempt a JOIN orders o ON o.order_id = a.order_id WHERE o.reservation_id = ?
+            SELECT a.* FROM payment_attempt a JOIN orders o ON o.order_id = a.order_id WHERE o.order_id = order_id_of(?)
             """;
 
     /** Of the given payment ids, those with no payment record. */
