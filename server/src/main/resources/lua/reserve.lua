@@ -10,7 +10,7 @@
 -- ARGV[5] activity_id     ARGV[6] sku_id      ARGV[7] key_version ARGV[8] send grace ms
 -- ARGV[9] business deadline ms (relative)     ARGV[10] request map TTL ms
 -- ARGV[11] the hold ms: units returned to this bucket while it was empty are not given out for that long
---          (refill.lua; '0' without a sold-out memo)
+--          (refill.lua; '0' without a sold-out memo), or for the bucket's own hold_ms if that is longer
 -- ARGV[12] optional: the id of a unit transferred here from another bucket for this buyer (transfer_out.lua);
 --          it lands first, whatever the answer, so a unit taken out of its source is never lost
 -- ARGV[13] with a transfer id: the marker's TTL ms

@@ -3,7 +3,7 @@
 -- the target bucket (reserve.lua for the buyer who asked, land_transfer.lua for the reconciler).
 -- KEYS[1] stock  KEYS[2] counter hash  KEYS[3] sale meta hash  KEYS[4] transfers hash (in transit)
 -- ARGV[1] transfer id  ARGV[2] target bucket  ARGV[3] the hold ms (reserve.lua's ARGV[11]): units returned to
--- this bucket while it was empty are not given to another for that long either
+-- this bucket while it was empty are not given to another for that long either (nor for the bucket's hold_ms)
 -- Returns {1, 'TRANSFERRED', now_ms} | {2, 'ALREADY_TRANSFERRED', now_ms} | {-1, 'EMPTY', now_ms}
 --         | {-3, 'NOT_OPEN', now_ms} (EMPTY also while the bucket's units are held)
 --@include refill

@@ -25,13 +25,17 @@ local function add_units(stockKey, counterKey, n, nowMs, returned)
     return after
 end
 
--- Whether the bucket's units are still held after their return to it (holdMs 0: no memo, no hold).
+-- Whether the bucket's units are still held after their return to it. The hold is the longer of the caller's
+-- (holdMs: its memo's; 0 with the memo off) and the bucket's `hold_ms`, the longest any instance that remembered
+-- the SKU sold out asked for (raise_hold.lua): an instance with a shorter poll, or with the memo off, holds
+-- returned units as long as the instance that trusts its memory longest.
 local function units_held(counterKey, nowMs, holdMs)
-    if holdMs <= 0 then
+    local h = redis.call('HMGET', counterKey, 'refilled_ms', 'hold_ms')
+    if not h[1] then
         return false
     end
-    local refilled = redis.call('HGET', counterKey, 'refilled_ms')
-    return refilled ~= false and refilled ~= nil and nowMs < tonumber(refilled) + holdMs
+    local hold = math.max(holdMs, tonumber(h[2] or '0') or 0)
+    return hold > 0 and nowMs < tonumber(h[1]) + hold
 end
 
 -- The Redis clock in ms.

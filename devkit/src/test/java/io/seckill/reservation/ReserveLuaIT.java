@@ -24,6 +24,7 @@ class ReserveLuaIT extends IntegrationTest {
     private static final LuaScript RESERVE = LuaScript.load("reserve");
     private static final LuaScript TRANSFER_OUT = LuaScript.load("transfer_out");
     private static final LuaScript ADJUST = LuaScript.load("adjust_stock");
+    private static final LuaScript RAISE_HOLD = LuaScript.load("raise_hold");
     private final ReservationIds ids = new ReservationIds(
             Map.of(1, "key-one-0123456789abcdef0123456789abcdef", 2, "key-two-0123456789abcdef0123456789abcdef"));
 
@@ -197,6 +198,41 @@ class ReserveLuaIT extends IntegrationTest {
         assertThat(redis.sync().hget(two.get(1).counter(), "refilled_ms")).isNull();
         assertThat(ScriptReply.codeOf(reserveHolding(two.get(1), 23, UUID.randomUUID(), 60_000, 1)))
                 .isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a bucket's own hold outlasts a caller's shorter one: with hold_ms raised to 400 ms, a reserve asking "
+            + "for no hold (an instance with the memo off) and a transfer_out are refused until it ends; raise_hold "
+            + "never lowers it")
+    void theBucketsHoldOutlastsACallersShorterOne() {
+        SkuSlot slot = openSlot(-1_000, 60_000);
+        redis.sync().set(slot.stock(), "0");
+        assertThat(ScriptReply.number(RAISE_HOLD.run(redis, new String[] {slot.counter()}, "400"), 0))
+                .isEqualTo(400);
+        assertThat(ScriptReply.number(RAISE_HOLD.run(redis, new String[] {slot.counter()}, "200"), 0))
+                .as("a shorter hold asked later")
+                .isEqualTo(400);
+        assertThat(redis.sync().hget(slot.counter(), "hold_ms")).isEqualTo("400");
+
+        adjust(slot, 1);
+        long refilled = Long.parseLong(redis.sync().hget(slot.counter(), "refilled_ms"));
+        assertThat(ScriptReply.text(reserveHolding(slot, 30, UUID.randomUUID(), 0, 1), 3))
+                .isEqualTo("RETURNING");
+        assertThat(ScriptReply.codeOf(TRANSFER_OUT.run(
+                        redis,
+                        new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
+                        UUID.randomUUID().toString(),
+                        "0",
+                        "0")))
+                .isEqualTo(-1);
+        List<Object> admitted = Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> reserveHolding(slot, 30, UUID.randomUUID(), 0, 1), r -> ScriptReply.codeOf(r) == 1);
+        assertThat(ScriptReply.number(admitted, 4))
+                .as("admitted only once the bucket's hold ended, on the Redis clock")
+                .isGreaterThanOrEqualTo(refilled + 400);
     }
 
     private void adjust(SkuSlot slot, int delta) {

@@ -213,6 +213,30 @@ class SoldOutMemoIT extends IntegrationTest {
         assertInvariants(activityId, true);
     }
 
+    @Test
+    @DisplayName("remembering a SKU raises its bucket's hold of returned units to this instance's hold; a reading that "
+            + "finds the bucket's hold lower (lost in a failover) forgets the SKU, and remembering it again raises it")
+    void theBucketHoldsAtLeastAsLongAsThisInstanceTrusts() throws Exception {
+        long activityId = soldOutAndRemembered().activityId();
+        SkuSlot slot = SkuSlot.single(activityId, 1);
+        String mine = Long.toString(hold().toMillis());
+        assertThat(redis.sync().hget(slot.counter(), "hold_ms")).isEqualTo(mine);
+        double forgotten = meters.counter("reservation.sold_out_memo.forgotten").count();
+
+        redis.sync().hset(slot.counter(), "hold_ms", "100");
+
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(1))
+                .until(() ->
+                        meters.counter("reservation.sold_out_memo.forgotten").count() > forgotten);
+        double fromMemory = memoAnswers();
+        assertThat(reserve(4000, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        assertThat(memoAnswers()).as("asked Redis again").isEqualTo(fromMemory);
+        awaitRemembered(activityId, 4000);
+        assertThat(redis.sync().hget(slot.counter(), "hold_ms")).isEqualTo(mine);
+        assertInvariants(activityId, true);
+    }
+
     private Duration hold() {
         return props.admission().soldOutHold();
     }

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.seckill.activity.Activity;
 import io.seckill.activity.SaleRegistry;
 import io.seckill.config.SeckillProperties;
+import io.seckill.redis.LuaScript;
 import io.seckill.redis.Redis;
 import io.seckill.redis.SkuSlot;
 import io.seckill.state.SaleStatus;
@@ -42,7 +43,11 @@ import org.springframework.stereotype.Component;
  *   <li>Every addition to a bucket's stock (a release, a compensation, an adjustment, a recalibration, a warm, a
  *       transfer's landing) gives the bucket's {@code added} mark a value it never had (lua/lib/refill.lua).
  *   <li>Units returned to an empty bucket are held for {@link SeckillProperties.Admission#soldOutHold()} (the poll
- *       plus 300 ms) on the Redis clock: neither reserve.lua nor transfer_out.lua gives them out before.
+ *       plus 300 ms) on the Redis clock: neither reserve.lua nor transfer_out.lua gives them out before. Before this
+ *       instance first reads a bucket it raises the bucket's own {@code hold_ms} to its hold (raise_hold.lua), and
+ *       the scripts hold for the longer of theirs and the bucket's: an instance with a shorter poll, or the memo
+ *       off (during a rolling change of the setting), holds as long as this one trusts its memory. A reading that
+ *       finds a bucket's hold below this instance's (lost in a failover) is no confirmation.
  *   <li>A SKU is remembered when every bucket reads empty with nothing in transit, and every bucket's mark and
  *       admission count read the same again after the ids. Every {@code seckill.admission.sold-out-memo-poll}
  *       (200 ms) the marks and counts of every remembered SKU are read again: unchanged, no bucket has had a unit
@@ -64,6 +69,7 @@ import org.springframework.stereotype.Component;
 public class SoldOutMemo extends PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(SoldOutMemo.class);
+    private static final LuaScript RAISE_HOLD = LuaScript.load("raise_hold");
     private static final long READ_TIMEOUT_MS = 500;
     /** A SKU with more reservations than this is not remembered (the set is held in memory). */
     static final int MAX_RESERVATIONS = 1_000_000;
@@ -71,8 +77,11 @@ public class SoldOutMemo extends PollingWorker {
     /** A SKU of a sale: the memo's key. */
     record Key(long activityId, long skuId) {}
 
-    /** What a bucket said: its stock (null when missing), units in transit out of it, admissions ever, added mark. */
-    private record Bucket(Long stock, long inTransit, long admitted, String added) {
+    /**
+     * What a bucket said: its stock (null when missing), units in transit out of it, admissions ever, added mark, and
+     * the hold of returned units it keeps (the longest any instance asked for).
+     */
+    private record Bucket(Long stock, long inTransit, long admitted, String added, long holdMs) {
 
         /** The marks a confirmation compares: what was admitted and what was added. */
         Marks marks() {
@@ -238,8 +247,12 @@ public class SoldOutMemo extends PollingWorker {
         if (!saleOpen(k)) {
             return;
         }
+        String hold = Long.toString(holdMillis());
+        for (SkuSlot slot : slots) {
+            RAISE_HOLD.run(redis, new String[] {slot.counter()}, hold);
+        }
         List<Bucket> first = read(slots);
-        if (first == null || whyNotEmpty(first) != null) {
+        if (first == null || whyNotSoldOut(first) != null) {
             return;
         }
         Set<UUID> ids = new HashSet<>();
@@ -275,9 +288,9 @@ public class SoldOutMemo extends PollingWorker {
         if (now == null) {
             return "a bucket unreadable";
         }
-        String notEmpty = whyNotEmpty(now);
-        if (notEmpty != null) {
-            return notEmpty;
+        String notSoldOut = whyNotSoldOut(now);
+        if (notSoldOut != null) {
+            return notSoldOut;
         }
         for (int b = 0; b < now.size(); b++) {
             Marks m = now.get(b).marks();
@@ -296,8 +309,12 @@ public class SoldOutMemo extends PollingWorker {
         return a != null && a.status() == SaleStatus.OPEN;
     }
 
-    private static String whyNotEmpty(List<Bucket> buckets) {
+    /** Null when every bucket is empty, with nothing in transit, holding returned units as long as this instance trusts. */
+    private String whyNotSoldOut(List<Bucket> buckets) {
         for (Bucket b : buckets) {
+            if (b.holdMs() < holdMillis()) {
+                return "a bucket's hold of returned units shorter than this instance's";
+            }
             if (b.stock() == null) {
                 return "stock missing";
             }
@@ -312,8 +329,9 @@ public class SoldOutMemo extends PollingWorker {
     }
 
     /**
-     * Every bucket's admission count (reserve.lua only ever increments it; a slot without one has made none) and added
-     * mark, then its stock and the transfers in transit out of it, in one pipeline; null if any is unreadable.
+     * Every bucket's admission count (reserve.lua only ever increments it; a slot without one has made none), added
+     * mark and hold of returned units, then its stock and the transfers in transit out of it, in one pipeline; null if
+     * any is unreadable.
      */
     private List<Bucket> read(List<SkuSlot> slots) {
         List<RedisFuture<String>> stocks = new ArrayList<>(slots.size());
@@ -322,7 +340,7 @@ public class SoldOutMemo extends PollingWorker {
         for (SkuSlot slot : slots) {
             // in this order on the bucket's connection: a unit added after the marks were read changes them, so a
             // unit the stock or the transfers missed shows as a changed mark on the next reading
-            marks.add(redis.async().hmget(slot.counter(), "admitted", "added"));
+            marks.add(redis.async().hmget(slot.counter(), "admitted", "added", "hold_ms"));
             stocks.add(redis.async().get(slot.stock()));
             transits.add(redis.async().hlen(slot.transfers()));
         }
@@ -331,18 +349,22 @@ public class SoldOutMemo extends PollingWorker {
             String stock = await(stocks.get(i));
             Long inTransit = await(transits.get(i));
             List<KeyValue<String, String>> counts = await(marks.get(i));
-            if (inTransit == null || counts == null || counts.size() != 2) {
+            if (inTransit == null || counts == null || counts.size() != 3) {
                 return null;
             }
             String admitted = counts.get(0).getValueOrElse("0");
-            if ((stock != null && !stock.matches("-?\\d{1,18}")) || !admitted.matches("\\d{1,18}")) {
+            String holdMs = counts.get(2).getValueOrElse("0");
+            if ((stock != null && !stock.matches("-?\\d{1,18}"))
+                    || !admitted.matches("\\d{1,18}")
+                    || !holdMs.matches("\\d{1,18}")) {
                 return null;
             }
             out.add(new Bucket(
                     stock == null ? null : Long.parseLong(stock),
                     inTransit,
                     Long.parseLong(admitted),
-                    counts.get(1).getValueOrElse("")));
+                    counts.get(1).getValueOrElse(""),
+                    Long.parseLong(holdMs)));
         }
         return out;
     }
