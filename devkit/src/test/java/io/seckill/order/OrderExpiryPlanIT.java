@@ -37,13 +37,16 @@ class OrderExpiryPlanIT extends IntegrationTest {
         });
     }
 
-    /** {@code n} orders in {@code status} of one SKU, expiring {@code expiresIn} from now, buyers after {@code users}. */
+    /**
+     * {@code n} orders in {@code status} of one SKU, expiring {@code expiresIn} from now, buyers after {@code users}; each
+     * id derived from its reservation's, as the table requires.
+     */
     private List<UUID> fill(String table, String status, int n, String expiresIn, int users) {
         return jdbc.queryForList("""
                 INSERT INTO %s (order_id, activity_id, sku_id, user_id, request_id, reservation_id, status, amount, expires_at)
-                SELECT gen_random_uuid(), 1, 1, u, gen_random_uuid(), gen_random_uuid(), ?, 1.00,
+                SELECT order_id_of(r), 1, 1, u, gen_random_uuid(), r, ?, 1.00,
                        clock_timestamp() + ?::interval + u * interval '1 microsecond'
-                FROM generate_series(? + 1, ? + ?) AS u
+                FROM (SELECT u, gen_random_uuid() AS r FROM generate_series(? + 1, ? + ?) AS u) AS t
                 RETURNING order_id""".formatted(table), UUID.class, status, expiresIn, users, users, n);
     }
 }
