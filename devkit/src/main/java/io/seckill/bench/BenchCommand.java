@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -197,7 +198,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** {@code --url}: wrk against a running instance's reservation endpoint, with buyers' tokens minted from its secret. */
-    private int remote(PrintStream out) throws Exception {
+    int remote(PrintStream out) throws Exception {
         String targetUserSecret = Secrets.fromFileOr(
                 targetUserSecretFile, System.getenv("SECKILL_JWT_USER_SECRET"), "--user-secret-file");
         if (targetUserSecret == null || targetUserSecret.length() < 32 || targetActivity <= 0) {
@@ -211,16 +212,60 @@ public final class BenchCommand implements Callable<Integer> {
             System.err.println("--url drives the instance with wrk: apt-get install wrk");
             return 2;
         }
-        String target = url.replaceAll("/+$", "") + "/api/v1/activities/" + targetActivity + "/skus/" + targetSku
-                + "/reservations";
+        String base = url.replaceAll("/+$", "");
+        String target = base + "/api/v1/activities/" + targetActivity + "/skus/" + targetSku + "/reservations";
+        String floorTarget = base + "/api/v1/activities/" + REMOTE_FLOOR_ACTIVITY + "/skus/1/reservations";
         Path dir = Files.createTempDirectory("seckill-bench");
-        long base = 10_000_000L + (System.currentTimeMillis() % 1_000_000) * 1_000;
-        Path tokens = tokens(targetUserSecret, base, 250_000, dir);
+        long firstBuyer = 10_000_000L + (System.currentTimeMillis() % 1_000_000) * 1_000;
+        Path tokens = tokens(targetUserSecret, firstBuyer, 250_000, dir);
+        // the floor first: the same buyers' tokens, checked the same way, refused 404 without Redis (no such sale),
+        // so the sale's buyers are still new to it
+        ExternalLoad.WrkResult floor = ExternalLoad.wrk(wrk.get(), floorTarget, tokens, concurrency, seconds, dir);
+        out.printf(
+                "[remote] floor, a sale that does not exist (%s): %,.0f answers/s, statuses %s, latency p50 %.1f ms "
+                        + "p99 %.1f ms%n",
+                floorTarget, floor.requestsPerSecond(), floor.statuses(), floor.p50Millis(), floor.p99Millis());
         ExternalLoad.WrkResult r = ExternalLoad.wrk(wrk.get(), target, tokens, concurrency, seconds, dir);
         out.printf(
                 "[remote] %s: %,.0f admitted/s of %,.0f answers/s, statuses %s, latency p50 %.1f ms p99 %.1f ms%n",
                 target, r.admittedPerSecond(), r.requestsPerSecond(), r.statuses(), r.p50Millis(), r.p99Millis());
-        return r.answers() > 0 ? 0 : 1;
+        out.println();
+        out.printf("=== seckill bench --url %s, %d clients, %d s each ===%n", base, concurrency, seconds);
+        for (String line : remoteSummary(floor, r, seconds)) {
+            out.println(line);
+        }
+        return r.answers() > 0 && floor.answers() > 0 ? 0 : 1;
+    }
+
+    /** An activity id no deployment is expected to have: the {@code --url} floor's target. */
+    static final long REMOTE_FLOOR_ACTIVITY = 999_999_999_999L;
+
+    /**
+     * The {@code --url} run as a sale: answers per second by outcome beside the floor's, and the refusals' ratio to it
+     * (the sale part's goal, on the instance's own hardware) once the sale answers SOLD_OUT.
+     */
+    static List<String> remoteSummary(ExternalLoad.WrkResult floor, ExternalLoad.WrkResult sale, int seconds) {
+        List<String> lines = new ArrayList<>();
+        double floorRate = floor.requestsPerSecond();
+        lines.add(String.format(
+                "floor: an unknown sale answered from memory after the token check: %,10.0f answers/s, p99 %.1f ms",
+                floorRate, floor.p99Millis()));
+        lines.add(String.format(
+                "the sale: %,.0f answers/s, p99 %.1f ms, by status: %s",
+                sale.requestsPerSecond(),
+                sale.p99Millis(),
+                sale.statuses().entrySet().stream()
+                        .map(e -> String.format("%d %,.0f/s", e.getKey(), e.getValue() / (double) seconds))
+                        .collect(Collectors.joining(", "))));
+        double soldOut = sale.statuses().getOrDefault(409, 0L) / (double) seconds;
+        if (soldOut > 0 && floorRate > 0) {
+            lines.add(String.format(
+                    "  refusals (409) / floor = %.2fx   (goal >= 0.8x once sold out: %s)",
+                    soldOut / floorRate, met(soldOut / floorRate >= 0.8)));
+        } else {
+            lines.add("  no 409 answers: the sale did not sell out within the run (refusals / floor not measured)");
+        }
+        return lines;
     }
 
     Map<String, Object> baseProperties(EmbeddedEngines engines) {
