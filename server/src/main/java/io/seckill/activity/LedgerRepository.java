@@ -31,8 +31,17 @@ class LedgerRepository {
             VALUES (?, ?, 'ADJUST', ?, 0, 0, ?)
             """;
 
-    private static final String OF_RESERVATION =
-            "SELECT * FROM inventory_ledger WHERE reservation_id = ? ORDER BY ledger_id";
+    /**
+     * A reservation's rows by their keys (the primary key; the ledger has no index by reservation): its order's
+     * OCCUPY ({@code OCCUPY:<reservation>}), SELL and RELEASE ({@code SELL:<order>}, {@code RELEASE:<order>}, the
+     * order's id derived from the reservation's).
+     */
+    static final String OF_RESERVATION = """
+            SELECT * FROM inventory_ledger
+            WHERE idempotency_key IN ('OCCUPY:' || ?::uuid, 'SELL:' || order_id_of(?::uuid), 'RELEASE:' || order_id_of(?::uuid))
+            ORDER BY ledger_id
+            """;
+
     private static final String BY_TYPE = """
             SELECT change_type, count(*) FROM inventory_ledger WHERE activity_id = ? GROUP BY 1 ORDER BY 1
             """;
@@ -56,7 +65,7 @@ class LedgerRepository {
 
     /** The reservation's ledger rows as stored, for an operator's evidence. */
     List<Map<String, Object>> ofReservation(UUID reservationId) {
-        return jdbc.queryForList(OF_RESERVATION, reservationId);
+        return jdbc.queryForList(OF_RESERVATION, reservationId, reservationId, reservationId);
     }
 
     Map<String, Long> countByType(long activityId) {
