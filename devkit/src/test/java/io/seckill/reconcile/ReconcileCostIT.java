@@ -151,6 +151,33 @@ class ReconcileCostIT extends IntegrationTest {
                 .doesNotContain("Seq Scan on payment_record");
     }
 
+    @Test
+    @DisplayName(
+            "inspect's lookups by reservation - its order, payments, ledger rows and inbox rows - go through keys, "
+                    + "never a sequential scan of a table a season keeps growing")
+    void evidenceOfAReservationUsesKeys() {
+        UUID r = UUID.randomUUID();
+        assertThat(plan(sql("io.seckill.order.OrderRepository", "FIND_BY_RESERVATION"), r))
+                .contains("orders_pkey")
+                .doesNotContain("Seq Scan");
+        assertThat(plan(sql("io.seckill.order.OrderRepository", "ROWS_OF_RESERVATION"), r))
+                .contains("orders_pkey")
+                .doesNotContain("Seq Scan");
+        for (String name : List.of("RECORDS_OF_RESERVATION", "ATTEMPTS_OF_RESERVATION")) {
+            assertThat(plan(sql("io.seckill.payment.PaymentRepository", name), r))
+                    .as(name)
+                    .contains("orders_pkey")
+                    .doesNotContain("Seq Scan");
+        }
+        assertThat(plan(sql("io.seckill.activity.LedgerRepository", "OF_RESERVATION"), r, r, r))
+                .contains("inventory_ledger_pkey")
+                .doesNotContain("Seq Scan");
+        assertThat(plan(sql("io.seckill.inbox.InboxRepository", "OF_RESERVATION"), r))
+                .contains("consumer_inbox_pkey")
+                .contains("inventory_reservation_pkey")
+                .doesNotContain("Seq Scan");
+    }
+
     private static String sql(Class<?> repository, String name) {
         return (String) ReflectionTestUtils.getField(repository, name);
     }

@@ -44,8 +44,24 @@ class InboxRepository {
               AND i.result_code = 'PROCESSING'
             """;
 
-    private static final String OF_RESERVATION = """
-            SELECT consumer_group, message_id, result_code, order_id, processed_at FROM consumer_inbox WHERE reservation_id = ?
+    /**
+     * A reservation's inbox rows, through the primary key: the reservation row names its message, and the groups the
+     * inbox holds are walked one index probe each (the inbox has no index by reservation, and it keeps a row for every
+     * message of every sale). A committed inbox row always comes with its reservation row, naming the same message.
+     */
+    static final String OF_RESERVATION = """
+            WITH RECURSIVE groups AS (
+                (SELECT consumer_group FROM consumer_inbox ORDER BY consumer_group LIMIT 1)
+                UNION ALL
+                SELECT (SELECT i.consumer_group FROM consumer_inbox i WHERE i.consumer_group > g.consumer_group
+                        ORDER BY i.consumer_group LIMIT 1)
+                FROM groups g WHERE g.consumer_group IS NOT NULL
+            )
+            SELECT i.consumer_group, i.message_id, i.result_code, i.order_id, i.processed_at
+            FROM groups g
+            JOIN consumer_inbox i ON i.consumer_group = g.consumer_group
+                                 AND i.message_id = (SELECT message_id FROM inventory_reservation WHERE reservation_id = ?)
+            ORDER BY i.consumer_group
             """;
 
     private final JdbcTemplate jdbc;
