@@ -58,9 +58,9 @@ class InboxRepository {
                 FROM groups g WHERE g.consumer_group IS NOT NULL
             )
             SELECT i.consumer_group, i.message_id, i.result_code, i.order_id, i.processed_at
-            FROM groups g
-            JOIN consumer_inbox i ON i.consumer_group = g.consumer_group
-                                 AND i.message_id = (SELECT message_id FROM inventory_reservation WHERE reservation_id = ?)
+            FROM consumer_inbox i
+            JOIN groups g ON g.consumer_group = i.consumer_group
+            WHERE i.message_id = (SELECT message_id FROM inventory_reservation WHERE reservation_id = ?)
             ORDER BY i.consumer_group
             """;
 
