@@ -175,13 +175,7 @@ class ReserveLuaIT extends IntegrationTest {
         assertThat(redis.sync().hget(slot.counter(), "refilled_ms")).isEqualTo(Long.toString(refilled));
         assertThat(ScriptReply.text(reserveHolding(slot, 22, UUID.randomUUID(), 300, 1), 3))
                 .isEqualTo("RETURNING");
-        // asked again until admitted: RETURNING writes nothing, so each attempt is a first one
-        List<Object> admitted = Awaitility.await()
-                .atMost(Duration.ofSeconds(5))
-                .pollDelay(Duration.ZERO)
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> reserveHolding(slot, 22, UUID.randomUUID(), 300, 1), r -> ScriptReply.codeOf(r) == 1);
-        assertThat(ScriptReply.number(admitted, 4))
+        assertThat(admittedOnceHeldNoMore(slot, 22, 300))
                 .as("admitted only once the hold ended, on the Redis clock")
                 .isGreaterThanOrEqualTo(refilled + 300);
 
@@ -225,14 +219,22 @@ class ReserveLuaIT extends IntegrationTest {
                         "0",
                         "0")))
                 .isEqualTo(-1);
+        assertThat(admittedOnceHeldNoMore(slot, 30, 0))
+                .as("admitted only once the bucket's hold ended, on the Redis clock")
+                .isGreaterThanOrEqualTo(refilled + 400);
+    }
+
+    /**
+     * Asks for {@code user} (with {@code holdMs} as the caller's hold) until admitted - RETURNING writes nothing, so
+     * each attempt is a first one - and returns the admission's time on the Redis clock.
+     */
+    private long admittedOnceHeldNoMore(SkuSlot slot, long user, long holdMs) {
         List<Object> admitted = Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
                 .pollDelay(Duration.ZERO)
                 .pollInterval(Duration.ofMillis(20))
-                .until(() -> reserveHolding(slot, 30, UUID.randomUUID(), 0, 1), r -> ScriptReply.codeOf(r) == 1);
-        assertThat(ScriptReply.number(admitted, 4))
-                .as("admitted only once the bucket's hold ended, on the Redis clock")
-                .isGreaterThanOrEqualTo(refilled + 400);
+                .until(() -> reserveHolding(slot, user, UUID.randomUUID(), holdMs, 1), r -> ScriptReply.codeOf(r) == 1);
+        return ScriptReply.number(admitted, 4);
     }
 
     private void adjust(SkuSlot slot, int delta) {

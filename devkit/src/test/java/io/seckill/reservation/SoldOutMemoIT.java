@@ -126,13 +126,7 @@ class SoldOutMemoIT extends IntegrationTest {
         redis.sync().hincrby(slot.counter(), "open_reserved", 1);
         redis.sync().hincrby(slot.counter(), "admitted", 1);
 
-        Awaitility.await()
-                .atMost(Duration.ofSeconds(1))
-                .until(() ->
-                        meters.counter("reservation.sold_out_memo.forgotten").count() > forgotten);
-        double fromMemory = memoAnswers();
-        assertThat(reserve(3000, activityId, 1).code()).isEqualTo("SOLD_OUT");
-        assertThat(memoAnswers()).as("asked Redis again").isEqualTo(fromMemory);
+        awaitForgottenThenAskedOfRedis(activityId, forgotten, 3000);
         redis.sync().hincrby(slot.counter(), "committed", 1);
         redis.sync().hincrby(slot.counter(), "open_reserved", -1);
         assertInvariants(activityId, true);
@@ -225,16 +219,24 @@ class SoldOutMemoIT extends IntegrationTest {
 
         redis.sync().hset(slot.counter(), "hold_ms", "100");
 
-        Awaitility.await()
-                .atMost(Duration.ofSeconds(1))
-                .until(() ->
-                        meters.counter("reservation.sold_out_memo.forgotten").count() > forgotten);
-        double fromMemory = memoAnswers();
-        assertThat(reserve(4000, activityId, 1).code()).isEqualTo("SOLD_OUT");
-        assertThat(memoAnswers()).as("asked Redis again").isEqualTo(fromMemory);
+        awaitForgottenThenAskedOfRedis(activityId, forgotten, 4000);
         awaitRemembered(activityId, 4000);
         assertThat(redis.sync().hget(slot.counter(), "hold_ms")).isEqualTo(mine);
         assertInvariants(activityId, true);
+    }
+
+    /**
+     * The next poll forgets the SKU (the forgotten count passes {@code forgottenBefore}), and then buyer {@code user}
+     * is answered SOLD_OUT by Redis, not from memory.
+     */
+    private void awaitForgottenThenAskedOfRedis(long activityId, double forgottenBefore, long user) throws Exception {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(1))
+                .until(() ->
+                        meters.counter("reservation.sold_out_memo.forgotten").count() > forgottenBefore);
+        double fromMemory = memoAnswers();
+        assertThat(reserve(user, activityId, 1).code()).isEqualTo("SOLD_OUT");
+        assertThat(memoAnswers()).as("asked Redis again").isEqualTo(fromMemory);
     }
 
     private Duration hold() {
