@@ -161,7 +161,13 @@ public final class BenchCommand implements Callable<Integer> {
             consumer.ifPresent(c -> c.print(out));
             admission.ifPresent(a -> a.print(out));
             sale.forEach(out::println);
-            pipeline.ifPresent(r -> r.print(out));
+            pipeline.ifPresent(r -> {
+                r.print(out);
+                out.println(pipelineCost(
+                        r.unpaced().machineMicrosPerAdmitted(),
+                        admission.map(AdmissionPart::evalshaRedisMicros).orElse(Double.NaN),
+                        consumer.map(ConsumerPart::minimalCpuMicros).orElse(Double.NaN)));
+            });
             printCluster(out, cluster);
             pipelinePart.drillReport().forEach(out::println);
             // the bench fails only when it could not measure; a goal not met is a finding, printed above
@@ -171,6 +177,23 @@ public final class BenchCommand implements Callable<Integer> {
                     && cluster.stream().allMatch(r -> r.perSecond() > 0);
             return measured ? 0 : 1;
         }
+    }
+
+    /**
+     * The whole pipeline's goal: the machine's CPU per admitted reservation against the least a reservation and an
+     * order cost on their own in the same run - redis-server's CPU per EVALSHA and the minimal batch's PostgreSQL CPU
+     * per order.
+     */
+    static String pipelineCost(double machineMicros, double evalshaMicros, double minimalMicros) {
+        if (Double.isNaN(machineMicros) || Double.isNaN(evalshaMicros) || Double.isNaN(minimalMicros)) {
+            return "  machine CPU per admitted reservation / (EVALSHA + minimal order): not measured (needs the "
+                    + "consumer and admission parts in the same run, redis-benchmark and pgbench)";
+        }
+        double ratio = machineMicros / (evalshaMicros + minimalMicros);
+        return String.format(
+                "  machine CPU per admitted reservation %.0f us / (redis-server per EVALSHA %.1f us + minimal order's "
+                        + "PostgreSQL %.1f us) = %.1fx   (goal <= 8x: %s)",
+                machineMicros, evalshaMicros, minimalMicros, ratio, met(ratio <= 8));
     }
 
     private void printCluster(PrintStream out, List<ClusterRun.Result> cluster) {

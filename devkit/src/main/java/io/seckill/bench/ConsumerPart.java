@@ -95,6 +95,11 @@ final class ConsumerPart {
         return batched > 0 && single > 0 && ceiling > 0;
     }
 
+    /** The minimal order batch's PostgreSQL CPU per order in microseconds, NaN when pgbench did not run. */
+    double minimalCpuMicros() {
+        return anchor.map(a -> a.wal().cpuMicros()).orElse(Double.NaN);
+    }
+
     /** The part's lines of the summary, with its goals met or not. */
     void print(PrintStream out) {
         out.printf("consumer, batch %d, %d threads:      %,10.0f orders/s%n", batchSize, threads, batched);

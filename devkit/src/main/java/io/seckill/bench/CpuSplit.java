@@ -35,6 +35,13 @@ record CpuSplit(long appNanos, long postgresNanos, long brokerNanos, long machin
                         : String.format("%.0f%% of the time", 100 * idle / total));
     }
 
+    /** The whole machine's busy CPU per operation since {@code before}, in microseconds; NaN when not readable. */
+    double machineMicrosSince(CpuSplit before, long n) {
+        return machineBusyNanos < 0 || before.machineBusyNanos < 0
+                ? Double.NaN
+                : (machineBusyNanos - before.machineBusyNanos) / 1000.0 / Math.max(1, n);
+    }
+
     private static String micros(long now, long before, double per) {
         return now < 0 || before < 0 ? "?" : String.format("%.0f us", (now - before) / per);
     }

@@ -76,6 +76,7 @@ final class PipelinePart {
                     unpaced.backlogTrips(),
                     maxOrderBacklogAge.isZero() ? "(off)" : maxOrderBacklogAge.toSeconds() + " s",
                     unpaced.backlogTrips() == 0 ? "" : " (its 503s are the non-202 statuses above)");
+            out.printf("  the machine's CPU per admitted reservation: %.0f us%n", unpaced.machineMicrosPerAdmitted());
             out.printf(
                     "pipeline, %d s paced to the order consumers (seckill.admission.order-wait-target=%s):%n",
                     paced.seconds(), waitTarget);
@@ -97,7 +98,8 @@ final class PipelinePart {
             long sendTrips,
             double oldestUnsentSeconds,
             long backlogTrips,
-            long turnedAway) {
+            long turnedAway,
+            double machineMicrosPerAdmitted) {
 
         void print(PrintStream out) {
             double p99 = queuedToOrder.getValueAtPercentile(99) / 1e6;
@@ -224,9 +226,10 @@ final class PipelinePart {
         // the whole pipeline shares the cores with wrk: what each admitted reservation cost while wrk ran (the
         // machine's
         // figure holds Redis, wrk and what the other three leave out)
-        String cpu = BenchCommand.cpuNow(engines)
-                .since(cpu0, r.statuses().getOrDefault(202, 0L))
+        CpuSplit cpu1 = BenchCommand.cpuNow(engines);
+        String cpu = cpu1.since(cpu0, r.statuses().getOrDefault(202, 0L))
                 .replace("CPU per order", "CPU per admitted reservation while wrk ran");
+        double machineMicros = cpu1.machineMicrosSince(cpu0, r.statuses().getOrDefault(202, 0L));
         long trips = breaker.trips(AdmissionBreaker.Cause.SEND) - trips0;
         long backlogTrips = breaker.trips(AdmissionBreaker.Cause.ORDER_BACKLOG) - backlogTrips0;
         long turnedAway = (long) (meters.counter("reservation.rate_limited", "scope", "order_pace")
@@ -287,7 +290,8 @@ final class PipelinePart {
                 trips,
                 oldest,
                 backlogTrips,
-                turnedAway);
+                turnedAway,
+                machineMicros);
     }
 
     /** The drill's facts for both designs, printed side by side at the end. */
