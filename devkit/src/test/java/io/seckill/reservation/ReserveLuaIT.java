@@ -153,13 +153,7 @@ class ReserveLuaIT extends IntegrationTest {
         List<Object> held = reserveHolding(slot, 20, UUID.randomUUID(), 1_000, 1);
         assertThat(ScriptReply.codeOf(held)).isEqualTo(-1);
         assertThat(ScriptReply.text(held, 3)).isEqualTo("RETURNING");
-        assertThat(ScriptReply.codeOf(TRANSFER_OUT.run(
-                        redis,
-                        new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
-                        UUID.randomUUID().toString(),
-                        "0",
-                        "1000")))
-                .isEqualTo(-1);
+        assertThat(transferOut(slot, 1_000)).isEqualTo(-1);
         assertThat(redis.sync().get(slot.stock())).isEqualTo("1");
         assertThat(redis.sync().hlen(slot.transfers())).isZero();
         assertThat(redis.sync().get(slot.user(20))).isNull();
@@ -212,16 +206,20 @@ class ReserveLuaIT extends IntegrationTest {
         long refilled = Long.parseLong(redis.sync().hget(slot.counter(), "refilled_ms"));
         assertThat(ScriptReply.text(reserveHolding(slot, 30, UUID.randomUUID(), 0, 1), 3))
                 .isEqualTo("RETURNING");
-        assertThat(ScriptReply.codeOf(TRANSFER_OUT.run(
-                        redis,
-                        new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
-                        UUID.randomUUID().toString(),
-                        "0",
-                        "0")))
-                .isEqualTo(-1);
+        assertThat(transferOut(slot, 0)).isEqualTo(-1);
         assertThat(admittedOnceHeldNoMore(slot, 30, 0))
                 .as("admitted only once the bucket's hold ended, on the Redis clock")
                 .isGreaterThanOrEqualTo(refilled + 400);
+    }
+
+    /** transfer_out.lua's code for one unit of {@code slot} to bucket 0, with {@code holdMs} as the caller's hold. */
+    private long transferOut(SkuSlot slot, long holdMs) {
+        return ScriptReply.codeOf(TRANSFER_OUT.run(
+                redis,
+                new String[] {slot.stock(), slot.counter(), slot.meta(), slot.transfers()},
+                UUID.randomUUID().toString(),
+                "0",
+                Long.toString(holdMs)));
     }
 
     /**
