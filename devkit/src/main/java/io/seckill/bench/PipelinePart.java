@@ -61,7 +61,11 @@ final class PipelinePart {
             return unpaced.orders() + paced.orders();
         }
 
-        void print(PrintStream out) {
+        /**
+         * The pipeline's lines of the summary; its machine CPU against {@code evalshaMicros} + {@code minimalMicros}
+         * (the admission and consumer parts' costs of the same run, NaN when they did not run).
+         */
+        void print(PrintStream out, double evalshaMicros, double minimalMicros) {
             out.printf(
                     "pipeline, %d s sustained (admission entry, send path, order consumer in one process):%n",
                     unpaced.seconds());
@@ -76,7 +80,7 @@ final class PipelinePart {
                     unpaced.backlogTrips(),
                     maxOrderBacklogAge.isZero() ? "(off)" : maxOrderBacklogAge.toSeconds() + " s",
                     unpaced.backlogTrips() == 0 ? "" : " (its 503s are the non-202 statuses above)");
-            out.printf("  the machine's CPU per admitted reservation: %.0f us%n", unpaced.machineMicrosPerAdmitted());
+            out.println(BenchCommand.pipelineCost(unpaced.machineMicrosPerAdmitted(), evalshaMicros, minimalMicros));
             out.printf(
                     "pipeline, %d s paced to the order consumers (seckill.admission.order-wait-target=%s):%n",
                     paced.seconds(), waitTarget);

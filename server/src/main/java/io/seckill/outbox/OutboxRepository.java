@@ -110,7 +110,7 @@ class OutboxRepository {
     private static final String OF_RESERVATION = """
             SELECT event_id, event_type, status, attempt_count, lease_owner, lease_until, last_error, created_at, sent_at
             FROM event_outbox
-            WHERE aggregate_id = ? OR aggregate_id = (SELECT order_id FROM orders WHERE order_id = order_id_of(?))
+            WHERE aggregate_id IN (?, order_id_of(?))
             ORDER BY created_at
             """;
 
