@@ -80,19 +80,27 @@ class OrderPaceRuleTest {
 
     @Test
     @DisplayName(
-            "the fleet admits what the consumers settle, less the backlog's excess over target x settle rate spread "
-                    + "over two seconds; one instance alone takes all of it")
+            "the fleet admits what the consumers settle, less the backlog's excess over what they settle in half the "
+                    + "target spread over two seconds, or plus the room under it; within the target never less than they "
+                    + "settle unless the backlog is over a whole target's worth; one instance alone takes all of it")
     void paceIsSettleRateLessTheExcess() {
-        // steady backlog 1,000/s x 1 s = 1,000; 2,000 waiting, excess 1,000 over 2 s: 1,000 - 500 = 500
-        assertThat(paced(f, 2_000)).isCloseTo(500, within(0.01));
-        // the next second it admits 500, consumers still settle 1,000: backlog 1,500, excess 500 -> 750
-        assertThat(f.second(1_600, 500, 1_500, 500, 1_000)).isCloseTo(750, within(0.01));
-        // backlog 1,000 = steady: the pace is the settle rate
-        assertThat(f.second(1_100, 750, 1_250, 500, 1_000)).isCloseTo(1_000, within(0.01));
-        // under the target's backlog, the room left is taken as well: backlog 500 -> 1,000 + 250
+        // aim 1,000/s x 1 s x 0.5 = 500; 2,000 waiting, excess 1,500 over 2 s: 1,000 - 750 = 250
+        assertThat(paced(f, 2_000)).isCloseTo(250, within(0.01));
+        // 500 admitted, consumers still settle 1,000: backlog 1,500, excess 1,000 -> 1,000 - 500
+        assertThat(f.second(1_600, 500, 1_500, 500, 1_000)).isCloseTo(500, within(0.01));
+        // backlog 500 = the aim: the pace is the settle rate
+        assertThat(f.second(1_100, 500, 1_500, 0, 1_000)).isCloseTo(1_000, within(0.01));
+        // backlog 800: over the aim, within a whole target's worth and the oldest within the target
+        assertThat(f.second(900, 1_300, 1_000, 1_300, 1_000))
+                .as("within the target, over the aim: never below the settle rate")
+                .isCloseTo(1_000, within(0.01));
+        assertThat(f.second(1_200, 1_000, 1_000, 1_000, 1_000))
+                .as("the same backlog with the oldest over the target: 1,000 - 150")
+                .isCloseTo(850, within(0.01));
+        // under the aim, the room left is taken as well: backlog 300 -> 1,000 + 100
         assertThat(f.second(900, 1_000, 1_000, 500, 1_000))
                 .as("within the target but turning buyers away")
-                .isCloseTo(1_250, within(0.01));
+                .isCloseTo(1_100, within(0.01));
         for (int i = 1; i < OrderPaceRule.SLACK_READINGS; i++) {
             assertThat(f.second(900, 1_000, 0, 1_000, 1_000))
                     .as("within the target, nobody turned away, reading %d", i)
@@ -117,20 +125,21 @@ class OrderPaceRuleTest {
         f.second(1_500, 1_000, 0, 1_000, 0);
         assertThat(f.second(2_500, 1_000, 0, 1_000, 0)).isZero();
         assertThat(f.second(3_500, 0, 800, 0, 0)).isZero();
-        // 1,000 settled this second (smoothed 500/s), 1,000 waiting: steady 500, excess 500 -> 500 - 250
-        assertThat(f.second(1_500, 0, 800, 0, 1_000)).isCloseTo(250, within(0.01));
-        // 1,000 settled (smoothed 750/s), 250 waiting: steady 750, room 500 -> 750 + 250
+        // 1,000 settled this second, none the one before (500/s over the window), 1,000 waiting: aim 250, excess
+        // 750 -> 500 - 375
+        assertThat(f.second(1_500, 0, 800, 0, 1_000)).isCloseTo(125, within(0.01));
+        // 1,000 settled in each of the window's two seconds, 250 waiting: aim 500, room 250 -> 1,000 + 125
         assertThat(f.second(600, 250, 700, 250, 1_000))
                 .as("within the target, still turning buyers away")
-                .isCloseTo(1_000, within(0.01));
+                .isCloseTo(1_125, within(0.01));
     }
 
     @Test
     @DisplayName("an instance takes its share: its own demand (admitted + turned away) over the fleet's produced + its "
             + "turned away")
     void shareOfTheFleet() {
-        // fleet pace 500 as in paceIsSettleRateLessTheExcess; this instance made 500 of the 2,000 produced
-        assertThat(paced(f, 500)).isCloseTo(125, within(0.01));
+        // fleet pace 250 as in paceIsSettleRateLessTheExcess; this instance made 500 of the 2,000 produced
+        assertThat(paced(f, 500)).isCloseTo(62.5, within(0.01));
     }
 
     @Test
@@ -138,7 +147,7 @@ class OrderPaceRuleTest {
             + "before changes nothing")
     void unknownAndRepeatedReadings() {
         double pace = paced(f, 2_000);
-        assertThat(pace).isCloseTo(500, within(0.01));
+        assertThat(pace).isCloseTo(250, within(0.01));
         assertThat(f.second(-1, 500, 9_000, 500, 0)).as("unknown").isEqualTo(pace);
         assertThat(f.second(500, 500, 0, 500, 3_000))
                 .as("a window across the gap is not judged")
@@ -230,6 +239,27 @@ class OrderPaceRuleTest {
                         .as("admitted a second (%s)", what)
                         .isBetween(900.0, 1_100.0);
             }
+        }
+    }
+
+    @Test
+    @DisplayName(
+            "consumers that stall for up to half a second between bursts of twice their rate, buyers asking twice what "
+                    + "they settle: once the pace has settled no order waits longer than the target, and the consumers "
+                    + "are kept fed")
+    void stallingConsumersKeepTheWaitWithinTheTarget() {
+        for (double phase : PHASES) {
+            Sale sale = new Sale(1_000, 0.2, phase, t -> t < 5 ? 0 : 2_000);
+            sale.speeds = new double[] {0, 0, 0, 0, 2.2, 2.2, 1.6, 0, 0, 1.6, 2.4, 0.5, 0, 1.8, 1.7};
+            sale.offsetGaps = new double[] {0.3, 1.7, 1.0, 0.5, 1.5};
+            sale.run(45);
+            String what = String.format("offsets written %.0f%% into their interval", phase * 100);
+            assertThat(sale.maxWait(15, 45))
+                    .as("longest wait once settled, s (%s)", what)
+                    .isLessThanOrEqualTo(1.0);
+            assertThat(sale.admittedBetween(0, 15, 45) / 30)
+                    .as("admitted a second (%s)", what)
+                    .isBetween(900.0, 1_100.0);
         }
     }
 

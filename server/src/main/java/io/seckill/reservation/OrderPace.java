@@ -75,6 +75,16 @@ public class OrderPace {
         }
         double was = perSecond;
         double now = r.update(reading, admitted.sum(), (long) turnedAway.count());
+        if (log.isDebugEnabled()) {
+            log.debug(
+                    "admission.pace_reading pace_per_second={} order_backlog_age_ms={} produced={} consumed={} "
+                            + "admitted={}",
+                    Double.isInfinite(now) ? -1 : Math.round(now),
+                    reading.ageMs(),
+                    reading.produced(),
+                    reading.consumed(),
+                    admitted.sum());
+        }
         if (now == was) {
             return;
         }
