@@ -41,14 +41,14 @@ public final class EmbeddedEngines implements AutoCloseable {
     }
 
     /**
-     * @param durable fsync and synchronous_commit on (demo and benchmarks); off for tests
+     * @param durable fsync and synchronous_commit on, WAL compressed (demo and benchmarks); off for tests
      */
     public static EmbeddedEngines start(boolean durable) throws IOException {
         return start(durable, () -> {});
     }
 
     /**
-     * @param durable fsync and synchronous_commit on (demo and benchmarks); off for tests
+     * @param durable fsync and synchronous_commit on, WAL compressed (demo and benchmarks); off for tests
      * @param beforeStopOnExit run when the JVM exits, before the engines stop: whatever still uses them
      *        closes first, while they answer (a client closing against a stopped engine waits out its timeouts)
      */
@@ -66,7 +66,11 @@ public final class EmbeddedEngines implements AutoCloseable {
                 .setServerConfig("max_connections", "300")
                 .setServerConfig("shared_buffers", "256MB");
         if (durable) {
-            pg.setServerConfig("fsync", "on").setServerConfig("synchronous_commit", "on");
+            // as deploy/k8s/backing/postgres.yaml runs it: a page's first change after a checkpoint is written whole
+            // to the WAL, compressed
+            pg.setServerConfig("fsync", "on")
+                    .setServerConfig("synchronous_commit", "on")
+                    .setServerConfig("wal_compression", "on");
         }
         String slowMs = System.getenv("SECKILL_PG_LOG_SLOWER_THAN_MS");
         if (slowMs != null) {
