@@ -58,7 +58,8 @@ final class ClaimTypes {
         return out;
     }
 
-    private Object issuer(String iss) {
+    /** The issuer as the default mapping types it (its string form is what the issuer rule compares). */
+    Object issuer(String iss) {
         Object known = issuers.get(iss);
         if (known != null) {
             return known;

@@ -9,6 +9,9 @@ import com.nimbusds.jose.jwk.source.JWKSource;
 import com.nimbusds.jose.proc.BadJOSEException;
 import com.nimbusds.jose.proc.JWSVerificationKeySelector;
 import com.nimbusds.jose.proc.SecurityContext;
+import com.nimbusds.jose.proc.SingleKeyJWSKeySelector;
+import com.nimbusds.jwt.proc.DefaultJWTProcessor;
+import com.nimbusds.jwt.proc.JWTProcessor;
 import io.seckill.config.SeckillProperties;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -28,7 +31,6 @@ import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2Error;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
-import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
 import org.springframework.security.oauth2.jose.jws.SignatureAlgorithm;
 import org.springframework.security.oauth2.jwt.BadJwtException;
 import org.springframework.security.oauth2.jwt.Jwt;
@@ -62,6 +64,7 @@ public final class TokenDecoders implements AutoCloseable {
 
     private final JwtDecoder buyers;
     private final JwtDecoder admins;
+    private final BuyerTokens buyerIds;
     private final KeySetCache keySet;
 
     public TokenDecoders(SeckillProperties.Jwt cfg, Clock clock) {
@@ -72,16 +75,22 @@ public final class TokenDecoders implements AutoCloseable {
             this.keySet = new KeySetCache(cfg.jwksUri(), new RestTemplate(http), clock);
             this.buyers = jwks(keySet, buyerRules(cfg, clock));
             this.admins = jwks(keySet, adminRules(cfg, clock));
+            this.buyerIds = BuyerTokens.of(buyers);
         } else {
             this.keySet = null;
-            this.buyers = secret(cfg.userSecret(), cfg.previousUserSecret(), buyerRules(cfg, clock));
-            this.admins = secret(cfg.adminSecret(), cfg.previousAdminSecret(), adminRules(cfg, clock));
+            JWTProcessor<SecurityContext> buyerKeys = secretProcessor(cfg.userSecret(), cfg.previousUserSecret());
+            this.buyers = withRules(new NimbusJwtDecoder(buyerKeys), buyerRules(cfg, clock));
+            this.admins = withRules(
+                    new NimbusJwtDecoder(secretProcessor(cfg.adminSecret(), cfg.previousAdminSecret())),
+                    adminRules(cfg, clock));
+            this.buyerIds = BuyerTokens.secret(buyerKeys, cfg, clock);
         }
     }
 
     private TokenDecoders(JwtDecoder buyers, JwtDecoder admins) {
         this.buyers = buyers;
         this.admins = admins;
+        this.buyerIds = BuyerTokens.of(buyers);
         this.keySet = null;
     }
 
@@ -117,6 +126,14 @@ public final class TokenDecoders implements AutoCloseable {
         return admins;
     }
 
+    /**
+     * A buyer's user id under the buyers' rules, for the admission entry: with shared secrets without Spring's layer
+     * ({@link BuyerTokens#secret}), with an identity provider through {@link #buyers()}.
+     */
+    public BuyerTokens buyerIds() {
+        return buyerIds;
+    }
+
     /** The token's scopes, from a space-separated {@code scope} claim or a list ({@code scope} or {@code scp}). */
     public static Collection<String> scopes(Jwt jwt) {
         for (String claim : List.of("scope", "scp")) {
@@ -134,31 +151,25 @@ public final class TokenDecoders implements AutoCloseable {
     /**
      * HS256 under {@code secret}, and under {@code previous} too while a rotation lets the tokens it signed live: a
      * token naming its key ({@code kid}, {@link #keyId}) is checked against that key only, one without a kid against
-     * both. The current secret's check takes the fast path ({@link HmacVerifiers}).
+     * both. The current secret's check takes the fast path ({@link HmacVerifiers}). No token type is required, and
+     * the claims are left to the rules ({@link #withRules}, {@link BuyerTokens#secret}).
      */
-    private static NimbusJwtDecoder secret(String secret, String previous, OAuth2TokenValidator<Jwt> rules) {
+    private static JWTProcessor<SecurityContext> secretProcessor(String secret, String previous) {
         SecretKeySpec key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
         HmacVerifiers verifiers = new HmacVerifiers(key);
+        DefaultJWTProcessor<SecurityContext> p = new DefaultJWTProcessor<>();
         if (previous == null) {
-            return withRules(
-                    NimbusJwtDecoder.withSecretKey(key)
-                            .macAlgorithm(MacAlgorithm.HS256)
-                            .validateType(false)
-                            .jwtProcessorCustomizer(p -> p.setJWSVerifierFactory(verifiers))
-                            .build(),
-                    rules);
+            p.setJWSKeySelector(new SingleKeyJWSKeySelector<>(JWSAlgorithm.HS256, key));
+        } else {
+            HmacVerifiers.check(new SecretKeySpec(previous.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            JWKSource<SecurityContext> keys =
+                    new ImmutableJWKSet<>(new JWKSet(List.of(octet(secret), octet(previous))));
+            p.setJWSKeySelector(new JWSVerificationKeySelector<>(JWSAlgorithm.HS256, keys));
         }
-        HmacVerifiers.check(new SecretKeySpec(previous.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-        JWKSource<SecurityContext> keys = new ImmutableJWKSet<>(new JWKSet(List.of(octet(secret), octet(previous))));
-        return withRules(
-                NimbusJwtDecoder.withJwkSource(keys)
-                        .jwtProcessorCustomizer(p -> {
-                            p.setJWSKeySelector(new JWSVerificationKeySelector<>(JWSAlgorithm.HS256, keys));
-                            p.setJWSVerifierFactory(verifiers);
-                            p.setJWSTypeVerifier((type, context) -> {});
-                        })
-                        .build(),
-                rules);
+        p.setJWSVerifierFactory(verifiers);
+        p.setJWSTypeVerifier((type, context) -> {});
+        p.setJWTClaimsSetVerifier((claims, context) -> {});
+        return p;
     }
 
     private static JWK octet(String secret) {

@@ -168,7 +168,7 @@ public class AdmissionEntry extends RoleLifecycle {
         SeckillProperties.EntryLimits limits = config.entryLimits();
         ReserveHandler.Shared shared = new ReserveHandler.Shared(
                 reserve,
-                decoders.buyers(),
+                decoders.buyerIds(),
                 answering,
                 metrics,
                 trace,

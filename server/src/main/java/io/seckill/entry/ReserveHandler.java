@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.seckill.api.BuyerTokens;
 import io.seckill.json.Json;
 import io.seckill.refusal.Refusal;
 import io.seckill.reservation.ReserveCall;
@@ -32,8 +33,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.security.oauth2.jwt.BadJwtException;
-import org.springframework.security.oauth2.jwt.Jwt;
-import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -54,7 +53,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     /** What every connection's handler shares, made once when the entry starts. */
     record Shared(
             ReserveCall reserve,
-            JwtDecoder buyers,
+            BuyerTokens buyers,
             Executor answering,
             EntryMetrics metrics,
             PipelineTrace trace,
@@ -254,16 +253,14 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         if (token.isEmpty() || token.indexOf(' ') >= 0) {
             throw Refusal.unauthenticated("Bearer token is malformed");
         }
-        Jwt jwt;
         try {
-            jwt = shared.buyers().decode(token);
+            return shared.buyers().userId(token);
         } catch (BadJwtException e) {
             throw Refusal.unauthenticated(e.getMessage());
         } catch (JwtException e) {
             // the decoder could not judge the token (an identity provider's keys out of reach): not the buyer's fault
             throw Refusal.unavailable("UNAVAILABLE", "tokens cannot be verified now; retry later");
         }
-        return Long.parseLong(jwt.getSubject());
     }
 
     /**
