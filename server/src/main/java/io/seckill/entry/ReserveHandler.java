@@ -244,7 +244,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         }
     }
 
-    /** The buyer's user id, from a bearer token the buyers' decoder accepts (the API port's rules). */
+    /** The buyer's user id, from a bearer token the buyers' rules accept (the API port's; {@link BuyerTokens}). */
     private long authenticate(String authorization) {
         if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             throw Refusal.unauthenticated("missing bearer token");
