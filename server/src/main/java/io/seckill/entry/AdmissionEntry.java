@@ -46,8 +46,8 @@ import org.springframework.stereotype.Component;
  * The lean admission entry ({@code seckill.admission.entry-port}): an HTTP/1.1 server on Netty that
  * serves only the hot call of a sale, {@code POST /api/v1/activities/{a}/skus/{s}/reservations}, with
  * the answers, refusals and token rules of the API port - the same {@link ReserveCall}, the same
- * buyers' token rules ({@link io.seckill.api.BuyerTokens}), the same problem documents - and none of the general machinery around them
- * (docs/BENCHMARKS.md shows where that machinery's CPU went). Every other call stays on the API port.
+ * buyers' token rules ({@link io.seckill.api.BuyerTokens}), the same problem documents - and none of
+ * the general machinery around them (docs/BENCHMARKS.md shows where that machinery's CPU went). Every other call stays on the API port.
  * Runs with the {@code api} role; off by default.
  */
 @Component
