@@ -208,13 +208,16 @@ class BuyerTokensTest {
         return secondsFromNow == null ? null : Date.from(NOW.plusSeconds(secondsFromNow));
     }
 
-    private static String sign(JWSSigner signer, JWSAlgorithm alg, String kid, String type, JWTClaimsSet.Builder claims)
-            throws Exception {
-        JWSHeader header = new JWSHeader.Builder(alg)
+    private static JWSHeader header(JWSAlgorithm alg, String kid, String type) {
+        return new JWSHeader.Builder(alg)
                 .keyID(kid)
                 .type(type == null ? null : new JOSEObjectType(type))
                 .build();
-        SignedJWT jwt = new SignedJWT(header, claims.build());
+    }
+
+    private static String sign(JWSSigner signer, JWSAlgorithm alg, String kid, String type, JWTClaimsSet.Builder claims)
+            throws Exception {
+        SignedJWT jwt = new SignedJWT(header(alg, kid, type), claims.build());
         jwt.sign(signer);
         return jwt.serialize();
     }
@@ -225,12 +228,8 @@ class BuyerTokensTest {
      */
     private static String hmac(JWSAlgorithm alg, String secret, String kid, String type, JWTClaimsSet.Builder claims)
             throws Exception {
-        JWSHeader header = new JWSHeader.Builder(alg)
-                .keyID(kid)
-                .type(type == null ? null : new JOSEObjectType(type))
-                .build();
-        String input =
-                header.toBase64URL() + "." + Base64URL.encode(claims.build().toString());
+        String input = header(alg, kid, type).toBase64URL() + "."
+                + Base64URL.encode(claims.build().toString());
         String jca = "Hmac" + alg.getName().replace("HS", "SHA");
         Mac mac = Mac.getInstance(jca);
         mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), jca));
