@@ -171,15 +171,26 @@ class SeckillPropertiesTest {
                         .orderWaitTarget())
                 .as("any target once the backlog pause is off")
                 .hasSeconds(30);
-        assertThatThrownBy(() ->
-                        new SeckillProperties.EntryLimits(0, 1, 0, Duration.ofSeconds(5), Duration.ofSeconds(10), 16))
+        assertThatThrownBy(() -> entryLimits(0, Duration.ofSeconds(10), 16, Duration.ZERO))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-connections");
-        assertThatThrownBy(() ->
-                        new SeckillProperties.EntryLimits(10, 10, 0, Duration.ofSeconds(5), Duration.ofMillis(10), 16))
+        assertThatThrownBy(() -> entryLimits(10, Duration.ofMillis(10), 16, Duration.ZERO))
                 .hasMessageStartingWith("seckill.admission.entry-limits.request-timeout");
-        assertThatThrownBy(() ->
-                        new SeckillProperties.EntryLimits(10, 10, 0, Duration.ofSeconds(5), Duration.ofSeconds(10), 0))
+        assertThatThrownBy(() -> entryLimits(10, Duration.ofSeconds(10), 0, Duration.ZERO))
                 .hasMessageStartingWith("seckill.admission.entry-limits.max-pipelined");
+        assertThatThrownBy(() -> entryLimits(10, Duration.ofSeconds(10), 16, Duration.ofMillis(1001)))
+                .hasMessage("seckill.admission.entry-limits.retry-answer-delay: must be 0s (at once) up to 1s (the "
+                        + "Retry-After), got PT1.001S");
+        assertThatThrownBy(() -> entryLimits(10, Duration.ofSeconds(10), 16, Duration.ofMillis(-1)))
+                .hasMessageStartingWith("seckill.admission.entry-limits.retry-answer-delay");
+        assertThat(entryLimits(10, Duration.ofSeconds(10), 16, Duration.ofSeconds(1))
+                        .retryAnswerDelay())
+                .hasSeconds(1);
+    }
+
+    private static SeckillProperties.EntryLimits entryLimits(
+            int maxConnections, Duration requestTimeout, int maxPipelined, Duration retryAnswerDelay) {
+        return new SeckillProperties.EntryLimits(
+                maxConnections, 10, 0, Duration.ofSeconds(5), requestTimeout, maxPipelined, retryAnswerDelay);
     }
 
     @Test
@@ -194,6 +205,12 @@ class SeckillPropertiesTest {
                 .isEqualTo(new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(2)));
         assertThat(bind(Map.of()).reservation().sendLinger()).isEqualTo(Duration.ofMillis(5));
         assertThat(bind(Map.of()).admission().maxOrderBacklogAge()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(bind(Map.of()).admission().entryLimits().retryAnswerDelay()).isEqualTo(Duration.ofMillis(100));
+        assertThat(bind(Map.of("seckill.admission.entry-limits.retry-answer-delay", "0s"))
+                        .admission()
+                        .entryLimits()
+                        .retryAnswerDelay())
+                .isZero();
         assertThat(bind(Map.of("seckill.admission.max-order-backlog-age", "0s"))
                         .admission()
                         .maxOrderBacklogAge())

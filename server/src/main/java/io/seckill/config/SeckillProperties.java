@@ -437,7 +437,10 @@ public record SeckillProperties(
      * before their token is checked (0, the default: no cap; set it where the entry sees the clients' own addresses);
      * a connection must send its first byte within {@code firstByteTimeout} and a request must arrive whole
      * within {@code requestTimeout} of its first byte (a client holding silent connections, or trickling bytes, is
-     * closed); a connection with {@code maxPipelined} calls unanswered is not read further until answers go out.
+     * closed); a connection with {@code maxPipelined} calls unanswered is not read further until answers go out. An
+     * answer that asks the client to come back (429, 503) is written {@code retryAnswerDelay} after it is ready: a
+     * client that asks again at once after each refusal is then answered once a delay per connection, and the cores
+     * stay with the calls that can be served and the orders behind them (0s: at once; at most 1s, the Retry-After).
      */
     public record EntryLimits(
             @DefaultValue("10000") int maxConnections,
@@ -445,8 +448,18 @@ public record SeckillProperties(
             @DefaultValue("0") int maxCallsPerAddressPerSecond,
             @DefaultValue("5s") Duration firstByteTimeout,
             @DefaultValue("10s") Duration requestTimeout,
-            @DefaultValue("16") int maxPipelined) {
+            @DefaultValue("16") int maxPipelined,
+            @DefaultValue("100ms") Duration retryAnswerDelay) {
+        /** The longest {@code retryAnswerDelay}: the Retry-After every such answer carries. */
+        public static final Duration MAX_RETRY_ANSWER_DELAY = Duration.ofSeconds(1);
+
         public EntryLimits {
+            require(
+                    retryAnswerDelay != null
+                            && !retryAnswerDelay.isNegative()
+                            && retryAnswerDelay.compareTo(MAX_RETRY_ANSWER_DELAY) <= 0,
+                    "seckill.admission.entry-limits.retry-answer-delay",
+                    "must be 0s (at once) up to 1s (the Retry-After), got " + retryAnswerDelay);
             between(maxConnections, 1, Integer.MAX_VALUE, "seckill.admission.entry-limits.max-connections");
             between(
                     maxConnectionsPerAddress,

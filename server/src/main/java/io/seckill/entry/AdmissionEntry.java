@@ -173,7 +173,8 @@ public class AdmissionEntry extends RoleLifecycle {
                 metrics,
                 trace,
                 limits.maxPipelined(),
-                new AddressShare(limits.maxCallsPerAddressPerSecond(), System::nanoTime));
+                new AddressShare(limits.maxCallsPerAddressPerSecond(), System::nanoTime),
+                limits.retryAnswerDelay().toNanos());
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptor, io)
                 .channel(NioServerSocketChannel.class)

@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +42,12 @@ import tools.jackson.core.JsonToken;
 /**
  * Answers one reserve call: the bearer token is verified before the body is parsed, then the path,
  * the media type and the body, then {@link ReserveCall}. The event loop only hands the whole request
- * to the answering threads (the call waits for Redis); a full queue is a 503 at once. One instance
- * per connection.
+ * to the answering threads (the call waits for Redis); a full queue is a 503. An answer that asks the
+ * client to come back (429, 503) is written {@code seckill.admission.entry-limits.retry-answer-delay}
+ * after it is ready, by the connection's event loop: a client asking again at once after every refusal
+ * is answered once a delay per connection instead of as fast as the cores answer, and what the cores
+ * would spend on its refusals goes to the calls that can be served and the orders behind them. One
+ * instance per connection.
  */
 final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
@@ -58,7 +63,10 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             EntryMetrics metrics,
             PipelineTrace trace,
             int maxPipelined,
-            AddressShare shares) {}
+            AddressShare shares,
+            long retryAnswerDelayNanos) {}
+
+    private static final CompletableFuture<Void> WRITTEN = CompletableFuture.completedFuture(null);
 
     private final Shared shared;
     /** The last call of this connection handed on; touched by its event loop only. */
@@ -107,8 +115,8 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         boolean overShare = call != null && !shared.shares().tryAcquire(remote(ctx));
         // one connection's answers leave in the order of its requests (HTTP/1.1 pipelining): each call waits for
         // the one before it on the same connection; connections run side by side
-        previous = previous.thenRunAsync(
-                        () -> {
+        previous = previous.thenComposeAsync(
+                        v -> {
                             if (overShare) {
                                 FullHttpResponse refused = Answers.problem(
                                         HttpResponseStatus.TOO_MANY_REQUESTS,
@@ -116,9 +124,9 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                                         "this address's share of the entry's calls is used up for this second",
                                         keepAlive);
                                 refused.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
-                                send(ctx, start, refused, "TOO_MANY_REQUESTS");
+                                return send(ctx, start, refused, "TOO_MANY_REQUESTS");
                             } else if (call == null) {
-                                send(
+                                return send(
                                         ctx,
                                         start,
                                         Answers.problem(
@@ -128,14 +136,14 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                                                 false),
                                         "INVALID_REQUEST");
                             } else {
-                                answer(ctx, call);
+                                return answer(ctx, call);
                             }
                         },
                         shared.answering())
-                .exceptionally(e -> {
+                .exceptionallyCompose(e -> {
                     Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                     if (cause instanceof RejectedExecutionException) {
-                        send(
+                        return send(
                                 ctx,
                                 start,
                                 Answers.problem(
@@ -149,7 +157,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                                 "admission.entry.answer_failed error_class={}",
                                 cause.getClass().getName(),
                                 cause);
-                        send(
+                        return send(
                                 ctx,
                                 start,
                                 Answers.problem(
@@ -159,7 +167,6 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                                         false),
                                 "INTERNAL_ERROR");
                     }
-                    return null;
                 });
     }
 
@@ -184,7 +191,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private record Answered(FullHttpResponse response, String code) {}
 
     /** The call answered under its request span: the order message's send is its child, as on the API port. */
-    private void answer(ChannelHandlerContext ctx, Call call) {
+    private CompletableFuture<Void> answer(ChannelHandlerContext ctx, Call call) {
         Span span = shared.trace().serve(SPAN_NAME, call.traceparent());
         Answered a;
         try (Tracer.SpanInScope scope = shared.trace().inScope(span)) {
@@ -194,7 +201,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                         "http.response.status_code",
                         Integer.toString(a.response().status().code()))
                 .end();
-        send(ctx, call.startNanos(), a.response(), a.code());
+        return send(ctx, call.startNanos(), a.response(), a.code());
     }
 
     private Answered answer(Call call) {
@@ -227,7 +234,42 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         }
     }
 
-    private void send(ChannelHandlerContext ctx, long start, FullHttpResponse response, String code) {
+    /**
+     * Writes {@code response} now, or a 429 or 503 once the retry-answer delay has passed (the connection's later
+     * answers wait for it: the returned future completes when the answer is handed to the connection).
+     */
+    private CompletableFuture<Void> send(
+            ChannelHandlerContext ctx, long start, FullHttpResponse response, String code) {
+        long delay = shared.retryAnswerDelayNanos();
+        if (delay == 0 || !asksToComeBack(response)) {
+            write(ctx, start, response, code);
+            return WRITTEN;
+        }
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        Runnable write = () -> {
+            try {
+                write(ctx, start, response, code);
+            } finally {
+                written.complete(null);
+            }
+        };
+        try {
+            ctx.executor().schedule(write, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // the event loop is closing with the entry: the answer goes at once, as the connection ends
+            write.run();
+        }
+        return written;
+    }
+
+    /** A 429 or a 503: the client is told to come back (Retry-After, or a pause it cannot outwait at once). */
+    static boolean asksToComeBack(FullHttpResponse response) {
+        int status = response.status().code();
+        return status == HttpResponseStatus.TOO_MANY_REQUESTS.code()
+                || status == HttpResponseStatus.SERVICE_UNAVAILABLE.code();
+    }
+
+    private void write(ChannelHandlerContext ctx, long start, FullHttpResponse response, String code) {
         shared.metrics().answered(response.status().code(), code, start);
         var written = ctx.writeAndFlush(response);
         if (!HttpUtil.isKeepAlive(response)) {
