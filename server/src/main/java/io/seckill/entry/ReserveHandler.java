@@ -263,7 +263,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     }
 
     /** A 429 or a 503: the client is told to come back (Retry-After, or a pause it cannot outwait at once). */
-    static boolean asksToComeBack(FullHttpResponse response) {
+    private static boolean asksToComeBack(FullHttpResponse response) {
         int status = response.status().code();
         return status == HttpResponseStatus.TOO_MANY_REQUESTS.code()
                 || status == HttpResponseStatus.SERVICE_UNAVAILABLE.code();
