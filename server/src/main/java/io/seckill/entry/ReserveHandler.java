@@ -246,7 +246,7 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return WRITTEN;
         }
         CompletableFuture<Void> written = new CompletableFuture<>();
-        Runnable write = () -> {
+        Runnable held = () -> {
             try {
                 write(ctx, start, response, code);
             } finally {
@@ -254,10 +254,10 @@ final class ReserveHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             }
         };
         try {
-            ctx.executor().schedule(write, delay, TimeUnit.NANOSECONDS);
+            ctx.executor().schedule(held, delay, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             // the event loop is closing with the entry: the answer goes at once, as the connection ends
-            write.run();
+            held.run();
         }
         return written;
     }
