@@ -20,14 +20,23 @@ class OrderPaceRuleTest {
     /** When the consumers write their offsets, as a share of the interval, against the readings. */
     private static final double[] PHASES = {0, 0.3, 0.6, 0.9};
 
-    /** Readings one second apart of one instance's broker, with this instance's own counts. */
+    /** Readings of one instance's broker, one second apart unless told, with this instance's own counts. */
     private final class Feed {
         final OrderPaceRule rule = new OrderPaceRule(Duration.ofSeconds(1));
+        final long everyNanos;
         long sequence;
         long produced;
         long consumed;
         long admitted;
         long turnedAway;
+
+        Feed() {
+            this(Duration.ofSeconds(1));
+        }
+
+        Feed(Duration every) {
+            this.everyNanos = every.toNanos();
+        }
 
         /** One second: {@code admittedNow} taken here, {@code producedNow} reach the broker, {@code consumedNow} settled. */
         double second(long ageMs, long admittedNow, long turnedAwayNow, long producedNow, long consumedNow) {
@@ -41,8 +50,8 @@ class OrderPaceRuleTest {
         OrderBacklog.Reading reading(long ageMs) {
             sequence++;
             return ageMs < 0
-                    ? new OrderBacklog.Reading(sequence, sequence * 1_000_000_000L, -1, -1, -1)
-                    : new OrderBacklog.Reading(sequence, sequence * 1_000_000_000L, ageMs, produced, consumed);
+                    ? new OrderBacklog.Reading(sequence, sequence * everyNanos, -1, -1, -1)
+                    : new OrderBacklog.Reading(sequence, sequence * everyNanos, ageMs, produced, consumed);
         }
     }
 
@@ -118,6 +127,27 @@ class OrderPaceRuleTest {
     }
 
     @Test
+    @DisplayName("readings every 100 ms: four slack readings in a row do not end the pace, a second of them does")
+    void slackEndsThePaceAfterASecondWhateverTheReadingsInterval() {
+        Feed tenth = new Feed(Duration.ofMillis(100));
+        tenth.second(0, 0, 0, 0, 0);
+        tenth.second(1_200, 200, 0, 200, 100);
+        assertThat(tenth.second(1_300, 200, 0, 200, 100))
+                .as("two readings over the target")
+                .isLessThan(NONE);
+        long needed = OrderPaceRule.SLACK_NANOS / tenth.everyNanos;
+        assertThat(needed).isGreaterThan(OrderPaceRule.SLACK_READINGS);
+        for (int i = 1; i < needed; i++) {
+            assertThat(tenth.second(500, 100, 0, 100, 100))
+                    .as("slack reading %d, %d ms of slack", i, i * 100)
+                    .isLessThan(NONE);
+        }
+        assertThat(tenth.second(500, 100, 0, 100, 100))
+                .as("a second of slack readings")
+                .isEqualTo(NONE);
+    }
+
+    @Test
     @DisplayName("consumers that settle nothing leave no room while the backlog is over the target; as they resume the "
             + "pace follows their rate once the excess is gone")
     void stalledConsumersAdmitNobody() {
@@ -181,7 +211,8 @@ class OrderPaceRuleTest {
     @Test
     @DisplayName(
             "a burst from idle, 2,000 a second asked of consumers that settle 1,000: the backlog's growth starts the "
-                    + "pace before the oldest message is over the target, and no order of the burst's first seconds waits twice it")
+                    + "pace before the oldest message is over the target, and no order of the burst's first seconds waits "
+                    + "longer than the target")
     void burstStartsThePaceEarly() {
         for (double phase : PHASES) {
             Sale sale = new Sale(1_000, 0.3, phase, t -> t < 5 ? 0 : 2_000);
@@ -191,9 +222,25 @@ class OrderPaceRuleTest {
                     .isBetween(5.0, 6.0);
             assertThat(sale.maxWait(5, 10))
                     .as("longest wait of the burst's first 5 s, s")
-                    .isLessThanOrEqualTo(1.6);
+                    .isLessThanOrEqualTo(1.0);
             sale.holdsOnceSettled(
                     15, 35, 1.6, String.format("offsets written %.0f%% into their interval", phase * 100));
+        }
+    }
+
+    @Test
+    @DisplayName(
+            "a burst from idle a third over what consumers of 1,000 a second settle: the backlog grows slowly, and the "
+                    + "pace starts before it holds a whole target's worth - no order waits longer than the target")
+    void aSlowlyGrowingBacklogStartsThePaceBeforeTheTarget() {
+        for (double phase : PHASES) {
+            Sale sale = new Sale(1_000, 0.2, phase, t -> t < 5 ? 0 : 1_300);
+            sale.run(35);
+            String what = String.format("offsets written %.0f%% into their interval", phase * 100);
+            assertThat(sale.maxWait(5, 15))
+                    .as("longest wait of the burst's first 10 s, s (%s)", what)
+                    .isLessThanOrEqualTo(1.0);
+            sale.holdsOnceSettled(15, 35, 1.0, what);
         }
     }
 

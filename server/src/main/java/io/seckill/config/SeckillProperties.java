@@ -367,7 +367,7 @@ public record SeckillProperties(
             @DefaultValue("200ms") Duration soldOutMemoPoll) {
         /**
          * The shortest order wait target. The broker's view of the oldest order message holds, besides its
-         * wait, up to 250 ms of offsets not yet written and the consumers' own time for a message (pull,
+         * wait, up to 100 ms of offsets not yet written and the consumers' own time for a message (pull,
          * batch, commit); a target near that floor cannot be reached and paces the entry toward nothing.
          */
         public static final Duration MIN_ORDER_WAIT_TARGET = Duration.ofSeconds(1);

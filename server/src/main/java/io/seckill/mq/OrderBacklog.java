@@ -24,16 +24,19 @@ public class OrderBacklog {
     private static final Logger log = LoggerFactory.getLogger(OrderBacklog.class);
     /**
      * Readings are taken at most this often: an asker within this of the last reading gets that one (the
-     * entry's reader thread asks this often, for its breaker and its pace).
+     * entry's reader thread asks this often, for its breaker and its pace). A burst from idle admits
+     * at the entry's full speed until two readings find the backlog heading past the order wait
+     * target, so the readings' interval is most of what its first orders wait beyond that target.
      */
-    public static final long READ_EVERY_MS = 250;
+    public static final long READ_EVERY_MS = 100;
 
     private static final long FRESH_NANOS = Duration.ofMillis(READ_EVERY_MS).toNanos();
     /**
      * The order consumer writes its group's acknowledged offsets to the broker this often: a reading's
-     * {@code consumed} can be this far behind what the consumers have settled.
+     * {@code consumed} can be this far behind what the consumers have settled. As often as the readings:
+     * a reading between two writes sees messages produced and none settled.
      */
-    public static final long OFFSETS_WRITTEN_MS = 250;
+    public static final long OFFSETS_WRITTEN_MS = 100;
 
     /**
      * One reading, taken at {@code atNanos} ({@link System#nanoTime()}): {@code sequence} counts

@@ -11,12 +11,13 @@ import java.util.ArrayDeque;
  * <ul>
  * <li>There is no pace until two readings in a row find the oldest unconsumed order message older
  * than the target (one stale offset starts nothing), or two find the backlog heading past it: grown
- * since the reading before to more than the consumers settle in the target. At the start of a burst
- * the oldest message is only as old as the burst, so the backlog's size starts the pace before the age
- * would. There is none again once {@link #SLACK_READINGS} readings in a row find the oldest message
- * within the target, the backlog not heading past it, and nobody turned away: one generous reading
- * would otherwise end the pace only for the next ones to start it again, the entry admitting at full
- * speed in between.
+ * since the reading before to more than the consumers settle in {@link #HEADING} of the target. At the
+ * start of a burst the oldest message is only as old as the burst, so the backlog's size starts the
+ * pace before the age would; and a backlog that grows slowly is paced before its newest orders wait
+ * the whole target, not once they do. There is none again once {@link #SLACK_READINGS} readings in a row, over at least
+ * {@link #SLACK_NANOS}, find the oldest message within the target, the backlog not heading past it, and
+ * nobody turned away: one generous reading would otherwise end the pace only for the next ones to start
+ * it again, the entry admitting at full speed in between.
  * <li>Otherwise the whole fleet may admit what the consumers settle a second, plus the room left under
  * the aimed backlog or minus the excess over it, each spread over {@link #CLOSE_SECONDS}. The aim is
  * what the consumers settle in {@link #AIM} of the target: the consumers' pace swings with their
@@ -28,8 +29,8 @@ import java.util.ArrayDeque;
  * fast they are fed, and trimming them below their rate would feed them less each reading, down to
  * nothing. Consumers that settle nothing leave no room at all while the backlog is over the aim.
  * <li>What the consumers settle is read over the last {@link #RATE_WINDOW_NANOS} of readings that began
- * with messages waiting (consumers with nothing to do show no rate): a quarter of a second holds one
- * offset write or two, or none while a batch commits, and a pace following each reading swung from
+ * with messages waiting (consumers with nothing to do show no rate): one reading's interval holds one
+ * offset write or none, and none while a batch commits, and a pace following each reading swung from
  * nothing to twice the consumers' rate and back.
  * <li>This instance takes its share of that: its own demand (admitted plus turned away) over the
  * fleet's (messages produced plus this instance's turned away). An instance cannot see the others'
@@ -44,6 +45,10 @@ final class OrderPaceRule {
     static final double CLOSE_SECONDS = 2.0;
     /** Readings in a row with the pace slack (nobody turned away, the backlog within the target) that end it. */
     static final int SLACK_READINGS = 4;
+    /** The slack readings that end a pace span at least this long, however often the backlog is read. */
+    static final long SLACK_NANOS = 1_000_000_000L;
+    /** A growing backlog is heading past the target once over what the consumers settle in this share of it. */
+    static final double HEADING = 0.75;
     /** The backlog a pace aims at: what the consumers settle in this share of the target. */
     static final double AIM = 0.5;
     /** What the consumers settle is read over this much of the latest readings that began with messages waiting. */
@@ -61,6 +66,8 @@ final class OrderPaceRule {
     private int overInARow;
     private int headingInARow;
     private int slackInARow;
+    /** When the interval before the first of the slack readings in a row began. */
+    private long slackSince;
 
     OrderPaceRule(Duration target) {
         if (target.isNegative() || target.isZero()) {
@@ -104,10 +111,14 @@ final class OrderPaceRule {
         double full = rate * targetMs / 1000.0;
         boolean over = r.ageMs() > targetMs;
         overInARow = over ? overInARow + 1 : 0;
-        boolean heading = rate > 0 && backlog > backlogBefore && backlog > full;
+        boolean heading = rate > 0 && backlog > backlogBefore && backlog > full * HEADING;
         headingInARow = heading ? headingInARow + 1 : 0;
         slackInARow = !over && !heading && away == 0 ? slackInARow + 1 : 0;
-        if (Double.isInfinite(limit) ? overInARow < 2 && headingInARow < 2 : slackInARow >= SLACK_READINGS) {
+        if (slackInARow == 1) {
+            slackSince = p.atNanos();
+        }
+        boolean slack = slackInARow >= SLACK_READINGS && r.atNanos() - slackSince >= SLACK_NANOS;
+        if (Double.isInfinite(limit) ? overInARow < 2 && headingInARow < 2 : slack) {
             limit = Double.POSITIVE_INFINITY;
             return limit;
         }
