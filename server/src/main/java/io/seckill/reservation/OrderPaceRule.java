@@ -14,10 +14,10 @@ import java.util.ArrayDeque;
  * since the reading before to more than the consumers settle in {@link #HEADING} of the target. At the
  * start of a burst the oldest message is only as old as the burst, so the backlog's size starts the
  * pace before the age would; and a backlog that grows slowly is paced before its newest orders wait
- * the whole target, not once they do. There is none again once {@link #SLACK_READINGS} readings in a row, over at least
- * {@link #SLACK_NANOS}, find the oldest message within the target, the backlog not heading past it, and
- * nobody turned away: one generous reading would otherwise end the pace only for the next ones to start
- * it again, the entry admitting at full speed in between.
+ * the whole target, not once they do. There is none again once {@link #SLACK_READINGS} readings in a
+ * row, over at least {@link #SLACK_NANOS}, find the oldest message within the target, the backlog not
+ * heading past it, and nobody turned away: one generous reading would otherwise end the pace only for
+ * the next ones to start it again, the entry admitting at full speed in between.
  * <li>Otherwise the whole fleet may admit what the consumers settle a second, plus the room left under
  * the aimed backlog or minus the excess over it, each spread over {@link #CLOSE_SECONDS}. The aim is
  * what the consumers settle in {@link #AIM} of the target: the consumers' pace swings with their
