@@ -38,8 +38,8 @@ class OrderPaceRuleTest {
             this.everyNanos = every.toNanos();
         }
 
-        /** One second: {@code admittedNow} taken here, {@code producedNow} reach the broker, {@code consumedNow} settled. */
-        double second(long ageMs, long admittedNow, long turnedAwayNow, long producedNow, long consumedNow) {
+        /** One reading's interval: {@code admittedNow} taken here, {@code producedNow} reach the broker, {@code consumedNow} settled. */
+        double next(long ageMs, long admittedNow, long turnedAwayNow, long producedNow, long consumedNow) {
             admitted += admittedNow;
             turnedAway += turnedAwayNow;
             produced += producedNow;
@@ -63,9 +63,9 @@ class OrderPaceRuleTest {
      * instance: the pace starts with the second reading over the target, 2,000 messages waiting.
      */
     private double paced(Feed f, long mine) {
-        f.second(0, 0, 0, 0, 0);
-        f.second(1_200, mine, 0, 2_000, 1_000);
-        return f.second(1_900, mine, 0, 2_000, 1_000);
+        f.next(0, 0, 0, 0, 0);
+        f.next(1_200, mine, 0, 2_000, 1_000);
+        return f.next(1_900, mine, 0, 2_000, 1_000);
     }
 
     @Test
@@ -73,16 +73,16 @@ class OrderPaceRuleTest {
             "no pace while the oldest order message is within the target; one reading over it starts nothing, two in "
                     + "a row do")
     void twoReadingsOverStartThePace() {
-        assertThat(f.second(0, 0, 0, 0, 0))
+        assertThat(f.next(0, 0, 0, 0, 0))
                 .as("the first reading only opens a window")
                 .isEqualTo(NONE);
-        assertThat(f.second(300, 1_000, 0, 1_000, 1_000)).isEqualTo(NONE);
-        assertThat(f.second(2_500, 1_000, 0, 1_000, 1_000))
+        assertThat(f.next(300, 1_000, 0, 1_000, 1_000)).isEqualTo(NONE);
+        assertThat(f.next(2_500, 1_000, 0, 1_000, 1_000))
                 .as("one stale reading")
                 .isEqualTo(NONE);
-        assertThat(f.second(800, 1_000, 0, 1_000, 1_000)).isEqualTo(NONE);
-        assertThat(f.second(1_500, 2_000, 0, 2_000, 1_000)).isEqualTo(NONE);
-        assertThat(f.second(2_500, 2_000, 0, 2_000, 1_000))
+        assertThat(f.next(800, 1_000, 0, 1_000, 1_000)).isEqualTo(NONE);
+        assertThat(f.next(1_500, 2_000, 0, 2_000, 1_000)).isEqualTo(NONE);
+        assertThat(f.next(2_500, 2_000, 0, 2_000, 1_000))
                 .as("the second in a row")
                 .isLessThan(NONE);
     }
@@ -96,32 +96,32 @@ class OrderPaceRuleTest {
         // aim 1,000/s x 1 s x 0.5 = 500; 2,000 waiting, excess 1,500 over 2 s: 1,000 - 750 = 250
         assertThat(paced(f, 2_000)).isCloseTo(250, within(0.01));
         // 500 admitted, consumers still settle 1,000: backlog 1,500, excess 1,000 -> 1,000 - 500
-        assertThat(f.second(1_600, 500, 1_500, 500, 1_000)).isCloseTo(500, within(0.01));
+        assertThat(f.next(1_600, 500, 1_500, 500, 1_000)).isCloseTo(500, within(0.01));
         // backlog 500 = the aim: the pace is the settle rate
-        assertThat(f.second(1_100, 500, 1_500, 0, 1_000)).isCloseTo(1_000, within(0.01));
+        assertThat(f.next(1_100, 500, 1_500, 0, 1_000)).isCloseTo(1_000, within(0.01));
         // backlog 800: over the aim, within a whole target's worth and the oldest within the target
-        assertThat(f.second(900, 1_300, 1_000, 1_300, 1_000))
+        assertThat(f.next(900, 1_300, 1_000, 1_300, 1_000))
                 .as("within the target, over the aim: never below the settle rate")
                 .isCloseTo(1_000, within(0.01));
-        assertThat(f.second(1_200, 1_000, 1_000, 1_000, 1_000))
+        assertThat(f.next(1_200, 1_000, 1_000, 1_000, 1_000))
                 .as("the same backlog with the oldest over the target: 1,000 - 150")
                 .isCloseTo(850, within(0.01));
         // under the aim, the room left is taken as well: backlog 300 -> 1,000 + 100
-        assertThat(f.second(900, 1_000, 1_000, 500, 1_000))
+        assertThat(f.next(900, 1_000, 1_000, 500, 1_000))
                 .as("within the target but turning buyers away")
                 .isCloseTo(1_100, within(0.01));
         for (int i = 1; i < OrderPaceRule.SLACK_READINGS; i++) {
-            assertThat(f.second(900, 1_000, 0, 1_000, 1_000))
+            assertThat(f.next(900, 1_000, 0, 1_000, 1_000))
                     .as("within the target, nobody turned away, reading %d", i)
                     .isLessThan(NONE);
         }
-        assertThat(f.second(900, 1_000, 600, 1_000, 1_000))
+        assertThat(f.next(900, 1_000, 600, 1_000, 1_000))
                 .as("turning buyers away again starts the count over")
                 .isLessThan(NONE);
         for (int i = 1; i < OrderPaceRule.SLACK_READINGS; i++) {
-            f.second(900, 1_000, 0, 1_000, 1_000);
+            f.next(900, 1_000, 0, 1_000, 1_000);
         }
-        assertThat(f.second(900, 1_000, 0, 1_000, 1_000))
+        assertThat(f.next(900, 1_000, 0, 1_000, 1_000))
                 .as("slack in %d readings in a row", OrderPaceRule.SLACK_READINGS)
                 .isEqualTo(NONE);
     }
@@ -130,19 +130,19 @@ class OrderPaceRuleTest {
     @DisplayName("readings every 100 ms: four slack readings in a row do not end the pace, a second of them does")
     void slackEndsThePaceAfterASecondWhateverTheReadingsInterval() {
         Feed tenth = new Feed(Duration.ofMillis(100));
-        tenth.second(0, 0, 0, 0, 0);
-        tenth.second(1_200, 200, 0, 200, 100);
-        assertThat(tenth.second(1_300, 200, 0, 200, 100))
+        tenth.next(0, 0, 0, 0, 0);
+        tenth.next(1_200, 200, 0, 200, 100);
+        assertThat(tenth.next(1_300, 200, 0, 200, 100))
                 .as("two readings over the target")
                 .isLessThan(NONE);
         long needed = OrderPaceRule.SLACK_NANOS / tenth.everyNanos;
         assertThat(needed).isGreaterThan(OrderPaceRule.SLACK_READINGS);
         for (int i = 1; i < needed; i++) {
-            assertThat(tenth.second(500, 100, 0, 100, 100))
+            assertThat(tenth.next(500, 100, 0, 100, 100))
                     .as("slack reading %d, %d ms of slack", i, i * 100)
                     .isLessThan(NONE);
         }
-        assertThat(tenth.second(500, 100, 0, 100, 100))
+        assertThat(tenth.next(500, 100, 0, 100, 100))
                 .as("a second of slack readings")
                 .isEqualTo(NONE);
     }
@@ -151,15 +151,15 @@ class OrderPaceRuleTest {
     @DisplayName("consumers that settle nothing leave no room while the backlog is over the target; as they resume the "
             + "pace follows their rate once the excess is gone")
     void stalledConsumersAdmitNobody() {
-        f.second(0, 0, 0, 0, 0);
-        f.second(1_500, 1_000, 0, 1_000, 0);
-        assertThat(f.second(2_500, 1_000, 0, 1_000, 0)).isZero();
-        assertThat(f.second(3_500, 0, 800, 0, 0)).isZero();
+        f.next(0, 0, 0, 0, 0);
+        f.next(1_500, 1_000, 0, 1_000, 0);
+        assertThat(f.next(2_500, 1_000, 0, 1_000, 0)).isZero();
+        assertThat(f.next(3_500, 0, 800, 0, 0)).isZero();
         // 1,000 settled this second, none the one before (500/s over the window), 1,000 waiting: aim 250, excess
         // 750 -> 500 - 375
-        assertThat(f.second(1_500, 0, 800, 0, 1_000)).isCloseTo(125, within(0.01));
+        assertThat(f.next(1_500, 0, 800, 0, 1_000)).isCloseTo(125, within(0.01));
         // 1,000 settled in each of the window's two seconds, 250 waiting: aim 500, room 250 -> 1,000 + 125
-        assertThat(f.second(600, 250, 700, 250, 1_000))
+        assertThat(f.next(600, 250, 700, 250, 1_000))
                 .as("within the target, still turning buyers away")
                 .isCloseTo(1_125, within(0.01));
     }
@@ -178,8 +178,8 @@ class OrderPaceRuleTest {
     void unknownAndRepeatedReadings() {
         double pace = paced(f, 2_000);
         assertThat(pace).isCloseTo(250, within(0.01));
-        assertThat(f.second(-1, 500, 9_000, 500, 0)).as("unknown").isEqualTo(pace);
-        assertThat(f.second(500, 500, 0, 500, 3_000))
+        assertThat(f.next(-1, 500, 9_000, 500, 0)).as("unknown").isEqualTo(pace);
+        assertThat(f.next(500, 500, 0, 500, 3_000))
                 .as("a window across the gap is not judged")
                 .isEqualTo(pace);
         OrderBacklog.Reading again = f.reading(100);
