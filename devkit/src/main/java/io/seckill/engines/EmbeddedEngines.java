@@ -1,5 +1,6 @@
 package io.seckill.engines;
 
+import io.seckill.mq.MqClients;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.rocketmq.remoting.RPCHook;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.embedded.RedisServer;
@@ -30,14 +32,30 @@ public final class EmbeddedEngines implements AutoCloseable {
     private volatile long pausedRedisPid;
 
     private final BrokerProcess broker;
+    /** The one user the broker accepts, or null when it asks clients for no credentials. */
+    private final BrokerUser brokerUser;
+
+    /** The user a broker started with access control accepts ({@code seckill.mq.access-key}, {@code secret-key}). */
+    public record BrokerUser(String accessKey, String secretKey) {
+        @Override
+        public String toString() {
+            return "BrokerUser[accessKey=" + accessKey + ", secretKey=(set)]";
+        }
+    }
 
     private EmbeddedEngines(
-            Path home, EmbeddedPostgres postgres, RedisServer redis, int redisPort, BrokerProcess broker) {
+            Path home,
+            EmbeddedPostgres postgres,
+            RedisServer redis,
+            int redisPort,
+            BrokerProcess broker,
+            BrokerUser brokerUser) {
         this.home = home;
         this.postgres = postgres;
         this.redis = redis;
         this.redisPort = redisPort;
         this.broker = broker;
+        this.brokerUser = brokerUser;
     }
 
     /**
@@ -53,10 +71,24 @@ public final class EmbeddedEngines implements AutoCloseable {
      *        closes first, while they answer (a client closing against a stopped engine waits out its timeouts)
      */
     public static EmbeddedEngines start(boolean durable, Runnable beforeStopOnExit) throws IOException {
+        return start(durable, beforeStopOnExit, null);
+    }
+
+    /**
+     * @param durable fsync and synchronous_commit on, WAL compressed (demo and benchmarks); off for tests
+     * @param beforeStopOnExit run when the JVM exits, before the engines stop
+     * @param brokerUser a broker with access control that accepts only this user (RocketMQ ACL 2.0), or null for a
+     *        broker that asks for no credentials; {@link #springProperties()} carries the user to the application
+     */
+    public static EmbeddedEngines start(boolean durable, Runnable beforeStopOnExit, BrokerUser brokerUser)
+            throws IOException {
         Path home = Files.createTempDirectory("seckill-engines-");
         long t0 = System.nanoTime();
         BrokerProcess broker = new BrokerProcess(
                 home.resolve("rocketmq"), BrokerProcess.locateBrokerHome(), BrokerProcess.SHORT_DELAY_LEVELS);
+        if (brokerUser != null) {
+            broker.requiringCredentials(brokerUser.accessKey(), brokerUser.secretKey());
+        }
         Files.createDirectories(home.resolve("rocketmq"));
         broker.startAsync();
         EmbeddedPostgres.Builder pg = EmbeddedPostgres.builder()
@@ -94,12 +126,13 @@ public final class EmbeddedEngines implements AutoCloseable {
         redis.start();
         broker.awaitStarted();
         log.info(
-                "engines up in {} ms: postgres :{}, redis :{}, rocketmq {}",
+                "engines up in {} ms: postgres :{}, redis :{}, rocketmq {}{}",
                 (System.nanoTime() - t0) / 1_000_000,
                 postgres.getPort(),
                 redisPort,
-                broker.namesrvAddress());
-        EmbeddedEngines engines = new EmbeddedEngines(home, postgres, redis, redisPort, broker);
+                broker.namesrvAddress(),
+                brokerUser == null ? "" : " (access control, user " + brokerUser.accessKey() + ")");
+        EmbeddedEngines engines = new EmbeddedEngines(home, postgres, redis, redisPort, broker, brokerUser);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
@@ -233,6 +266,16 @@ public final class EmbeddedEngines implements AutoCloseable {
         }
     }
 
+    /** The user the broker accepts, or null when it asks for no credentials. */
+    public BrokerUser brokerUser() {
+        return brokerUser;
+    }
+
+    /** What a client of this broker signs its requests with ({@link MqClients#credentials}), or null. */
+    public RPCHook brokerSignature() {
+        return brokerUser == null ? null : MqClients.credentials(brokerUser.accessKey(), brokerUser.secretKey());
+    }
+
     public BrokerProcess broker() {
         return broker;
     }
@@ -249,6 +292,10 @@ public final class EmbeddedEngines implements AutoCloseable {
         p.put("spring.datasource.password", "postgres");
         p.put("seckill.redis-uri", redisUri());
         p.put("seckill.mq.namesrv", namesrvAddress());
+        if (brokerUser != null) {
+            p.put("seckill.mq.access-key", brokerUser.accessKey());
+            p.put("seckill.mq.secret-key", brokerUser.secretKey());
+        }
         return p;
     }
 

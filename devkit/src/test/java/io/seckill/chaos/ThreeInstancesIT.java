@@ -103,7 +103,7 @@ class ThreeInstancesIT {
         }
         jdbc = new JdbcTemplate(new DriverManagerDataSource(engines.jdbcUrl(), "postgres", "postgres"));
         redis = Redis.connect(null, List.of(TestRedisCluster.get().seeds().split(",")));
-        producer = new DefaultMQProducer("seckill-three-instances-test");
+        producer = new DefaultMQProducer("seckill-three-instances-test", engines.brokerSignature());
         producer.setNamesrvAddr(engines.namesrvAddress());
         producer.start();
     }

@@ -3,6 +3,7 @@ package io.seckill.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.seckill.engines.BrokerProcess;
+import io.seckill.engines.EmbeddedEngines;
 import io.seckill.redis.SkuSlot;
 import io.seckill.support.IntegrationTest;
 import io.seckill.support.TestEngines;
@@ -59,6 +60,11 @@ class TwoBrokersIT extends IntegrationTest {
                             BrokerProcess.SHORT_DELAY_LEVELS,
                             "seckill-broker-b",
                             TestEngines.get().broker().namesrvAddress());
+                    // the cluster's brokers accept the same user
+                    EmbeddedEngines.BrokerUser user = TestEngines.get().brokerUser();
+                    if (user != null) {
+                        brokerB.requiringCredentials(user.accessKey(), user.secretKey());
+                    }
                     brokerB.start();
                 }
             } catch (Exception e) {

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.seckill.cli.SaleClient;
 import io.seckill.failpoint.Failpoint;
 import io.seckill.failpoint.Failpoints;
+import io.seckill.mq.MqClients;
 import io.seckill.support.IntegrationTest;
-import io.seckill.support.TestEngines;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +23,7 @@ class DlqIT extends IntegrationTest {
     void deadLetterIsReplayed() throws Exception {
         long activityId = openSale(3);
         String group = props.mq().orderConsumerGroup();
-        try (DeadLetters dlq = new DeadLetters(TestEngines.get().namesrvAddress())) {
+        try (DeadLetters dlq = new DeadLetters(props.mq().namesrv(), MqClients.credentials(props.mq()))) {
             long before = dlq.count(group);
             String rid;
             Failpoints.arm(Failpoint.AFTER_INBOX_INSERT, "throw");

@@ -31,11 +31,6 @@ public final class DeadLetters implements AutoCloseable {
     private final RPCHook credentials;
     private final DefaultMQProducer producer;
 
-    /** For brokers that ask for no credentials. */
-    public DeadLetters(String namesrv) throws MQClientException {
-        this(namesrv, null);
-    }
-
     /** {@code credentials}: the engine's ACL signature ({@link MqClients#credentials}), or null. */
     public DeadLetters(String namesrv, RPCHook credentials) throws MQClientException {
         this.namesrv = namesrv;

@@ -76,7 +76,12 @@ public class MqClients {
      * {@code secret-key}, RocketMQ's access control), or null when the brokers ask for none.
      */
     public static RPCHook credentials(SeckillProperties.Mq mq) {
-        return mq.authenticated() ? new Signed(mq.accessKey(), mq.secretKey()) : null;
+        return mq.authenticated() ? credentials(mq.accessKey(), mq.secretKey()) : null;
+    }
+
+    /** The ACL signature of {@code accessKey} with {@code secretKey}, as {@link #credentials(SeckillProperties.Mq)}. */
+    public static RPCHook credentials(String accessKey, String secretKey) {
+        return new Signed(accessKey, secretKey);
     }
 
     /**
