@@ -8,6 +8,7 @@ import io.seckill.engines.AppProcess;
 import io.seckill.support.TestChildApps;
 import io.seckill.support.TestEngines;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -17,10 +18,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -33,12 +37,31 @@ class MigrateCommandIT {
 
     private static final AtomicInteger DATABASES = new AtomicInteger();
 
+    /** The two databases and the server jar's two runs on them, started together: each run is a JVM's start-up. */
+    private static String migrated;
+
+    private static String refused;
+    private static CompletableFuture<Run> migrate;
+    private static CompletableFuture<Run> serve;
+
+    @BeforeAll
+    static void runTheJarTwice() throws SQLException {
+        migrated = freshDatabase();
+        refused = freshDatabase();
+        // a thread each: the common pool has one thread on two cores
+        Executor ownThread =
+                run -> Thread.ofPlatform().name("server-jar").daemon().start(run);
+        migrate = CompletableFuture.supplyAsync(() -> jar(migrated, "migrate"), ownThread);
+        serve = CompletableFuture.supplyAsync(
+                () -> jar(refused, "serve", "--seckill.migrate-at-start=false", "--seckill.roles=api"), ownThread);
+    }
+
     @Test
     @DisplayName("seckill migrate applies every migration to an empty database, then nothing; the schema history "
             + "holds each file of db/migration once")
     void migrateThenNothing() throws Exception {
-        String url = freshDatabase();
-        Run first = jar(url, "migrate");
+        String url = migrated;
+        Run first = migrate.join();
         int files = migrationFiles();
         assertThat(first.exit()).as(first.output()).isZero();
         assertThat(first.output()).contains("applied " + files + " migration(s); schema at version " + files);
@@ -64,11 +87,11 @@ class MigrateCommandIT {
     @DisplayName("with seckill.migrate-at-start=false an instance refuses an unmigrated database, naming `seckill "
             + "migrate`, and writes nothing to it")
     void validateOnlyRefusesAnOldSchema() throws Exception {
-        String url = freshDatabase();
+        String url = refused;
         assertThatThrownBy(() -> new MigrationsAtStart(false).migrate(flyway(url)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("run `seckill migrate` (the migrations Job) first");
-        Run serve = jar(url, "serve", "--seckill.migrate-at-start=false", "--seckill.roles=api");
+        Run serve = MigrateCommandIT.serve.join();
         assertThat(serve.exit()).as("serve exits").isNotZero();
         assertThat(serve.output()).contains("run `seckill migrate` (the migrations Job) first");
         try (Connection c = connect(url);
@@ -82,7 +105,18 @@ class MigrateCommandIT {
     private record Run(int exit, String output) {}
 
     /** The server jar run with {@code args}, configured through the environment as a pod is. */
-    private static Run jar(String url, String... args) throws IOException, InterruptedException {
+    private static Run jar(String url, String... args) {
+        try {
+            return runJar(url, args);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted running the server jar", e);
+        }
+    }
+
+    private static Run runJar(String url, String... args) throws IOException, InterruptedException {
         Path log = Files.createTempFile("migrate-it", ".log");
         ProcessBuilder pb = new ProcessBuilder(Stream.concat(
                         Stream.of(

@@ -71,6 +71,9 @@ class EvidenceByKeysIT extends IntegrationTest {
         } finally {
             jdbc.update("DELETE FROM consumer_inbox WHERE consumer_group = ?", OTHER_GROUP);
         }
-        assertInvariants(activityId, true);
+        // the cancelled unit goes back to Redis after the cancel's transaction (its compensation): quiet once it has
+        Awaitility.await("the cancelled unit back in Redis")
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertInvariants(activityId, true));
     }
 }
