@@ -105,6 +105,9 @@ public final class EmbeddedBrokerMain {
         storeConfig.setMaxHashSlotNum(100_000);
         storeConfig.setMaxIndexNum(400_000);
         storeConfig.setMappedFileSizeTimerLog(8 * MB);
+        // no timer messages here (redeliveries wait on delay levels, in the schedule topic): the timer wheel's
+        // services would flush its file and poll its queues all the time for nothing
+        storeConfig.setTimerWheelEnable(false);
         storeConfig.setHaListenPort(0);
         storeConfig.setFlushDiskType(FlushDiskType.ASYNC_FLUSH);
         storeConfig.setOsPageCacheBusyTimeOutMills(3_000);
