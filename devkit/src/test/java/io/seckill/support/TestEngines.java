@@ -14,7 +14,7 @@ import java.util.UUID;
 public final class TestEngines {
 
     /** The one user the tests' broker accepts. */
-    public static final String BROKER_USER = "seckill-engine";
+    private static final String BROKER_USER = "seckill-engine";
 
     private static final OncePerJvm<EmbeddedEngines> ONCE = new OncePerJvm<>(
             "embedded engines",
